@@ -1,0 +1,131 @@
+"""Pure functions behind the ANLS metric (no evaluate, no state): usable on their own.
+
+ANLS (Average Normalized Levenshtein Similarity, Biten et al. 2019; DocVQA, InfographicVQA, ST-VQA):
+
+    NL(a, o)   = Levenshtein(norm(a), norm(o)) / L(a, o)          (NL = 0 when L = 0)
+    s(a, o)    = 1 - NL(a, o)
+    score_q    = max_a s(a, o)   if it passes the threshold, else 0
+    ANLS       = mean_q score_q
+
+The conventions in use differ in three places, each an option here:
+
+* ``text_norm`` (what the distance sees): ``"ws+lower"`` strips, lower-cases and collapses runs of
+  whitespace to one space (RRC script, PyPI ``anls``); ``"lower"`` only lower-cases (the seed's
+  layoutlmv2 snippet); ``"none"`` compares the raw strings.
+* ``length_norm`` (the denominator L): ``"raw_upper"`` = max(len(a.upper()), len(o.upper())) over the
+  raw, un-normalised strings (RRC script: so "ß" counts 2 and padding whitespace counts);
+  ``"normalized_upper"`` = the same over the normalised strings (PyPI ``anls``); ``"raw"`` =
+  max(len(a), len(o)) over the raw strings (layoutlmv2 snippet).
+* ``boundary`` with ``threshold`` t (applied to the similarity s, as the RRC ``--anls_threshold``):
+  ``"inclusive"`` keeps s >= t (RRC: NL = 0.5 keeps 0.5); ``"strict"`` keeps s > t, i.e. the paper's
+  NL < tau with tau = 1 - t (PyPI ``anls`` and the layoutlmv2 snippet: NL = 0.5 scores 0).
+
+Two empty strings score 1 (L = 0). Edit distances run in C++ through rapidfuzz (``cpdist``); there
+is no Python loop over characters.
+"""
+
+import numpy as np
+
+TEXT_NORMS = ("ws+lower", "lower", "none")
+LENGTH_NORMS = ("raw_upper", "normalized_upper", "raw")
+BOUNDARIES = ("inclusive", "strict")
+
+
+def normalize_text(text: str, text_norm: str = "ws+lower") -> str:
+    """The string the edit distance sees under ``text_norm``."""
+    norm = _normalizer(text_norm)
+    return text if norm is None else norm(text)
+
+
+def _normalizer(text_norm: str):
+    if text_norm == "ws+lower":
+        return lambda s: " ".join(s.strip().lower().split())
+    if text_norm == "lower":
+        return str.lower
+    if text_norm == "none":
+        return None
+    raise ValueError(f"`text_norm` must be one of {list(TEXT_NORMS)}, got {text_norm!r}")
+
+
+def _prepare(strings: list[str], text_norm: str, length_norm: str) -> tuple[list[str], np.ndarray]:
+    """The normalised strings and their length-normaliser contributions."""
+    norm = _normalizer(text_norm)
+    normed = strings if norm is None else [norm(s) for s in strings]
+    if length_norm == "raw_upper":
+        lengths = (len(s.upper()) for s in strings)
+    elif length_norm == "normalized_upper":
+        lengths = (len(s.upper()) for s in normed)
+    elif length_norm == "raw":
+        lengths = (len(s) for s in strings)
+    else:
+        raise ValueError(f"`length_norm` must be one of {list(LENGTH_NORMS)}, got {length_norm!r}")
+    return normed, np.fromiter(lengths, dtype=np.int64, count=len(strings))
+
+
+def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray) -> np.ndarray:
+    from rapidfuzz.distance import Levenshtein
+    from rapidfuzz.process import cpdist
+
+    if not pred_n:
+        return np.zeros(0, dtype=np.float64)
+    dist = np.asarray(cpdist(pred_n, ref_n, scorer=Levenshtein.distance, workers=1), dtype=np.float64)
+    length = np.maximum(pred_len, ref_len)
+    nl = np.divide(dist, length, out=np.zeros_like(dist), where=length > 0)
+    return 1.0 - nl
+
+
+def pair_similarities(
+    predictions: list[str],
+    references: list[str],
+    text_norm: str = "ws+lower",
+    length_norm: str = "raw_upper",
+) -> np.ndarray:
+    """s = 1 - NL for aligned pairs (``predictions[i]`` vs ``references[i]``), before any threshold."""
+    pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
+    ref_n, ref_len = _prepare(references, text_norm, length_norm)
+    return _similarities(pred_n, pred_len, ref_n, ref_len)
+
+
+def apply_threshold(similarity: np.ndarray, threshold: float = 0.5, boundary: str = "inclusive") -> np.ndarray:
+    """Zero every similarity that does not pass the threshold (see the module docstring)."""
+    if boundary == "inclusive":
+        keep = similarity >= threshold
+    elif boundary == "strict":
+        keep = similarity > threshold
+    else:
+        raise ValueError(f"`boundary` must be one of {list(BOUNDARIES)}, got {boundary!r}")
+    return np.where(keep, similarity, 0.0)
+
+
+def anls_per_question(
+    predictions: list[str],
+    references: list[list[str]],
+    threshold: float = 0.5,
+    boundary: str = "inclusive",
+    text_norm: str = "ws+lower",
+    length_norm: str = "raw_upper",
+) -> np.ndarray:
+    """Score of every question: max over its references of the thresholded similarity.
+
+    ``references[i]`` is the non-empty list of accepted answers of question i. Inputs are assumed
+    valid (the evaluate module checks them); the defaults are the official RRC DocVQA scoring.
+    """
+    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
+    pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
+    ref_n, ref_len = _prepare([ref for refs in references for ref in refs], text_norm, length_norm)
+    owner = np.repeat(np.arange(len(predictions)), counts)
+    if len(owner) == len(predictions):  # one reference per question: no re-indexing needed
+        sims = _similarities(pred_n, pred_len, ref_n, ref_len)
+    else:
+        sims = _similarities([pred_n[i] for i in owner], pred_len[owner], ref_n, ref_len)
+    sims = apply_threshold(sims, threshold=threshold, boundary=boundary)
+    if len(sims) == 0:
+        return np.zeros(len(references), dtype=np.float64)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    return np.maximum.reduceat(sims, starts)
+
+
+def anls(predictions: list[str], references: list[list[str]], **options) -> float:
+    """Dataset ANLS: the mean of :func:`anls_per_question` (0.0 for no questions)."""
+    scores = anls_per_question(predictions, references, **options)
+    return float(scores.mean()) if len(scores) else 0.0

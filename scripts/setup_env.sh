@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Set up everything the main job and the tests need, on a fresh machine, idempotently.
+#   bash scripts/setup_env.sh [EXTRAS]     EXTRAS defaults to "test" (see setup.cfg); "all" for the demo/job
+# Creates .venv/ (ignored by git), installs torch==2.13.0 first (local CPU wheel), then the pinned
+# extras from setup.cfg, then builds offline resources under .build/ (WordNet 3.0 for NLTK from
+# Debian's wordnet-base) and runs every hook in scripts/setup.d/ (e.g. a separate venv for a peer
+# package whose pins clash with ours). Re-running is cheap: a stamp records what was installed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+EXTRAS="${1:-test}"
+PY="${PYTHON:-python3.11}"
+command -v "$PY" >/dev/null || PY=python3
+BUILD="$PWD/.build"
+mkdir -p "$BUILD"
+
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+  .venv/bin/python -m pip install -q --upgrade pip
+fi
+stamp="$BUILD/installed-$EXTRAS.stamp"
+want="$(cat setup.cfg pyproject.toml | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  echo "[setup] installing torch==2.13.0 (CPU) then .[${EXTRAS}]"
+  .venv/bin/python -m pip install -q torch==2.13.0
+  .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
+  .venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
+  echo "$want" > "$stamp"
+fi
+
+# English WordNet 3.0 for NLTK, offline, from Debian (used by vqa_acc's WUPS).
+NLTK_HOME="$BUILD/nltk_data"
+D="$NLTK_HOME/corpora/wordnet"
+if [ ! -s "$D/lexnames" ]; then
+  if ! dpkg -s wordnet-base >/dev/null 2>&1 || ! dpkg -s wordnet-sense-index >/dev/null 2>&1; then
+    SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+    echo "[setup] apt-get install wordnet-base wordnet-sense-index"
+    $SUDO apt-get update -qq >/dev/null || true
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq wordnet-base wordnet-sense-index >/dev/null
+  fi
+  mkdir -p "$D"
+  WN_SRC="$(dirname "$(dpkg -L wordnet-base | grep '/data\.noun$')")"
+  cp "$WN_SRC"/{data,index}.{noun,verb,adj,adv} "$WN_SRC"/{noun,verb,adj,adv}.exc "$D"/
+  for f in cntlist.rev index.sense cntlist frames.vrb; do [ -f "$WN_SRC/$f" ] && cp "$WN_SRC/$f" "$D"/; done
+  zcat "$(dpkg -L wordnet-base | grep 'lexnames\.5WN\.gz$')" | grep -E '^[0-9]{2}\s' \
+    | awk '{n=$2; c=(n ~ /^noun/)?1:(n ~ /^verb/)?2:(n ~ /^adj/)?3:4; printf "%s\t%s\t%d\n",$1,n,c}' > "$D/lexnames.tmp"
+  mv "$D/lexnames.tmp" "$D/lexnames"
+fi
+
+for hook in scripts/setup.d/*.sh; do
+  [ -e "$hook" ] || continue
+  echo "[setup] $hook"
+  bash "$hook"
+done
+echo "[setup] ready: .venv ($(.venv/bin/python -c 'import evaluate; print("evaluate", evaluate.__version__)'))"

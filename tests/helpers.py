@@ -1,0 +1,112 @@
+"""Helpers for the tests: load a metric like a user, import its pure core, run it in a Trainer or a demo."""
+
+import functools
+import importlib.util
+import socket
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+METRICS = ROOT / "metrics"
+
+
+def metric_names() -> list[str]:
+    """Every metric folder (metrics/<name>/<name>.py)."""
+    return sorted(p.name for p in METRICS.iterdir() if (p / f"{p.name}.py").is_file())
+
+
+@functools.lru_cache(maxsize=None)
+def _load(name: str, config_name: str | None):
+    import evaluate
+
+    path = str(METRICS / name)
+    return evaluate.load(path, config_name) if config_name else evaluate.load(path)
+
+
+def load_metric(name: str, config_name: str | None = None):
+    """evaluate.load on the metric folder, the way users load it (cached per test session)."""
+    return _load(name, config_name)
+
+
+def load_core(name: str, module: str):
+    """Import metrics/<name>/<module>.py as a plain module (pure functions, no evaluate)."""
+    key = f"mm_{name}_{module}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, METRICS / name / f"{module}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[key] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def serve_app(app_path: Path):
+    """Import a Gradio app.py (it builds `demo` without launching), serve it on 127.0.0.1.
+
+    Returns (demo, gradio_client.Client); call demo.close() when done.
+    """
+    from gradio_client import Client
+
+    if str(app_path.parent) not in sys.path:
+        sys.path.insert(0, str(app_path.parent))  # app.py imports its sibling _mm_demo.py
+    spec = importlib.util.spec_from_file_location(f"app_{app_path.parent.name}", app_path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    demo = mod.demo
+    port = free_port()
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+    return demo, client
+
+
+def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> dict:
+    """Train a tiny random BERT (built from a config) for one epoch and evaluate it.
+
+    `compute_metrics(eval_pred)` receives numpy logits and label ids (as in any Trainer run) and
+    must turn them into the metric's inputs. Returns the metrics dict of `trainer.evaluate()`.
+    """
+    import numpy as np
+    import torch
+    from datasets import Dataset
+    from transformers import BertConfig, BertForSequenceClassification, Trainer, TrainingArguments
+
+    torch.manual_seed(0)
+    config = BertConfig(
+        vocab_size=50,
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        max_position_embeddings=16,
+        num_labels=num_labels,
+    )
+    model = BertForSequenceClassification(config)
+    rng = np.random.default_rng(0)
+    data = Dataset.from_dict(
+        {"input_ids": rng.integers(1, 50, size=(n_eval, 8)).tolist(), "labels": (np.arange(n_eval) % num_labels).tolist()}
+    )
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as out:
+        args = TrainingArguments(
+            output_dir=out,
+            per_device_train_batch_size=8,
+            per_device_eval_batch_size=8,
+            num_train_epochs=1,
+            use_cpu=True,
+            report_to="none",
+            save_strategy="no",
+            logging_strategy="no",
+            disable_tqdm=True,
+        )
+        trainer = Trainer(
+            model=model, args=args, train_dataset=data, eval_dataset=data, compute_metrics=compute_metrics
+        )
+        trainer.train()
+        return trainer.evaluate()
