@@ -1,0 +1,269 @@
+"""ned: reference vectors (seeds_reference.md 6.3, 6.9 HTR), the nltk oracle, properties, bad input, demo."""
+
+import doctest
+import inspect
+import random
+
+import pytest
+from helpers import ROOT, load_core, load_metric, run_in_trainer, serve_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = load_core("ned", "_ned_core")
+
+# seeds_reference.md 6.3: AIJ 2022 TRitW 1-NED, one example each
+VECTORS = [
+    ("N1", ["хор"], "хор", 1.0),
+    ("N2", ["хор"], "хоп", 0.666667),
+    ("N3", ["Хор"], "хор", 0.666667),
+    ("N4", ["abcd", "abce"], "abce", 1.0),
+    ("N5", [""], "", 0.0),
+    ("N6", ["ab"], "abcd", 0.5),
+    ("N8", ["ABC"], "abc", 0.0),
+]
+
+
+@pytest.mark.parametrize("vid,refs,pred,score", VECTORS, ids=[v[0] for v in VECTORS])
+def test_vectors_default_preset_is_official_aij2022(vid, refs, pred, score):
+    r = load_metric("ned").compute(predictions=[pred], references=[refs])
+    assert r["one_minus_ned"] == pytest.approx(score, abs=1e-6)
+
+
+def test_vector_n7_mean_over_examples():
+    r = load_metric("ned").compute(predictions=["abc", "xyw"], references=[["abc"], ["xyz"]], return_per_example=True)
+    assert r["one_minus_ned"] == pytest.approx(0.833333, abs=1e-6)
+    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx([1.0, 2 / 3])
+    assert list(r) == ["one_minus_ned", "string_accuracy", "cer", "signature", "per_example"]
+
+
+def test_vectors_htr_string_accuracy():
+    # seeds_reference.md 6.9 (AIJ 2021 HTR)
+    m = load_metric("ned")
+    r = m.compute(predictions=["Hello", "World", "!"], references=["Hello", "world", "!"])
+    assert r["string_accuracy"] == pytest.approx(0.6666666666666666, abs=1e-15)
+    assert m.compute(predictions=["a b "], references=["a b"])["string_accuracy"] == 0.0
+    # GT {"a", ""} with the second prediction missing (read as "") -> 1.0; 1-NED scores that pair 0
+    r = m.compute(predictions=["a", ""], references=["a", ""])
+    assert r["string_accuracy"] == 1.0
+    assert r["one_minus_ned"] == 0.5
+
+
+def test_presets_icdar2019_and_empty_match():
+    preds = ["abc", "", "ＡＢＣ１", "a\u3000b", "Хор"]
+    refs = ["ABC", "", "abc1", "a b", "хор"]
+    r = load_metric("ned", "icdar2019").compute(predictions=preds, references=refs, return_per_example=True)
+    # Latin folded, full-width = half-width, "" vs "" = 1; Cyrillic is not folded (Latin only)
+    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx([1.0, 1.0, 1.0, 1.0, 2 / 3])
+    assert r["signature"] == "ned|preset:icdar2019|case:latin|fw2hw:yes|empty:1|v:0.1.0"
+    r = load_metric("ned", "empty_match").compute(predictions=preds, references=refs, return_per_example=True)
+    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx([0.0, 1.0, 0.0, 2 / 3, 2 / 3])
+    assert r["signature"] == "ned|preset:empty_match|case:none|fw2hw:no|empty:1|v:0.1.0"
+    r = load_metric("ned").compute(predictions=preds, references=refs, case_fold="all")
+    assert r["signature"] == "ned|preset:default|case:all|fw2hw:no|empty:0|v:0.1.0"
+    assert r["one_minus_ned"] == pytest.approx((1.0 + 0.0 + 0.0 + 2 / 3 + 1.0) / 5)
+
+
+def test_one_empty_side_scores_zero_in_every_preset():
+    for preset in ("default", "icdar2019", "empty_match"):
+        r = load_metric("ned", preset).compute(predictions=["", "abc"], references=["abc", ""])
+        assert r["one_minus_ned"] == 0.0
+
+
+def test_cer_uses_the_reference_chosen_for_ned():
+    r = load_metric("ned").compute(
+        predictions=["abce", "abc", "xy", "abc"],
+        references=[["abcd", "abce"], ["abd", "xbc"], [""], ["a"]],
+        return_per_example=True,
+    )
+    # chosen: "abce" (0 edits, 4 chars), "abd" (first of a tie: 1 edit, 3 chars), "" (2 edits, 0 -> 1), "a" (2, 1)
+    assert r["cer"] == pytest.approx((0 + 1 + 2 + 2) / (4 + 3 + 0 + 1))
+    assert [p["cer"] for p in r["per_example"]] == pytest.approx([0.0, 1 / 3, 2.0, 2.0])
+    assert r["cer"] > 0.5
+
+
+def _official_calculate_ned(preds: list[str], refs: list[list[str]]) -> list[float]:
+    """Transcription of AIJ 2022 calculate_NED.py (seeds_reference.md 1.6): nltk.edit_distance, no norm."""
+    from nltk.metrics.distance import edit_distance
+
+    scores = []
+    for pred, gts in zip(preds, refs):
+        best = 0.0
+        for gt in gts:
+            if len(gt) == 0 or len(pred) == 0:
+                value = 0.0
+            else:
+                value = 1 - edit_distance(pred, gt) / max(len(gt), len(pred))
+            best = max(best, value)
+        scores.append(best)
+    return scores
+
+
+texts = st.text(alphabet="abcAБбх ＡＢ\u3000.", max_size=10)
+examples = st.lists(st.tuples(texts, st.lists(texts, min_size=1, max_size=3)), min_size=1, max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(examples)
+def test_nltk_transcription_of_official_function_as_oracle(data):
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    ours = core.ned_per_example(preds, refs)["one_minus_ned"].tolist()
+    assert ours == pytest.approx(_official_calculate_ned(preds, refs), abs=1e-12)
+
+
+def test_random_oracle_through_the_module():
+    rng = random.Random(0)
+    alphabet = "abcxyz хорХОР"
+
+    def word():
+        return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+
+    preds = [word() for _ in range(300)]
+    refs = [[word() for _ in range(rng.randint(1, 3))] for _ in range(300)]
+    r = load_metric("ned").compute(predictions=preds, references=refs, return_per_example=True)
+    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx(_official_calculate_ned(preds, refs))
+    exact = [float(any(p == g for g in gs)) for p, gs in zip(preds, refs)]
+    assert [p["string_accuracy"] for p in r["per_example"]] == exact
+
+
+# ------------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------------
+PRESETS = ["default", "icdar2019", "empty_match"]
+nonempty = st.text(alphabet="abcAБбх ＡＢ\u3000.", min_size=1, max_size=10)
+
+
+def _preset_options(preset):
+    return inspect.getmodule(type(load_metric("ned"))).PRESETS[preset]
+
+
+@settings(max_examples=60, deadline=None)
+@given(examples, st.sampled_from(PRESETS), st.lists(nonempty, min_size=1, max_size=8))
+def test_properties(data, preset, words):
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    opts = _preset_options(preset)
+    per = core.ned_per_example(preds, refs, **opts)
+    for key in ("one_minus_ned", "string_accuracy"):
+        assert ((per[key] >= 0) & (per[key] <= 1)).all()
+    assert (per["edits"] >= 0).all()
+    # identity gives the maximum (non-empty strings in every preset; any string with empty_match)
+    assert core.ned_per_example(words, [[w] for w in words], **opts)["one_minus_ned"].tolist() == [1.0] * len(words)
+    ident = core.ned_per_example(preds, [[p] for p in preds], **_preset_options("empty_match"))
+    assert ident["one_minus_ned"].tolist() == [1.0] * len(preds)
+    assert ident["string_accuracy"].tolist() == [1.0] * len(preds)
+    # order of examples does not change the aggregate
+    perm = list(range(len(preds)))[::-1]
+    a = core.ned(preds, refs, **opts)
+    b = core.ned([preds[i] for i in perm], [refs[i] for i in perm], **opts)
+    assert a == pytest.approx(b)
+    # adding a reference never lowers a score (max over references)
+    more = core.ned_per_example(preds, [r + [p] for r, p in zip(refs, preds)], **opts)
+    assert (more["one_minus_ned"] >= per["one_minus_ned"]).all()
+
+
+@settings(max_examples=25, deadline=None)
+@given(examples)
+def test_module_per_example_mean_equals_aggregate(data):
+    r = load_metric("ned").compute(
+        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
+    )
+    n = len(data)
+    assert r["one_minus_ned"] == pytest.approx(sum(p["one_minus_ned"] for p in r["per_example"]) / n)
+    assert r["string_accuracy"] == pytest.approx(sum(p["string_accuracy"] for p in r["per_example"]) / n)
+    assert 0.0 <= r["one_minus_ned"] <= 1.0 and 0.0 <= r["string_accuracy"] <= 1.0 and r["cer"] >= 0.0
+
+
+def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
+    m = load_metric("ned")
+    a = m.compute(predictions=["x", "y"], references=["x", "z"])
+    assert a == m.compute(predictions=["x", "y"], references=[["x"], ["z"]])
+    m.add_batch(predictions=["ab", "b"], references=[["ab"], "c"])
+    m.add(prediction="d", reference=["d", "e"])
+    assert m.compute()["one_minus_ned"] == pytest.approx(2 / 3)
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
+        (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
+        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
+        (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
+        (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
+        (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
+        (dict(predictions=["a"], references=["a"], case_fold="upper"), ValueError, r"`case_fold` must be one of"),
+        (dict(predictions=["a"], references=["a"], both_empty=0.5), ValueError, r"`both_empty` must be one of"),
+        (dict(predictions=["a"], references=["a"], both_empty="1"), TypeError, r"`both_empty` must be a number"),
+        (
+            dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth="yes"),
+            ValueError,
+            r"`fullwidth_to_halfwidth` must be one of",
+        ),
+        (dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth=1), TypeError, r"`fullwidth_to_halfwidth`"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        load_metric("ned").compute(**kwargs)
+
+
+def test_unknown_preset():
+    import evaluate
+
+    with pytest.raises(ValueError, match=r"unknown preset .*'fbc2022'.*'default'"):
+        evaluate.load(str(ROOT / "metrics" / "ned"), "fbc2022")
+
+
+# ------------------------------------------------------------------------------------------------
+# docs, integration: doctests, Trainer, demo
+# ------------------------------------------------------------------------------------------------
+def test_kwargs_description_doctests(monkeypatch):
+    import evaluate
+
+    monkeypatch.chdir(ROOT)
+    module = inspect.getmodule(type(load_metric("ned")))
+    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "ned", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 4
+
+
+def test_trainer_compute_metrics():
+    import numpy as np
+
+    vocab = ["hello", "help", "world", "word"]
+    metric = load_metric("ned")
+
+    def compute_metrics(eval_pred):
+        logits, labels = eval_pred
+        preds = [vocab[i] for i in np.argmax(logits, axis=-1)]
+        refs = [vocab[i] for i in labels]
+        result = metric.compute(predictions=preds, references=refs)
+        result.pop("signature")
+        return result
+
+    metrics = run_in_trainer(compute_metrics)
+    assert 0.0 <= metrics["eval_one_minus_ned"] <= 1.0
+    assert 0.0 <= metrics["eval_string_accuracy"] <= metrics["eval_one_minus_ned"]
+    assert "eval_cer" in metrics
+
+
+def test_demo_serves_and_computes():
+    demo, client = serve_app(ROOT / "metrics" / "ned" / "app.py")
+    try:
+        result = client.predict("хоп\nabce", "хор\nabcd | abce", "default", "", "", "", api_name="/compute")
+        assert result["one_minus_ned"] == pytest.approx((2 / 3 + 1.0) / 2)
+        assert result["string_accuracy"] == 0.5
+        assert len(result["per_example"]) == 2
+        result = client.predict("ABC", "abc", "icdar2019", "", "", "", api_name="/compute")
+        assert result["one_minus_ned"] == 1.0
+        with pytest.raises(Exception, match="`predictions` has 2 examples"):
+            client.predict("a\nb", "a", "default", "", "", "", api_name="/compute")
+    finally:
+        demo.close()
