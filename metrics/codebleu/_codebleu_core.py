@@ -1,0 +1,861 @@
+"""CodeBLEU (Ren et al., 2020) as pure functions: no evaluate, no state.
+
+    CodeBLEU = a * BLEU + b * BLEU_weighted + c * Match_ast + d * Match_df      (default 0.25 each)
+
+Reference implementation: microsoft/CodeXGLUE ``Code-Code/code-to-code-trans/evaluator/CodeBLEU``
+(copied by the AIJ 2021 Fusion Brain kit and by the PyPI ``codebleu`` package, k4black/codebleu).
+Everything is corpus-level (micro-averaged); a per-example score is the same formula on a corpus of one.
+
+* BLEU: NLTK-style corpus BLEU-4 on ``str.split()`` tokens. Modified precision clipped by the max
+  count over the references, per-sentence denominator ``max(1, #hyp n-grams)``, numerators and
+  denominators summed over the corpus; BP = 1 if c > r, 0 if c = 0, else exp(1 - r/c) with r the sum
+  of the closest reference lengths (ties -> shorter); 0 when no unigram matches; Chen & Cherry
+  method 1 smoothing (a zero numerator becomes epsilon = 0.1).
+* Weighted BLEU: same skeleton, but p_n is a *recall*: for every reference, sum over its n-grams of
+  min(count_ref, count_hyp) over max(1, sum count_ref), summed over references; for n = 1 every
+  count is weighted by 1 (keyword of the language) or 0.2 (any other token), keyed by reference tokens.
+* Match_ast: s-expressions of the root and of every node with children (tree-sitter); reference
+  subtrees whose s-expression occurs in the candidate (membership, unclipped, as in the reference
+  code) or min(count_ref, count_cand) (``ast_clipping=True``, the paper's Count_clip) over the number
+  of reference subtrees.
+* Match_df: the CodeXGLUE data-flow graph of each snippet (per-language rules below), edges kept when
+  they have parents or are parents, merged by position, variable names normalised to ``var_i`` by
+  first appearance; reference items found in the candidate (multiset intersection) over the number of
+  reference items. A corpus without reference data flow scores 0 (the reference code warns; the PyPI
+  package crashes nothing but adds ``or 1`` in the combination, see ``missing_dataflow``).
+
+Determinism: wherever the reference code builds ``list(set(names))`` (loop merging, position merging)
+this module keeps first-seen order instead, so results never depend on PYTHONHASHSEED.
+"""
+
+import io
+import math
+import re
+import tokenize
+import warnings
+from collections import Counter
+
+LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
+KEYWORD_SETS = ("pypi", "codexglue")
+COMMENT_RULES = ("none", "java", "lang")
+MISSING_DATAFLOW = ("zero", "one", "zero_is_one")
+EPSILON = 0.1
+OTHER_TOKEN_WEIGHT = 0.2
+
+# Keyword lists (one constant per language, same entries as the reference keyword files).
+_PY_KEYWORDS_2020 = (
+    "False None True and as assert async await break class continue def del elif else except finally for "
+    "from global if import in is lambda nonlocal not or pass raise return try while with yield"
+)
+KEYWORDS = {
+    "python": _PY_KEYWORDS_2020 + " match case type",
+    "java": "abstract assert boolean break byte case catch char class const continue default do double else "
+    "enum extends final finally float for goto if implements import instanceof int interface long native new "
+    "package private protected public return short static strictfp super switch synchronized this throw "
+    "throws transient try void volatile while",
+    "javascript": "await break case catch class const continue debugger default delete do else enum export "
+    "extends false finally for function if implements import in instanceof interface let new null package "
+    "private protected public return super switch static this throw try True typeof var void while with yield",
+    "c_sharp": "abstract as base bool break byte case catch char checked class const continue decimal default "
+    "delegate do double else enum event explicit extern false finally fixed float for foreach goto if implicit "
+    "in int interface internal is lock long namespace new null object operator out override params private "
+    "protected public readonly ref return sbyte sealed short sizeof stackalloc static string struct switch "
+    "this throw true try typeof uint ulong unchecked unsafe ushort using virtual void volatile while add alias "
+    "ascending async await by descending dynamic equals from get global group into join let nameof notnull on "
+    "orderby partial remove select set unmanaged value var when where yield",
+    "php": "__halt_compiler abstract and array as break callable case catch class clone const continue declare "
+    "default die do echo else elseif empty enddeclare endfor endforeach endif endswitch endwhile eval exit "
+    "extends final for foreach function global goto if implements include include_once instanceof insteadof "
+    "interface isset list namespace new or print private protected public require require_once return static "
+    "switch throw trait try unset use var while xor",
+    "c": "auto else long switch break enum register typedef case extern return union char float short unsigned "
+    "const for signed void continue goto sizeof volatile default if static while do int struct _Packed double",
+    "cpp": "auto const double float int short struct unsigned break continue else for long signed switch void "
+    "case default enum goto register sizeof typedef volatile char do extern if return static union while asm "
+    "dynamic_cast namespace reinterpret_cast bool explicit new static_cast typeid catch false try operator "
+    "template typename class friend private this using const_cast inline public throw virtual delete mutable "
+    "protected true wchar_t and bitand compl not_eq or_eq xor_eq and_eq bitor not or xor cin endl INT_MIN "
+    "iomanip main npos std cout include INT_MAX iostream MAX_RAND NULL string",
+    "go": "break default func interface select case defer go map struct chan else goto package switch const "
+    "fallthrough if range type continue for import return var false true",
+    "ruby": "__ENCODING__ __LINE__ __FILE__ BEGIN END alias and begin break case class def defined? do else "
+    "elsif end ensure false for if in module next nil not or redo rescue retry return self super then true "
+    "undef unless until when while yield",
+    "rust": "as async await block bool break char const continue crate default dyn else enum expr extern f32 "
+    "f64 false fn for i128 i16 i32 i64 i8 ident if impl in isize item let lifetime literal loop macro_rules! "
+    "match meta mod move mut pat path pub ref return self static stmt str struct super trait true tt ty type "
+    "u128 u16 u32 u64 u8 union unsafe use usize vis where while yield",
+}
+KEYWORDS = {lang: frozenset(words.split()) for lang, words in KEYWORDS.items()}
+
+
+def keywords_for(lang: str, keyword_set: str = "pypi") -> frozenset:
+    """The keyword list of ``lang``: "pypi" (k4black lists; python has 38 entries incl. match/case/type)
+    or "codexglue" (python: the 35 keywords of the 2020 CodeXGLUE/AIJ file; other languages as "pypi")."""
+    if keyword_set == "codexglue" and lang == "python":
+        return frozenset(_PY_KEYWORDS_2020.split())
+    return KEYWORDS[lang]
+
+
+# ----------------------------------------------------------------------------------------------
+# tree-sitter languages and parsers (imported lazily, cached per language)
+# ----------------------------------------------------------------------------------------------
+_GRAMMAR_MODULES = {
+    "python": ("tree_sitter_python", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "c_sharp": ("tree_sitter_c_sharp", "language"),
+    "php": ("tree_sitter_php", "language_php"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "go": ("tree_sitter_go", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+}
+_PARSERS = {}
+
+
+def get_parser(lang: str):
+    """A cached ``tree_sitter.Parser`` for ``lang`` built from the individual grammar wheel."""
+    parser = _PARSERS.get(lang)
+    if parser is None:
+        import importlib
+
+        module_name, attr = _GRAMMAR_MODULES[lang]
+        try:
+            import tree_sitter
+
+            module = importlib.import_module(module_name)
+        except ImportError as err:
+            pip_name = module_name.replace("_", "-")
+            raise ImportError(
+                f"codebleu: lang={lang!r} needs `tree-sitter` and `{pip_name}` "
+                f"(pip install 'multimodal-metrics[code]' or see requirements.txt): {err}"
+            ) from None
+        language = tree_sitter.Language(getattr(module, attr)())
+        parser = tree_sitter.Parser(language)
+        _PARSERS[lang] = parser
+    return parser
+
+
+# ----------------------------------------------------------------------------------------------
+# Comment removal (applied before the AST and data-flow matches only)
+# ----------------------------------------------------------------------------------------------
+_C_LIKE_COMMENT = re.compile(r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"", re.DOTALL | re.MULTILINE)
+
+
+def _drop_blank_lines(text: str) -> str:
+    return "\n".join(line for line in text.split("\n") if line.strip() != "")
+
+
+def _strip_c_like(source: str) -> str:
+    # comments become one space; string literals are matched (so '//' inside them survives) and kept
+    return _drop_blank_lines(_C_LIKE_COMMENT.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), source))
+
+
+def _strip_python(source: str) -> str:
+    # Rebuild the source from its tokens, leaving out comments and docstrings (a string token that
+    # follows an INDENT, or follows a NEWLINE at column 0, is taken for a docstring).
+    pieces = []
+    previous = tokenize.INDENT
+    last_row, last_col = -1, 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        kind, text, (row, col), (end_row, end_col) = tok[0], tok[1], tok[2], tok[3]
+        if row > last_row:
+            last_col = 0
+        if col > last_col:
+            pieces.append(" " * (col - last_col))
+        if kind == tokenize.COMMENT:
+            pass
+        elif kind == tokenize.STRING:
+            if previous != tokenize.INDENT and previous != tokenize.NEWLINE and col > 0:
+                pieces.append(text)
+        else:
+            pieces.append(text)
+        previous = kind
+        last_row, last_col = end_row, end_col
+    return _drop_blank_lines("".join(pieces))
+
+
+def remove_comments(source: str, lang: str, rule: str) -> str:
+    """``rule`` "none": unchanged (AIJ 2021); "java": C-style ``//`` and ``/* */`` comments removed for
+    every language (CodeXGLUE applies its Java rule whatever the language); "lang": per language
+    (PyPI codebleu: python comments + docstrings via ``tokenize``, ruby unchanged, others C-style).
+    Blank lines are dropped. Code that cannot be tokenised is returned unchanged."""
+    if rule == "none":
+        return source
+    try:
+        if rule == "lang" and lang == "python":
+            return _strip_python(source)
+        if rule == "lang" and lang == "ruby":
+            return source
+        return _strip_c_like(source)
+    except Exception:  # the reference code keeps the original text when its remover fails
+        return source
+
+
+# ----------------------------------------------------------------------------------------------
+# Tokens of a tree (the CodeXGLUE "code tokens": leaves, and string literals as one token)
+# ----------------------------------------------------------------------------------------------
+_STRING_TYPES = frozenset(("string_literal", "string", "character_literal"))
+
+
+def _is_token(node) -> bool:
+    return (node.child_count == 0 or node.type in _STRING_TYPES) and node.type != "comment"
+
+
+def _token_spans(root) -> list:
+    spans = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if _is_token(node):
+            spans.append((tuple(node.start_point), tuple(node.end_point)))
+        else:
+            stack.extend(reversed(node.children))
+    return spans
+
+
+def _span_text(span, lines) -> str:
+    # Like the reference: columns are tree-sitter byte columns applied to str lines.
+    (r0, c0), (r1, c1) = span
+    if r0 == r1:
+        return lines[r0][c0:c1]
+    return lines[r0][c0:] + "".join(lines[r0 + 1 : r1]) + lines[r1][:c1]
+
+
+def _dedupe(items) -> list:
+    return list(dict.fromkeys(items))
+
+
+# ----------------------------------------------------------------------------------------------
+# Data-flow graphs (CodeXGLUE parser/DFG.py semantics, one rule table per language)
+# ----------------------------------------------------------------------------------------------
+# if-style: "python" (elif/else clauses use the incoming states), "plain" (ruby: children whose type is
+# an if-type use the incoming states), "flag" (from the first if-type child on, incoming states).
+# merge_incoming: also merge the incoming states after the branches (go, javascript, php).
+_RULES = {
+    "python": dict(
+        copy_states=True, defs=("default_parameter",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment", "augmented_assignment", "for_in_clause"), assign_style="python", incs=(),
+        ifs=("if_statement",), if_style="python", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="python", for_marker=None,
+        efors=(), efor_style=None, whiles=("while_statement",), do_first=("for_in_clause",),
+    ),
+    "java": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_expression",), assign_style="simple", incs=("update_expression",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="c", for_marker="local_variable_declaration",
+        efors=("enhanced_for_statement",), efor_style=("name", "value", "body"),
+        whiles=("while_statement",), do_first=(),
+    ),
+    "c_sharp": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="csharp", def_fields=None,
+        assigns=("assignment_expression",), assign_style="simple", incs=("postfix_unary_expression",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="c", for_marker="local_variable_declaration",
+        efors=("for_each_statement",), efor_style=("left", "right", "body"),
+        whiles=("while_statement",), do_first=(),
+    ),
+    "ruby": dict(
+        copy_states=False, defs=("keyword_parameter",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment", "operator_assignment"), assign_style="ruby", incs=(),
+        ifs=("if", "elsif", "else", "unless", "when"), if_style="plain", if_tag=True, merge_incoming=False,
+        fors=("for",), for_style="ruby", for_marker=None, efors=(), efor_style=None,
+        whiles=("while_modifier", "until"), do_first=(),
+    ),
+    "go": dict(
+        copy_states=True, defs=("var_spec",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_statement",), assign_style="simple", incs=("inc_statement",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=True,
+        fors=("for_statement",), for_style="go", for_marker=None, efors=(), efor_style=None,
+        whiles=(), do_first=(),
+    ),
+    "php": dict(
+        copy_states=True, defs=("simple_parameter",), def_style="fields", def_fields=("name", "default_value"),
+        assigns=("assignment_expression", "augmented_assignment_expression"), assign_style="simple",
+        incs=("update_expression",), ifs=("if_statement", "else_clause"), if_style="flag", if_tag=False,
+        merge_incoming=True, fors=("for_statement",), for_style="c", for_marker="assignment_expression",
+        efors=("foreach_statement",), efor_style="php", whiles=("while_statement",), do_first=(),
+    ),
+    "javascript": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_pattern", "augmented_assignment_expression"), assign_style="simple",
+        incs=("update_expression",), ifs=("if_statement", "else"), if_style="flag", if_tag=True,
+        merge_incoming=True, fors=("for_statement",), for_style="c", for_marker="variable_declaration",
+        efors=(), efor_style=None, whiles=("while_statement",), do_first=(),
+    ),
+    "rust": dict(
+        copy_states=True, defs=("function_item",), def_style="rust", def_fields=None,
+        assigns=("assignment_expression", "compound_assignment_expr", "let_expression"), assign_style="simple",
+        incs=(), ifs=("if_expression", "if_let_expression", "match_expression", "else"), if_style="flag",
+        if_tag=True, merge_incoming=False, fors=("for_expression",), for_style="c",
+        for_marker="local_variable_declaration", efors=("for_each_statement",),
+        efor_style=("left", "right", "body"), whiles=("while_expression", "while_let_expression", "loop_expression"),
+        do_first=(),
+    ),
+}
+# C and C++ use the C# rules on their own grammars (XLCoST convention, kept by PyPI codebleu).
+_RULES["c"] = _RULES["c_sharp"]
+_RULES["cpp"] = _RULES["c_sharp"]
+
+
+def _by_pos(entries):
+    return sorted(entries, key=lambda e: e[1])
+
+
+def _merge_loop(entries):
+    """Entries seen on both passes of a loop merged by (name, position, relation)."""
+    merged = {}
+    for name, pos, rel, par_names, par_pos in entries:
+        key = (name, pos, rel)
+        if key not in merged:
+            merged[key] = [par_names, par_pos]
+        else:
+            old = merged[key]
+            merged[key] = [_dedupe(old[0] + par_names), sorted(set(old[1] + par_pos))]
+    return _by_pos([(k[0], k[1], k[2], v[0], v[1]) for k, v in sorted(merged.items(), key=lambda t: t[0][1])])
+
+
+class _Flow:
+    """One data-flow extraction (CodeXGLUE DFG_<lang>) over a parsed tree."""
+
+    def __init__(self, rules, index_to_code):
+        self.r = rules
+        self.code = index_to_code
+
+    def var_spans(self, node):
+        out = []
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            if _is_token(cur):
+                span = (tuple(cur.start_point), tuple(cur.end_point))
+                if cur.type != self.code[span][1]:
+                    out.append(span)
+            else:
+                stack.extend(reversed(cur.children))
+        return out
+
+    def _cross(self, targets, sources, relation, states, out):
+        # every target token comes from / is computed from every source token (one edge each)
+        for t in self.var_spans(targets):
+            idx1, code1 = self.code[t]
+            for s in sources:
+                idx2, code2 = self.code[s]
+                out.append((code1, idx1, relation, [code2], [idx2]))
+            states[code1] = [idx1]
+
+    def _all_from(self, left_node, right_node, states, out):
+        # python/ruby style: one edge per target token whose parents are all the source tokens
+        rights = self.var_spans(right_node)
+        names = [self.code[x][1] for x in rights]
+        poses = [self.code[x][0] for x in rights]
+        for t in self.var_spans(left_node):
+            idx1, code1 = self.code[t]
+            out.append((code1, idx1, "computedFrom", list(names), list(poses)))
+            states[code1] = [idx1]
+
+    def run(self, node, states):
+        r = self.r
+        kind = node.type
+        if _is_token(node):
+            states = states.copy()
+            idx, text = self.code[(tuple(node.start_point), tuple(node.end_point))]
+            if kind == text:
+                return [], states
+            if text in states:
+                return [(text, idx, "comesFrom", [text], states[text].copy())], states
+            if kind == "identifier":
+                states[text] = [idx]
+            return [(text, idx, "comesFrom", [], [])], states
+        if r["copy_states"]:
+            states = states.copy()
+        out = []
+        if kind in r["defs"]:
+            style = r["def_style"]
+            if style == "fields":
+                name = node.child_by_field_name(r["def_fields"][0])
+                value = node.child_by_field_name(r["def_fields"][1])
+            elif style == "csharp":
+                name = node.children[0]
+                value = node.children[1] if len(node.children) == 2 else None
+            else:  # rust: function_item
+                name = node.children[1]
+                value = node.children[2] if len(node.children) >= 3 else None
+            if value is None:
+                for span in self.var_spans(name):
+                    idx, text = self.code[span]
+                    out.append((text, idx, "comesFrom", [], []))
+                    states[text] = [idx]
+                return _by_pos(out), states
+            sources = self.var_spans(value)
+            sub, states = self.run(value, states)
+            out += sub
+            self._cross(name, sources, "comesFrom", states, out)
+            return _by_pos(out), states
+        if kind in r["assigns"]:
+            style = r["assign_style"]
+            if style == "simple":
+                left = node.child_by_field_name("left")
+                right = node.child_by_field_name("right")
+                sub, states = self.run(right, states)
+                out += sub
+                self._cross(left, self.var_spans(right), "computedFrom", states, out)
+                return _by_pos(out), states
+            if style == "python" and kind == "for_in_clause":
+                lefts, rights = [node.child_by_field_name("left")], [node.children[-1]]
+            else:
+                if style == "python" and node.child_by_field_name("right") is None:
+                    return [], states
+                lefts, rights = self._pairs(node)
+                if style == "ruby" and kind == "operator_assignment":
+                    lefts, rights = [node.children[0]], [node.children[-1]]
+            for right in rights:
+                sub, states = self.run(right, states)
+                out += sub
+            for left, right in zip(lefts, rights):
+                self._all_from(left, right, states, out)
+            return _by_pos(out), states
+        if kind in r["incs"]:
+            spans = self.var_spans(node)
+            for s1 in spans:
+                idx1, code1 = self.code[s1]
+                for s2 in spans:
+                    idx2, code2 = self.code[s2]
+                    out.append((code1, idx1, "computedFrom", [code2], [idx2]))
+                states[code1] = [idx1]
+            return _by_pos(out), states
+        if kind in r["ifs"]:
+            return self._if(node, states)
+        if kind in r["fors"]:
+            return self._for(node, states)
+        if kind in r["efors"]:
+            return self._enhanced_for(node, states)
+        if kind in r["whiles"]:
+            for _ in range(2):
+                for child in node.children:
+                    sub, states = self.run(child, states)
+                    out += sub
+            return _merge_loop(out), states
+        do_first = r["do_first"]
+        if do_first:
+            for child in node.children:
+                if child.type in do_first:
+                    sub, states = self.run(child, states)
+                    out += sub
+        for child in node.children:
+            if child.type not in do_first:
+                sub, states = self.run(child, states)
+                out += sub
+        return _by_pos(out), states
+
+    def _pairs(self, node):
+        left_node = node.child_by_field_name("left")
+        right_node = node.child_by_field_name("right")
+        lefts = [x for x in left_node.children if x.type != ","]
+        rights = [x for x in right_node.children if x.type != ","]
+        if len(rights) != len(lefts):
+            lefts, rights = [left_node], [right_node]
+        if not lefts:
+            lefts = [left_node]
+        if not rights:
+            rights = [right_node]
+        return lefts, rights
+
+    def _if(self, node, states):
+        r = self.r
+        out = []
+        current = states.copy()
+        branches = []
+        tag = "else" in node.type
+        flag = False
+        style = r["if_style"]
+        for child in node.children:
+            if "else" in child.type:
+                tag = True
+            if style == "python":
+                own_branch = child.type not in ("elif_clause", "else_clause")
+            elif style == "plain":
+                own_branch = child.type not in r["ifs"]
+            else:
+                own_branch = child.type not in r["ifs"] and not flag
+            if own_branch:
+                sub, current = self.run(child, current)
+                out += sub
+            else:
+                flag = True
+                sub, other = self.run(child, states)
+                out += sub
+                branches.append(other)
+        branches.append(current)
+        if r["if_tag"] and not tag:
+            branches.append(states)
+        merged = {}
+        for branch in branches:
+            for key, value in branch.items():
+                if key not in merged:
+                    merged[key] = value.copy()
+                else:
+                    merged[key] += value
+        if r["merge_incoming"]:
+            for key, value in states.items():
+                if key not in merged:
+                    merged[key] = value
+                else:
+                    merged[key] += value
+        for key in merged:
+            merged[key] = sorted(set(merged[key]))
+        return _by_pos(out), merged
+
+    def _for(self, node, states):
+        r = self.r
+        out = []
+        style = r["for_style"]
+        if style in ("python", "ruby"):
+            for _ in range(2):
+                if style == "python":
+                    lefts, rights = self._pairs(node)
+                else:
+                    lefts, rights = [node.child_by_field_name("pattern")], [node.child_by_field_name("value")]
+                for right in rights:
+                    sub, states = self.run(right, states)
+                    out += sub
+                for left, right in zip(lefts, rights):
+                    self._all_from(left, right, states, out)
+                if style == "python":
+                    if node.children[-1].type == "block":
+                        sub, states = self.run(node.children[-1], states)
+                        out += sub
+                else:
+                    sub, states = self.run(node.child_by_field_name("body"), states)
+                    out += sub
+            return _merge_loop(out), states
+        for child in node.children:
+            sub, states = self.run(child, states)
+            out += sub
+        flag = False
+        for child in node.children:
+            if flag:
+                sub, states = self.run(child, states)
+                out += sub
+            elif style == "go" and child.type == "for_clause":
+                update = child.child_by_field_name("update")
+                if update is not None:
+                    sub, states = self.run(update, states)
+                    out += sub
+                flag = True
+            elif style == "c" and child.type == r["for_marker"]:
+                flag = True
+        return _merge_loop(out), states
+
+    def _enhanced_for(self, node, states):
+        style = self.r["efor_style"]
+        if style == "php":
+            name = value = None
+            for child in node.children:
+                if child.type == "variable_name" and value is None:
+                    value = child
+                elif child.type == "variable_name" and name is None:
+                    name = child
+                    break
+            body = node.child_by_field_name("body")
+        else:
+            name = node.child_by_field_name(style[0])
+            value = node.child_by_field_name(style[1])
+            body = node.child_by_field_name(style[2])
+        out = []
+        for _ in range(2):
+            sub, states = self.run(value, states)
+            out += sub
+            self._cross(name, self.var_spans(value), "computedFrom", states, out)
+            sub, states = self.run(body, states)
+            out += sub
+        return _merge_loop(out), states
+
+
+def data_flow(root, text: str, lang: str) -> list:
+    """Normalised data-flow items ``(var_i, relation, (var_j, ...))`` of a parsed snippet.
+
+    Edges that neither have parents nor are parents are dropped; edges at the same position are
+    merged; names become ``var_0, var_1, ...`` in order of first appearance. Any failure of the
+    extraction (e.g. a node without the expected fields in broken code) gives no data flow, as in the
+    reference code.
+    """
+    try:
+        spans = _token_spans(root)
+        lines = text.split("\n")
+        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(spans)}
+        try:
+            entries, _ = _Flow(_RULES[lang], index_to_code).run(root, {})
+        except Exception:
+            entries = []
+        entries = _by_pos(entries)
+        used = set()
+        for entry in entries:
+            if entry[4]:
+                used.add(entry[1])
+            used.update(entry[4])
+        entries = [e for e in entries if e[1] in used]
+    except Exception:
+        entries = []
+    merged = {}
+    for entry in entries:
+        pos = entry[1]
+        if pos not in merged:
+            merged[pos] = entry
+        else:
+            old = merged[pos]
+            merged[pos] = (entry[0], pos, entry[2], _dedupe(old[3] + entry[3]), _dedupe(old[4] + entry[4]))
+    names = {}
+    items = []
+    for name, _pos, relation, parents, _ppos in merged.values():
+        for parent in parents:
+            if parent not in names:
+                names[parent] = f"var_{len(names)}"
+        if name not in names:
+            names[name] = f"var_{len(names)}"
+        items.append((names[name], relation, tuple(names[p] for p in parents)))
+    return items
+
+
+def subtrees(root) -> list:
+    """S-expressions of the root and of every node that has children (leaves are not subtrees)."""
+    out = [str(root)]
+    stack = [c for c in root.children if c.child_count]
+    while stack:
+        node = stack.pop()
+        out.append(str(node))
+        stack.extend(c for c in node.children if c.child_count)
+    return out
+
+
+class Snippet:
+    """Everything CodeBLEU needs from one code string, computed once: tokens, subtrees, data flow."""
+
+    __slots__ = ("tokens", "subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error")
+
+    def __init__(self, code: str, lang: str, comment_rule: str, strip: bool, comment_passes: int = 1):
+        if strip:
+            code = code.strip()
+        self.tokens = code.split()
+        clean = code
+        for _ in range(comment_passes):
+            clean = remove_comments(clean, lang, comment_rule)
+        tree = get_parser(lang).parse(clean.encode("utf8"))
+        root = tree.root_node
+        self.parse_error = root.has_error
+        self.subtrees = subtrees(root)
+        self.subtree_set = None
+        self.subtree_counts = None
+        self.flow = data_flow(root, clean, lang)
+        self.flow_counts = None
+
+
+# ----------------------------------------------------------------------------------------------
+# n-gram components
+# ----------------------------------------------------------------------------------------------
+def _ngram_counts(tokens, n) -> Counter:
+    if len(tokens) < n:
+        return Counter()
+    if n == 1:
+        return Counter((t,) for t in tokens)
+    return Counter(zip(*(tokens[i:] for i in range(n))))
+
+
+def _closest_ref_length(ref_lens, hyp_len) -> int:
+    return min(ref_lens, key=lambda r: (abs(r - hyp_len), r))
+
+
+def _brevity_penalty(closest_ref_len, hyp_len) -> float:
+    if hyp_len > closest_ref_len:
+        return 1
+    if hyp_len == 0:
+        return 0
+    return math.exp(1 - closest_ref_len / hyp_len)
+
+
+def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
+    if numerators[0] == 0:
+        return 0.0
+    bp = _brevity_penalty(ref_len, hyp_len)
+    logs = []
+    for num, den in zip(numerators, denominators):
+        if num == 0:
+            num = num + EPSILON
+        logs.append((1.0 / max_n) * math.log(num / den))
+    return float(bp * math.exp(math.fsum(logs)))
+
+
+def bleu_stats(hyp_tokens, refs_tokens, max_n=4):
+    """Sufficient statistics of BLEU for one example: (numerators, denominators, ref_len, hyp_len)."""
+    nums, dens = [], []
+    for n in range(1, max_n + 1):
+        counts = _ngram_counts(hyp_tokens, n)
+        max_ref = {}
+        for ref in refs_tokens:
+            ref_counts = _ngram_counts(ref, n)
+            for gram in counts:
+                c = ref_counts.get(gram, 0)
+                if c > max_ref.get(gram, 0):
+                    max_ref[gram] = c
+        nums.append(sum(min(c, max_ref.get(g, 0)) for g, c in counts.items()))
+        dens.append(max(1, sum(counts.values())))
+    hyp_len = len(hyp_tokens)
+    return nums, dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len
+
+
+def weighted_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
+    """Statistics of the keyword-weighted n-gram *recall* (reference code semantics)."""
+    nums, dens = [0] * max_n, [0] * max_n
+    hyp_counts = [_ngram_counts(hyp_tokens, n) for n in range(1, max_n + 1)]
+    for ref in refs_tokens:
+        weights = {tok: (1 if tok in keywords else OTHER_TOKEN_WEIGHT) for tok in ref}
+        for n in range(1, max_n + 1):
+            ref_counts = _ngram_counts(ref, n)
+            hyp = hyp_counts[n - 1]
+            if n == 1:
+                num = 0
+                den = 0
+                for gram, count in ref_counts.items():
+                    w = weights[gram[0]]
+                    num += min(count, hyp.get(gram, 0)) * w
+                    den += count * w
+                nums[0] += num
+                dens[0] += max(1, den)
+            else:
+                nums[n - 1] += sum(min(c, hyp.get(g, 0)) for g, c in ref_counts.items())
+                dens[n - 1] += max(1, sum(ref_counts.values()))
+    hyp_len = len(hyp_tokens)
+    return nums, dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len
+
+
+def _corpus(stats) -> float:
+    nums = [0] * 4
+    dens = [0] * 4
+    ref_len = hyp_len = 0
+    for n_, d_, r, h in stats:
+        for i in range(4):
+            nums[i] += n_[i]
+            dens[i] += d_[i]
+        ref_len += r
+        hyp_len += h
+    return _combine(nums, dens, ref_len, hyp_len)
+
+
+# ----------------------------------------------------------------------------------------------
+# AST and data-flow components
+# ----------------------------------------------------------------------------------------------
+def syntax_stats(hyp: Snippet, ref: Snippet, clipped: bool):
+    """(matched reference subtrees, reference subtrees) for one candidate/reference pair."""
+    if clipped:
+        if hyp.subtree_counts is None:
+            hyp.subtree_counts = Counter(hyp.subtrees)
+        if ref.subtree_counts is None:
+            ref.subtree_counts = Counter(ref.subtrees)
+        cand = hyp.subtree_counts
+        return sum(min(c, cand.get(s, 0)) for s, c in ref.subtree_counts.items()), len(ref.subtrees)
+    if hyp.subtree_set is None:
+        hyp.subtree_set = frozenset(hyp.subtrees)
+    cand = hyp.subtree_set
+    return sum(1 for s in ref.subtrees if s in cand), len(ref.subtrees)
+
+
+def dataflow_stats(hyp: Snippet, ref: Snippet):
+    """(reference data-flow items found in the candidate, clipped; reference items)."""
+    if not ref.flow:
+        return 0, 0
+    if hyp.flow_counts is None:
+        hyp.flow_counts = Counter(hyp.flow)
+    if ref.flow_counts is None:
+        ref.flow_counts = Counter(ref.flow)
+    cand = hyp.flow_counts
+    return sum(min(c, cand.get(item, 0)) for item, c in ref.flow_counts.items()), len(ref.flow)
+
+
+def _ratio(pairs):
+    match = sum(m for m, _ in pairs)
+    total = sum(t for _, t in pairs)
+    return (match / total if total else 0.0), total
+
+
+def combine(components, weights, missing_dataflow: str, dataflow_total: int) -> float:
+    """a*ngram + b*weighted + c*syntax + d*dataflow with the ``missing_dataflow`` convention:
+    "zero": as measured (0 when the references have no data flow; CodeXGLUE/AIJ);
+    "one": 1 when the references have no data flow; "zero_is_one": any data-flow score of 0 counts as 1
+    (PyPI codebleu's ``dataflow_match_score or 1``)."""
+    ngram, weighted, syntax, dataflow = components
+    if missing_dataflow == "one" and dataflow_total == 0:
+        dataflow = 1.0
+    elif missing_dataflow == "zero_is_one" and dataflow == 0:
+        dataflow = 1.0
+    a, b, c, d = weights
+    return a * ngram + b * weighted + c * syntax + d * dataflow
+
+
+KEYS = ("codebleu", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match")
+
+
+def corpus_codebleu(
+    predictions,
+    references,
+    lang="python",
+    weights=(0.25, 0.25, 0.25, 0.25),
+    keywords="pypi",
+    remove_comments="lang",
+    strip=True,
+    missing_dataflow="zero",
+    ast_clipping=False,
+    per_example=False,
+):
+    """CodeBLEU of a corpus: returns (scores dict with KEYS, per-example list of dicts or None, notes).
+
+    ``references[i]`` is a list of reference strings. ``notes`` lists the indices of snippets that did
+    not parse cleanly and whether the corpus has no reference data flow (the caller turns them into
+    warnings). ``remove_comments``/``strip`` follow the PyPI package when "lang"/True; the candidate is
+    cleaned once per reference (as the reference code re-cleans it in its reference loop).
+    """
+    kw = keywords_for(lang, keywords)
+    cache = {}
+
+    def snippet(code, passes=1):
+        key = (code, passes)
+        snip = cache.get(key)
+        if snip is None:
+            snip = Snippet(code, lang, remove_comments, strip, passes)
+            cache[key] = snip
+        return snip
+
+    rows = []
+    bad_predictions, bad_references = [], []
+    for i, (pred, refs) in enumerate(zip(predictions, references)):
+        hyp_tokens = (pred.strip() if strip else pred).split()
+        refs_tokens = [(r.strip() if strip else r).split() for r in refs]
+        b = bleu_stats(hyp_tokens, refs_tokens)
+        w = weighted_stats(hyp_tokens, refs_tokens, kw)
+        syn, df = [], []
+        for j, ref in enumerate(refs):
+            hyp_snip = snippet(pred, j + 1 if remove_comments != "none" else 1)
+            ref_snip = snippet(ref)
+            if hyp_snip.parse_error and i not in bad_predictions:
+                bad_predictions.append(i)
+            if ref_snip.parse_error and i not in bad_references:
+                bad_references.append(i)
+            syn.append(syntax_stats(hyp_snip, ref_snip, ast_clipping))
+            df.append(dataflow_stats(hyp_snip, ref_snip))
+        rows.append((b, w, syn, df))
+
+    def score(subset):
+        ngram = _corpus([row[0] for row in subset])
+        weighted = _corpus([row[1] for row in subset])
+        syntax, _ = _ratio([p for row in subset for p in row[2]])
+        dataflow, df_total = _ratio([p for row in subset for p in row[3]])
+        comps = (ngram, weighted, syntax, dataflow)
+        total = combine(comps, weights, missing_dataflow, df_total)
+        return dict(zip(KEYS, (float(total), *map(float, comps)))), df_total
+
+    scores, df_total = score(rows)
+    per = [score([row])[0] for row in rows] if per_example else None
+    notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0}
+    return scores, per, notes
