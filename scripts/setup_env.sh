@@ -13,16 +13,22 @@ command -v "$PY" >/dev/null || PY=python3
 BUILD="$PWD/.build"
 mkdir -p "$BUILD"
 
+# pip warns about every package absent from this machine's local mirrors; keep the real messages.
+pipq() {
+  "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+  return "${PIPESTATUS[0]}"
+}
+
 if [ ! -x .venv/bin/python ]; then
   "$PY" -m venv .venv
-  .venv/bin/python -m pip install -q --upgrade pip
+  pipq .venv/bin/python -m pip install -q --upgrade pip
 fi
 stamp="$BUILD/installed-$EXTRAS.stamp"
 want="$(cat setup.cfg pyproject.toml | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] installing torch==2.13.0 (CPU) then .[${EXTRAS}]"
-  .venv/bin/python -m pip install -q torch==2.13.0
-  .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
+  pipq .venv/bin/python -m pip install -q torch==2.13.0
+  pipq .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
   .venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
   echo "$want" > "$stamp"
 fi

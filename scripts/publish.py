@@ -1,0 +1,98 @@
+"""Stage and publish the collection's Spaces on the Hugging Face Hub.
+
+    python scripts/publish.py stage --org ORG [--only anls,ned] [--out .build/spaces]
+    python scripts/publish.py push  --org ORG [--only anls,ned] [--private]     # needs HF_TOKEN and network
+
+`stage` writes one folder per Space under OUT/ORG/: every metrics/<name>/ folder (the metric script,
+its helpers, card, app.py, requirements.txt) with the card's `evaluate.load("metrics/<name>")` examples
+rewritten to `evaluate.load("ORG/<name>")`, plus the playground Space (`multimodal-metrics-playground`)
+holding app.py and a copy of every metric folder under metrics/. Because OUT/ORG/<name>/<name>.py
+exists, `evaluate.load("ORG/<name>")` run from OUT resolves to the staged copy: the tests load the
+staged Spaces exactly that way.
+
+`push` stages, then creates each Space (sdk gradio) and uploads the folder with huggingface_hub's
+HfApi (evaluate-cli is broken with huggingface_hub >= 1.0).
+"""
+
+import argparse
+import re
+import shutil
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PLAYGROUND = "multimodal-metrics-playground"
+SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints")
+
+
+def metric_names(only: str | None = None) -> list[str]:
+    names = sorted(p.name for p in (ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+    if only:
+        wanted = set(only.split(","))
+        unknown = wanted - set(names)
+        if unknown:
+            raise SystemExit(f"unknown metric(s): {sorted(unknown)}; known: {names}")
+        names = [n for n in names if n in wanted]
+    return names
+
+
+def _rewrite_card(card: Path, org: str, name: str) -> None:
+    if not card.is_file():
+        raise SystemExit(f"{card} is missing: every Space needs its card")
+    text = card.read_text(encoding="utf-8")
+    text = re.sub(rf"""(["'])metrics/{name}\1""", rf"\1{org}/{name}\1", text)
+    text = text.replace("multimodal-metrics/", f"{org}/")
+    card.write_text(text, encoding="utf-8")
+
+
+def stage(org: str, out: Path, only: str | None = None) -> list[Path]:
+    """Write the Space folders; returns their paths (metric Spaces first, the playground last)."""
+    base = out / org
+    staged = []
+    names = metric_names(only)
+    for name in names:
+        target = base / name
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(ROOT / "metrics" / name, target, ignore=SKIP)
+        _rewrite_card(target / "README.md", org, name)
+        staged.append(target)
+    playground = base / PLAYGROUND
+    if playground.exists():
+        shutil.rmtree(playground)
+    shutil.copytree(ROOT / "spaces" / "playground", playground, ignore=SKIP)
+    for name in names:
+        shutil.copytree(ROOT / "metrics" / name, playground / "metrics" / name, ignore=SKIP)
+    staged.append(playground)
+    return staged
+
+
+def push(org: str, folders: list[Path], private: bool) -> None:
+    from huggingface_hub import HfApi
+
+    api = HfApi()
+    for folder in folders:
+        repo_id = f"{org}/{folder.name}"
+        api.create_repo(repo_id, repo_type="space", space_sdk="gradio", private=private, exist_ok=True)
+        api.upload_folder(repo_id=repo_id, repo_type="space", folder_path=str(folder), commit_message="Publish from multimodal-metrics")
+        print(f"pushed https://huggingface.co/spaces/{repo_id}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description="Stage or push the collection's Spaces")
+    parser.add_argument("command", choices=["stage", "push"])
+    parser.add_argument("--org", required=True, help="Hub user or organisation that owns the Spaces")
+    parser.add_argument("--only", default=None, help="comma-separated metric names (default: all)")
+    parser.add_argument("--out", default=str(ROOT / ".build" / "spaces"))
+    parser.add_argument("--private", action="store_true")
+    args = parser.parse_args()
+    folders = stage(args.org, Path(args.out), args.only)
+    for folder in folders:
+        print(f"staged {folder}")
+    if args.command == "push":
+        push(args.org, folders, args.private)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
