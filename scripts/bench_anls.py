@@ -69,9 +69,8 @@ def main() -> None:
     n = args.n or (2_000 if args.quick else 20_000)
     preds, refs = make_inputs(n)
 
-    from anls import anls_score
-
     import evaluate
+    from anls import anls_score
 
     core = load_core()
     options = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")

@@ -15,7 +15,7 @@ def metric_names() -> list[str]:
     return sorted(p.name for p in METRICS.iterdir() if (p / f"{p.name}.py").is_file())
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load(name: str, config_name: str | None):
     import evaluate
 
