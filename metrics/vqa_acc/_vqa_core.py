@@ -1,0 +1,250 @@
+"""Pure functions behind the VQA-accuracy presets `vqa_v2` and `fusion_brain_2021` (no evaluate, no state).
+
+VQA v2 accuracy (GT-Vision-Lab/VQA ``PythonEvaluationTools/vqaEvaluation/vqaEval.py`` @ a013f00, the
+official evaluation of VQA v1/v2 and VQA-CP, run under Python 2.7)::
+
+    acc_q = 1/N * sum_i min(1, #{j != i : gt_j == pred} / 3)      (leave-one-out over the N answers)
+
+* Every GT answer and the prediction: ``\\n`` and ``\\t`` become spaces, then ``strip()``.
+* ``normalize="official"``: only when the N GT answers are not all identical, every GT answer and the
+  prediction go through :func:`process_punctuation` then :func:`process_digit_article`. With unanimous
+  GT nothing is normalised ("two" vs ten "2" scores 0; "Yes" vs ten "yes" scores 0).
+  ``"always"`` (lmms-eval >= PR #794, VLMEvalKit) normalises every question; ``"never"`` compares the
+  stripped strings.
+* Exclusion is by position (the official code compares answer dicts that differ by ``answer_id``).
+* The per-question mean is the left-to-right float sum of the N terms divided by N, exactly as the
+  reference (Python 2.7 / 3.11 ``sum``), so per-question scores are bit-identical to it. In closed form,
+  with m = #GT equal to the prediction: ``(m*min(1,(m-1)/3) + (N-m)*min(1,m/3)) / N``
+  (0, .3, .6, .9, 1 for m = 0..4 with N = 10), equal up to the last bit.
+
+Quirks reproduced (seeds_reference.md 3.1): only the 21 characters of ``PUNCT`` are handled (not the
+apostrophe, colon, ``# $ % & * ~ ^ |``); a punctuation mark is deleted (not replaced by a space) when
+it touches a space anywhere in the text or when the text contains digit,digit; the period regex
+``(?!<=\\d)(\\.)(?!\\d)`` has a look-behind typo (every period not followed by a digit goes) and gets
+``re.UNICODE`` (= 32) as its ``count`` argument, so at most 32 periods are removed; the contraction
+keys with capitals (``Im``, ``Ive``, ``Id've``, ``I'dve``) never fire (the text is lower-cased first).
+Python 2's ``re`` without the UNICODE flag makes ``\\d`` ASCII-only (``ascii_digits=True``); the AIJ 2021
+copy runs under Python 3, where ``\\d`` is any Unicode digit (``ascii_digits=False``).
+
+Fusion Brain 2021 (AIJ 2021 ``evaluation/VQA_accuracy/vqaEval.py``): only the prediction is
+normalised (``\\n``/``\\t`` -> space, strip, :func:`process_punctuation`, then
+:func:`process_digit_article` in its language: English tables, or for ``"ru"`` every token replaced by
+its pymorphy lemma then the Russian number map, no article removal); the score is 1 if the result
+equals one of the GT strings, used as given, else 0.
+"""
+
+import re
+from functools import lru_cache
+
+import numpy as np
+
+NORMALIZE_MODES = ("official", "always", "never")
+LANGUAGES = ("en", "ru")
+
+PUNCT = (";", "/", "[", "]", '"', "{", "}", "(", ")", "=", "+", "\\", "_", "-", ">", "<", "@", "`", ",", "?", "!")
+ARTICLES = ("a", "an", "the")
+MANUAL_MAP = {
+    "none": "0", "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
+}  # fmt: skip
+MANUAL_MAP_RU = {
+    "ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4",
+    "пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10",
+}  # fmt: skip
+CONTRACTIONS = {
+    "aint": "ain't", "arent": "aren't", "cant": "can't", "couldve": "could've", "couldnt": "couldn't",
+    "couldn'tve": "couldn't've", "couldnt've": "couldn't've", "didnt": "didn't", "doesnt": "doesn't",
+    "dont": "don't", "hadnt": "hadn't", "hadnt've": "hadn't've", "hadn'tve": "hadn't've", "hasnt": "hasn't",
+    "havent": "haven't", "hed": "he'd", "hed've": "he'd've", "he'dve": "he'd've", "hes": "he's",
+    "howd": "how'd", "howll": "how'll", "hows": "how's", "Id've": "I'd've", "I'dve": "I'd've", "Im": "I'm",
+    "Ive": "I've", "isnt": "isn't", "itd": "it'd", "itd've": "it'd've", "it'dve": "it'd've", "itll": "it'll",
+    "let's": "let's", "maam": "ma'am", "mightnt": "mightn't", "mightnt've": "mightn't've",
+    "mightn'tve": "mightn't've", "mightve": "might've", "mustnt": "mustn't", "mustve": "must've",
+    "neednt": "needn't", "notve": "not've", "oclock": "o'clock", "oughtnt": "oughtn't",
+    "ow's'at": "'ow's'at", "'ows'at": "'ow's'at", "'ow'sat": "'ow's'at", "shant": "shan't",
+    "shed've": "she'd've", "she'dve": "she'd've", "she's": "she's", "shouldve": "should've",
+    "shouldnt": "shouldn't", "shouldnt've": "shouldn't've", "shouldn'tve": "shouldn't've",
+    "somebody'd": "somebodyd", "somebodyd've": "somebody'd've", "somebody'dve": "somebody'd've",
+    "somebodyll": "somebody'll", "somebodys": "somebody's", "someoned": "someone'd",
+    "someoned've": "someone'd've", "someone'dve": "someone'd've", "someonell": "someone'll",
+    "someones": "someone's", "somethingd": "something'd", "somethingd've": "something'd've",
+    "something'dve": "something'd've", "somethingll": "something'll", "thats": "that's",
+    "thered": "there'd", "thered've": "there'd've", "there'dve": "there'd've", "therere": "there're",
+    "theres": "there's", "theyd": "they'd", "theyd've": "they'd've", "they'dve": "they'd've",
+    "theyll": "they'll", "theyre": "they're", "theyve": "they've", "twas": "'twas", "wasnt": "wasn't",
+    "wed've": "we'd've", "we'dve": "we'd've", "weve": "we've", "werent": "weren't", "whatll": "what'll",
+    "whatre": "what're", "whats": "what's", "whatve": "what've", "whens": "when's", "whered": "where'd",
+    "wheres": "where's", "whereve": "where've", "whod": "who'd", "whod've": "who'd've",
+    "who'dve": "who'd've", "wholl": "who'll", "whos": "who's", "whove": "who've", "whyll": "why'll",
+    "whyre": "why're", "whys": "why's", "wont": "won't", "wouldve": "would've", "wouldnt": "wouldn't",
+    "wouldnt've": "wouldn't've", "wouldn'tve": "wouldn't've", "yall": "y'all", "yall'll": "y'all'll",
+    "y'allll": "y'all'll", "yall'd've": "y'all'd've", "y'alld've": "y'all'd've", "y'all'dve": "y'all'd've",
+    "youd": "you'd", "youd've": "you'd've", "you'dve": "you'd've", "youll": "you'll", "youre": "you're",
+    "youve": "you've",
+}  # fmt: skip
+
+# The reference's patterns, verbatim; `re.ASCII` = Python 2 semantics of `\d` (no UNICODE flag).
+_PERIOD = {True: re.compile(r"(?!<=\d)(\.)(?!\d)", re.ASCII), False: re.compile(r"(?!<=\d)(\.)(?!\d)")}
+_COMMA = {True: re.compile(r"(\d)(\,)(\d)", re.ASCII), False: re.compile(r"(\d)(\,)(\d)")}
+PERIOD_COUNT = 32  # re.UNICODE passed positionally as `count` by the reference
+
+
+def clean_whitespace(text: str) -> str:
+    """Step 1 of the reference: ``\\n`` and ``\\t`` become spaces, then strip."""
+    return text.replace("\n", " ").replace("\t", " ").strip()
+
+
+def process_punctuation(text: str, ascii_digits: bool = True) -> str:
+    """The reference's ``processPunctuation`` (quirks included, see the module docstring)."""
+    out = text
+    delete = _COMMA[ascii_digits].search(text) is not None
+    for p in PUNCT:
+        if p in text:  # replacing never creates another mark, so presence in `text` is presence in `out`
+            if delete or (p + " " in text) or (" " + p in text):
+                out = out.replace(p, "")
+            else:
+                out = out.replace(p, " ")
+    return _PERIOD[ascii_digits].sub("", out, count=PERIOD_COUNT)
+
+
+@lru_cache(maxsize=65536)
+def _ru_lemma(word: str) -> str:
+    return _morph().parse(word)[0].normal_form
+
+
+@lru_cache(maxsize=1)
+def _morph():
+    try:
+        import pymorphy3
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ValueError(
+            "language 'ru' needs pymorphy3 and its Russian dictionaries: "
+            "pip install pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142"
+        ) from err
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
+def process_digit_article(text: str, lang: str = "en") -> str:
+    """The reference's ``processDigitArticle``: lower-case, split, number words -> digits, drop
+    articles, add missing apostrophes (English); pymorphy lemma + Russian number map for ``"ru"``."""
+    words = text.lower().split()
+    if lang == "ru":
+        out = []
+        for word in words:
+            lemma = _ru_lemma(word)
+            out.append(MANUAL_MAP_RU.get(lemma, lemma))
+        return " ".join(out)
+    out = [MANUAL_MAP.get(w, w) for w in words]
+    return " ".join(CONTRACTIONS.get(w, w) for w in out if w not in ARTICLES)
+
+
+def normalize_answer(text: str, lang: str = "en", ascii_digits: bool = True) -> str:
+    """Full normalisation of one answer: whitespace clean-up, punctuation, digits/articles."""
+    return process_digit_article(process_punctuation(clean_whitespace(text), ascii_digits), lang)
+
+
+def _ids(strings, index: dict) -> np.ndarray:
+    return np.fromiter((index.setdefault(s, len(index)) for s in strings), dtype=np.int64, count=len(strings))
+
+
+def vqa_v2_per_question(
+    predictions: list[str], references: list[list[str]], normalize: str = "official", ascii_digits: bool = True
+) -> np.ndarray:
+    """Official VQA accuracy of every question, as a fraction (the reference reports 100x, rounded).
+
+    ``references[i]`` is the non-empty list of annotator answers of question i (10 in VQA v2). Each
+    distinct string is cleaned and normalised once; matches are counted with numpy; the leave-one-out
+    mean is summed left to right like the reference, so the result is bit-identical to it.
+    """
+    if normalize not in NORMALIZE_MODES:
+        raise ValueError(f"`normalize` must be one of {list(NORMALIZE_MODES)}, got {normalize!r}")
+    n = len(predictions)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=n)
+    raw_index: dict = {}
+    gt_raw = _ids([s for refs in references for s in refs], raw_index)
+    pred_raw = _ids(predictions, raw_index)
+    uniques = list(raw_index)
+    clean_index: dict = {}
+    clean_of_raw = _ids([clean_whitespace(s) for s in uniques], clean_index)
+    gt_c, pred_c = clean_of_raw[gt_raw], clean_of_raw[pred_raw]
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    if normalize == "never":
+        use_norm = np.zeros(n, dtype=bool)
+    elif normalize == "always":
+        use_norm = np.ones(n, dtype=bool)
+    else:  # normalise only when the annotators disagree
+        use_norm = np.minimum.reduceat(gt_c, starts) != np.maximum.reduceat(gt_c, starts)
+    gt_sel, pred_sel = gt_c, pred_c
+    if use_norm.any():
+        norm_index: dict = {}
+        norm_of_clean = _ids([normalize_answer(s, "en", ascii_digits) for s in clean_index], norm_index)
+        gt_sel = np.where(np.repeat(use_norm, counts), norm_of_clean[gt_c], gt_c)
+        pred_sel = np.where(use_norm, norm_of_clean[pred_c], pred_c)
+    match = gt_sel == np.repeat(pred_sel, counts)
+    scores = np.empty(n, dtype=np.float64)
+    for size in np.unique(counts):
+        rows = np.nonzero(counts == size)[0]
+        grid = match[starts[rows][:, None] + np.arange(size)]  # (questions with `size` answers, size)
+        m = grid.sum(axis=1).astype(np.float64)
+        hit = np.minimum(1.0, (m - 1.0) / 3.0)  # term of an answer equal to the prediction
+        miss = np.minimum(1.0, m / 3.0)  # term of any other answer
+        terms = np.where(grid, hit[:, None], miss[:, None])
+        total = np.zeros(len(rows), dtype=np.float64)
+        for j in range(size):  # left-to-right, as Python's sum() in the reference
+            total += terms[:, j]
+        scores[rows] = total / float(size)
+    return scores
+
+
+def vqa_v2_reference_loop(
+    predictions: list[str], references: list[list[str]], normalize: str = "official", ascii_digits: bool = True
+) -> list[float]:
+    """A line-by-line transcription of the reference's per-question loop (slow; the oracle of the tests
+    and the benchmark). Answer dicts carry an ``answer_id`` so exclusion is by position, as there."""
+    out = []
+    for pred, refs in zip(predictions, references):
+        answers = [{"answer": clean_whitespace(a), "answer_id": k + 1} for k, a in enumerate(refs)]
+        res_ans = clean_whitespace(pred)
+        gt_acc = []
+        gt_answers = [ans["answer"] for ans in answers]
+        if (normalize == "official" and len(set(gt_answers)) > 1) or normalize == "always":
+            for ans_dic in answers:
+                ans_dic["answer"] = process_punctuation(ans_dic["answer"], ascii_digits)
+                ans_dic["answer"] = process_digit_article(ans_dic["answer"])
+            res_ans = process_punctuation(res_ans, ascii_digits)
+            res_ans = process_digit_article(res_ans)
+        for gt_ans_datum in answers:
+            other_gt_ans = [item for item in answers if item != gt_ans_datum]
+            matching_ans = [item for item in other_gt_ans if item["answer"] == res_ans]
+            acc = min(1, float(len(matching_ans)) / 3)
+            gt_acc.append(acc)
+        out.append(float(sum(gt_acc)) / len(gt_acc))
+    return out
+
+
+def fusion_brain_per_question(
+    predictions: list[str], references: list[list[str]], languages: list[str] | None = None
+) -> np.ndarray:
+    """AIJ 2021 Fusion Brain VQA score of every question: 1.0 if the normalised prediction (in its
+    language, default "en") equals one of the GT strings (not normalised), else 0.0."""
+    languages = languages if languages is not None else ["en"] * len(predictions)
+    cache: dict = {}
+    scores = np.empty(len(predictions), dtype=np.float64)
+    for i, (pred, refs, lang) in enumerate(zip(predictions, references, languages)):
+        key = (pred, lang)
+        if key not in cache:
+            cache[key] = normalize_answer(pred, lang, ascii_digits=False)
+        scores[i] = 1.0 if cache[key] in refs else 0.0
+    return scores
+
+
+def group_means(scores, groups: list[str]) -> dict[str, float]:
+    """Mean score per group label (sorted by label); empty labels are left out."""
+    scores = np.asarray(scores, dtype=np.float64)
+    labels = np.asarray(groups, dtype=object)
+    out = {}
+    for label in sorted({g for g in groups if g}):
+        out[label] = float(scores[labels == label].mean())
+    return out

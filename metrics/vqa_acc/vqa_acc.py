@@ -1,0 +1,335 @@
+"""VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
+
+import hashlib
+import os
+
+import datasets
+import evaluate
+
+from ._mm_common import (
+    build_signature,
+    check_choice,
+    check_number,
+    check_preset,
+    check_reference_lists,
+    check_same_length,
+    check_strings,
+    make_result,
+    mean,
+    resolve_options,
+)
+from ._vqa_bleu import bleu1_scores
+from ._vqa_core import (
+    LANGUAGES,
+    NORMALIZE_MODES,
+    fusion_brain_per_question,
+    group_means,
+    vqa_v2_per_question,
+)
+from ._vqa_tdiuc import tdiuc_scores
+from ._vqa_wups import load_wordnet, wups_per_question
+
+_CITATION = """\
+@inproceedings{goyal2017making,
+  title={Making the {V} in {VQA} Matter: Elevating the Role of Image Understanding in Visual Question Answering},
+  author={Goyal, Yash and Khot, Tejas and Summers-Stay, Douglas and Batra, Dhruv and Parikh, Devi},
+  booktitle={CVPR},
+  year={2017}
+}
+@inproceedings{kafle2017analysis,
+  title={An Analysis of Visual Question Answering Algorithms},
+  author={Kafle, Kushal and Kanan, Christopher},
+  booktitle={ICCV},
+  year={2017}
+}
+@inproceedings{malinowski2014multi,
+  title={A Multi-World Approach to Question Answering about Real-World Scenes based on Uncertain Input},
+  author={Malinowski, Mateusz and Fritz, Mario},
+  booktitle={NeurIPS},
+  year={2014}
+}
+@inproceedings{papineni2002bleu,
+  title={{BLEU}: a Method for Automatic Evaluation of Machine Translation},
+  author={Papineni, Kishore and Roukos, Salim and Ward, Todd and Zhu, Wei-Jing},
+  booktitle={ACL},
+  year={2002}
+}
+"""
+
+_DESCRIPTION = """\
+Accuracy metrics for visual question answering, one preset per reference. `default`/`vqa_v2`: the
+official VQA v2 / VQA-CP evaluation (GT-Vision-Lab vqaEval.py): leave-one-out min(#matches/3, 1) over
+the 10 annotator answers, with the official normalisation (punctuation, number words, articles,
+contractions) applied only when the annotators disagree, quirks included, and optional per-question-type
+and per-answer-type breakdowns. `fusion_brain_2021`: AIJ 2021 Fusion Brain VQA (exact match after
+normalising the prediction only, English or Russian). `tdiuc`: TDIUC arithmetic/harmonic mean-per-type
+accuracy and its answer-normalised form. `wups`: Wu-Palmer set similarity on WordNet 3.0 (threshold 0.9,
+0.0, or -1 for set accuracy). `bleu1`: unigram BLEU (NLTK semantics), sentence mean and corpus form.
+Scores are fractions; every option that changes the number is recorded in `signature`.
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    predictions (`list` of `str`): one predicted answer per question.
+    references (`list` of `list` of `str`, or `list` of `str`): per question the annotator answers
+        (vqa_v2: the 10 answers, by position), the accepted answers (fusion_brain_2021, bleu1; wups: the
+        best one counts), or the single GT answer (tdiuc).
+    question_types (`list` of `str`): vqa_v2: optional, adds `accuracy_question_type/<t>` keys ("" = no
+        type); tdiuc: required, the TDIUC question type of every question (free-form labels).
+    answer_types (`list` of `str`, optional): vqa_v2 only; adds `accuracy_answer_type/<t>` keys.
+    languages (`list` of `str`, optional): fusion_brain_2021 only; "en" (default) or "ru" per question.
+    normalize (`str`, optional): vqa_v2: "official" (only when the GT answers disagree), "always"
+        (lmms-eval/VLMEvalKit convention), "never".
+    num_answers (`int`, optional): exact number of GT answers each question must have (0 = any).
+        vqa_v2: 10, tdiuc: 1, others: 0.
+    epsilon (`float`, optional): tdiuc: added to every per-type accuracy on the 0-100 scale (1e-10).
+    answer_key (`list` of `str`, optional): tdiuc: the answer key of the official script; a GT answer
+        outside it is always wrong and all such GTs form one answer class in N-MPT. Default: none.
+    threshold (`float`, optional): wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1
+        (plain set accuracy, no WordNet).
+    wordnet_path (`str`, optional): wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0);
+        default: NLTK's data path (NLTK_DATA). Nothing is downloaded.
+    lowercase (`bool`, optional): bleu1: lower-case before the whitespace split. Default False.
+    return_per_example (`bool`, optional): also return the score of every question. Default False.
+Returns:
+    accuracy (`float`): vqa_v2, fusion_brain_2021, tdiuc (overall exact-match accuracy): mean over
+        questions, in [0, 1]. vqa_v2 may add `accuracy_question_type/<t>` and `accuracy_answer_type/<t>`;
+        fusion_brain_2021 adds `accuracy_language/<lang>`.
+    arithmetic_mpt, harmonic_mpt, arithmetic_nmpt, harmonic_nmpt (`float`): tdiuc, fractions, plus
+        `accuracy_question_type/<t>` and `normalized_accuracy_question_type/<t>`.
+    wups (`float`): wups: mean WUPS over questions.
+    bleu1 (`float`), bleu1_corpus (`float`): bleu1: mean sentence BLEU-1, and the corpus BLEU-1.
+    signature (`str`): every option that changes the number.
+    per_example (`list` of `float`): with `return_per_example=True`, one score per question.
+Examples:
+    >>> vqa = evaluate.load("metrics/vqa_acc")
+    >>> r = vqa.compute(predictions=["2", "red"],
+    ...                 references=[["two"] * 3 + ["2"] * 3 + ["three"] * 4, ["red"] + ["blue"] * 9],
+    ...                 answer_types=["number", "other"])
+    >>> round(r["accuracy"], 4), round(r["accuracy_answer_type/other"], 4)
+    (0.65, 0.3)
+    >>> r["signature"]
+    'vqa_acc|preset:default|norm:official|answers:10|v:0.1.0'
+    >>> bleu = evaluate.load("metrics/vqa_acc", "bleu1")
+    >>> r = bleu.compute(predictions=["dog", "dog"], references=[["dog"], ["black dog"]])
+    >>> round(r["bleu1"], 6), round(r["bleu1_corpus"], 6)
+    (0.68394, 0.606531)
+"""
+
+_OPTIONS_VQA = {"normalize": "official", "num_answers": 10}
+PRESETS = {
+    # GT-Vision-Lab/VQA vqaEval.py @ a013f00 (seeds_reference.md 3.1); default = the same options.
+    "default": dict(_OPTIONS_VQA),
+    "vqa_v2": dict(_OPTIONS_VQA),
+    # ai-forever/fusion_brain_aij2021 evaluation/VQA_accuracy (seeds_reference.md 2.4).
+    "fusion_brain_2021": {"num_answers": 0},
+    # Kafle & Kanan's TDIUC script (seeds_reference.md 3.2).
+    "tdiuc": {"num_answers": 1, "epsilon": 1e-10, "answer_key": None},
+    # Malinowski's calculate_wups.py, WUPS@0.9 (seeds_reference.md 3.3).
+    "wups": {"threshold": 0.9, "wordnet_path": None, "num_answers": 0},
+    # NLTK sentence_bleu / corpus_bleu with weights (1, 0, 0, 0) (seeds_reference.md 3.4).
+    "bleu1": {"lowercase": False, "num_answers": 0},
+}
+# Which scoring procedure each preset runs (fixed by the preset: the inputs differ).
+SCORERS = {
+    "default": "vqa_v2",
+    "vqa_v2": "vqa_v2",
+    "fusion_brain_2021": "fusion_brain_2021",
+    "tdiuc": "tdiuc",
+    "wups": "wups",
+    "bleu1": "bleu1",
+}
+_REQUIRED = object()
+# Per-question inputs besides predictions/references, with their default (stored as Arrow columns).
+EXTRA_INPUTS = {
+    "vqa_v2": {"question_types": "", "answer_types": ""},
+    "fusion_brain_2021": {"languages": "en"},
+    "tdiuc": {"question_types": _REQUIRED},
+    "wups": {},
+    "bleu1": {},
+}
+
+
+def _features(scorer: str) -> list:
+    extra = {name: datasets.Value("string") for name in EXTRA_INPUTS[scorer]}
+    return [
+        datasets.Features(
+            {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string")), **extra}
+        ),
+        datasets.Features(
+            {"predictions": datasets.Value("string"), "references": datasets.Value("string"), **extra}
+        ),
+    ]
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class VqaAcc(evaluate.Metric):
+    def _info(self):
+        check_preset("vqa_acc", self.config_name, PRESETS)
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_features(SCORERS[self.config_name]),
+            homepage="https://visualqa.org/evaluation.html",
+            reference_urls=[
+                "https://github.com/GT-Vision-Lab/VQA",
+                "https://github.com/ai-forever/fusion_brain_aij2021",
+                "https://kushalkafle.com/projects/tdiuc.html",
+                "https://arxiv.org/abs/1410.0210",
+                "https://flageval.baai.ac.cn/docs/en/multimodal/Visual-Question-Answering/metrics.html",
+            ],
+        )
+
+    @property
+    def _scorer(self) -> str:
+        return SCORERS[self.config_name]
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Like `evaluate.Metric.compute`; the optional per-question inputs (question_types, answer_types,
+        languages) may be left out and then take their defaults."""
+        if predictions is not None or references is not None:
+            for name in EXTRA_INPUTS[self._scorer]:
+                kwargs.setdefault(name, None)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Check the batch (errors name the argument and example index) before Arrow encoding."""
+        predictions = check_strings(predictions, "predictions")
+        references = check_reference_lists(references, "references")
+        check_same_length("predictions", predictions, "references", references)
+        extras = EXTRA_INPUTS[self._scorer]
+        unknown = sorted(set(kwargs) - set(extras))
+        if unknown:
+            raise ValueError(
+                f"vqa_acc (preset {self.config_name!r}): unknown input(s) {unknown}; "
+                f"this preset accepts predictions, references{''.join(', ' + n for n in extras)}"
+            )
+        columns = {}
+        for name, default in extras.items():
+            values = kwargs.get(name)
+            if values is None:
+                if default is _REQUIRED:
+                    raise ValueError(
+                        f"`{name}` is required for preset {self.config_name!r}: one string per question"
+                    )
+                values = [default] * len(predictions)
+            else:
+                values = check_strings(values, name)
+                check_same_length("predictions", predictions, name, values)
+            if default is _REQUIRED:
+                for i, value in enumerate(values):
+                    if not value:
+                        raise ValueError(f"`{name}[{i}]` is empty: every question needs a type")
+            if name == "languages":
+                for i, value in enumerate(values):
+                    if value not in LANGUAGES:
+                        raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {value!r}")
+            columns[name] = values
+        return super().add_batch(predictions=predictions, references=references, **columns)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example (checked like a batch of one)."""
+        return self.add_batch(
+            predictions=[prediction], references=[reference], **{k: [v] for k, v in kwargs.items()}
+        )
+
+    def _compute(
+        self,
+        predictions,
+        references,
+        question_types=None,
+        answer_types=None,
+        languages=None,
+        normalize=None,
+        num_answers=None,
+        epsilon=None,
+        answer_key=None,
+        threshold=None,
+        wordnet_path=None,
+        lowercase=None,
+        return_per_example=False,
+    ):
+        passed = {
+            "normalize": normalize,
+            "num_answers": num_answers,
+            "epsilon": epsilon,
+            "answer_key": answer_key,
+            "threshold": threshold,
+            "wordnet_path": wordnet_path,
+            "lowercase": lowercase,
+        }
+        opts = resolve_options(
+            "vqa_acc", self.config_name, PRESETS, {k: v for k, v in passed.items() if v is not None}
+        )
+        if not isinstance(return_per_example, bool):
+            raise TypeError(f"`return_per_example` must be a bool, got {type(return_per_example).__name__}")
+        n_answers = check_number(opts["num_answers"], "num_answers", 0, None)
+        if n_answers != int(n_answers):
+            raise ValueError(f"`num_answers` must be a whole number (0 = any), got {opts['num_answers']!r}")
+        n_answers = int(n_answers)
+        predictions = list(predictions)
+        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
+        if n_answers:
+            for i, refs in enumerate(references):
+                if len(refs) != n_answers:
+                    raise ValueError(
+                        f"`references[{i}]` has {len(refs)} answers but num_answers={n_answers} "
+                        f"(preset {self.config_name!r}); pass num_answers=0 to accept any number"
+                    )
+        scorer = self._scorer
+        if scorer == "vqa_v2":
+            check_choice(opts["normalize"], NORMALIZE_MODES, "normalize")
+            scores = vqa_v2_per_question(predictions, references, normalize=opts["normalize"])
+            values = {"accuracy": mean(scores.tolist())}
+            if question_types is not None:
+                for t, v in group_means(scores, list(question_types)).items():
+                    values[f"accuracy_question_type/{t}"] = v
+            if answer_types is not None:
+                for t, v in group_means(scores, list(answer_types)).items():
+                    values[f"accuracy_answer_type/{t}"] = v
+            fields = {"norm": opts["normalize"], "answers": n_answers or "any"}
+        elif scorer == "fusion_brain_2021":
+            languages = list(languages) if languages is not None else ["en"] * len(predictions)
+            scores = fusion_brain_per_question(predictions, references, languages)
+            values = {"accuracy": mean(scores.tolist())}
+            for lang, v in group_means(scores, languages).items():
+                values[f"accuracy_language/{lang}"] = v
+            fields = {"answers": n_answers or "any", "ru": "pymorphy3"}
+        elif scorer == "tdiuc":
+            eps = check_number(opts["epsilon"], "epsilon", 0.0, None)
+            key = opts["answer_key"]
+            if key is not None:
+                key = check_strings(key, "answer_key")
+            single = [refs[0] for refs in references]  # num_answers=0: the script reads answers[0]
+            summary, scores, acc, nacc = tdiuc_scores(
+                predictions, single, list(question_types), epsilon=eps, answer_key=key
+            )
+            values = dict(summary)
+            for t, v in acc.items():
+                values[f"accuracy_question_type/{t}"] = v
+            for t, v in nacc.items():
+                values[f"normalized_accuracy_question_type/{t}"] = v
+            digest = "none" if key is None else hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
+            fields = {"answers": n_answers or "any", "eps": eps, "key": digest}
+        elif scorer == "wups":
+            thr = check_number(opts["threshold"], "threshold", -1.0, 1.0)
+            if thr != -1.0 and thr < 0.0:
+                raise ValueError(f"`threshold` must be -1 (set accuracy) or a number in [0, 1], got {thr!r}")
+            path = opts["wordnet_path"]
+            if path is not None:
+                if not isinstance(path, str | os.PathLike):
+                    raise TypeError(f"`wordnet_path` must be a path (str), got {type(path).__name__}")
+                path = os.fspath(path)
+            scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
+            values = {"wups": mean(scores.tolist())}
+            wn_version = "none" if thr == -1.0 else load_wordnet(path).get_version()
+            fields = {"thr": thr, "answers": n_answers or "any", "wn": wn_version}
+        else:  # bleu1
+            if not isinstance(opts["lowercase"], bool):
+                raise TypeError(f"`lowercase` must be a bool, got {type(opts['lowercase']).__name__}")
+            scores, corpus = bleu1_scores(predictions, references, lowercase=opts["lowercase"])
+            values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus}
+            fields = {"tok": "lower+split" if opts["lowercase"] else "split", "answers": n_answers or "any"}
+        signature = build_signature("vqa_acc", self.config_name, fields)
+        return make_result(values, signature, scores.tolist(), return_per_example)
