@@ -1,0 +1,166 @@
+"""Pure functions behind the text_qa metric (no evaluate, no state): usable on their own.
+
+AIJ 2022 FusionBrain Challenge 2.0, sub-tasks 1 (TextQA, token F1: ``ai-forever/fbc2_aij2022:
+evaluation/textqa/metric/calculate_f1.py``) and 2 (MathQA, exact match: ``evaluation/mathqa/metric/
+calculate_exact_score.py``), reproduced exactly (seeds_reference.md 1.1, 1.2):
+
+``normalize_answer(s)``, in this order:
+    1. ``s.lower()``;
+    2. delete every character of Python's ``string.punctuation`` (the 32 ASCII characters; MathQA keeps
+       ``-``). Non-ASCII punctuation (« » — … “ ”) is NOT removed;
+    3. split on whitespace; each token -> its pymorphy lemma ``MorphAnalyzer(lang="ru").parse(tok)[0]
+       .normal_form`` (the official code uses pymorphy2, which does not import on Python >= 3.11;
+       pymorphy3 gives the same lemmas), then the Russian number-word map (ноль/нисколько/никакой -> 0,
+       один -> 1, ..., десять -> 10);
+    4. re-join with single spaces.
+
+Per pair (gold, prediction):
+    * ``f1``: SQuAD-style token F1 on ``normalize_answer(.).split()``: common = multiset intersection;
+      if either token list is empty -> 1 if both are empty else 0; common = 0 -> 0; else
+      P = common/|pred|, R = common/|gold|, F1 = 2PR/(P+R).
+    * ``exact_match``: 1 if the normalised strings are equal, else 0.
+
+Per example: the max over the gold options. Letter fallback (``letter_fallback=True``, official): when
+that score is <= 0.5, ``re.search("[abcde]", raw_prediction)`` on the RAW prediction (not lower-cased,
+Latin only, may hit a letter inside any word, e.g. the "a" of "answer"); if found, the prediction is
+replaced by that single letter and the score recomputed as the max over golds, unconditionally
+replacing the old score (even when lower). Aggregate: the mean over examples.
+
+Lemmas are cached per token (``functools.lru_cache``), the analyzer is created once, lazily;
+pymorphy3 is imported inside the functions.
+"""
+
+import functools
+import re
+import string
+from collections import Counter
+
+MEASURES = ("f1", "exact_match")
+
+# manualMap_ru of the official code: applied to the lemma of every token.
+NUMBER_WORDS = {
+    "ноль": "0",
+    "нисколько": "0",
+    "никакой": "0",
+    "один": "1",
+    "два": "2",
+    "три": "3",
+    "четыре": "4",
+    "пять": "5",
+    "шесть": "6",
+    "семь": "7",
+    "восемь": "8",
+    "девять": "9",
+    "десять": "10",
+}
+
+_DELETE_PUNCT = str.maketrans("", "", string.punctuation)
+_DELETE_PUNCT_KEEP_HYPHEN = str.maketrans("", "", string.punctuation.replace("-", ""))
+_LETTER = re.compile("[abcde]")
+
+_MISSING = (
+    "text_qa needs the pymorphy3 lemmatiser and its Russian dictionary: "
+    "pip install pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 (no download at run time)"
+)
+
+
+@functools.lru_cache(maxsize=1)
+def _analyzer():
+    try:
+        import pymorphy3
+    except ImportError as err:
+        raise ImportError(_MISSING) from err
+    try:
+        return pymorphy3.MorphAnalyzer(lang="ru")
+    except (ValueError, OSError, ImportError) as err:
+        raise ImportError(f"{_MISSING} ({err})") from err
+
+
+def lemmatizer_version() -> str:
+    """``pymorphy3-<version>/ru-<dictionary version>``: the lemmatiser the scores depend on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"pymorphy3-{version('pymorphy3')}/ru-{version('pymorphy3-dicts-ru')}"
+    except PackageNotFoundError as err:
+        raise ImportError(_MISSING) from err
+
+
+@functools.lru_cache(maxsize=1 << 18)
+def lemmatize(token: str) -> str:
+    """pymorphy3 normal form of the most probable parse of ``token`` (cached per token)."""
+    return _analyzer().parse(token)[0].normal_form
+
+
+def normalize_answer(text: str, keep_hyphen: bool = False) -> str:
+    """The official normalisation: lower-case, delete ASCII punctuation, lemmatise, map number words."""
+    text = text.lower().translate(_DELETE_PUNCT_KEEP_HYPHEN if keep_hyphen else _DELETE_PUNCT)
+    lemmas = (lemmatize(token) for token in text.split())
+    return " ".join(NUMBER_WORDS.get(lemma, lemma) for lemma in lemmas)
+
+
+def get_tokens(text: str, keep_hyphen: bool = False) -> list[str]:
+    """Tokens of the normalised answer (``[]`` for an empty one)."""
+    return normalize_answer(text, keep_hyphen).split()
+
+
+def token_f1(gold_tokens: list[str], pred_tokens: list[str]) -> float:
+    """SQuAD-style F1 of two token lists (both empty -> 1, one empty -> 0)."""
+    if not gold_tokens or not pred_tokens:
+        return float(gold_tokens == pred_tokens)
+    common = sum((Counter(gold_tokens) & Counter(pred_tokens)).values())
+    if common == 0:
+        return 0.0
+    precision = common / len(pred_tokens)
+    recall = common / len(gold_tokens)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _best(golds: list, prediction: str, measure: str, keep_hyphen: bool) -> float:
+    if measure == "f1":
+        pred_tokens = get_tokens(prediction, keep_hyphen)
+        return max(token_f1(gold, pred_tokens) for gold in golds)
+    pred_norm = normalize_answer(prediction, keep_hyphen)
+    return max(float(gold == pred_norm) for gold in golds)
+
+
+def example_score(
+    prediction: str,
+    golds: list[str],
+    measure: str = "f1",
+    keep_hyphen: bool = False,
+    letter_fallback: bool = True,
+) -> float:
+    """Score of one example: max over ``golds`` (non-empty), then the optional letter fallback."""
+    if measure == "f1":
+        normed = [get_tokens(gold, keep_hyphen) for gold in golds]
+    elif measure == "exact_match":
+        normed = [normalize_answer(gold, keep_hyphen) for gold in golds]
+    else:
+        raise ValueError(f"`measure` must be one of {list(MEASURES)}, got {measure!r}")
+    score = _best(normed, prediction, measure, keep_hyphen)
+    if letter_fallback and score <= 0.5:
+        match = _LETTER.search(prediction)
+        if match:
+            score = _best(normed, match.group(0), measure, keep_hyphen)
+    return score
+
+
+def text_qa_per_example(
+    predictions: list[str],
+    references: list[list[str]],
+    measure: str = "f1",
+    keep_hyphen: bool = False,
+    letter_fallback: bool = True,
+) -> list[float]:
+    """Per-example scores; the defaults are the official AIJ 2022 TextQA (``measure="exact_match",
+    keep_hyphen=True`` is the official MathQA). Inputs are assumed valid (the module checks them)."""
+    return [
+        example_score(pred, golds, measure, keep_hyphen, letter_fallback) for pred, golds in zip(predictions, references)
+    ]
+
+
+def text_qa(predictions: list[str], references: list[list[str]], **options) -> float:
+    """Dataset score: the mean of :func:`text_qa_per_example` (0.0 for no examples)."""
+    scores = text_qa_per_example(predictions, references, **options)
+    return sum(scores) / len(scores) if scores else 0.0

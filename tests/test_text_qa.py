@@ -1,0 +1,268 @@
+"""text_qa: reference vectors (seeds_reference.md 6.1, 6.2), an official transcription, properties, bad input, demo."""
+
+import doctest
+import inspect
+import re
+import string
+from collections import Counter
+
+import pytest
+from helpers import ROOT, load_core, load_metric, run_in_trainer, serve_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = load_core("text_qa", "_text_qa_core")
+
+# seeds_reference.md 6.1: AIJ 2022 TextQA F1, one example each
+F1_VECTORS = [
+    ("F1a", ["на 0,3 секунды"], "На 0.3 секунды", 1.0),
+    ("F1b", ["Авиаконструктора Сухого"], "улица Авиаконструктора Сухого", 0.8),
+    ("F1c", ["a", "на велосипеде", "a на велосипеде"], "a) на велосипеде", 1.0),
+    ("F1d", ["a", "b на лошади"], "ответ: b", 0.5),
+    ("F1e", ["cat dog bird"], "cat a b", 0.0),
+    ("F1f", ["3 кота"], "три кота", 1.0),
+    ("F1g", ["кот"], "", 0.0),
+    ("F1h", ["Авиаконструктора Сухого"], "«Авиаконструктора Сухого»", 0.0),
+    ("F1i", ["желтый"], "жёлтого", 1.0),
+]
+
+# seeds_reference.md 6.2: AIJ 2022 MathQA EM
+EM_VECTORS = [
+    ("EMa", ["d", "-3", "d -3"], "d", 1.0),
+    ("EMb", ["d", "-3", "d -3"], "d) -3", 1.0),
+    ("EMc", ["d", "-3", "d -3"], "answer is d", 0.0),
+    ("EMd", ["-3"], "3", 0.0),
+    ("EMe", ["b"], "the answer is b", 0.0),
+]
+
+
+@pytest.mark.parametrize("preset", ["default", "textqa"])
+@pytest.mark.parametrize("vid,golds,pred,score", F1_VECTORS, ids=[v[0] for v in F1_VECTORS])
+def test_f1_vectors_default_and_textqa_presets(vid, golds, pred, score, preset):
+    r = load_metric("text_qa", preset).compute(predictions=[pred], references=[golds])
+    assert list(r)[:2] == ["f1", "signature"]
+    assert r["f1"] == pytest.approx(score, abs=1e-9)
+
+
+@pytest.mark.parametrize("vid,golds,pred,score", EM_VECTORS, ids=[v[0] for v in EM_VECTORS])
+def test_em_vectors_mathqa_preset(vid, golds, pred, score):
+    r = load_metric("text_qa", "mathqa").compute(predictions=[pred], references=[golds])
+    assert list(r)[:2] == ["exact_match", "signature"]
+    assert r["exact_match"] == score
+
+
+def test_normalize_answer_examples():
+    assert core.normalize_answer("На 0,3 секунды!") == "на 03 секунда"
+    assert core.normalize_answer("Три кошки") == "3 кошка"
+    assert core.normalize_answer("d) -3", keep_hyphen=True) == "d -3"
+    assert core.normalize_answer("d) -3") == "d 3"
+    assert core.get_tokens("") == []
+    # number words after lemmatisation: "одного" -> "один" -> "1"; no number map on digits
+    assert core.normalize_answer("одного десять") == "1 10"
+
+
+def test_plain_preset_and_options():
+    golds, pred = [["a", "b на лошади"], ["cat dog bird"]], ["ответ: b", "cat a b"]
+    plain = load_metric("text_qa", "plain").compute(predictions=pred, references=golds, return_per_example=True)
+    assert plain["per_example"] == pytest.approx([0.4, 1 / 3])
+    assert "|fallback:no|" in plain["signature"]
+    official = load_metric("text_qa").compute(predictions=pred, references=golds, return_per_example=True)
+    assert official["per_example"] == pytest.approx([0.5, 0.0])  # the fallback can lower a score
+    em = load_metric("text_qa").compute(predictions=["D", "-3"], references=[["d"], ["-3"]], measure="exact_match")
+    assert list(em)[0] == "exact_match" and em["exact_match"] == 1.0  # "-" removed on both sides by default
+    kept = load_metric("text_qa").compute(predictions=["3"], references=[["-3"]], keep_hyphen=True)
+    assert kept["f1"] == 0.0
+
+
+def test_signature():
+    sig = load_metric("text_qa", "mathqa").compute(predictions=["a"], references=["a"])["signature"]
+    assert sig.startswith("text_qa|preset:mathqa|measure:exact_match|hyphen:yes|fallback:yes|lemma:pymorphy3-2.0.6/ru-")
+    assert sig.endswith("|v:0.1.0")
+
+
+def test_lemmas_are_cached():
+    core.lemmatize.cache_clear()
+    core.text_qa_per_example(["кошки кошки кошки"] * 20, [["кошка"]] * 20)
+    info = core.lemmatize.cache_info()
+    assert info.misses == 2 and info.hits > 50
+
+
+def _official(pred: str, golds: list[str], exact: bool) -> float:
+    """Independent transcription of calculate_f1.py / calculate_exact_score.py (seeds_reference.md 1.1, 1.2)."""
+    import pymorphy3
+
+    morph = _official.morph = getattr(_official, "morph", None) or pymorphy3.MorphAnalyzer(lang="ru")
+    manual = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4"}
+    manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
+    exclude = set(string.punctuation) - ({"-"} if exact else set())
+
+    def normalize_answer(s):
+        s = "".join(ch for ch in s.lower() if ch not in exclude)
+        words = []
+        for w in s.split():
+            lemma = morph.parse(w)[0].normal_form
+            words.append(manual.get(lemma, lemma))
+        return " ".join(words)
+
+    def compute(gold, p):
+        if exact:
+            return int(normalize_answer(gold) == normalize_answer(p))
+        g, t = normalize_answer(gold).split(), normalize_answer(p).split()
+        common = Counter(g) & Counter(t)
+        same = sum(common.values())
+        if len(g) == 0 or len(t) == 0:
+            return int(g == t)
+        if same == 0:
+            return 0
+        precision, recall = same / len(t), same / len(g)
+        return 2 * precision * recall / (precision + recall)
+
+    score = max(compute(g, pred) for g in golds)
+    if score <= 0.5:
+        m = re.search("[abcde]", pred)
+        if m:
+            score = max(compute(g, m.group(0)) for g in golds)
+    return score
+
+
+words = st.sampled_from(["кот", "кота", "три", "один", "Один", "a", "b", "e", "-3", "3", "0,3", "d)", "«да»", "x", "!"])
+answers = st.lists(words, max_size=5).map(" ".join)
+examples = st.lists(st.tuples(answers, st.lists(answers, min_size=1, max_size=3)), min_size=1, max_size=8)
+
+
+@settings(max_examples=150, deadline=None)
+@given(examples, st.booleans())
+def test_official_transcription_as_oracle(data, exact):
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    opts = {"measure": "exact_match", "keep_hyphen": True} if exact else {"measure": "f1", "keep_hyphen": False}
+    ours = core.text_qa_per_example(preds, refs, letter_fallback=True, **opts)
+    assert ours == pytest.approx([_official(p, r, exact) for p, r in zip(preds, refs)], abs=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------------
+PRESETS = ["default", "textqa", "mathqa", "plain"]
+free_text = st.text(alphabet="абвкотыАБabcdeXY019 ,.-«»!", max_size=14)
+free_examples = st.lists(st.tuples(free_text, st.lists(free_text, min_size=1, max_size=3)), min_size=1, max_size=8)
+
+
+def _preset_options(preset):
+    return inspect.getmodule(type(load_metric("text_qa"))).PRESETS[preset]
+
+
+@settings(max_examples=60, deadline=None)
+@given(free_examples, st.sampled_from(PRESETS))
+def test_properties(data, preset):
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    opts = _preset_options(preset)
+    scores = core.text_qa_per_example(preds, refs, **opts)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    # identity gives the maximum, whatever the text (empty and punctuation-only answers included)
+    assert core.text_qa_per_example(preds, [[p] for p in preds], **opts) == [1.0] * len(preds)
+    # order of examples does not change the aggregate
+    perm = list(range(len(preds)))[::-1]
+    shuffled = core.text_qa([preds[i] for i in perm], [refs[i] for i in perm], **opts)
+    assert shuffled == pytest.approx(sum(scores) / len(scores))
+    if not opts["letter_fallback"]:  # without the fallback, adding a reference never lowers a score
+        more = core.text_qa_per_example(preds, [r + ["x y"] for r in refs], **opts)
+        assert all(m >= s for m, s in zip(more, scores))
+
+
+@settings(max_examples=20, deadline=None)
+@given(free_examples)
+def test_module_per_example_mean_equals_aggregate(data):
+    r = load_metric("text_qa").compute(
+        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
+    )
+    assert r["f1"] == pytest.approx(sum(r["per_example"]) / len(data))
+    assert 0.0 <= r["f1"] <= 1.0
+
+
+def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
+    m = load_metric("text_qa")
+    a = m.compute(predictions=["кот", "пёс"], references=["кота", "собака"])
+    assert a == m.compute(predictions=["кот", "пёс"], references=[["кота"], ["собака"]])
+    assert a["f1"] == 0.5
+    m.add_batch(predictions=["три кота", "x"], references=[["3 кот"], "y"])
+    m.add(prediction="a", reference=["b", "a"])
+    assert m.compute()["f1"] == pytest.approx(2 / 3)
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
+        (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
+        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
+        (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
+        (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
+        (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
+        (dict(predictions=["a"], references=["a"], measure="bleu"), ValueError, r"`measure` must be one of"),
+        (dict(predictions=["a"], references=["a"], keep_hyphen="yes"), TypeError, r"`keep_hyphen` must be True or"),
+        (dict(predictions=["a"], references=["a"], letter_fallback=1), TypeError, r"`letter_fallback` must be True"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        load_metric("text_qa").compute(**kwargs)
+
+
+def test_unknown_preset():
+    import evaluate
+
+    with pytest.raises(ValueError, match=r"unknown preset .*'squad'.*'default'"):
+        evaluate.load(str(ROOT / "metrics" / "text_qa"), "squad")
+
+
+# ------------------------------------------------------------------------------------------------
+# docs, integration: doctests, Trainer, demo
+# ------------------------------------------------------------------------------------------------
+def test_kwargs_description_doctests(monkeypatch):
+    import evaluate
+
+    monkeypatch.chdir(ROOT)
+    module = inspect.getmodule(type(load_metric("text_qa")))
+    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "text_qa", None, 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner.run(test)
+    assert runner.failures == 0 and runner.tries >= 4
+
+
+def test_trainer_compute_metrics():
+    import numpy as np
+
+    vocab = ["кот", "три кота", "b", "ответ: b"]
+    metric = load_metric("text_qa")
+
+    def compute_metrics(eval_pred):
+        logits, labels = eval_pred
+        preds = [vocab[i] for i in np.argmax(logits, axis=-1)]
+        refs = [vocab[i] for i in labels]
+        result = metric.compute(predictions=preds, references=refs)
+        result.pop("signature")
+        return result
+
+    metrics = run_in_trainer(compute_metrics)
+    assert 0.0 <= metrics["eval_f1"] <= 1.0
+
+
+def test_demo_serves_and_computes():
+    demo, client = serve_app(ROOT / "metrics" / "text_qa" / "app.py")
+    try:
+        result = client.predict("три кота\nответ: b", "3 кота\na | b на лошади", "default", "", "", "", api_name="/compute")
+        assert result["f1"] == pytest.approx(0.75)
+        assert result["per_example"] == pytest.approx([1.0, 0.5])
+        result = client.predict("d) -3", "d -3", "mathqa", "", "", "", api_name="/compute")
+        assert result["exact_match"] == 1.0
+        with pytest.raises(Exception, match="`predictions` has 2 examples"):
+            client.predict("a\nb", "a", "default", "", "", "", api_name="/compute")
+    finally:
+        demo.close()
