@@ -1,0 +1,130 @@
+"""Benchmark: our text_qa against a transcription of the official AIJ 2022 calculate_f1 / calculate_exact_score.
+
+    .venv/bin/python scripts/bench_text_qa.py            # 10,000 questions x 2 accepted answers
+    .venv/bin/python scripts/bench_text_qa.py --quick    # 1,000 questions
+
+The reference side follows seeds_reference.md 1.1 / 1.2 as the AIJ 2022 kit runs it: one pymorphy
+parse per token occurrence, no cache (pymorphy3 here: pymorphy2 does not import on Python >= 3.11).
+Ours caches the lemma of every distinct token. The per-question scores must be identical (asserted).
+"""
+
+import argparse
+import importlib.util
+import os
+import random
+import re
+import string
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
+os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+WORDS = (
+    "кот кота коты кошки собака собаки три два один одного пять десять улица улицы Москва Москвы "
+    "на в по с секунды секунда год года жёлтого желтый красный красного дом дома a b c d e ответ: "
+    "0,3 0.3 -3 12 «да» нет город города река реки"
+).split()
+
+
+def load_core():
+    spec = importlib.util.spec_from_file_location("text_qa_core", ROOT / "metrics" / "text_qa" / "_text_qa_core.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def make_inputs(n: int, seed: int = 0):
+    rng = random.Random(seed)
+
+    def answer():
+        return " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 5)))
+
+    refs = [[answer(), answer()] for _ in range(n)]
+    preds = [(r[0] + " " + rng.choice(WORDS)) if rng.random() < 0.5 else answer() for r in refs]
+    return preds, refs
+
+
+def official_scores(preds, refs, exact: bool):
+    """Transcription of the AIJ 2022 scoring loop, pymorphy parse per token occurrence (no cache)."""
+    import pymorphy3
+
+    morph = pymorphy3.MorphAnalyzer(lang="ru")
+    manual = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4"}
+    manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
+    exclude = set(string.punctuation) - ({"-"} if exact else set())
+
+    def normalize_answer(s):
+        s = "".join(ch for ch in s.lower() if ch not in exclude)
+        lemmas = [morph.parse(w)[0].normal_form for w in s.split()]
+        return " ".join(manual.get(x, x) for x in lemmas)
+
+    def compute(gold, pred):
+        if exact:
+            return int(normalize_answer(gold) == normalize_answer(pred))
+        g, p = normalize_answer(gold).split(), normalize_answer(pred).split()
+        if not g or not p:
+            return int(g == p)
+        same = sum((Counter(g) & Counter(p)).values())
+        if same == 0:
+            return 0
+        precision, recall = same / len(p), same / len(g)
+        return 2 * precision * recall / (precision + recall)
+
+    scores = []
+    for pred, golds in zip(preds, refs):
+        score = max(compute(g, pred) for g in golds)
+        if score <= 0.5:
+            m = re.search("[abcde]", pred)
+            if m:
+                score = max(compute(g, m.group(0)) for g in golds)
+        scores.append(score)
+    return scores
+
+
+def timed(fn):
+    start = time.perf_counter()
+    out = fn()
+    return out, time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 questions instead of 10,000")
+    parser.add_argument("-n", type=int, default=None, help="number of questions")
+    args = parser.parse_args()
+    n = args.n or (1_000 if args.quick else 10_000)
+    preds, refs = make_inputs(n)
+
+    import evaluate
+
+    core = load_core()
+    core.normalize_answer("прогрев")  # create the analyzer outside the timings (both sides)
+    official_scores(preds[:2], refs[:2], exact=False)
+    metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))
+    metric.compute(predictions=["кот"], references=["кот"])  # warm-up (Arrow writer)
+
+    print(f"text_qa benchmark: {n} questions x 2 accepted answers, 1-5 Russian/Latin tokens each")
+    for preset, exact, opts in (
+        ("textqa", False, {"measure": "f1", "keep_hyphen": False}),
+        ("mathqa", True, {"measure": "exact_match", "keep_hyphen": True}),
+    ):
+        core.lemmatize.cache_clear()  # cold cache: ours pays its own lemmatisation
+        peer, t_peer = timed(lambda exact=exact: official_scores(preds, refs, exact))
+        ours, t_ours = timed(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts))
+        assert ours == peer, f"{preset}: per-question scores differ from the official transcription"
+        print(f"  [{preset}] official transcription (parse per token) {t_peer * 1000:9.1f} ms")
+        print(f"  [{preset}] ours, cold lemma cache                  {t_ours * 1000:9.1f} ms   {t_peer / t_ours:6.1f}x faster")
+    module, t_module = timed(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
+    assert module["per_example"] == official_scores(preds, refs, exact=False)
+    print(f"  [textqa] evaluate.load(...).compute (module cache)  {t_module * 1000:9.1f} ms")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
