@@ -191,6 +191,19 @@ def _oracle_main():  # runs inside .build/venv-codebleu
                 {k: float(v) for k, v in calc_codebleu([r], [p], j["lang"], **kw).items()}
                 for p, r in zip(j["predictions"], j["references"])
             ]
+        if j.get("ours_core"):  # our pure core on the oracle's own grammars (separates logic from grammar)
+            import importlib.util
+
+            spec = importlib.util.spec_from_file_location("mm_codebleu_core_under_oracle", j["ours_core"])
+            core = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(core)
+            refs = [[r] if isinstance(r, str) else r for r in j["references"]]
+            opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
+            if j.get("weights"):
+                opts["weights"] = tuple(j["weights"])
+            ours, per, _ = core.corpus_codebleu(j["predictions"], refs, j["lang"], per_example=True, **opts)
+            item["ours"] = ours
+            item["ours_per_example"] = per
         out.append(item)
     print(json.dumps(out))
 
