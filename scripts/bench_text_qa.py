@@ -122,7 +122,7 @@ def main() -> None:
         print(f"  [{preset}] ours, cold lemma cache                  {t_ours * 1000:9.1f} ms   {t_peer / t_ours:6.1f}x faster")
     module, t_module = timed(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
     assert module["per_example"] == official_scores(preds, refs, exact=False)
-    print(f"  [textqa] evaluate.load(...).compute (module cache)  {t_module * 1000:9.1f} ms")
+    print(f"  [textqa] evaluate.load(...).compute (cold cache)   {t_module * 1000:9.1f} ms")
     sys.stdout.flush()
 
 

@@ -30,8 +30,8 @@ _CITATION = """\
   year={2021},
   howpublished={\\url{https://github.com/ai-forever/fusion_brain_aij2021}}
 }
-@inproceedings{sun2019rects,
-  title={ICDAR 2019 Competition on Robust Reading of Chinese Text on Signboard (ReCTS)},
+@inproceedings{liu2019rects,
+  title={ICDAR 2019 Robust Reading Challenge on Reading Chinese Text on Signboard},
   author={Liu, Xi and Zhang, Rui and Zhou, Yongsheng and Jiang, Qianyi and Song, Qi and Li, Nan and others},
   booktitle={ICDAR},
   year={2019}

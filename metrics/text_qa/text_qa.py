@@ -99,7 +99,7 @@ class TextQa(evaluate.Metric):
                 datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
             ],
             homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=["https://github.com/pymorphy2-fork/pymorphy3", "https://arxiv.org/abs/1606.05250"],
+            reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
         )
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
