@@ -111,6 +111,45 @@ def test_nltk_transcription_of_official_function_as_oracle(data):
     assert ours == pytest.approx(_official_calculate_ned(preds, refs), abs=1e-12)
 
 
+def _icdar2019_transcription(preds: list[str], refs: list[list[str]]) -> list[float]:
+    """ReCTS rules spelled out per character: full-width -> half-width, Latin A-Z -> a-z, "" vs "" = 1."""
+    from nltk.metrics.distance import edit_distance
+
+    def norm(text):
+        out = []
+        for ch in text:
+            cp = ord(ch)
+            if 0xFF01 <= cp <= 0xFF5E:
+                ch = chr(cp - 0xFEE0)
+            elif cp == 0x3000:
+                ch = " "
+            out.append(ch.lower() if "A" <= ch <= "Z" else ch)
+        return "".join(out)
+
+    scores = []
+    for pred, gts in zip(preds, refs):
+        p = norm(pred)
+        values = []
+        for gt in map(norm, gts):
+            if not gt and not p:
+                values.append(1.0)
+            elif not gt or not p:
+                values.append(0.0)
+            else:
+                values.append(1 - edit_distance(p, gt) / max(len(gt), len(p)))
+        scores.append(max(values))
+    return scores
+
+
+@settings(max_examples=100, deadline=None)
+@given(examples)
+def test_icdar2019_preset_against_a_per_character_transcription(data):
+    preds = [p for p, _ in data]
+    refs = [r for _, r in data]
+    ours = core.ned_per_example(preds, refs, **_preset_options("icdar2019"))["one_minus_ned"].tolist()
+    assert ours == pytest.approx(_icdar2019_transcription(preds, refs), abs=1e-12)
+
+
 def test_random_oracle_through_the_module():
     rng = random.Random(0)
     alphabet = "abcxyz хорХОР"
