@@ -40,6 +40,7 @@ the same floating-point operations in the same order as the script (so IoU = t t
 A ``[[]]`` box list means "no box" (the script does this for predictions; here for both sides).
 """
 
+import itertools
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -103,12 +104,19 @@ def passes(iou: np.ndarray, iou_threshold: float = 0.5, iou_boundary: str = "inc
 def is_record(example) -> bool:
     """True for the record form ``{"classes": [str, ...], "boxes": [...]}`` (else a class dict)."""
     return (
-        isinstance(example, Mapping)
-        and set(example) == {"classes", "boxes"}
+        (type(example) is dict or isinstance(example, Mapping))
+        and len(example) == 2
+        and "classes" in example
+        and "boxes" in example
         and isinstance(example["classes"], Sequence)
         and not isinstance(example["classes"], str)
         and all(isinstance(c, str) for c in example["classes"])
     )
+
+
+def is_packed(example) -> bool:
+    """True for the packed (stored) form ``{"classes": [str], "counts": [int], "coords": [float]}``."""
+    return isinstance(example, Mapping) and len(example) == 3 and "coords" in example and "counts" in example
 
 
 def box_array(boxes, where: str) -> np.ndarray:
@@ -127,13 +135,13 @@ def box_array(boxes, where: str) -> np.ndarray:
             return np.zeros((0, 4), dtype=np.float64)
         if boxes.ndim != 2 or boxes.shape[1] != 4:
             raise ValueError(f"{where}: boxes must have shape (N, 4), got array of shape {boxes.shape}")
-        if not (np.issubdtype(boxes.dtype, np.number) and not np.issubdtype(boxes.dtype, np.bool_)):
+        if boxes.dtype.kind not in "iuf":
             raise TypeError(f"{where}: box coordinates must be numbers, got dtype {boxes.dtype}")
         return boxes.astype(np.float64)
     if not isinstance(boxes, Sequence):
         raise TypeError(f"{where}: expected a list of boxes, got {type(boxes).__name__}")
-    if len(boxes) == 1 and isinstance(boxes[0], Sequence) and len(boxes[0]) == 0:
-        return np.zeros((0, 4), dtype=np.float64)  # the script's `[[]]` = no box
+    if _is_no_box(boxes):
+        return np.zeros((0, 4), dtype=np.float64)
     for j, box in enumerate(boxes):
         if hasattr(box, "tolist"):
             box = box.tolist()
@@ -142,19 +150,18 @@ def box_array(boxes, where: str) -> np.ndarray:
         if len(box) != 4:
             raise ValueError(f"{where}, box {j}: a box has 4 numbers, got {len(box)} ({list(box)!r})")
         for v in box:
-            if isinstance(v, bool) or not isinstance(v, int | float | np.number):
+            if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
                 raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({v!r})")
-    if not boxes:
-        return np.zeros((0, 4), dtype=np.float64)
     return np.asarray([list(b) for b in boxes], dtype=np.float64).reshape(-1, 4)
 
 
-def normalize_example(example, arg: str, index: int) -> dict:
-    """One image's input as the record ``{"classes": [str], "boxes": [(N_c, 4) lists]}``.
+def _is_no_box(boxes) -> bool:
+    """``[[]]``: the script's spelling of "no box" (treated as ``[]``)."""
+    return len(boxes) == 1 and hasattr(boxes[0], "__len__") and len(boxes[0]) == 0
 
-    Accepts the record form (``classes`` and ``boxes`` of equal length) or a class dict
-    ``{class: boxes}``. Box lists become lists of [float]*4; ``[[]]`` becomes ``[]``.
-    """
+
+def _parts(example, arg: str, index: int) -> tuple[list, list]:
+    """(classes, box lists) of one image given as a record or as a class dict, structurally checked."""
     where0 = f"`{arg}[{index}]`"
     if example is None:
         raise TypeError(f"{where0} is None: expected {{class: [[x, y, w, h], ...]}} or {{'classes': [...], 'boxes': [...]}}")
@@ -179,43 +186,108 @@ def normalize_example(example, arg: str, index: int) -> dict:
     if len(set(classes)) != len(classes):
         dup = next(c for c in classes if classes.count(c) > 1)
         raise ValueError(f"{where0}: class {dup!r} is listed twice")
-    boxes = [box_array(b, f"{where0} class {c!r}").tolist() for c, b in zip(classes, lists)]
-    return {"classes": classes, "boxes": boxes}
+    return classes, lists
+
+
+def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
+    """Every image of a batch in the packed form ``{"classes": [str], "counts": [int], "coords": [float]}``.
+
+    ``counts[k]`` is the number of boxes of ``classes[k]``; ``coords`` holds their 4 numbers each,
+    class after class (flat: Arrow stores and reads flat lists far faster than nested ones).
+    Accepts records or class dicts ``{class: boxes}``; box lists may be lists, numpy arrays or torch
+    tensors; ``[[]]`` is ``[]``. Structure and number types are checked (one vectorised check for
+    the whole batch); errors name ``arg``, the image index (``start`` + position) and the class.
+    Coordinate values (NaN, negative sizes) are checked when scoring (they depend on ``box_format``).
+    """
+    classes_of, lists_of = [], []
+    for i, example in enumerate(examples):
+        classes, lists = _parts(example, arg, start + i)
+        for k, (c, b) in enumerate(zip(classes, lists)):
+            if type(b) is not list:
+                lists[k] = box_array(b, f"`{arg}[{start + i}]` class {c!r}").tolist()
+            elif _is_no_box(b):
+                lists[k] = []
+        classes_of.append(classes)
+        lists_of.append(lists)
+    flat = [box for lists in lists_of for b in lists for box in b]
+    arr = np.zeros((0, 4), dtype=np.float64)
+    if flat:
+        try:
+            arr = np.array(flat)
+            ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
+        except (ValueError, TypeError):
+            ok = False
+        if not ok:  # find and name the first bad box
+            for i, (classes, lists) in enumerate(zip(classes_of, lists_of)):
+                for c, b in zip(classes, lists):
+                    box_array(b, f"`{arg}[{start + i}]` class {c!r}")
+            raise ValueError(f"`{arg}`: every box must be 4 numbers")  # pragma: no cover
+    coords = arr.astype(np.float64, copy=False).ravel().tolist()
+    out, pos = [], 0
+    for classes, lists in zip(classes_of, lists_of):
+        counts = [len(b) for b in lists]
+        end = pos + 4 * sum(counts)
+        out.append({"classes": classes, "counts": counts, "coords": coords[pos:end]})
+        pos = end
+    return out
+
+
+def normalize_example(example, arg: str, index: int) -> dict:
+    """One image in the packed form (see :func:`normalize_batch`)."""
+    return normalize_batch([example], arg, start=index)[0]
+
+
+def unpack(example) -> dict:
+    """A packed image back to the class dict ``{class: [[4 floats], ...]}``."""
+    out, pos = {}, 0
+    coords = example["coords"]
+    for c, n in zip(example["classes"], example["counts"]):
+        out[c] = [list(coords[p : p + 4]) for p in range(pos, pos + 4 * n, 4)]
+        pos += 4 * n
+    return out
+
+
+def as_class_dict(example) -> dict:
+    """One image (class dict, record or packed form) as the class dict ``{class: boxes}``."""
+    if is_packed(example):
+        return unpack(example)
+    if is_record(example):
+        return dict(zip(example["classes"], example["boxes"]))
+    return dict(example)
 
 
 def from_fusion_brain(true_annot: Mapping, predictions: Mapping):
     """Fusion Brain 2021 JSON dicts ``{img: {class: [[x, y, w, h], ...]}}`` -> (predictions, references, images).
 
-    Records in the order of the ground-truth images. The script's assertions become ValueErrors:
-    the two files must hold the same image keys, and every ground-truth class of an image must be
-    present in its predictions. Prediction classes absent from the ground truth are dropped (the
-    script ignores them).
+    Returns one class dict per image for each side, in the order of the ground-truth images, ready
+    for :func:`det_f1` or the evaluate module. The script's assertions become ValueErrors: the two
+    files must hold the same image keys, and every ground-truth class of an image must be present
+    in its predictions. Prediction classes absent from the ground truth are ignored when scoring
+    (as in the script).
     """
     for arg, value in (("true_annot", true_annot), ("predictions", predictions)):
         if not isinstance(value, Mapping):
             raise TypeError(f"`{arg}` must be a dict {{image: {{class: boxes}}}}, got {type(value).__name__}")
-    missing = [k for k in true_annot if k not in predictions]
-    extra = [k for k in predictions if k not in true_annot]
-    if missing or extra:
+    if true_annot.keys() != predictions.keys():
+        missing = [k for k in true_annot if k not in predictions]
+        extra = [k for k in predictions if k not in true_annot]
         raise ValueError(
-            f"`predictions` and the ground truth must have the same images (not all images have predictions): "
+            "`predictions` and the ground truth must have the same images (not all images have predictions): "
             f"{len(missing)} missing from predictions {missing[:5]!r}, {len(extra)} not in the ground truth {extra[:5]!r}"
         )
     images = list(true_annot)
-    preds, refs = [], []
-    for i, img in enumerate(images):
-        gt, pr = true_annot[img], predictions[img]
-        for arg, value in (("true_annot", gt), ("predictions", pr)):
-            if not isinstance(value, Mapping):
-                raise TypeError(f"`{arg}[{img!r}]` must be a dict {{class: boxes}}, got {type(value).__name__}")
-        absent = [c for c in gt if c not in pr]
-        if absent:
+    refs = list(true_annot.values())
+    preds = [predictions[k] for k in images]
+    for i, (img, gt, pr) in enumerate(zip(images, refs, preds)):
+        if not (isinstance(gt, Mapping) and isinstance(pr, Mapping)):
+            arg, value = ("true_annot", gt) if not isinstance(gt, Mapping) else ("predictions", pr)
+            raise TypeError(f"`{arg}[{img!r}]` must be a dict {{class: boxes}}, got {type(value).__name__}")
+        if not gt.keys() <= pr.keys():
+            absent = next(c for c in gt if c not in pr)
             raise ValueError(
-                f"`predictions[{img!r}]` (image {i}) has no entry for requested class {absent[0]!r}: "
+                f"`predictions[{img!r}]` (image {i}) has no entry for requested class {absent!r}: "
                 "every ground-truth class must be present in the predictions (use [] for no box)"
             )
-        refs.append({"classes": list(gt), "boxes": [gt[c] for c in gt]})
-        preds.append({"classes": list(gt), "boxes": [pr[c] for c in gt]})
     return preds, refs, images
 
 
@@ -227,57 +299,114 @@ def _flatten(predictions, references, missing_class: str):
 
     Returns (group_image, n_gt, n_pred, gt_boxes, pred_boxes, group_class) where boxes are (N, 4)
     float64 in the input format, stored group after group, and group_class the class names.
+    Images may be packed (what the evaluate module stores), records or class dicts.
     """
     if missing_class not in MISSING_CLASS:
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
-    g_img, n_gt, n_pred, g_cls = [], [], [], []
-    gt_flat, pred_flat = [], []
+    if all(is_packed(x) for x in predictions) and all(is_packed(x) for x in references):
+        return _flatten_packed(predictions, references, missing_class)
+    predictions = [unpack(x) if is_packed(x) else x for x in predictions]
+    references = [unpack(x) if is_packed(x) else x for x in references]
+    g_img, g_cls, ref_all, pred_all = [], [], [], []
     for i, (pred, ref) in enumerate(zip(predictions, references)):
-        pred_map = dict(zip(pred["classes"], pred["boxes"]))
-        for c, gboxes in zip(ref["classes"], ref["boxes"]):
-            pboxes = pred_map.get(c)
-            if pboxes is None:
-                if missing_class == "error":
-                    raise ValueError(
-                        f"`predictions[{i}]` has no entry for requested class {c!r} (a class of `references[{i}]`); "
-                        "give [] for no box, or pass missing_class='empty'"
-                    )
-                pboxes = []
-            if _is_empty_box_list(gboxes):
-                gboxes = []
-            if _is_empty_box_list(pboxes):
-                pboxes = []
-            g_img.append(i)
-            g_cls.append(c)
-            n_gt.append(len(gboxes))
-            n_pred.append(len(pboxes))
-            gt_flat.extend(gboxes)
-            pred_flat.extend(pboxes)
-    n_gt = np.asarray(n_gt, dtype=np.int64)
-    n_pred = np.asarray(n_pred, dtype=np.int64)
-    gt = _as_boxes(gt_flat, references, "references", n_gt, g_img, g_cls)
-    pr = _as_boxes(pred_flat, predictions, "predictions", n_pred, g_img, g_cls)
+        ref_is_record = is_record(ref)
+        if ref_is_record:
+            classes, ref_lists = list(ref["classes"]), ref["boxes"]
+        else:
+            classes, ref_lists = list(ref), list(ref.values())
+        complete = True
+        if is_record(pred):
+            if pred["classes"] == classes:  # the usual case of records: same classes, same order
+                pred_lists = pred["boxes"]
+            else:
+                pred_map = dict(zip(pred["classes"], pred["boxes"]))
+                pred_lists = [pred_map.get(c) for c in classes]
+                complete = False
+        elif not ref_is_record and type(pred) is dict and pred.keys() >= ref.keys():
+            pred_lists = [pred[c] for c in classes]  # the usual case of class dicts
+        else:
+            pred_lists = [pred.get(c) for c in classes]
+            complete = False
+        if not complete and any(b is None for b in pred_lists):
+            pred_lists = [_missing(i, c, missing_class) if b is None else b for c, b in zip(classes, pred_lists)]
+        g_cls += classes
+        g_img += [i] * len(classes)
+        ref_all += ref_lists
+        pred_all += pred_lists
+    boxes = []
+    for arg, lists in (("references", ref_all), ("predictions", pred_all)):
+        boxes.append(_boxes_of_lists(lists, arg, g_img, g_cls))
+    (n_gt, gt), (n_pred, pr) = boxes
     return np.asarray(g_img, dtype=np.int64), n_gt, n_pred, gt, pr, g_cls
 
 
-def _is_empty_box_list(boxes) -> bool:
-    """``[]``, ``[[]]`` (the script's "no box") or an array of size 0."""
-    if isinstance(boxes, np.ndarray):
-        return boxes.size == 0
-    return len(boxes) == 0 or (len(boxes) == 1 and hasattr(boxes[0], "__len__") and len(boxes[0]) == 0)
+def _missing(index: int, cls: str, missing_class: str) -> list:
+    if missing_class == "error":
+        raise ValueError(
+            f"`predictions[{index}]` has no entry for requested class {cls!r} (a class of `references[{index}]`); "
+            "give [] for no box, or pass missing_class='empty'"
+        )
+    return []
 
 
-def _as_boxes(flat, examples, arg, counts, g_img, g_cls) -> np.ndarray:
+def _flatten_packed(predictions, references, missing_class: str):
+    g_img, g_cls, n_gt, n_pred, gt_coords, pred_coords = [], [], [], [], [], []
+    for i, (pred, ref) in enumerate(zip(predictions, references)):
+        classes = ref["classes"]
+        g_cls += classes
+        g_img += [i] * len(classes)
+        n_gt += ref["counts"]
+        gt_coords += ref["coords"]
+        if pred["classes"] == classes:
+            n_pred += pred["counts"]
+            pred_coords += pred["coords"]
+            continue
+        where, pos = {}, 0
+        for c, n in zip(pred["classes"], pred["counts"]):
+            where[c] = (pos, n)
+            pos += 4 * n
+        for c in classes:
+            if c in where:
+                pos, n = where[c]
+                n_pred.append(n)
+                pred_coords += pred["coords"][pos : pos + 4 * n]
+            else:
+                _missing(i, c, missing_class)
+                n_pred.append(0)
+    gt = np.asarray(gt_coords, dtype=np.float64).reshape(-1, 4)
+    pr = np.asarray(pred_coords, dtype=np.float64).reshape(-1, 4)
+    return (
+        np.asarray(g_img, dtype=np.int64),
+        np.asarray(n_gt, dtype=np.int64),
+        np.asarray(n_pred, dtype=np.int64),
+        gt,
+        pr,
+        g_cls,
+    )
+
+
+def _boxes_of_lists(lists: list, arg, g_img, g_cls):
+    """(counts, (N, 4) float64 boxes) of one box list per group (fast path: one fromiter)."""
     try:
-        return np.asarray(flat, dtype=np.float64).reshape(-1, 4)
-    except (ValueError, TypeError):
+        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+        for g in np.flatnonzero(counts == 1).tolist():
+            if len(lists[g][0]) == 0:  # the script's [[]] = no box
+                lists[g] = []
+                counts[g] = 0
+        chain = itertools.chain.from_iterable
+        if set(map(len, chain(lists))) <= {4}:
+            n = int(counts.sum())
+            coords = np.fromiter(chain(chain(lists)), dtype=np.float64, count=4 * n)
+            return counts, coords.reshape(n, 4)
+    except (TypeError, ValueError):
         pass
-    # A malformed box somewhere: re-check group by group to name it.
-    start = 0
-    for g, n in enumerate(counts):
-        box_array(flat[start : start + n], f"`{arg}[{g_img[g]}]` class {g_cls[g]!r}")
-        start += n
-    raise ValueError(f"`{arg}`: boxes must be lists of 4 numbers")  # pragma: no cover
+    # slow path: a malformed box to name
+    counts, flat = [], []
+    for g, b in enumerate(lists):
+        arr = box_array(b, f"`{arg}[{g_img[g]}]` class {g_cls[g]!r}")
+        counts.append(len(arr))
+        flat.append(arr)
+    return np.asarray(counts, dtype=np.int64), np.concatenate(flat) if flat else np.zeros((0, 4))
 
 
 def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
@@ -373,30 +502,30 @@ def count_per_group(
         fp = np.where(positive, fp_scored, n_pred)
         fn = np.where(positive, np.maximum(n_gt - n_pred, 0), 0)
     else:
-        matched_pred = _greedy_one_to_one(pred_idx[hit_pair], gt_idx[hit_pair], iou[hit_pair], len(pr), len(gt))
+        matched_pred, _ = _greedy_one_to_one(pred_idx[hit_pair], gt_idx[hit_pair], iou[hit_pair], len(pr), len(gt))
         tp = np.bincount(pred_group, weights=matched_pred, minlength=n_groups).astype(np.int64)
         fp = n_pred - tp
         fn = n_gt - tp
     return g_img, tp, fp, fn
 
 
-def _greedy_one_to_one(pred_idx, gt_idx, iou, n_pred: int, n_gt: int) -> np.ndarray:
+def _greedy_one_to_one(pred_idx, gt_idx, iou, n_pred: int, n_gt: int) -> tuple[np.ndarray, np.ndarray]:
     """Greedy matching over candidate pairs by decreasing IoU (ties: lower pred, then lower GT index).
 
     Candidates only pair boxes of the same group, so one global pass matches every group.
-    Returns a boolean mask of the matched predictions.
+    Returns boolean masks of the matched predictions and of the matched ground-truth boxes.
     """
     matched_pred = np.zeros(n_pred, dtype=bool)
+    used_gt = np.zeros(n_gt, dtype=bool)
     if not len(iou):
-        return matched_pred
+        return matched_pred, used_gt
     order = np.lexsort((gt_idx, pred_idx, -iou))
     p_sorted, g_sorted = pred_idx[order].tolist(), gt_idx[order].tolist()
-    used_gt = np.zeros(n_gt, dtype=bool)
     for p, g in zip(p_sorted, g_sorted):
         if not matched_pred[p] and not used_gt[g]:
             matched_pred[p] = True
             used_gt[g] = True
-    return matched_pred
+    return matched_pred, used_gt
 
 
 def count_per_image(predictions, references, **options):
@@ -433,3 +562,41 @@ def det_f1(predictions, references, return_per_example: bool = False, **options)
     if return_per_example:
         result["per_example"] = [scores(*row) for row in counts.tolist()]
     return result
+
+
+def box_status(prediction, reference, **options) -> dict:
+    """Per-box outcome for ONE image (for drawing): ``{class: {"pred": [...], "gt": [...]}}``.
+
+    ``prediction`` / ``reference``: one image in any accepted form (class dict, record, packed).
+
+    ``pred[j]`` is "tp", "fp" or "dup" (a consecutive duplicate the "any" rule does not count);
+    ``gt[k]`` is "hit" (some prediction passes the IoU test with it; with one_to_one: it is matched)
+    or "miss". Under "any" the number of "miss" boxes can differ from FN, which the script derives
+    from box counts. Options as :func:`count_per_group` (``missing_class`` is not checked here).
+    """
+    matching = options.get("matching", "any")
+    box_format = options.get("box_format", "xywh")
+    thr, bound = options.get("iou_threshold", 0.5), options.get("iou_boundary", "inclusive")
+    pred_map = as_class_dict(prediction)
+    out = {}
+    for c, gboxes in as_class_dict(reference).items():
+        g_raw = box_array(gboxes, f"reference class {c!r}")
+        p_raw = box_array(pred_map.get(c, []), f"prediction class {c!r}")
+        hit = passes(pairwise_iou(p_raw, g_raw, box_format), thr, bound)  # (n_pred, n_gt)
+        if matching == "one_to_one":
+            iou = pairwise_iou(p_raw, g_raw, box_format)
+            pi, gi = np.nonzero(hit)
+            matched, used = _greedy_one_to_one(pi, gi, iou[pi, gi], len(p_raw), len(g_raw))
+            pred = ["tp" if m else "fp" for m in matched.tolist()]
+            gt = ["hit" if u else "miss" for u in used.tolist()]
+        else:
+            any_hit = hit.any(axis=1) if len(g_raw) else np.zeros(len(p_raw), dtype=bool)
+            pred = []
+            for j in range(len(p_raw)):
+                if len(g_raw) and j > 0 and (p_raw[j] == p_raw[j - 1]).all():
+                    pred.append("dup")
+                else:
+                    pred.append("tp" if any_hit[j] else "fp")
+            gt = ["hit" if h else "miss" for h in (hit.any(axis=0).tolist() if len(p_raw) else [False] * len(g_raw))]
+        out[c] = {"pred": pred, "gt": gt}
+    return out

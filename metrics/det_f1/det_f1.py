@@ -3,7 +3,7 @@
 import datasets
 import evaluate
 
-from ._det_f1_core import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, det_f1, normalize_example
+from ._det_f1_core import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, det_f1, normalize_batch
 from ._mm_common import (
     build_signature,
     check_choice,
@@ -104,8 +104,14 @@ PRESETS = {
 }
 PRESETS["fusion_brain_2021"] = dict(PRESETS["default"])
 
-_BOXES = datasets.Sequence(datasets.Sequence(datasets.Sequence(datasets.Value("float64"))))
-_IMAGE = {"classes": datasets.Sequence(datasets.Value("string")), "boxes": _BOXES}
+# Stored (Arrow) form of one image, written by add_batch from the user's class dict / record:
+# `counts[k]` boxes for `classes[k]`, their 4 coordinates each in the flat `coords` (flat lists are
+# encoded and read back far faster than triple-nested ones).
+_IMAGE = {
+    "classes": datasets.Sequence(datasets.Value("string")),
+    "counts": datasets.Sequence(datasets.Value("int64")),
+    "coords": datasets.Sequence(datasets.Value("float64")),
+}
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -123,12 +129,12 @@ class DetF1(evaluate.Metric):
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument, image index and class) and convert every image
-        to the record form `{"classes": [...], "boxes": [...]}` before Arrow encoding."""
+        (class dict or record) to the packed form `{"classes", "counts", "coords"}` stored in Arrow."""
         predictions = check_list(predictions, "predictions")
         references = check_list(references, "references")
         check_same_length("predictions", predictions, "references", references)
-        predictions = [normalize_example(x, "predictions", i) for i, x in enumerate(predictions)]
-        references = [normalize_example(x, "references", i) for i, x in enumerate(references)]
+        predictions = normalize_batch(predictions, "predictions")
+        references = normalize_batch(references, "references")
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):

@@ -1,0 +1,181 @@
+"""Gradio demo of the `det_f1` metric: scores detections and draws them, so hits and misses are visible.
+
+Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by the playground Space.
+"""
+
+import json
+from pathlib import Path
+
+import gradio as gr
+from _det_f1_core import box_status, normalize_example, unpack
+from _mm_demo import card_body, load_metric, safe_compute
+
+HERE = Path(__file__).resolve().parent
+
+SCRIPT = HERE / "det_f1.py"
+PRESETS = ["default", "fusion_brain_2021", "one_to_one"]
+MAX_PANELS = 4
+
+EXAMPLE_REFERENCES = json.dumps(
+    {
+        "street.jpg": {"cat": [[20, 20, 100, 80], [200, 40, 60, 60], [300, 150, 80, 60]], "dog": []},
+        "room.jpg": {"a red chair": [[40, 60, 120, 140]], "a lamp": [[250, 30, 40, 120]]},
+    },
+    indent=1,
+)
+EXAMPLE_PREDICTIONS = json.dumps(
+    {
+        "street.jpg": {"cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]], "dog": [[200, 40, 60, 60]]},
+        "room.jpg": {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
+    },
+    indent=1,
+)
+
+COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (255, 140, 0), "dup": (150, 150, 150)}
+
+
+def parse_images(text: str, arg: str) -> tuple[list[str], list]:
+    """JSON: a Fusion Brain dict `{image: {class: boxes}}`, a list of per-image dicts, or one image dict."""
+    try:
+        value = json.loads(text or "")
+    except json.JSONDecodeError as err:
+        raise gr.Error(f"`{arg}` is not valid JSON: {err}") from None
+    if isinstance(value, list):
+        return [f"image {i}" for i in range(len(value))], value
+    if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
+        return list(value), list(value.values())
+    return ["image 0"], [value]
+
+
+def _dashed_rectangle(draw, xy, color, width=3, dash=8):
+    x1, y1, x2, y2 = xy
+    for a, b, horizontal, fixed in ((x1, x2, True, y1), (x1, x2, True, y2), (y1, y2, False, x1), (y1, y2, False, x2)):
+        pos = a
+        while pos < b:
+            end = min(pos + dash, b)
+            seg = (pos, fixed, end, fixed) if horizontal else (fixed, pos, fixed, end)
+            draw.line(seg, fill=color, width=width)
+            pos += 2 * dash
+
+
+def draw_images(names, predictions, references, options):
+    """One panel per image (at most MAX_PANELS): GT green, missed GT dashed orange, TP blue, FP red."""
+    from PIL import Image, ImageDraw
+
+    panels = []
+    for name, pred, ref in list(zip(names, predictions, references))[:MAX_PANELS]:
+        pred = unpack(normalize_example(pred, "predictions", len(panels)))
+        ref = unpack(normalize_example(ref, "references", len(panels)))
+        status = box_status(pred, ref, **options)
+        fmt = options["box_format"]
+
+        def xyxy(b, fmt=fmt):
+            return (b[0], b[1], b[0] + b[2], b[1] + b[3]) if fmt == "xywh" else tuple(b)
+
+        boxes = [xyxy(b) for bs in ref.values() for b in bs]
+        boxes += [xyxy(b) for c in ref for b in pred.get(c, [])]
+        extent = max([b[2] for b in boxes] + [b[3] for b in boxes] + [100.0])
+        scale = 420.0 / extent
+        width = int(max([b[2] for b in boxes] + [100.0]) * scale) + 40
+        height = int(max([b[3] for b in boxes] + [100.0]) * scale) + 40
+        img = Image.new("RGB", (width, height), (250, 250, 250))
+        draw = ImageDraw.Draw(img)
+        draw.text((4, 2), name, fill=(0, 0, 0))
+
+        def sc(b, scale=scale):
+            return tuple(20 + v * scale for v in b)
+
+        for c, gboxes in ref.items():
+            for b, st in zip(gboxes, status[c]["gt"]):
+                if st == "hit":
+                    draw.rectangle(sc(xyxy(b)), outline=COLORS["gt"], width=3)
+                else:
+                    _dashed_rectangle(draw, sc(xyxy(b)), COLORS["miss"])
+                draw.text(sc(xyxy(b))[:2], c, fill=COLORS["gt"])
+            for b, st in zip(pred.get(c, []), status[c]["pred"]):
+                draw.rectangle(sc(xyxy(b)), outline=COLORS[st], width=2)
+                x1, _, _, y2 = sc(xyxy(b))
+                draw.text((x1 + 2, y2 - 12), f"{c}: {st}", fill=COLORS[st])
+        panels.append(img)
+    if not panels:
+        return None
+    width = sum(p.width for p in panels) + 10 * (len(panels) - 1)
+    canvas = Image.new("RGB", (width, max(p.height for p in panels)), (255, 255, 255))
+    x = 0
+    for p in panels:
+        canvas.paste(p, (x, 0))
+        x += p.width + 10
+    return canvas
+
+
+def compute(references: str, predictions: str, preset: str, matching: str, iou_threshold, iou_boundary: str, box_format: str):
+    """Score the detections and draw them; empty option fields fall back to the preset's values."""
+    names, refs = parse_images(references, "references")
+    pred_names, preds = parse_images(predictions, "predictions")
+    if names != pred_names and set(names) == set(pred_names):  # Fusion Brain dicts: align by image key
+        order = {n: i for i, n in enumerate(pred_names)}
+        preds = [preds[order[n]] for n in names]
+    metric = load_metric(SCRIPT, preset)
+    result = safe_compute(
+        metric,
+        predictions=preds,
+        references=refs,
+        matching=matching or None,
+        iou_threshold=None if iou_threshold in (None, "") else float(iou_threshold),
+        iou_boundary=iou_boundary or None,
+        box_format=box_format or None,
+        return_per_example=True,
+    )
+    used = dict(part.split(":", 1) for part in result["signature"].split("|")[1:])  # the resolved options
+    picture = draw_images(
+        names,
+        preds,
+        refs,
+        {
+            "matching": used["match"],
+            "iou_threshold": float(used["iou"]),
+            "iou_boundary": used["bound"],
+            "box_format": used["fmt"],
+        },
+    )
+    return result, picture
+
+
+def build_ui(api_prefix: str = "") -> None:
+    """The demo's components and events, inside the caller's gr.Blocks context."""
+    gr.Markdown(
+        "**det_f1**: detection F1 at an IoU threshold (Fusion Brain 2021 zero-shot detection). Paste JSON "
+        "`{image: {class: [[x, y, w, h], ...]}}` (or a list of per-image `{class: boxes}`); the ground-truth "
+        "classes are the requested ones, `[]` = class absent. Picture: ground truth **green** (dashed "
+        "**orange** when no prediction hits it), hits **blue**, false positives **red**, uncounted "
+        "consecutive duplicates grey. Leave an option empty to use the preset's value."
+    )
+    with gr.Row():
+        references = gr.Code(EXAMPLE_REFERENCES, language="json", label="references (ground truth)")
+        predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", label="predictions")
+    with gr.Row():
+        preset = gr.Dropdown(PRESETS, value="default", label="preset")
+        matching = gr.Dropdown(["", "any", "one_to_one"], value="", label="matching")
+        iou_threshold = gr.Number(None, label="iou_threshold (empty = preset)", minimum=0, maximum=1)
+        iou_boundary = gr.Dropdown(["", "inclusive", "strict"], value="", label="iou_boundary")
+        box_format = gr.Dropdown(["", "xywh", "xyxy"], value="", label="box_format")
+    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+    with gr.Row():
+        output = gr.JSON(label="result")
+        picture = gr.Image(label="boxes", type="pil")
+    button.click(
+        compute,
+        inputs=[references, predictions, preset, matching, iou_threshold, iou_boundary, box_format],
+        outputs=[output, picture],
+        api_name=f"{api_prefix}compute",
+    )
+
+
+with gr.Blocks(title="det_f1") as demo:
+    gr.Markdown("# det_f1: zero-shot detection F1 @ IoU")
+    build_ui()
+    with gr.Accordion("Metric card", open=False):
+        gr.Markdown(card_body(HERE / "README.md"))
+
+if __name__ == "__main__":
+    demo.launch()

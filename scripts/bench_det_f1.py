@@ -1,0 +1,186 @@
+"""Benchmark det_f1 against a transcription of the AIJ 2021 Fusion Brain zsOD scoring loop.
+
+    python scripts/bench_det_f1.py            # 5,000 images
+    python scripts/bench_det_f1.py --quick    # 300 images
+
+Times, on the same generated Fusion Brain-style data in the same run: the reference loop
+(dict-of-dicts, Python loops, per-pair IoU, itertools.groupby), our pure core
+(`_det_f1_core.det_f1`), the core on the one_to_one rule, and `evaluate.load("metrics/det_f1").compute`
+(Arrow round trip included). Asserts identical TP/FP/FN counts and prints the times and ratios.
+"""
+
+import argparse
+import importlib.util
+import itertools
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+CLASSES = ["a cat on a sofa", "two green eyes", "a red basket", "plush ostrich", "it's raining hard", "a lamp"]
+
+
+# ------------------------------------------------------------------------------------------------
+# Transcription of the official loop (ai-forever/fusion_brain_aij2021 evaluation/zsOD_F1/evaluate.py,
+# semantics in shared/reference/seeds_reference.md 2.3), extended with `strict` / `threshold`.
+# ------------------------------------------------------------------------------------------------
+def reference_iou(box1, box2):
+    """Scalar IoU of two xyxy boxes, with the script's operations (numpy pairs, NaN -> 0)."""
+    lt = np.zeros(2)
+    rb = np.zeros(2)
+    for i in range(2):
+        lt[i] = box1[i] if box1[i] > box2[i] else box2[i]
+        rb[i] = box1[i + 2] if box1[i + 2] < box2[i + 2] else box2[i + 2]
+    wh = rb - lt
+    wh[wh < 0] = 0
+    inter = wh[0] * wh[1]
+    area1 = (box1[2] - box1[0]) * (box1[3] - box1[1])
+    area2 = (box2[2] - box2[0]) * (box2[3] - box2[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = inter / (area1 + area2 - inter)
+    return 0 if np.isnan(value) else value
+
+
+def reference_counts(true_annot, predictions, threshold=0.5, strict=False):
+    """(tp, fp, fn) of the Fusion Brain 2021 zsOD loop on `{img: {class: [[x, y, w, h], ...]}}` dicts."""
+    assert set(true_annot) == set(predictions), "Not all images have predictions!"
+
+    def xyxy(b):
+        x, y, w, h = b
+        return [x, y, x + w, y + h]
+
+    tp = fp = fn = 0
+    for img in true_annot:
+        for label in true_annot[img]:
+            true = true_annot[img][label]
+            assert label in predictions[img], f"no prediction for {label!r} in {img!r}"
+            pred = predictions[img][label]
+            if pred == [[]]:
+                pred = []
+            if len(pred) == 0 and len(true) == 0:
+                continue
+            if len(pred) > 0 and len(true) == 0:
+                fp += len(pred)
+            elif len(pred) == 0 and len(true) > 0:
+                fn += len(true)
+            else:
+                fn += max(0, len(true) - len(pred))
+                triples = [(p, t, reference_iou(xyxy(p), xyxy(t))) for p, t in itertools.product(pred, true)]
+                for _, group in itertools.groupby(triples, key=lambda x: x[0]):
+                    ious = np.array([v for _, _, v in group])
+                    miss = np.all(ious <= threshold) if strict else np.all(ious < threshold)
+                    if miss:
+                        fp += 1
+                    else:
+                        tp += 1
+    return tp, fp, fn
+
+
+def reference_f1(tp, fp, fn):
+    recall = tp / (tp + fn) if (tp + fn) > 0 else 0
+    precision = tp / (tp + fp) if (tp + fp) > 0 else 0
+    return 2 * precision * recall / (precision + recall) if (precision > 0 or recall > 0) else 0
+
+
+# ------------------------------------------------------------------------------------------------
+def generate(n_images: int, seed: int = 0):
+    """Fusion Brain-style GT and predictions: 5 requested classes per image, 0-3 GT boxes each,
+    predictions = jittered copies, duplicates, misses and false alarms (integer coordinates)."""
+    rng = random.Random(seed)
+    true_annot, predictions = {}, {}
+    for i in range(n_images):
+        img = f"{i}.jpg"
+        gt, pr = {}, {}
+        for c in rng.sample(CLASSES, 5):
+            boxes = [
+                [rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)]
+                for _ in range(rng.choice([0, 0, 1, 1, 1, 2, 3]))
+            ]
+            gt[c] = boxes
+            preds = []
+            for b in boxes:
+                r = rng.random()
+                if r < 0.6:
+                    preds.append([b[0] + rng.randint(-20, 20), b[1] + rng.randint(-20, 20), b[2], b[3]])
+                elif r < 0.7:
+                    preds += [list(b), list(b)]
+            if rng.random() < 0.25:
+                preds.append([rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)])
+            pr[c] = preds if preds or rng.random() < 0.8 else [[]]
+        true_annot[img] = gt
+        predictions[img] = pr
+    return true_annot, predictions
+
+
+def load_core():
+    spec = importlib.util.spec_from_file_location("det_f1_core", ROOT / "metrics" / "det_f1" / "_det_f1_core.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def best_of(fn, repeat):
+    times, out = [], None
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="300 images instead of 5,000")
+    parser.add_argument("--images", type=int, default=None)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    n = args.images or (300 if args.quick else 5000)
+
+    os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
+    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        os.environ[var] = "1"
+    core = load_core()
+    true_annot, predictions = generate(n)
+    n_groups = sum(len(v) for v in true_annot.values())
+    n_boxes = sum(len(b) for v in true_annot.values() for b in v.values())
+
+    t_ref, ref = best_of(lambda: reference_counts(true_annot, predictions), args.repeat)
+
+    def ours():
+        preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+        return core.det_f1(preds, refs)
+
+    t_core, r_core = best_of(ours, args.repeat)
+
+    def ours_o2o():
+        preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+        return core.det_f1(preds, refs, matching="one_to_one")
+
+    t_o2o, _ = best_of(ours_o2o, args.repeat)
+
+    import evaluate
+
+    metric = evaluate.load(str(ROOT / "metrics" / "det_f1"))
+    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    t_eval, r_eval = best_of(lambda: metric.compute(predictions=preds, references=refs), args.repeat)
+
+    counts = (int(r_core["tp"]), int(r_core["fp"]), int(r_core["fn"]))
+    assert counts == ref, (counts, ref)
+    assert (int(r_eval["tp"]), int(r_eval["fp"]), int(r_eval["fn"])) == ref
+    assert r_core["f1"] == r_eval["f1"] == reference_f1(*ref)
+
+    print(f"det_f1 benchmark: {n} images, {n_groups} (image, class) groups, {n_boxes} GT boxes, best of {args.repeat}")
+    print(f"counts tp/fp/fn = {ref}, f1 = {r_core['f1']:.6f} (identical in all three)")
+    print(f"reference loop (transcription)  {t_ref * 1000:9.1f} ms")
+    print(f"det_f1 core (any)               {t_core * 1000:9.1f} ms   x{t_ref / t_core:6.1f} faster")
+    print(f"det_f1 core (one_to_one)        {t_o2o * 1000:9.1f} ms   x{t_ref / t_o2o:6.1f} faster")
+    print(f"evaluate.load(...).compute      {t_eval * 1000:9.1f} ms   x{t_ref / t_eval:6.1f} faster")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
