@@ -1,0 +1,155 @@
+"""Benchmark metrics/codebleu against the PyPI `codebleu` 0.7.0 package on the same inputs, same run.
+
+    .venv/bin/python scripts/bench_codebleu.py [--quick] [--n 1000] [--langs java,python]
+
+Inputs: N pairs of generated ~20-line functions per language (reference + a mutated copy). Times:
+our pure core (`corpus_codebleu`), `evaluate.load("metrics/codebleu", "pypi").compute(...)`, and
+`calc_codebleu` timed inside its own venv (.build/venv-codebleu, scripts/setup.d/codebleu_oracle.sh)
+in a subprocess on the same inputs written to a temp file (interpreter start-up excluded). Prints the
+ratio. Asserts identical results where our pinned grammar and the oracle's parse alike (java), and
+identical n-gram components otherwise.
+"""
+
+import argparse
+import importlib.util
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+ORACLE_PY = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
+CORE_PATH = ROOT / "metrics" / "codebleu" / "_codebleu_core.py"
+
+_PY_STMTS = [
+    "{a} = {b} + {c}", "{a} = {b} * 2", "{a} += {b}", "if {a} > {b}:\n        {c} = {a} - {b}",
+    "for {a} in range({b}):\n        {c} += {a}", "{a} = [{b}, {c}]", "{a} = max({b}, {c})",
+    "while {a} < {b}:\n        {a} += 1", "{a}, {b} = {b}, {a}", "{a} = {b} if {c} else {a}",
+]
+_JAVA_STMTS = [
+    "int {a} = {b} + {c};", "{a} = {b} * 2;", "{a} += {b};", "if ({a} > {b}) {{\n        {c} = {a} - {b};\n    }}",
+    "for (int {a} = 0; {a} < {b}; {a}++) {{\n        {c} += {a};\n    }}", "{a} = Math.max({b}, {c});",
+    "while ({a} < {b}) {{\n        {a}++;\n    }}", "{a} = {c} > 0 ? {b} : {a};",
+]
+_NAMES = ["x", "y", "z", "acc", "tmp", "n", "m", "total", "k", "v"]
+
+
+def _function(lang, rng, lines=20):
+    names = rng.sample(_NAMES, 5)
+    stmts = _PY_STMTS if lang == "python" else _JAVA_STMTS
+    body = []
+    while sum(s.count("\n") + 1 for s in body) < lines - 3:
+        a, b, c = rng.sample(names, 3)
+        body.append(rng.choice(stmts).format(a=a, b=b, c=c))
+    if lang == "python":
+        head = f"def f{rng.randrange(100)}({names[0]}, {names[1]}):\n    " + "\n    ".join(
+            f"{n} = 0" for n in names[2:])
+        return head + "\n    " + "\n    ".join(body) + f"\n    return {names[2]}\n"
+    head = f"public int f{rng.randrange(100)}(int {names[0]}, int {names[1]}) {{\n    " + "\n    ".join(
+        f"int {n} = 0;" for n in names[2:])
+    return head + "\n    " + "\n    ".join(body) + f"\n    return {names[2]};\n}}"
+
+
+def _mutate(code, rng):
+    lines = code.split("\n")
+    for _ in range(rng.randrange(1, 4)):
+        kind = rng.randrange(3)
+        i = rng.randrange(1, len(lines) - 1)
+        if kind == 0:
+            del lines[i]
+        elif kind == 1:
+            lines.insert(i, lines[i])
+        else:
+            old, new = rng.sample(_NAMES, 2)
+            lines[i] = lines[i].replace(f" {old} ", f" {new} ")
+    return "\n".join(lines)
+
+
+def make_pairs(lang, n, seed=0):
+    rng = random.Random(f"{lang}-{seed}")
+    refs = [_function(lang, rng) for _ in range(n)]
+    return [_mutate(r, rng) for r in refs], refs
+
+
+_ORACLE_SNIPPET = """
+import json, logging, sys, time
+logging.disable(logging.WARNING)
+from codebleu import calc_codebleu
+if "--ordered-sets" in sys.argv:  # same first-seen order as ours where it builds list(set(names))
+    import codebleu.dataflow_match as dm, codebleu.parser.DFG as dfg
+    class OrderedSet(dict):
+        def __init__(self, items=()):
+            super().__init__(dict.fromkeys(items))
+        def add(self, item):
+            self[item] = None
+    dm.set = dfg.set = OrderedSet
+data = json.load(open(sys.argv[1]))
+calc_codebleu(data["references"][:2], data["predictions"][:2], data["lang"])  # warm-up (grammar load)
+t0 = time.perf_counter()
+res = calc_codebleu(data["references"], data["predictions"], data["lang"])
+print(json.dumps({"seconds": time.perf_counter() - t0, "scores": res}))
+"""
+
+
+def run_oracle(lang, preds, refs, ordered_sets=True):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "inputs.json"
+        path.write_text(json.dumps({"lang": lang, "predictions": preds, "references": refs}))
+        proc = subprocess.run([str(ORACLE_PY), "-I", "-c", _ORACLE_SNIPPET, str(path)] + (["--ordered-sets"] if ordered_sets else []),
+                              capture_output=True,
+                              text=True, cwd=tmp, check=True)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--quick", action="store_true", help="100 pairs instead of 1000")
+    ap.add_argument("--n", type=int, default=None)
+    ap.add_argument("--langs", default="java,python")
+    args = ap.parse_args()
+    n = args.n or (100 if args.quick else 1000)
+    if not ORACLE_PY.is_file():
+        sys.exit("missing .build/venv-codebleu: run bash scripts/setup.d/codebleu_oracle.sh")
+    spec = importlib.util.spec_from_file_location("mm_codebleu_core", CORE_PATH)
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    sys.path.insert(0, str(ROOT / "tests"))
+    import conftest  # noqa: F401  (offline evaluate settings)
+    import evaluate
+
+    metric = evaluate.load(str(ROOT / "metrics" / "codebleu"), "pypi")
+    keymap = dict(zip(core.KEYS, ["codebleu", "ngram_match_score", "weighted_ngram_match_score",
+                                  "syntax_match_score", "dataflow_match_score"]))
+    opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
+    for lang in args.langs.split(","):
+        preds, refs = make_pairs(lang, n)
+        core.corpus_codebleu(preds[:2], [[r] for r in refs[:2]], lang, **opts)  # warm-up (grammar load)
+        t0 = time.perf_counter()
+        ours, _, _ = core.corpus_codebleu(preds, [[r] for r in refs], lang, **opts)
+        t_core = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            mod = metric.compute(predictions=preds, references=refs, lang=lang)
+        t_module = time.perf_counter() - t0
+        theirs = run_oracle(lang, preds, refs)
+        t_oracle = theirs["seconds"]
+        diffs = {k: (ours[k], theirs["scores"][keymap[k]]) for k in core.KEYS
+                 if abs(ours[k] - theirs["scores"][keymap[k]]) > 1e-9}
+        assert all(abs(mod[k] - ours[k]) < 1e-12 for k in core.KEYS)
+        assert "ngram_match" not in diffs and "weighted_ngram_match" not in diffs, diffs
+        if lang == "java":
+            assert not diffs, diffs
+        print(f"{lang}: {n} pairs of ~20-line functions")
+        print(f"  ours core      {t_core:7.3f} s   ratio vs PyPI codebleu {t_oracle / t_core:5.2f}x")
+        print(f"  ours evaluate  {t_module:7.3f} s   ratio vs PyPI codebleu {t_oracle / t_module:5.2f}x")
+        print(f"  PyPI codebleu  {t_oracle:7.3f} s   (calc_codebleu 0.7.0, in its venv)")
+        print(f"  identical results: {'yes' if not diffs else 'no (grammar versions differ: ' + str(diffs) + ')'}")
+
+
+if __name__ == "__main__":
+    main()
