@@ -5,6 +5,7 @@ import evaluate
 
 from ._mm_common import (
     build_signature,
+    check_bool,
     check_choice,
     check_preset,
     check_reference_lists,
@@ -78,12 +79,6 @@ PRESETS = {
 }
 
 
-def _check_bool(value, arg: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({value!r})")
-    return value
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class TextQa(evaluate.Metric):
     def _info(self):
@@ -129,8 +124,8 @@ class TextQa(evaluate.Metric):
             {"measure": measure, "keep_hyphen": keep_hyphen, "letter_fallback": letter_fallback},
         )
         check_choice(opts["measure"], MEASURES, "measure")
-        _check_bool(opts["keep_hyphen"], "keep_hyphen")
-        _check_bool(opts["letter_fallback"], "letter_fallback")
+        check_bool(opts["keep_hyphen"], "keep_hyphen")
+        check_bool(opts["letter_fallback"], "letter_fallback")
         lemmatizer = lemmatizer_version()
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         scores = text_qa_per_example(list(predictions), references, **opts)

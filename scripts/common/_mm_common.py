@@ -53,6 +53,13 @@ def check_choice(value, allowed: Iterable, arg: str):
     return value
 
 
+def check_bool(value, arg: str) -> bool:
+    """Raise TypeError unless ``value`` is True or False (1/0 and strings are refused)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({value!r})")
+    return value
+
+
 def check_number(value, arg: str, low: float | None = None, high: float | None = None) -> float:
     """A finite real number within [low, high] (bounds inclusive, None = unbounded)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
