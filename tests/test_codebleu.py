@@ -7,13 +7,11 @@ import subprocess
 import sys
 import warnings
 
+import _codebleu_oracle as oracle
 import pytest
+from helpers import METRICS, ROOT, load_core, load_metric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from helpers import METRICS, ROOT, load_core, load_metric
-
-import _codebleu_oracle as oracle
 
 core = load_core("codebleu", "_codebleu_core")
 LANGS = list(core.LANGUAGES)
@@ -93,6 +91,42 @@ def test_fusion_brain_2021_vectors(case):
     got = tuple(r[k] for k in core.KEYS)
     assert got[1:3] == pytest.approx(aij[1:3], abs=1e-6)
     assert got == pytest.approx(modern or aij, abs=1e-6)
+
+
+# ai-forever/fusion_brain_aij2021 evaluation/C2C_codeBLEU/{true,prediction}_C2C.json (public sample data)
+SAMPLE_REFS = [
+    "def areaSquare ( side ) : NEW_LINE INDENT area = side * side NEW_LINE return area NEW_LINE DEDENT",
+    "def fun ( n ) : NEW_LINE INDENT return n & ( n - 1 ) NEW_LINE DEDENT",
+    "def intersection ( n ) : NEW_LINE INDENT return n * ( n - 1 ) NEW_LINE DEDENT",
+    "def hexagonalNum ( n ) : NEW_LINE INDENT return n * ( 2 * n - 1 ) NEW_LINE DEDENT",
+    "def cassini ( n ) : NEW_LINE INDENT return - 1 if ( n & 1 ) else 1 NEW_LINE DEDENT",
+    "def addOne ( x ) : NEW_LINE INDENT return ( - ( ~ x ) ) NEW_LINE DEDENT",
+    "def mergeTwoHalf ( A , n ) : NEW_LINE INDENT A . sort ( ) NEW_LINE DEDENT",
+    "def find_Area ( r ) : NEW_LINE INDENT return ( 2 * r * r ) NEW_LINE DEDENT",
+    "def check ( n ) : NEW_LINE INDENT return 1162261467 % n == 0 NEW_LINE DEDENT",
+    "def isEven ( n ) : NEW_LINE INDENT return ( n % 2 == 0 ) NEW_LINE DEDENT",
+    "def pentagonalNum ( n ) : NEW_LINE INDENT return ( 3 * n * n - n ) / 2 NEW_LINE DEDENT",
+    "def circumference ( r ) : NEW_LINE INDENT return ( 2 * PI * r ) NEW_LINE DEDENT",
+    "def numberOfSticks ( x ) : NEW_LINE INDENT return ( 3 * x * ( x + 1 ) ) / 2 NEW_LINE DEDENT",
+    "def binomialCoeffSum ( n ) : NEW_LINE INDENT return ( 1 << n ) NEW_LINE DEDENT",
+    "def largest ( arr , n ) : NEW_LINE INDENT return max ( arr ) NEW_LINE DEDENT",
+    "def Circumference ( a ) : NEW_LINE INDENT return ( 4 * a ) NEW_LINE DEDENT",
+    "def rangeGCD ( n , m ) : NEW_LINE INDENT return n if ( n == m ) else 1 NEW_LINE DEDENT",
+    "def power ( n ) : NEW_LINE INDENT if n == 1 : NEW_LINE INDENT return 2 NEW_LINE DEDENT return 2 * power ( n - 1 ) NEW_LINE DEDENT",
+    "def compute_average ( a , b ) : NEW_LINE INDENT return floor ( ( a + b ) / 2 ) NEW_LINE DEDENT",
+    "def summingSeries ( n ) : NEW_LINE INDENT return math . pow ( n , 2 ) NEW_LINE DEDENT"
+]
+SAMPLE_PRED = "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : ..."
+
+
+def test_fusion_brain_2021_repo_sample():
+    """AIJ: 0.08587211336633069 (0.146248, 0.150827, 0.046414, 0.0) with the 2020 grammar; the n-gram
+    parts agree, AST/data flow differ (modern error recovery on pseudo-code; see the card)."""
+    r = _quiet_compute(load_metric("codebleu", "fusion_brain_2021"), predictions=[SAMPLE_PRED] * 20,
+                       references=SAMPLE_REFS)
+    assert (r["ngram_match"], r["weighted_ngram_match"]) == pytest.approx((0.146248, 0.150827), abs=1e-6)
+    assert (r["codebleu"], r["syntax_match"], r["dataflow_match"]) == pytest.approx(
+        (0.301789, 0.065421, 0.844660), abs=1e-6)
 
 
 def test_fusion_brain_2021_clipping_and_no_dataflow():
@@ -349,9 +383,8 @@ def test_examples_file():
 # Trainer and demo
 # ----------------------------------------------------------------------------------------------
 def test_trainer_compute_metrics():
-    from helpers import run_in_trainer
-
     import numpy as np
+    from helpers import run_in_trainer
 
     snippets = oracle.SEEDS["go"]
     metric = load_metric("codebleu")
