@@ -32,7 +32,6 @@ import io
 import math
 import re
 import tokenize
-import warnings
 from collections import Counter
 
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
@@ -200,22 +199,6 @@ def remove_comments(source: str, lang: str, rule: str) -> str:
 _STRING_TYPES = frozenset(("string_literal", "string", "character_literal"))
 
 
-def _is_token(node) -> bool:
-    return (node.child_count == 0 or node.type in _STRING_TYPES) and node.type != "comment"
-
-
-def _token_spans(root) -> list:
-    spans = []
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if _is_token(node):
-            spans.append((tuple(node.start_point), tuple(node.end_point)))
-        else:
-            stack.extend(reversed(node.children))
-    return spans
-
-
 def _span_text(span, lines) -> str:
     # Like the reference: columns are tree-sitter byte columns applied to str lines.
     (r0, c0), (r1, c1) = span
@@ -301,6 +284,72 @@ _RULES["c"] = _RULES["c_sharp"]
 _RULES["cpp"] = _RULES["c_sharp"]
 
 
+class _Node:
+    """A parse-tree node flattened once: type, children, token range [lo, hi), its token index (-1 if
+    not a token), whether its subtree holds a node with a data-flow rule, and the tree-sitter node."""
+
+    __slots__ = ("type", "kids", "lo", "hi", "tok", "special", "ts")
+
+
+class _Tree:
+    """One walk over a parse: code tokens (leaves, string literals whole, comments left out), the
+    s-expressions of the root and of every node with children, and the flattened nodes."""
+
+    def __init__(self, root, text: str, special_types):
+        spans, types, sexps = [], [], []
+        top = None
+        stack = [(root, None)]
+        while stack:
+            node, parent = stack.pop()
+            if node is None:  # all children of `parent` done
+                parent.hi = len(spans)
+                parent.special = parent.type in special_types or any(k.special for k in parent.kids)
+                continue
+            n = _Node()
+            kind = node.type
+            n.type, n.ts = kind, node
+            if parent is None:
+                top = n
+            else:
+                parent.kids.append(n)
+            count = node.child_count
+            if (count == 0 or kind in _STRING_TYPES) and kind != "comment":
+                i = len(spans)
+                spans.append((tuple(node.start_point), tuple(node.end_point)))
+                types.append(kind)
+                n.kids, n.lo, n.hi, n.tok, n.special = (), i, i + 1, i, False
+                if count:  # a string with children: a token for the data flow, still subtrees for the AST
+                    inner = [node]
+                    while inner:
+                        cur = inner.pop()
+                        sexps.append(str(cur))
+                        inner.extend(c for c in cur.children if c.child_count)
+                continue
+            n.kids, n.lo, n.tok = [], len(spans), -1
+            if count:
+                sexps.append(str(node))
+            stack.append((None, n))
+            stack.extend((child, n) for child in reversed(node.children))
+        if root.child_count == 0:  # the root is always a subtree
+            sexps.append(str(root))
+        self.root = top
+        self.types = types
+        self.sexps = sexps
+        lines = text.split("\n")
+        # keyed by span like the reference (zero-width tokens at one place share the last index)
+        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(spans)}
+        self.code = [index_to_code[span] for span in spans]
+
+
+def _special_types(rules) -> frozenset:
+    return frozenset(
+        t for key in ("defs", "assigns", "incs", "ifs", "fors", "efors", "whiles") for t in rules[key]
+    )
+
+
+_SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
+
+
 def _by_pos(entries):
     return sorted(entries, key=lambda e: e[1])
 
@@ -319,78 +368,97 @@ def _merge_loop(entries):
 
 
 class _Flow:
-    """One data-flow extraction (CodeXGLUE DFG_<lang>) over a parsed tree."""
+    """One data-flow extraction (CodeXGLUE DFG_<lang> semantics) over a flattened tree.
 
-    def __init__(self, rules, index_to_code):
+    Subtrees without any node that has a rule are processed as a flat token sequence (what the
+    recursive reference does for them, without the recursion)."""
+
+    def __init__(self, rules, tree: _Tree):
         self.r = rules
-        self.code = index_to_code
+        self.code = tree.code
+        self.types = tree.types
+        self.is_var = [kind != text for kind, (_, text) in zip(tree.types, tree.code)]
 
-    def var_spans(self, node):
-        out = []
-        stack = [node]
-        while stack:
-            cur = stack.pop()
-            if _is_token(cur):
-                span = (tuple(cur.start_point), tuple(cur.end_point))
-                if cur.type != self.code[span][1]:
-                    out.append(span)
+    def var_tokens(self, node):  # the reference's tree_to_variable_index
+        is_var = self.is_var
+        return [i for i in range(node.lo, node.hi) if is_var[i]]
+
+    @staticmethod
+    def field(node, name):
+        child = node.ts.child_by_field_name(name)
+        if child is None:
+            return None
+        for kid in node.kids:
+            if kid.ts == child:
+                return kid
+        raise LookupError(name)
+
+    def _tokens(self, lo, hi, states, out):
+        code, types = self.code, self.types
+        for i in range(lo, hi):
+            idx, text = code[i]
+            if types[i] == text:
+                continue
+            if text in states:
+                out.append((text, idx, "comesFrom", [text], states[text].copy()))
             else:
-                stack.extend(reversed(cur.children))
-        return out
+                if types[i] == "identifier":
+                    states[text] = [idx]
+                out.append((text, idx, "comesFrom", [], []))
 
     def _cross(self, targets, sources, relation, states, out):
         # every target token comes from / is computed from every source token (one edge each)
-        for t in self.var_spans(targets):
-            idx1, code1 = self.code[t]
+        code = self.code
+        for t in self.var_tokens(targets):
+            idx1, code1 = code[t]
             for s in sources:
-                idx2, code2 = self.code[s]
+                idx2, code2 = code[s]
                 out.append((code1, idx1, relation, [code2], [idx2]))
             states[code1] = [idx1]
 
     def _all_from(self, left_node, right_node, states, out):
         # python/ruby style: one edge per target token whose parents are all the source tokens
-        rights = self.var_spans(right_node)
-        names = [self.code[x][1] for x in rights]
-        poses = [self.code[x][0] for x in rights]
-        for t in self.var_spans(left_node):
-            idx1, code1 = self.code[t]
+        code = self.code
+        rights = self.var_tokens(right_node)
+        names = [code[x][1] for x in rights]
+        poses = [code[x][0] for x in rights]
+        for t in self.var_tokens(left_node):
+            idx1, code1 = code[t]
             out.append((code1, idx1, "computedFrom", list(names), list(poses)))
             states[code1] = [idx1]
 
     def run(self, node, states):
         r = self.r
-        kind = node.type
-        if _is_token(node):
+        if node.tok >= 0 or not node.special:
+            out = []
+            if node.lo == node.hi and node.tok < 0:
+                return out, (states.copy() if r["copy_states"] else states)
             states = states.copy()
-            idx, text = self.code[(tuple(node.start_point), tuple(node.end_point))]
-            if kind == text:
-                return [], states
-            if text in states:
-                return [(text, idx, "comesFrom", [text], states[text].copy())], states
-            if kind == "identifier":
-                states[text] = [idx]
-            return [(text, idx, "comesFrom", [], [])], states
+            self._tokens(node.lo, node.hi, states, out)
+            return out, states
+        kind = node.type
         if r["copy_states"]:
             states = states.copy()
         out = []
         if kind in r["defs"]:
             style = r["def_style"]
+            kids = node.kids
             if style == "fields":
-                name = node.child_by_field_name(r["def_fields"][0])
-                value = node.child_by_field_name(r["def_fields"][1])
+                name = self.field(node, r["def_fields"][0])
+                value = self.field(node, r["def_fields"][1])
             elif style == "csharp":
-                name = node.children[0]
-                value = node.children[1] if len(node.children) == 2 else None
+                name = kids[0]
+                value = kids[1] if len(kids) == 2 else None
             else:  # rust: function_item
-                name = node.children[1]
-                value = node.children[2] if len(node.children) >= 3 else None
+                name = kids[1]
+                value = kids[2] if len(kids) >= 3 else None
             if value is None:
-                for span in self.var_spans(name):
-                    idx, text = self.code[span]
+                for i in self.var_tokens(name):
+                    idx, text = self.code[i]
                     out.append((text, idx, "comesFrom", [], []))
                     states[text] = [idx]
                 return _by_pos(out), states
-            sources = self.var_spans(value)
+            sources = self.var_tokens(value)
             sub, states = self.run(value, states)
             out += sub
             self._cross(name, sources, "comesFrom", states, out)
@@ -398,20 +466,20 @@ class _Flow:
         if kind in r["assigns"]:
             style = r["assign_style"]
             if style == "simple":
-                left = node.child_by_field_name("left")
-                right = node.child_by_field_name("right")
+                left = self.field(node, "left")
+                right = self.field(node, "right")
                 sub, states = self.run(right, states)
                 out += sub
-                self._cross(left, self.var_spans(right), "computedFrom", states, out)
+                self._cross(left, self.var_tokens(right), "computedFrom", states, out)
                 return _by_pos(out), states
             if style == "python" and kind == "for_in_clause":
-                lefts, rights = [node.child_by_field_name("left")], [node.children[-1]]
+                lefts, rights = [self.field(node, "left")], [node.kids[-1]]
             else:
-                if style == "python" and node.child_by_field_name("right") is None:
+                if style == "python" and node.ts.child_by_field_name("right") is None:
                     return [], states
                 lefts, rights = self._pairs(node)
                 if style == "ruby" and kind == "operator_assignment":
-                    lefts, rights = [node.children[0]], [node.children[-1]]
+                    lefts, rights = [node.kids[0]], [node.kids[-1]]
             for right in rights:
                 sub, states = self.run(right, states)
                 out += sub
@@ -419,11 +487,11 @@ class _Flow:
                 self._all_from(left, right, states, out)
             return _by_pos(out), states
         if kind in r["incs"]:
-            spans = self.var_spans(node)
-            for s1 in spans:
-                idx1, code1 = self.code[s1]
-                for s2 in spans:
-                    idx2, code2 = self.code[s2]
+            toks = self.var_tokens(node)
+            for t1 in toks:
+                idx1, code1 = self.code[t1]
+                for t2 in toks:
+                    idx2, code2 = self.code[t2]
                     out.append((code1, idx1, "computedFrom", [code2], [idx2]))
                 states[code1] = [idx1]
             return _by_pos(out), states
@@ -435,27 +503,27 @@ class _Flow:
             return self._enhanced_for(node, states)
         if kind in r["whiles"]:
             for _ in range(2):
-                for child in node.children:
+                for child in node.kids:
                     sub, states = self.run(child, states)
                     out += sub
             return _merge_loop(out), states
         do_first = r["do_first"]
         if do_first:
-            for child in node.children:
+            for child in node.kids:
                 if child.type in do_first:
                     sub, states = self.run(child, states)
                     out += sub
-        for child in node.children:
+        for child in node.kids:
             if child.type not in do_first:
                 sub, states = self.run(child, states)
                 out += sub
         return _by_pos(out), states
 
     def _pairs(self, node):
-        left_node = node.child_by_field_name("left")
-        right_node = node.child_by_field_name("right")
-        lefts = [x for x in left_node.children if x.type != ","]
-        rights = [x for x in right_node.children if x.type != ","]
+        left_node = self.field(node, "left")
+        right_node = self.field(node, "right")
+        lefts = [x for x in left_node.kids if x.type != ","]
+        rights = [x for x in right_node.kids if x.type != ","]
         if len(rights) != len(lefts):
             lefts, rights = [left_node], [right_node]
         if not lefts:
@@ -472,7 +540,7 @@ class _Flow:
         tag = "else" in node.type
         flag = False
         style = r["if_style"]
-        for child in node.children:
+        for child in node.kids:
             if "else" in child.type:
                 tag = True
             if style == "python":
@@ -518,30 +586,30 @@ class _Flow:
                 if style == "python":
                     lefts, rights = self._pairs(node)
                 else:
-                    lefts, rights = [node.child_by_field_name("pattern")], [node.child_by_field_name("value")]
+                    lefts, rights = [self.field(node, "pattern")], [self.field(node, "value")]
                 for right in rights:
                     sub, states = self.run(right, states)
                     out += sub
                 for left, right in zip(lefts, rights):
                     self._all_from(left, right, states, out)
                 if style == "python":
-                    if node.children[-1].type == "block":
-                        sub, states = self.run(node.children[-1], states)
+                    if node.kids[-1].type == "block":
+                        sub, states = self.run(node.kids[-1], states)
                         out += sub
                 else:
-                    sub, states = self.run(node.child_by_field_name("body"), states)
+                    sub, states = self.run(self.field(node, "body"), states)
                     out += sub
             return _merge_loop(out), states
-        for child in node.children:
+        for child in node.kids:
             sub, states = self.run(child, states)
             out += sub
         flag = False
-        for child in node.children:
+        for child in node.kids:
             if flag:
                 sub, states = self.run(child, states)
                 out += sub
             elif style == "go" and child.type == "for_clause":
-                update = child.child_by_field_name("update")
+                update = self.field(child, "update")
                 if update is not None:
                     sub, states = self.run(update, states)
                     out += sub
@@ -554,28 +622,28 @@ class _Flow:
         style = self.r["efor_style"]
         if style == "php":
             name = value = None
-            for child in node.children:
+            for child in node.kids:
                 if child.type == "variable_name" and value is None:
                     value = child
                 elif child.type == "variable_name" and name is None:
                     name = child
                     break
-            body = node.child_by_field_name("body")
+            body = self.field(node, "body")
         else:
-            name = node.child_by_field_name(style[0])
-            value = node.child_by_field_name(style[1])
-            body = node.child_by_field_name(style[2])
+            name = self.field(node, style[0])
+            value = self.field(node, style[1])
+            body = self.field(node, style[2])
         out = []
         for _ in range(2):
             sub, states = self.run(value, states)
             out += sub
-            self._cross(name, self.var_spans(value), "computedFrom", states, out)
+            self._cross(name, self.var_tokens(value), "computedFrom", states, out)
             sub, states = self.run(body, states)
             out += sub
         return _merge_loop(out), states
 
 
-def data_flow(root, text: str, lang: str) -> list:
+def data_flow(tree: _Tree, lang: str) -> list:
     """Normalised data-flow items ``(var_i, relation, (var_j, ...))`` of a parsed snippet.
 
     Edges that neither have parents nor are parents are dropped; edges at the same position are
@@ -584,25 +652,20 @@ def data_flow(root, text: str, lang: str) -> list:
     reference code.
     """
     try:
-        spans = _token_spans(root)
-        lines = text.split("\n")
-        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(spans)}
-        try:
-            entries, _ = _Flow(_RULES[lang], index_to_code).run(root, {})
-        except Exception:
-            entries = []
-        entries = _by_pos(entries)
-        used = set()
-        for entry in entries:
-            if entry[4]:
-                used.add(entry[1])
-            used.update(entry[4])
-        entries = [e for e in entries if e[1] in used]
+        entries, _ = _Flow(_RULES[lang], tree).run(tree.root, {})
     except Exception:
         entries = []
+    entries = _by_pos(entries)
+    used = set()
+    for entry in entries:
+        if entry[4]:
+            used.add(entry[1])
+        used.update(entry[4])
     merged = {}
     for entry in entries:
         pos = entry[1]
+        if pos not in used:
+            continue
         if pos not in merged:
             merged[pos] = entry
         else:
@@ -620,36 +683,24 @@ def data_flow(root, text: str, lang: str) -> list:
     return items
 
 
-def subtrees(root) -> list:
-    """S-expressions of the root and of every node that has children (leaves are not subtrees)."""
-    out = [str(root)]
-    stack = [c for c in root.children if c.child_count]
-    while stack:
-        node = stack.pop()
-        out.append(str(node))
-        stack.extend(c for c in node.children if c.child_count)
-    return out
-
-
 class Snippet:
-    """Everything CodeBLEU needs from one code string, computed once: tokens, subtrees, data flow."""
+    """Everything CodeBLEU needs from one code string, computed once: one parse, one walk."""
 
-    __slots__ = ("tokens", "subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error")
+    __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error")
 
     def __init__(self, code: str, lang: str, comment_rule: str, strip: bool, comment_passes: int = 1):
         if strip:
             code = code.strip()
-        self.tokens = code.split()
         clean = code
         for _ in range(comment_passes):
             clean = remove_comments(clean, lang, comment_rule)
-        tree = get_parser(lang).parse(clean.encode("utf8"))
-        root = tree.root_node
+        root = get_parser(lang).parse(clean.encode("utf8")).root_node
         self.parse_error = root.has_error
-        self.subtrees = subtrees(root)
+        tree = _Tree(root, clean, _SPECIAL[lang])
+        self.subtrees = tree.sexps
         self.subtree_set = None
         self.subtree_counts = None
-        self.flow = data_flow(root, clean, lang)
+        self.flow = data_flow(tree, lang)
         self.flow_counts = None
 
 
