@@ -46,25 +46,29 @@ def _nltk_root(wordnet_path) -> str | None:
     raise ValueError(MISSING_WORDNET.format(where=f" under `wordnet_path`={str(wordnet_path)!r}"))
 
 
-@lru_cache(maxsize=8)
 def load_wordnet(wordnet_path: str | None = None):
-    """A WordNetCorpusReader found offline (see the module docstring); a clear ValueError otherwise."""
+    """A WordNetCorpusReader found offline (see the module docstring); a clear ValueError otherwise.
+    Readers are cached per corpus directory (loading one takes seconds)."""
     import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     root = _nltk_root(wordnet_path)
     if root is not None and root not in nltk.data.path:
         nltk.data.path.insert(0, root)  # NLTK >= 3.10 only opens corpora under nltk.data.path
+    where = f" under `wordnet_path`={str(wordnet_path)!r}" if root else " on NLTK's data path"
     try:
-        location = nltk.data.find("corpora/wordnet")
-        if root is not None and not str(location).startswith(root):
-            raise LookupError(location)
-        with warnings.catch_warnings():  # "multilingual functions are not available": no OMW, by design
-            warnings.simplefilter("ignore", UserWarning)
-            return WordNetCorpusReader(location, None)
+        location = str(Path(root) / "corpora" / "wordnet") if root else str(nltk.data.find("corpora/wordnet"))
+        return _reader(location)
     except (LookupError, OSError) as err:
-        where = f" under `wordnet_path`={str(wordnet_path)!r}" if root else " on NLTK's data path"
         raise ValueError(MISSING_WORDNET.format(where=where)) from err
+
+
+@lru_cache(maxsize=8)
+def _reader(location: str):
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    with warnings.catch_warnings():  # "multilingual functions are not available": no OMW, by design
+        warnings.simplefilter("ignore", UserWarning)
+        return WordNetCorpusReader(location, None)
 
 
 @lru_cache(maxsize=1 << 18)

@@ -250,6 +250,14 @@ class VqaAcc(evaluate.Metric):
         lowercase=None,
         return_per_example=False,
     ):
+        scorer = self._scorer
+        given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
+        unknown = sorted(k for k, v in given.items() if v is not None and k not in EXTRA_INPUTS[scorer])
+        if unknown:
+            raise ValueError(
+                f"vqa_acc (preset {self.config_name!r}): unknown input(s) {unknown}; this preset accepts "
+                f"predictions, references{''.join(', ' + n for n in EXTRA_INPUTS[scorer])}"
+            )
         passed = {
             "normalize": normalize,
             "num_answers": num_answers,
@@ -277,7 +285,6 @@ class VqaAcc(evaluate.Metric):
                         f"`references[{i}]` has {len(refs)} answers but num_answers={n_answers} "
                         f"(preset {self.config_name!r}); pass num_answers=0 to accept any number"
                     )
-        scorer = self._scorer
         if scorer == "vqa_v2":
             check_choice(opts["normalize"], NORMALIZE_MODES, "normalize")
             scores = vqa_v2_per_question(predictions, references, normalize=opts["normalize"])
