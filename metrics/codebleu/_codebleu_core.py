@@ -292,53 +292,95 @@ class _Node:
 
 
 class _Tree:
-    """One walk over a parse: code tokens (leaves, string literals whole, comments left out), the
-    s-expressions of the root and of every node with children, and the flattened nodes."""
+    """One cursor walk over a parse: code tokens (leaves, string literals whole, comments left out),
+    the s-expressions of the root and of every node with children, and the flattened nodes.
+
+    S-expressions are assembled bottom-up from the children's (named children, ``field: `` prefixes),
+    which is what tree-sitter's ``str(node)`` prints for an error-free tree, without re-printing every
+    subtree; trees with ERROR/MISSING nodes (and any anonymous node with children) use ``str(node)``.
+    """
 
     def __init__(self, root, text: str, special_types):
         spans, types, sexps = [], [], []
+        frames = []  # [node, pieces, field name, tree-sitter node] of the open ancestors
+        exact = root.has_error
         top = None
-        stack = [(root, None)]
-        while stack:
-            node, parent = stack.pop()
-            if node is None:  # all children of `parent` done
-                parent.hi = len(spans)
-                parent.special = parent.type in special_types or any(k.special for k in parent.kids)
-                continue
+        cursor = root.walk()
+
+        def finish(frame):
+            n, pieces, field, ts = frame
+            n.hi = len(spans)
+            n.special = n.type in special_types or any(k.special for k in n.kids)
+            if not exact:
+                sexp = "(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")")
+                if ts.child_count:
+                    sexps.append(sexp)
+                if frames and ts.is_named:
+                    frames[-1][1].append(field + ": " + sexp if field else sexp)
+
+        while True:
+            node = cursor.node
             n = _Node()
             kind = node.type
             n.type, n.ts = kind, node
-            if parent is None:
-                top = n
+            if frames:
+                frames[-1][0].kids.append(n)
             else:
-                parent.kids.append(n)
+                top = n
             count = node.child_count
             if (count == 0 or kind in _STRING_TYPES) and kind != "comment":
                 i = len(spans)
                 spans.append((tuple(node.start_point), tuple(node.end_point)))
                 types.append(kind)
                 n.kids, n.lo, n.hi, n.tok, n.special = (), i, i + 1, i, False
-                if count:  # a string with children: a token for the data flow, still subtrees for the AST
+                if count and not exact:  # a string with children: one token, still subtrees for the AST
                     inner = [node]
                     while inner:
                         cur = inner.pop()
                         sexps.append(str(cur))
                         inner.extend(c for c in cur.children if c.child_count)
+                if frames and node.is_named and not exact:
+                    field = cursor.field_name
+                    sexp = str(node) if count else "(" + kind + ")"
+                    frames[-1][1].append(field + ": " + sexp if field else sexp)
+            else:
+                n.kids, n.lo, n.tok = [], len(spans), -1
+                if count and not node.is_named:
+                    exact = True
+                frames.append([n, [], cursor.field_name, node])
+                if cursor.goto_first_child():
+                    continue
+                finish(frames.pop())
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    break
+                finish(frames.pop())
+            else:
                 continue
-            n.kids, n.lo, n.tok = [], len(spans), -1
-            if count:
-                sexps.append(str(node))
-            stack.append((None, n))
-            stack.extend((child, n) for child in reversed(node.children))
-        if root.child_count == 0:  # the root is always a subtree
+            break
+        while frames:
+            finish(frames.pop())
+        if exact:  # tree-sitter prints the error-recovery details (ERROR, MISSING, UNEXPECTED) itself
+            sexps = [str(root)]
+            stack = [c for c in root.children if c.child_count]
+            while stack:
+                cur = stack.pop()
+                sexps.append(str(cur))
+                stack.extend(c for c in cur.children if c.child_count)
+        elif root.child_count == 0:  # the root is always a subtree
             sexps.append(str(root))
         self.root = top
         self.types = types
         self.sexps = sexps
-        lines = text.split("\n")
-        # keyed by span like the reference (zero-width tokens at one place share the last index)
-        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(spans)}
-        self.code = [index_to_code[span] for span in spans]
+        self.spans = spans
+        self.text = text
+
+    def token_code(self) -> list:
+        """(index, text) of every token, keyed by span like the reference's index_to_code (zero-width
+        tokens at one place share the last index)."""
+        lines = self.text.split("\n")
+        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(self.spans)}
+        return [index_to_code[span] for span in self.spans]
 
 
 def _special_types(rules) -> frozenset:
@@ -375,9 +417,9 @@ class _Flow:
 
     def __init__(self, rules, tree: _Tree):
         self.r = rules
-        self.code = tree.code
+        self.code = tree.token_code()
         self.types = tree.types
-        self.is_var = [kind != text for kind, (_, text) in zip(tree.types, tree.code)]
+        self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
 
     def var_tokens(self, node):  # the reference's tree_to_variable_index
         is_var = self.is_var
@@ -652,7 +694,11 @@ def data_flow(tree: _Tree, lang: str) -> list:
     reference code.
     """
     try:
-        entries, _ = _Flow(_RULES[lang], tree).run(tree.root, {})
+        flow = _Flow(_RULES[lang], tree)
+    except Exception:
+        return []
+    try:
+        entries, _ = flow.run(tree.root, {})
     except Exception:
         entries = []
     entries = _by_pos(entries)
