@@ -30,6 +30,7 @@ this module keeps first-seen order instead, so results never depend on PYTHONHAS
 
 import io
 import math
+import operator
 import re
 import tokenize
 from collections import Counter
@@ -392,8 +393,11 @@ def _special_types(rules) -> frozenset:
 _SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
 
 
+_POS = operator.itemgetter(1)
+
+
 def _by_pos(entries):
-    return sorted(entries, key=lambda e: e[1])
+    return sorted(entries, key=_POS)
 
 
 def _merge_loop(entries):
@@ -550,15 +554,24 @@ class _Flow:
                     out += sub
             return _merge_loop(out), states
         do_first = r["do_first"]
+        kids = node.kids
         if do_first:
-            for child in node.kids:
-                if child.type in do_first:
-                    sub, states = self.run(child, states)
-                    out += sub
-        for child in node.kids:
-            if child.type not in do_first:
-                sub, states = self.run(child, states)
-                out += sub
+            kids = [k for k in kids if k.type in do_first] + [k for k in kids if k.type not in do_first]
+        # Children without rules are processed inline as tokens. In the reference every token copies the
+        # states first; here one private copy is made before the first in-place update (ruby passes its
+        # caller's dict down, the other languages copy on entry, so the dict is already private).
+        private = r["copy_states"]
+        for child in kids:
+            if child.tok >= 0 or not child.special:
+                if child.lo < child.hi:
+                    if not private:
+                        states = states.copy()
+                        private = True
+                    self._tokens(child.lo, child.hi, states, out)
+                continue
+            sub, states = self.run(child, states)
+            out += sub
+            private = r["copy_states"]
         return _by_pos(out), states
 
     def _pairs(self, node):
@@ -756,8 +769,6 @@ class Snippet:
 def _ngram_counts(tokens, n) -> Counter:
     if len(tokens) < n:
         return Counter()
-    if n == 1:
-        return Counter((t,) for t in tokens)
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
@@ -785,49 +796,43 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
     return float(bp * math.exp(math.fsum(logs)))
 
 
-def bleu_stats(hyp_tokens, refs_tokens, max_n=4):
-    """Sufficient statistics of BLEU for one example: (numerators, denominators, ref_len, hyp_len)."""
-    nums, dens = [], []
-    for n in range(1, max_n + 1):
-        counts = _ngram_counts(hyp_tokens, n)
-        max_ref = {}
-        for ref in refs_tokens:
-            ref_counts = _ngram_counts(ref, n)
-            for gram in counts:
-                c = ref_counts.get(gram, 0)
-                if c > max_ref.get(gram, 0):
-                    max_ref[gram] = c
-        nums.append(sum(min(c, max_ref.get(g, 0)) for g, c in counts.items()))
-        dens.append(max(1, sum(counts.values())))
+def ngram_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
+    """Sufficient statistics of one example for BLEU and for the weighted n-gram match:
+    two tuples (numerators, denominators, ref_len, hyp_len), n-grams counted once."""
+    hyp = [_ngram_counts(hyp_tokens, n) for n in range(1, max_n + 1)]
+    refs = [[_ngram_counts(ref, n) for n in range(1, max_n + 1)] for ref in refs_tokens]
     hyp_len = len(hyp_tokens)
-    return nums, dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len
-
-
-def weighted_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
-    """Statistics of the keyword-weighted n-gram *recall* (reference code semantics)."""
-    nums, dens = [0] * max_n, [0] * max_n
-    hyp_counts = [_ngram_counts(hyp_tokens, n) for n in range(1, max_n + 1)]
-    for ref in refs_tokens:
-        weights = {tok: (1 if tok in keywords else OTHER_TOKEN_WEIGHT) for tok in ref}
-        for n in range(1, max_n + 1):
-            ref_counts = _ngram_counts(ref, n)
-            hyp = hyp_counts[n - 1]
-            if n == 1:
-                num = 0
-                den = 0
-                for gram, count in ref_counts.items():
-                    w = weights[gram[0]]
-                    num += min(count, hyp.get(gram, 0)) * w
-                    den += count * w
-                nums[0] += num
-                dens[0] += max(1, den)
-            else:
-                nums[n - 1] += sum(min(c, hyp.get(g, 0)) for g, c in ref_counts.items())
-                dens[n - 1] += max(1, sum(ref_counts.values()))
-    hyp_len = len(hyp_tokens)
+    # BLEU: modified precision, clipped by the max count over the references
+    b_nums, b_dens = [], []
+    for k in range(max_n):
+        counts = hyp[k]
+        if len(refs) == 1:
+            ref = refs[0][k]
+            b_nums.append(sum(min(c, ref.get(g, 0)) for g, c in counts.items()))
+        else:
+            b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
+        b_dens.append(max(1, sum(counts.values())))
+    bleu = (b_nums, b_dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len)
+    # weighted n-gram match: recall over every reference, unigrams weighted by keyword-ness
+    w_nums, w_dens = [0] * max_n, [0] * max_n
+    for ref_tokens, ref in zip(refs_tokens, refs):
+        weights = {tok: (1 if tok in keywords else OTHER_TOKEN_WEIGHT) for tok in ref_tokens}
+        num = den = 0
+        h = hyp[0]
+        for gram, count in ref[0].items():
+            w = weights[gram[0]]
+            num += min(count, h.get(gram, 0)) * w
+            den += count * w
+        w_nums[0] += num
+        w_dens[0] += max(1, den)
+        for k in range(1, max_n):
+            h, rc = hyp[k], ref[k]
+            w_nums[k] += sum(min(c, h.get(g, 0)) for g, c in rc.items())
+            w_dens[k] += max(1, sum(rc.values()))
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
-    return nums, dens, 2, hyp_len
+    weighted = (w_nums, w_dens, 2, hyp_len)
+    return bleu, weighted
 
 
 def _corpus(stats) -> float:
@@ -931,8 +936,7 @@ def corpus_codebleu(
     for i, (pred, refs) in enumerate(zip(predictions, references)):
         hyp_tokens = (pred.strip() if strip else pred).split()
         refs_tokens = [(r.strip() if strip else r).split() for r in refs]
-        b = bleu_stats(hyp_tokens, refs_tokens)
-        w = weighted_stats(hyp_tokens, refs_tokens, kw)
+        b, w = ngram_stats(hyp_tokens, refs_tokens, kw)
         syn, df = [], []
         for j, ref in enumerate(refs):
             hyp_snip = snippet(pred, j + 1 if remove_comments != "none" else 1)
