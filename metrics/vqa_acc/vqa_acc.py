@@ -231,7 +231,7 @@ class VqaAcc(evaluate.Metric):
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
         return self.add_batch(
-            predictions=[prediction], references=[reference], **{k: [v] for k, v in kwargs.items()}
+            predictions=[prediction], references=[reference], **{k: [v] for k, v in kwargs.items() if v is not None}
         )
 
     def _compute(
