@@ -155,11 +155,14 @@ def test_pairwise_iou_matches_the_scalar_reference():
 # ------------------------------------------------------------------------------------------------
 CLASSES = ["cat", "a red chair", "two green eyes"]
 small_box = st.lists(st.integers(0, 8), min_size=4, max_size=4)  # small grid: exact IoU ties, zero sizes
+float_box = st.lists(st.integers(0, 80).map(lambda v: v / 10), min_size=4, max_size=4)  # inexact floats
 
 
 @st.composite
-def image(draw, positive_area=False):
-    box = small_box.map(lambda b: [b[0], b[1], max(b[2], 1), max(b[3], 1)]) if positive_area else small_box
+def image(draw, positive_area=False, floats=False):
+    box = float_box if floats else small_box
+    if positive_area:
+        box = box.map(lambda b: [b[0], b[1], max(b[2], 1), max(b[3], 1)])
     classes = draw(st.lists(st.sampled_from(CLASSES), min_size=1, max_size=3, unique=True))
     gt = {c: draw(st.lists(box, max_size=3)) for c in classes}
     pred = {}
@@ -194,6 +197,15 @@ def test_official_loop_transcription_as_oracle(data, threshold, boundary):
     theirs = bench.reference_counts(true_annot, predictions, threshold=threshold, strict=boundary == "strict")
     assert _counts(ours) == theirs
     assert ours["f1"] == bench.reference_f1(*theirs)
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.lists(image(floats=True), min_size=1, max_size=25), st.sampled_from(["inclusive", "strict"]))
+def test_official_loop_oracle_on_float_boxes(data, boundary):
+    true_annot, predictions = _fb(data)
+    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    ours = core.det_f1(preds, refs, iou_boundary=boundary)
+    assert _counts(ours) == bench.reference_counts(true_annot, predictions, strict=boundary == "strict")
 
 
 def _one_to_one_oracle(data, threshold=0.5):

@@ -49,7 +49,6 @@ MATCHINGS = ("any", "one_to_one")
 BOUNDARIES = ("inclusive", "strict")
 BOX_FORMATS = ("xywh", "xyxy")
 MISSING_CLASS = ("error", "empty")
-COUNT_KEYS = ("tp", "fp", "fn")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -464,9 +463,12 @@ def count_per_group(
 ):
     """TP, FP, FN of every (image, requested class) group.
 
-    ``predictions`` / ``references``: one record ``{"classes": [str], "boxes": [[[4 numbers]], ...]}``
-    per image (see :func:`normalize_example`); the requested classes of image i are the classes of
-    ``references[i]``. Returns ``(group_image, tp, fp, fn)`` int64 arrays, one entry per group.
+    ``predictions`` / ``references``: one image each, as a class dict ``{class: [[4 numbers], ...]}``,
+    a record ``{"classes": [str], "boxes": [[[4 numbers], ...], ...]}`` or the packed form of
+    :func:`normalize_batch`; the requested classes of image i are the classes of ``references[i]``.
+    Structure is assumed valid (the evaluate module checks it in ``add_batch``); coordinate values
+    are checked here: NaN/inf or negative sizes raise ValueError naming the image, class and box.
+    Returns ``(group_image, tp, fp, fn)`` int64 arrays, one entry per group.
     """
     if matching not in MATCHINGS:
         raise ValueError(f"`matching` must be one of {list(MATCHINGS)}, got {matching!r}")
@@ -487,7 +489,6 @@ def count_per_group(
     iou = paired_iou(pr[pred_idx], gt[gt_idx])
     hit_pair = passes(iou, iou_threshold, iou_boundary)
     positive = n_gt > 0
-    fn = np.zeros(n_groups, dtype=np.int64)
     if matching == "any":
         hit = np.bincount(pred_idx[hit_pair], minlength=len(pr)) > 0
         # itertools.groupby on the predicted box value: a box equal to the previous one of the same
