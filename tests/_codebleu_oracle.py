@@ -30,12 +30,14 @@ SEEDS = {
         "def total(items):\n    s = 0\n    for x in items:\n        if x > 0:\n            s += x\n        else:\n            s -= x\n    return s\n",
         "def fib(n):\n    a, b = 0, 1\n    i = 0\n    while i < n:\n        a, b = b, a + b\n        i += 1\n    return a\n",
         "def clean(words, stop=None):\n    # drop stop words\n    out = [w.lower() for w in words if w not in stop]\n    n = len(out)\n    return out, n\n",
+        'def greet(name):\n    """Grüße."""\n    msg = "héllo " + name\n    if len(msg) > 9:\n        msg = msg[:9]\n    return msg\n',
     ],
     "java": [
         "public int add(int a, int b) {\n    int c = a + b;\n    return c;\n}",
         "public int total(int[] items) {\n    int s = 0;\n    for (int i = 0; i < items.length; i++) {\n        if (items[i] > 0) {\n            s += items[i];\n        } else {\n            s = s - items[i];\n        }\n    }\n    return s;\n}",
         "public int fib(int n) {\n    int a = 0, b = 1;\n    while (n > 0) {\n        int t = a + b;\n        a = b;\n        b = t;\n        n--;\n    }\n    return a;\n}",
         "// sum of a list\npublic int sum(List<Integer> xs) {\n    int s = 0;\n    for (int x : xs) {\n        s = s + x;\n    }\n    return s;\n}",
+        "/* ümlaut\n   block */\npublic String tag(String s) {\n    String t = \"ß\" + s;\n    t = t + \"é\";\n    return t;\n}",
     ],
     "javascript": [
         "function add(a, b) {\n  let c = a + b;\n  return c;\n}",

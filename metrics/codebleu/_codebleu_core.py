@@ -302,7 +302,7 @@ class _Tree:
     """
 
     def __init__(self, root, text: str, special_types):
-        spans, types, sexps = [], [], []
+        spans, types, sexps, tok_nodes = [], [], [], []
         frames = []  # [node, pieces, field name, tree-sitter node] of the open ancestors
         exact = root.has_error
         top = None
@@ -331,7 +331,8 @@ class _Tree:
             count = node.child_count
             if (count == 0 or kind in _STRING_TYPES) and kind != "comment":
                 i = len(spans)
-                spans.append((tuple(node.start_point), tuple(node.end_point)))
+                spans.append((node.start_byte, node.end_byte))
+                tok_nodes.append(node)
                 types.append(kind)
                 n.kids, n.lo, n.hi, n.tok, n.special = (), i, i + 1, i, False
                 if count and not exact:  # a string with children: one token, still subtrees for the AST
@@ -374,14 +375,23 @@ class _Tree:
         self.types = types
         self.sexps = sexps
         self.spans = spans
+        self.tok_nodes = tok_nodes
         self.text = text
 
     def token_code(self) -> list:
         """(index, text) of every token, keyed by span like the reference's index_to_code (zero-width
-        tokens at one place share the last index)."""
-        lines = self.text.split("\n")
-        index_to_code = {span: (i, _span_text(span, lines)) for i, span in enumerate(self.spans)}
-        return [index_to_code[span] for span in self.spans]
+        tokens at one place share the last index). The reference slices the text lines with tree-sitter's
+        byte columns and drops the newlines inside multi-line tokens; for ASCII text that is the byte
+        slice without its newlines."""
+        text = self.text
+        last = {span: i for i, span in enumerate(self.spans)}
+        if text.isascii():
+            texts = [text[a:b] for a, b in self.spans]
+            texts = [t.replace("\n", "") if "\n" in t else t for t in texts]
+        else:
+            lines = text.split("\n")
+            texts = [_span_text((tuple(n.start_point), tuple(n.end_point)), lines) for n in self.tok_nodes]
+        return [(last[span], texts[last[span]]) for span in self.spans]
 
 
 def _special_types(rules) -> frozenset:
