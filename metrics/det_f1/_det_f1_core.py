@@ -177,14 +177,15 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
                 f"{where0}: 'classes' has {len(classes)} entries but 'boxes' has {len(lists)}: one box list per class"
             )
         lists = list(lists)
-    else:
-        classes, lists = list(example.keys()), list(example.values())
+        if len(set(classes)) != len(classes):
+            dup = next(c for c in classes if classes.count(c) > 1)
+            raise ValueError(f"{where0}: class {dup!r} is listed twice")
+        return classes, lists
+    classes, lists = list(example.keys()), list(example.values())
+    if not set(map(type, classes)) <= {str}:
         for c in classes:
             if not isinstance(c, str):
                 raise TypeError(f"{where0}: class names must be strings, got {type(c).__name__} ({c!r})")
-    if len(set(classes)) != len(classes):
-        dup = next(c for c in classes if classes.count(c) > 1)
-        raise ValueError(f"{where0}: class {dup!r} is listed twice")
     return classes, lists
 
 
@@ -201,14 +202,19 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
     classes_of, lists_of = [], []
     for i, example in enumerate(examples):
         classes, lists = _parts(example, arg, start + i)
-        for k, (c, b) in enumerate(zip(classes, lists)):
-            if type(b) is not list:
-                lists[k] = box_array(b, f"`{arg}[{start + i}]` class {c!r}").tolist()
-            elif _is_no_box(b):
-                lists[k] = []
+        if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
+            where = f"`{arg}[{start + i}]` class"
+            lists = [b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)]
         classes_of.append(classes)
         lists_of.append(lists)
-    flat = [box for lists in lists_of for b in lists for box in b]
+    all_lists = [b for lists in lists_of for b in lists]
+    counts = list(map(len, all_lists))
+    for g in [g for g, n in enumerate(counts) if n == 1]:
+        first = all_lists[g][0]
+        if isinstance(first, list | tuple) and len(first) == 0:  # the script's [[]] = no box
+            all_lists[g] = []
+            counts[g] = 0
+    flat = [box for b in all_lists for box in b]
     arr = np.zeros((0, 4), dtype=np.float64)
     if flat:
         try:
@@ -222,11 +228,12 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
                     box_array(b, f"`{arg}[{start + i}]` class {c!r}")
             raise ValueError(f"`{arg}`: every box must be 4 numbers")  # pragma: no cover
     coords = arr.astype(np.float64, copy=False).ravel().tolist()
-    out, pos = [], 0
-    for classes, lists in zip(classes_of, lists_of):
-        counts = [len(b) for b in lists]
-        end = pos + 4 * sum(counts)
-        out.append({"classes": classes, "counts": counts, "coords": coords[pos:end]})
+    out, group, pos = [], 0, 0
+    for classes in classes_of:
+        image_counts = counts[group : group + len(classes)]
+        group += len(classes)
+        end = pos + 4 * sum(image_counts)
+        out.append({"classes": classes, "counts": image_counts, "coords": coords[pos:end]})
         pos = end
     return out
 
