@@ -2,6 +2,7 @@
 
     python scripts/bench_det_f1.py            # 5,000 images
     python scripts/bench_det_f1.py --quick    # 300 images
+    python scripts/bench_det_f1.py --dense    # 0-8 objects per class (more pairs per group)
 
 Times, on the same generated Fusion Brain-style data in the same run: the reference loop
 (dict-of-dicts, Python loops, per-pair IoU, itertools.groupby); our pure core from the same dicts
@@ -89,10 +90,13 @@ def reference_f1(tp, fp, fn):
 
 
 # ------------------------------------------------------------------------------------------------
-def generate(n_images: int, seed: int = 0):
-    """Fusion Brain-style GT and predictions: 5 requested classes per image, 0-3 GT boxes each,
-    predictions = jittered copies, duplicates, misses and false alarms (integer coordinates)."""
+def generate(n_images: int, seed: int = 0, dense: bool = False):
+    """Fusion Brain-style GT and predictions: 5 requested classes per image, 0-3 GT boxes each
+    (``dense``: 0-8), predictions = jittered copies, duplicates, misses and false alarms (integer
+    coordinates; ``dense`` adds 0-3 extra false alarms per class)."""
     rng = random.Random(seed)
+    n_gt_choices = list(range(9)) if dense else [0, 0, 1, 1, 1, 2, 3]
+    n_extra = 3 if dense else 1
     true_annot, predictions = {}, {}
     for i in range(n_images):
         img = f"{i}.jpg"
@@ -100,7 +104,7 @@ def generate(n_images: int, seed: int = 0):
         for c in rng.sample(CLASSES, 5):
             boxes = [
                 [rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)]
-                for _ in range(rng.choice([0, 0, 1, 1, 1, 2, 3]))
+                for _ in range(rng.choice(n_gt_choices))
             ]
             gt[c] = boxes
             preds = []
@@ -110,8 +114,9 @@ def generate(n_images: int, seed: int = 0):
                     preds.append([b[0] + rng.randint(-20, 20), b[1] + rng.randint(-20, 20), b[2], b[3]])
                 elif r < 0.7:
                     preds += [list(b), list(b)]
-            if rng.random() < 0.25:
-                preds.append([rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)])
+            for _ in range(n_extra):
+                if rng.random() < 0.25:
+                    preds.append([rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)])
             pr[c] = preds if preds or rng.random() < 0.8 else [[]]
         true_annot[img] = gt
         predictions[img] = pr
@@ -139,6 +144,7 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="300 images instead of 5,000")
     parser.add_argument("--images", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--dense", action="store_true", help="0-8 objects per class instead of 0-3")
     args = parser.parse_args()
     n = args.images or (300 if args.quick else 5000)
 
@@ -146,7 +152,7 @@ def main() -> int:
     for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         os.environ[var] = "1"
     core = load_core()
-    true_annot, predictions = generate(n)
+    true_annot, predictions = generate(n, dense=args.dense)
     n_groups = sum(len(v) for v in true_annot.values())
     n_boxes = sum(len(b) for v in true_annot.values() for b in v.values())
 
@@ -178,7 +184,11 @@ def main() -> int:
     assert (int(r_eval["tp"]), int(r_eval["fp"]), int(r_eval["fn"])) == ref
     assert r_core["f1"] == r_eval["f1"] == r_packed["f1"] == reference_f1(*ref)
 
-    print(f"det_f1 benchmark: {n} images, {n_groups} (image, class) groups, {n_boxes} GT boxes, best of {args.repeat}")
+    n_pred = sum(len(b) for v in predictions.values() for b in v.values())
+    print(
+        f"det_f1 benchmark: {n} images, {n_groups} (image, class) groups, {n_boxes} GT boxes, "
+        f"{n_pred} predicted boxes, best of {args.repeat}"
+    )
     print(f"counts tp/fp/fn = {ref}, f1 = {r_core['f1']:.6f} (identical in all)")
     print(f"reference loop (transcription)  {t_ref * 1000:9.1f} ms")
     print(f"det_f1 core (any)               {t_core * 1000:9.1f} ms   x{t_ref / t_core:6.1f} faster")
