@@ -425,6 +425,8 @@ def test_demo_serves_scores_and_draws():
         result, _ = client.predict(refs, preds, "one_to_one", "", None, "strict", "", api_name="/compute")
         assert (result["tp"], result["fp"], result["fn"]) == (1.0, 2.0, 1.0)
         assert "|bound:strict|" in result["signature"]
+        with pytest.raises(Exception, match="same images"):
+            client.predict(refs, json.dumps({"b.jpg": {"cat": []}}), "default", "", None, "", "", api_name="/compute")
         with pytest.raises(Exception, match="negative width/height"):
             client.predict(refs, json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}), "default", "", None, "", "",
                            api_name="/compute")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import gradio as gr
-from _det_f1_core import box_status, normalize_example, unpack
+from _det_f1_core import box_status, from_fusion_brain, normalize_example, unpack
 from _mm_demo import card_body, load_metric, safe_compute
 
 HERE = Path(__file__).resolve().parent
@@ -34,17 +34,18 @@ EXAMPLE_PREDICTIONS = json.dumps(
 COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (255, 140, 0), "dup": (150, 150, 150)}
 
 
-def parse_images(text: str, arg: str) -> tuple[list[str], list]:
-    """JSON: a Fusion Brain dict `{image: {class: boxes}}`, a list of per-image dicts, or one image dict."""
+def parse_images(text: str, arg: str):
+    """JSON: a Fusion Brain dict `{image: {class: boxes}}` (returned as is), a list of per-image dicts,
+    or one image dict (both returned as a list)."""
     try:
         value = json.loads(text or "")
     except json.JSONDecodeError as err:
         raise gr.Error(f"`{arg}` is not valid JSON: {err}") from None
     if isinstance(value, list):
-        return [f"image {i}" for i in range(len(value))], value
+        return value
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
-        return list(value), list(value.values())
-    return ["image 0"], [value]
+        return value
+    return [value]
 
 
 def _dashed_rectangle(draw, xy, color, width=3, dash=8):
@@ -110,11 +111,17 @@ def draw_images(names, predictions, references, options):
 
 def compute(references: str, predictions: str, preset: str, matching: str, iou_threshold, iou_boundary: str, box_format: str):
     """Score the detections and draw them; empty option fields fall back to the preset's values."""
-    names, refs = parse_images(references, "references")
-    pred_names, preds = parse_images(predictions, "predictions")
-    if names != pred_names and set(names) == set(pred_names):  # Fusion Brain dicts: align by image key
-        order = {n: i for i, n in enumerate(pred_names)}
-        preds = [preds[order[n]] for n in names]
+    refs = parse_images(references, "references")
+    preds = parse_images(predictions, "predictions")
+    if isinstance(refs, dict) and isinstance(preds, dict):  # Fusion Brain files: align by image key
+        try:
+            preds, refs, names = from_fusion_brain(refs, preds)
+        except (ValueError, TypeError) as err:
+            raise gr.Error(str(err)) from None
+    elif isinstance(refs, dict) or isinstance(preds, dict):
+        raise gr.Error("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
+    else:
+        names = [f"image {i}" for i in range(len(refs))]
     metric = load_metric(SCRIPT, preset)
     result = safe_compute(
         metric,
