@@ -303,58 +303,77 @@ class _Tree:
 
     def __init__(self, root, text: str, special_types):
         spans, types, sexps, tok_nodes = [], [], [], []
-        frames = []  # [node, pieces, field name, tree-sitter node] of the open ancestors
+        frames = []  # [node, pieces, field name, is_named, child_count] of the open ancestors
         exact = root.has_error
         top = None
         cursor = root.walk()
+        first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+        string_types = _STRING_TYPES
 
         def finish(frame):
-            n, pieces, field, ts = frame
+            n, pieces, field, named, count = frame
             n.hi = len(spans)
-            n.special = n.type in special_types or any(k.special for k in n.kids)
+            if n.special and frames:
+                frames[-1][0].special = True
             if not exact:
                 sexp = "(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")")
-                if ts.child_count:
+                if count:
                     sexps.append(sexp)
-                if frames and ts.is_named:
+                if named and frames:
                     frames[-1][1].append(field + ": " + sexp if field else sexp)
 
         while True:
             node = cursor.node
             n = _Node()
             kind = node.type
-            n.type, n.ts = kind, node
+            n.type = kind
+            n.ts = node
             if frames:
                 frames[-1][0].kids.append(n)
             else:
                 top = n
             count = node.child_count
-            if (count == 0 or kind in _STRING_TYPES) and kind != "comment":
+            if (count == 0 or kind in string_types) and kind != "comment":
                 i = len(spans)
                 spans.append((node.start_byte, node.end_byte))
                 tok_nodes.append(node)
                 types.append(kind)
-                n.kids, n.lo, n.hi, n.tok, n.special = (), i, i + 1, i, False
-                if count and not exact:  # a string with children: one token, still subtrees for the AST
+                n.kids = ()
+                n.lo = n.tok = i
+                n.hi = i + 1
+                n.special = False
+                if not exact and frames and node.is_named:
+                    if count:  # a string with children: one token, still subtrees for the AST
+                        inner = [node]
+                        while inner:
+                            cur = inner.pop()
+                            sexps.append(str(cur))
+                            inner.extend(c for c in cur.children if c.child_count)
+                        sexp = str(node)
+                    else:
+                        sexp = "(" + kind + ")"
+                    field = cursor.field_name
+                    frames[-1][1].append(field + ": " + sexp if field else sexp)
+                elif count and not exact:
                     inner = [node]
                     while inner:
                         cur = inner.pop()
                         sexps.append(str(cur))
                         inner.extend(c for c in cur.children if c.child_count)
-                if frames and node.is_named and not exact:
-                    field = cursor.field_name
-                    sexp = str(node) if count else "(" + kind + ")"
-                    frames[-1][1].append(field + ": " + sexp if field else sexp)
             else:
-                n.kids, n.lo, n.tok = [], len(spans), -1
-                if count and not node.is_named:
+                n.kids = []
+                n.lo = len(spans)
+                n.tok = -1
+                n.special = kind in special_types
+                named = node.is_named
+                if count and not named:
                     exact = True
-                frames.append([n, [], cursor.field_name, node])
-                if cursor.goto_first_child():
+                frames.append([n, [], cursor.field_name if named else None, named, count])
+                if first_child():
                     continue
                 finish(frames.pop())
-            while not cursor.goto_next_sibling():
-                if not cursor.goto_parent():
+            while not next_sibling():
+                if not parent():
                     break
                 finish(frames.pop())
             else:
