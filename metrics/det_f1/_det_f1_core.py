@@ -115,7 +115,7 @@ def is_record(example) -> bool:
 
 def is_packed(example) -> bool:
     """True for the packed (stored) form ``{"classes": [str], "counts": [int], "coords": [float]}``."""
-    return isinstance(example, Mapping) and len(example) == 3 and "coords" in example and "counts" in example
+    return isinstance(example, Mapping) and len(example) == 3 and example.keys() == {"classes", "counts", "coords"}
 
 
 def box_array(boxes, where: str) -> np.ndarray:
