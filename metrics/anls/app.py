@@ -6,7 +6,6 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-
 from _mm_demo import card_body, load_metric, parse_alternatives, parse_items, safe_compute
 
 HERE = Path(__file__).resolve().parent
