@@ -150,7 +150,7 @@ def test_brevity_penalty_checks():
 needs_oracle = pytest.mark.skipif(
     not oracle.oracle_available(), reason="run scripts/setup.d/codebleu_oracle.sh (creates .build/venv-codebleu)"
 )
-N_PAIRS = 120
+N_PAIRS = 300
 # Languages whose pinned grammar gives the same trees as the oracle's 0.21-era grammars on these inputs.
 SAME_GRAMMAR = ["java", "c_sharp", "c", "cpp", "rust"]
 PYPI_KEYS = dict(zip(core.KEYS, ["codebleu", "ngram_match_score", "weighted_ngram_match_score",
