@@ -8,6 +8,7 @@ import evaluate
 from ._codebleu_core import COMMENT_RULES, KEYS, KEYWORD_SETS, LANGUAGES, MISSING_DATAFLOW, corpus_codebleu
 from ._mm_common import (
     build_signature,
+    check_bool,
     check_choice,
     check_number,
     check_preset,
@@ -137,12 +138,6 @@ def _check_weights(weights) -> list:
     return [check_number(w, f"weights[{i}]", 0.0, None) for i, w in enumerate(weights)]
 
 
-def _check_bool(value, arg: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"`{arg}` must be True or False, got {value!r}")
-    return value
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Codebleu(evaluate.Metric):
     def _info(self):
@@ -229,8 +224,8 @@ def check_codebleu_options(opts: dict) -> dict:
     check_choice(opts["keywords"], KEYWORD_SETS, "keywords")
     check_choice(opts["remove_comments"], COMMENT_RULES, "remove_comments")
     check_choice(opts["missing_dataflow"], MISSING_DATAFLOW, "missing_dataflow")
-    _check_bool(opts["strip"], "strip")
-    _check_bool(opts["ast_clipping"], "ast_clipping")
+    check_bool(opts["strip"], "strip")
+    check_bool(opts["ast_clipping"], "ast_clipping")
     return opts
 
 
