@@ -286,8 +286,9 @@ _RULES["cpp"] = _RULES["c_sharp"]
 
 
 class _Node:
-    """A parse-tree node flattened once: type, children, token range [lo, hi), its token index (-1 if
-    not a token), whether its subtree holds a node with a data-flow rule, and the tree-sitter node."""
+    """A parse-tree node flattened once: type, children (a token child is its int index), token range
+    [lo, hi), its token index (-1 if not a token: only a token root is a _Node), whether its subtree
+    holds a node with a data-flow rule, and the tree-sitter node."""
 
     __slots__ = ("type", "kids", "lo", "hi", "tok", "special", "ts")
 
@@ -324,24 +325,18 @@ class _Tree:
 
         while True:
             node = cursor.node
-            n = _Node()
             kind = node.type
-            n.type = kind
-            n.ts = node
-            if frames:
-                frames[-1][0].kids.append(n)
-            else:
-                top = n
             count = node.child_count
             if (count == 0 or kind in string_types) and kind != "comment":
                 i = len(spans)
                 spans.append((node.start_byte, node.end_byte))
                 tok_nodes.append(node)
                 types.append(kind)
-                n.kids = ()
-                n.lo = n.tok = i
-                n.hi = i + 1
-                n.special = False
+                if frames:  # a token is its index in the parent's children
+                    frames[-1][0].kids.append(i)
+                else:
+                    top = n = _Node()
+                    n.type, n.ts, n.kids, n.lo, n.hi, n.tok, n.special = kind, node, (), i, i + 1, i, False
                 if not exact and frames and node.is_named:
                     if count:  # a string with children: one token, still subtrees for the AST
                         inner = [node]
@@ -361,6 +356,13 @@ class _Tree:
                         sexps.append(str(cur))
                         inner.extend(c for c in cur.children if c.child_count)
             else:
+                n = _Node()
+                n.type = kind
+                n.ts = node
+                if frames:
+                    frames[-1][0].kids.append(n)
+                else:
+                    top = n
                 n.kids = []
                 n.lo = len(spans)
                 n.tok = -1
@@ -453,18 +455,28 @@ class _Flow:
         self.code = tree.token_code()
         self.types = tree.types
         self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
+        self.tok_nodes = tree.tok_nodes
 
     def var_tokens(self, node):  # the reference's tree_to_variable_index
         is_var = self.is_var
+        if node.__class__ is int:
+            return [node] if is_var[node] else []
         return [i for i in range(node.lo, node.hi) if is_var[i]]
 
     @staticmethod
-    def field(node, name):
+    def kids(node):
+        return () if node.__class__ is int else node.kids
+
+    def kind(self, node) -> str:
+        return self.types[node] if node.__class__ is int else node.type
+
+    def field(self, node, name):
         child = node.ts.child_by_field_name(name)
         if child is None:
             return None
+        tok_nodes = self.tok_nodes
         for kid in node.kids:
-            if kid.ts == child:
+            if (tok_nodes[kid] if kid.__class__ is int else kid.ts) == child:
                 return kid
         raise LookupError(name)
 
@@ -504,6 +516,11 @@ class _Flow:
 
     def run(self, node, states):
         r = self.r
+        if node.__class__ is int:  # a token
+            out = []
+            states = states.copy()
+            self._tokens(node, node + 1, states, out)
+            return out, states
         if node.tok >= 0 or not node.special:
             out = []
             if node.lo == node.hi and node.tok < 0:
@@ -585,13 +602,19 @@ class _Flow:
         do_first = r["do_first"]
         kids = node.kids
         if do_first:
-            kids = [k for k in kids if k.type in do_first] + [k for k in kids if k.type not in do_first]
+            kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
         # Children without rules are processed inline as tokens. In the reference every token copies the
         # states first; here one private copy is made before the first in-place update (ruby passes its
         # caller's dict down, the other languages copy on entry, so the dict is already private).
         private = r["copy_states"]
         for child in kids:
-            if child.tok >= 0 or not child.special:
+            if child.__class__ is int:
+                if not private:
+                    states = states.copy()
+                    private = True
+                self._tokens(child, child + 1, states, out)
+                continue
+            if not child.special:
                 if child.lo < child.hi:
                     if not private:
                         states = states.copy()
@@ -606,8 +629,8 @@ class _Flow:
     def _pairs(self, node):
         left_node = self.field(node, "left")
         right_node = self.field(node, "right")
-        lefts = [x for x in left_node.kids if x.type != ","]
-        rights = [x for x in right_node.kids if x.type != ","]
+        lefts = [x for x in self.kids(left_node) if self.kind(x) != ","]
+        rights = [x for x in self.kids(right_node) if self.kind(x) != ","]
         if len(rights) != len(lefts):
             lefts, rights = [left_node], [right_node]
         if not lefts:
@@ -625,14 +648,15 @@ class _Flow:
         flag = False
         style = r["if_style"]
         for child in node.kids:
-            if "else" in child.type:
+            kind = self.kind(child)
+            if "else" in kind:
                 tag = True
             if style == "python":
-                own_branch = child.type not in ("elif_clause", "else_clause")
+                own_branch = kind not in ("elif_clause", "else_clause")
             elif style == "plain":
-                own_branch = child.type not in r["ifs"]
+                own_branch = kind not in r["ifs"]
             else:
-                own_branch = child.type not in r["ifs"] and not flag
+                own_branch = kind not in r["ifs"] and not flag
             if own_branch:
                 sub, current = self.run(child, current)
                 out += sub
@@ -677,7 +701,7 @@ class _Flow:
                 for left, right in zip(lefts, rights):
                     self._all_from(left, right, states, out)
                 if style == "python":
-                    if node.kids[-1].type == "block":
+                    if self.kind(node.kids[-1]) == "block":
                         sub, states = self.run(node.kids[-1], states)
                         out += sub
                 else:
@@ -692,13 +716,13 @@ class _Flow:
             if flag:
                 sub, states = self.run(child, states)
                 out += sub
-            elif style == "go" and child.type == "for_clause":
+            elif style == "go" and self.kind(child) == "for_clause":
                 update = self.field(child, "update")
                 if update is not None:
                     sub, states = self.run(update, states)
                     out += sub
                 flag = True
-            elif style == "c" and child.type == r["for_marker"]:
+            elif style == "c" and self.kind(child) == r["for_marker"]:
                 flag = True
         return _merge_loop(out), states
 
@@ -707,9 +731,9 @@ class _Flow:
         if style == "php":
             name = value = None
             for child in node.kids:
-                if child.type == "variable_name" and value is None:
+                if self.kind(child) == "variable_name" and value is None:
                     value = child
-                elif child.type == "variable_name" and name is None:
+                elif self.kind(child) == "variable_name" and name is None:
                     name = child
                     break
             body = self.field(node, "body")
@@ -825,22 +849,30 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
     return float(bp * math.exp(math.fsum(logs)))
 
 
+def _overlap(a: Counter, b: Counter) -> int:
+    """sum over n-grams of min(count_a, count_b) (symmetric: clipped matches either way)."""
+    if len(a) > len(b):
+        a, b = b, a
+    get = b.get
+    return sum(min(c, get(g, 0)) for g, c in a.items())
+
+
 def ngram_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
     """Sufficient statistics of one example for BLEU and for the weighted n-gram match:
     two tuples (numerators, denominators, ref_len, hyp_len), n-grams counted once."""
     hyp = [_ngram_counts(hyp_tokens, n) for n in range(1, max_n + 1)]
     refs = [[_ngram_counts(ref, n) for n in range(1, max_n + 1)] for ref in refs_tokens]
     hyp_len = len(hyp_tokens)
+    single = len(refs) == 1
     # BLEU: modified precision, clipped by the max count over the references
     b_nums, b_dens = [], []
     for k in range(max_n):
         counts = hyp[k]
-        if len(refs) == 1:
-            ref = refs[0][k]
-            b_nums.append(sum(min(c, ref.get(g, 0)) for g, c in counts.items()))
+        if single:
+            b_nums.append(_overlap(counts, refs[0][k]))
         else:
             b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
-        b_dens.append(max(1, sum(counts.values())))
+        b_dens.append(max(1, hyp_len - k))
     bleu = (b_nums, b_dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len)
     # weighted n-gram match: recall over every reference, unigrams weighted by keyword-ness
     w_nums, w_dens = [0] * max_n, [0] * max_n
@@ -848,16 +880,15 @@ def ngram_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
         weights = {tok: (1 if tok in keywords else OTHER_TOKEN_WEIGHT) for tok in ref_tokens}
         num = den = 0
         h = hyp[0]
-        for gram, count in ref[0].items():
+        for gram, count in ref[0].items():  # same order and float operations as the reference
             w = weights[gram[0]]
             num += min(count, h.get(gram, 0)) * w
             den += count * w
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
-            h, rc = hyp[k], ref[k]
-            w_nums[k] += sum(min(c, h.get(g, 0)) for g, c in rc.items())
-            w_dens[k] += max(1, sum(rc.values()))
+            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k])
+            w_dens[k] += max(1, len(ref_tokens) - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
     weighted = (w_nums, w_dens, 2, hyp_len)
