@@ -312,18 +312,25 @@ class _Tree:
         first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
         string_types = _STRING_TYPES
 
-        def finish(frame):
-            n, pieces, field, named, count = frame
+        def finish():
+            n, pieces, field, named, count = frames.pop()
             n.hi = len(spans)
-            if n.special and frames:
-                frames[-1][0].special = True
-            if not exact:
-                sexp = "(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")")
-                if count:
-                    sexps.append(sexp)
-                if named and frames:
-                    frames[-1][1].append(field + ": " + sexp if field else sexp)
+            if frames:
+                up = frames[-1]
+                if n.special:
+                    up[0].special = True
+                if not exact:
+                    sexp = "(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")")
+                    if count:
+                        sexps.append(sexp)
+                    if named:
+                        up[1].append(field + ": " + sexp if field else sexp)
+                return up
+            if not exact and count:
+                sexps.append("(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")"))
+            return None
 
+        up = None  # the frame of the parent of the current node
         while True:
             node = cursor.node
             kind = node.type
@@ -333,35 +340,35 @@ class _Tree:
                 spans.append((node.start_byte, node.end_byte))
                 tok_nodes.append(node)
                 types.append(kind)
-                if frames:  # a token is its index in the parent's children
-                    frames[-1][0].kids.append(i)
-                else:
-                    top = n = _Node()
-                    n.type, n.ts, n.kids, n.lo, n.hi, n.tok, n.special = kind, node, (), i, i + 1, i, False
-                if not exact and frames and node.is_named:
-                    if count:  # a string with children: one token, still subtrees for the AST
+                if up is not None:  # a token is its index in the parent's children
+                    up[0].kids.append(i)
+                    if not exact and node.is_named:
+                        if count:  # a string with children: one token, still subtrees for the AST
+                            inner = [node]
+                            while inner:
+                                cur = inner.pop()
+                                sexps.append(str(cur))
+                                inner.extend(c for c in cur.children if c.child_count)
+                            sexp = str(node)
+                        else:
+                            sexp = "(" + kind + ")"
+                        field = cursor.field_name
+                        up[1].append(field + ": " + sexp if field else sexp)
+                    elif count and not exact:
                         inner = [node]
                         while inner:
                             cur = inner.pop()
                             sexps.append(str(cur))
                             inner.extend(c for c in cur.children if c.child_count)
-                        sexp = str(node)
-                    else:
-                        sexp = "(" + kind + ")"
-                    field = cursor.field_name
-                    frames[-1][1].append(field + ": " + sexp if field else sexp)
-                elif count and not exact:
-                    inner = [node]
-                    while inner:
-                        cur = inner.pop()
-                        sexps.append(str(cur))
-                        inner.extend(c for c in cur.children if c.child_count)
+                else:
+                    top = n = _Node()
+                    n.type, n.ts, n.kids, n.lo, n.hi, n.tok, n.special = kind, node, (), i, i + 1, i, False
             else:
                 n = _Node()
                 n.type = kind
                 n.ts = node
-                if frames:
-                    frames[-1][0].kids.append(n)
+                if up is not None:
+                    up[0].kids.append(n)
                 else:
                     top = n
                 n.kids = []
@@ -371,19 +378,20 @@ class _Tree:
                 named = node.is_named
                 if count and not named:
                     exact = True
-                frames.append([n, [], cursor.field_name if named else None, named, count])
+                up = [n, [], cursor.field_name if named else None, named, count]
+                frames.append(up)
                 if first_child():
                     continue
-                finish(frames.pop())
+                up = finish()
             while not next_sibling():
                 if not parent():
                     break
-                finish(frames.pop())
+                up = finish()
             else:
                 continue
             break
         while frames:
-            finish(frames.pop())
+            finish()
         if exact:  # tree-sitter prints the error-recovery details (ERROR, MISSING, UNEXPECTED) itself
             sexps = [str(root)]
             stack = [c for c in root.children if c.child_count]
