@@ -304,6 +304,23 @@ def test_comment_rules():
     assert core.remove_comments(java, "java", "java") == 'int f() {  \n    return "//s"; }'
 
 
+_PY_ATOMS = [" ", "  ", "    ", "\n", "\n    ", "a", "bc", "(", ")", "[", "]", "{", "}", ":", "=", "+", ",", "1",
+             "\xa0", "é", "$", "?", "if ", "def f", "return ", "\x0b", "\u2028", "x.y", "#", "'", '"', "\t", "\\"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(st.sampled_from(_PY_ATOMS), min_size=0, max_size=30))
+def test_python_comment_fast_path_equals_tokenize(parts):
+    """The tokenizer-free path for python code without comments/strings gives the tokenize result."""
+    src = "".join(parts)
+    if core._python_plain_tokenize_ok(src):
+        try:
+            slow = core._strip_python(src)
+        except Exception:
+            slow = src
+        assert core._drop_blank_lines(src) == slow
+
+
 def test_bad_inputs():
     metric = load_metric("codebleu")
     ok = dict(predictions=["x = 1"], references=["x = 1"])

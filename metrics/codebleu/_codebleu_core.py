@@ -178,6 +178,33 @@ def _strip_python(source: str) -> str:
     return _drop_blank_lines("".join(pieces))
 
 
+_PY_TOKENIZE_SENSITIVE = frozenset("#'\"\\\t\f\r")
+
+
+def _python_plain_tokenize_ok(source: str) -> bool:
+    """True when ``source`` holds no comment, string, tab, form feed, carriage return or backslash
+    and ``tokenize`` would not raise on it (brackets balanced at the end, every dedent to a known
+    indentation). Then rebuilding it from its tokens gives the text back unchanged."""
+    if not _PY_TOKENIZE_SENSITIVE.isdisjoint(source):
+        return False
+    indents = [0]
+    depth = 0
+    for line in source.split("\n"):
+        if depth == 0:
+            body = line.lstrip(" ")
+            if body:
+                column = len(line) - len(body)
+                if column > indents[-1]:
+                    indents.append(column)
+                while column < indents[-1]:
+                    if column not in indents:
+                        return False
+                    indents.pop()
+        depth += line.count("(") + line.count("[") + line.count("{")
+        depth -= line.count(")") + line.count("]") + line.count("}")
+    return depth == 0
+
+
 def remove_comments(source: str, lang: str, rule: str) -> str:
     """``rule`` "none": unchanged (AIJ 2021); "java": C-style ``//`` and ``/* */`` comments removed for
     every language (CodeXGLUE applies its Java rule whatever the language); "lang": per language
@@ -187,6 +214,8 @@ def remove_comments(source: str, lang: str, rule: str) -> str:
         return source
     try:
         if rule == "lang" and lang == "python":
+            if _python_plain_tokenize_ok(source):  # nothing to remove: skip the (slow) tokenizer
+                return _drop_blank_lines(source)
             return _strip_python(source)
         if rule == "lang" and lang == "ruby":
             return source
