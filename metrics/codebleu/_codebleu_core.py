@@ -490,6 +490,15 @@ class _Flow:
 
     def __init__(self, rules, tree: _Tree):
         self.r = rules
+        self.copy_states = rules["copy_states"]
+        # node type -> rule, with the reference's precedence (def, assignment, increment, if, for,
+        # enhanced for, while)
+        handlers = {}
+        for key, method in (("whiles", self._while), ("efors", self._enhanced_for), ("fors", self._for),
+                            ("ifs", self._if), ("incs", self._inc), ("assigns", self._assign), ("defs", self._def)):
+            for kind in rules[key]:
+                handlers[kind] = method
+        self.handlers = handlers
         self.code = tree.token_code()
         self.types = tree.types
         self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
@@ -570,7 +579,6 @@ class _Flow:
         return states
 
     def run(self, node, states):
-        r = self.r
         if node.__class__ is int:  # a token
             out = []
             states = states.copy()
@@ -579,101 +587,112 @@ class _Flow:
         if node.tok >= 0 or not node.special:
             out = []
             if node.lo == node.hi and node.tok < 0:
-                return out, (states.copy() if r["copy_states"] else states)
+                return out, (states.copy() if self.copy_states else states)
             states = states.copy()
             self._tokens(node.lo, node.hi, states, out)
             return out, states
-        kind = node.type
-        if r["copy_states"]:
+        if self.copy_states:
             states = states.copy()
+        handler = self.handlers.get(node.type)
+        if handler is not None:
+            return handler(node, states)
+        return self._generic(node, states)
+
+    def _def(self, node, states):
+        r = self.r
         out = []
-        if kind in r["defs"]:
-            style = r["def_style"]
-            kids = node.kids
-            if style == "fields":
-                name = self.field(node, r["def_fields"][0])
-                value = self.field(node, r["def_fields"][1])
-            elif style == "csharp":
-                name = kids[0]
-                value = kids[1] if len(kids) == 2 else None
-            else:  # rust: function_item
-                name = kids[1]
-                value = kids[2] if len(kids) >= 3 else None
-            if value is None:
-                for i in self.var_tokens(name):
-                    idx, text = self.code[i]
-                    out.append((text, idx, "comesFrom", [], []))
-                    states[text] = [idx]
-                return _by_pos(out), states
-            sources = self.var_tokens(value)
-            states = self._into(value, states, out)
-            self._cross(name, sources, "comesFrom", states, out)
+        style = r["def_style"]
+        kids = node.kids
+        if style == "fields":
+            name = self.field(node, r["def_fields"][0])
+            value = self.field(node, r["def_fields"][1])
+        elif style == "csharp":
+            name = kids[0]
+            value = kids[1] if len(kids) == 2 else None
+        else:  # rust: function_item
+            name = kids[1]
+            value = kids[2] if len(kids) >= 3 else None
+        if value is None:
+            for i in self.var_tokens(name):
+                idx, text = self.code[i]
+                out.append((text, idx, "comesFrom", [], []))
+                states[text] = [idx]
             return _by_pos(out), states
-        if kind in r["assigns"]:
-            style = r["assign_style"]
-            if style == "simple":
-                left = self.field(node, "left")
-                right = self.field(node, "right")
-                states = self._into(right, states, out)
-                self._cross(left, self.var_tokens(right), "computedFrom", states, out)
-                return _by_pos(out), states
-            if style == "python" and kind == "for_in_clause":
-                lefts, rights = [self.field(node, "left")], [node.kids[-1]]
-            else:
-                if style == "python" and node.ts.child_by_field_name("right") is None:
-                    return [], states
-                lefts, rights = self._pairs(node)
-                if style == "ruby" and kind == "operator_assignment":
-                    lefts, rights = [node.kids[0]], [node.kids[-1]]
-            for right in rights:
-                states = self._into(right, states, out)
-            for left, right in zip(lefts, rights):
-                self._all_from(left, right, states, out)
+        sources = self.var_tokens(value)
+        states = self._into(value, states, out)
+        self._cross(name, sources, "comesFrom", states, out)
+        return _by_pos(out), states
+
+    def _assign(self, node, states):
+        style = self.r["assign_style"]
+        out = []
+        if style == "simple":
+            left = self.field(node, "left")
+            right = self.field(node, "right")
+            states = self._into(right, states, out)
+            self._cross(left, self.var_tokens(right), "computedFrom", states, out)
             return _by_pos(out), states
-        if kind in r["incs"]:
-            toks = self.var_tokens(node)
-            for t1 in toks:
-                idx1, code1 = self.code[t1]
-                for t2 in toks:
-                    idx2, code2 = self.code[t2]
-                    out.append((code1, idx1, "computedFrom", [code2], [idx2]))
-                states[code1] = [idx1]
-            return _by_pos(out), states
-        if kind in r["ifs"]:
-            return self._if(node, states)
-        if kind in r["fors"]:
-            return self._for(node, states)
-        if kind in r["efors"]:
-            return self._enhanced_for(node, states)
-        if kind in r["whiles"]:
-            for _ in range(2):
-                for child in node.kids:
-                    states = self._into(child, states, out)
-            return _merge_loop(out), states
-        do_first = r["do_first"]
+        kind = node.type
+        if style == "python" and kind == "for_in_clause":
+            lefts, rights = [self.field(node, "left")], [node.kids[-1]]
+        else:
+            if style == "python" and node.ts.child_by_field_name("right") is None:
+                return [], states
+            lefts, rights = self._pairs(node)
+            if style == "ruby" and kind == "operator_assignment":
+                lefts, rights = [node.kids[0]], [node.kids[-1]]
+        for right in rights:
+            states = self._into(right, states, out)
+        for left, right in zip(lefts, rights):
+            self._all_from(left, right, states, out)
+        return _by_pos(out), states
+
+    def _inc(self, node, states):
+        out = []
+        toks = self.var_tokens(node)
+        for t1 in toks:
+            idx1, code1 = self.code[t1]
+            for t2 in toks:
+                idx2, code2 = self.code[t2]
+                out.append((code1, idx1, "computedFrom", [code2], [idx2]))
+            states[code1] = [idx1]
+        return _by_pos(out), states
+
+    def _while(self, node, states):
+        out = []
+        for _ in range(2):
+            for child in node.kids:
+                states = self._into(child, states, out)
+        return _merge_loop(out), states
+
+    def _generic(self, node, states):
+        out = []
+        do_first = self.r["do_first"]
         kids = node.kids
         if do_first:
             kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
         # Children without rules are processed inline as tokens. In the reference every token copies the
         # states first; here one private copy is made before the first in-place update (ruby passes its
         # caller's dict down, the other languages copy on entry, so the dict is already private).
-        private = r["copy_states"]
+        copy_states = self.copy_states
+        private = copy_states
+        tokens = self._tokens
         for child in kids:
             if child.__class__ is int:
                 if not private:
                     states = states.copy()
                     private = True
-                self._tokens(child, child + 1, states, out)
+                tokens(child, child + 1, states, out)
                 continue
             if not child.special:
                 if child.lo < child.hi:
                     if not private:
                         states = states.copy()
                         private = True
-                    self._tokens(child.lo, child.hi, states, out)
+                    tokens(child.lo, child.hi, states, out)
                 continue
             states = self._into(child, states, out)
-            private = r["copy_states"]
+            private = copy_states
         return _by_pos(out), states
 
     def _pairs(self, node):
