@@ -28,6 +28,7 @@ Determinism: wherever the reference code builds ``list(set(names))`` (loop mergi
 this module keeps first-seen order instead, so results never depend on PYTHONHASHSEED.
 """
 
+import bisect
 import gc
 import io
 import math
@@ -333,7 +334,7 @@ class _Tree:
     """
 
     def __init__(self, root, text: str, special_types):
-        spans, types, sexps, tok_nodes = [], [], [], []
+        spans, types, sexps = [], [], []
         frames = []  # [node, pieces, field name, is_named, child_count] of the open ancestors
         exact = root.has_error
         top = None
@@ -367,7 +368,6 @@ class _Tree:
             if (count == 0 or kind in string_types) and kind != "comment":
                 i = len(spans)
                 spans.append((node.start_byte, node.end_byte))
-                tok_nodes.append(node)
                 types.append(kind)
                 if up is not None:  # a token is its index in the parent's children
                     up[0].kids.append(i)
@@ -434,7 +434,6 @@ class _Tree:
         self.types = types
         self.sexps = sexps
         self.spans = spans
-        self.tok_nodes = tok_nodes
         self.text = text
 
     def token_code(self) -> list:
@@ -443,14 +442,27 @@ class _Tree:
         byte columns and drops the newlines inside multi-line tokens; for ASCII text that is the byte
         slice without its newlines."""
         text = self.text
-        last = {span: i for i, span in enumerate(self.spans)}
+        spans = self.spans
+        last = {span: i for i, span in enumerate(spans)}
         if text.isascii():
-            texts = [text[a:b] for a, b in self.spans]
-            texts = [t.replace("\n", "") if "\n" in t else t for t in texts]
-        else:
-            lines = text.split("\n")
-            texts = [_span_text((tuple(n.start_point), tuple(n.end_point)), lines) for n in self.tok_nodes]
-        return [(last[span], texts[last[span]]) for span in self.spans]
+            code = []
+            for span in spans:
+                i = last[span]
+                a, b = spans[i]
+                piece = text[a:b]
+                code.append((i, piece.replace("\n", "") if "\n" in piece else piece))
+            return code
+        # tree-sitter points (row, byte column) from byte offsets, then the reference's slicing
+        raw = text.encode("utf8")
+        starts = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 10]
+        lines = text.split("\n")
+
+        def point(offset):
+            row = bisect.bisect_right(starts, offset) - 1
+            return row, offset - starts[row]
+
+        return [(last[span], _span_text((point(spans[last[span]][0]), point(spans[last[span]][1])), lines))
+                for span in spans]
 
 
 def _special_types(rules) -> frozenset:
@@ -502,7 +514,7 @@ class _Flow:
         self.code = tree.token_code()
         self.types = tree.types
         self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
-        self.tok_nodes = tree.tok_nodes
+        self.spans = tree.spans
 
     def var_tokens(self, node):  # the reference's tree_to_variable_index
         is_var = self.is_var
@@ -521,9 +533,12 @@ class _Flow:
         child = node.ts.child_by_field_name(name)
         if child is None:
             return None
-        tok_nodes = self.tok_nodes
+        spans, types = self.spans, self.types
         for kid in node.kids:
-            if (tok_nodes[kid] if kid.__class__ is int else kid.ts) == child:
+            if kid.__class__ is int:  # a token: same place and type is the same token for every purpose
+                if spans[kid] == (child.start_byte, child.end_byte) and types[kid] == child.type:
+                    return kid
+            elif kid.ts == child:
                 return kid
         raise LookupError(name)
 
