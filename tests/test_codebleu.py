@@ -228,6 +228,23 @@ def test_independent_of_hash_seed():
     assert len(outs) == 1
 
 
+def test_no_reference_cycles():
+    """The core pauses the cyclic GC while it works, so it must not leave cyclic garbage behind."""
+    import gc
+
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for lang in LANGS:
+            preds, refs = oracle.mutated_pairs(lang, 10, 3, core.KEYWORDS[lang])
+            core.corpus_codebleu(preds, [[r] if isinstance(r, str) else r for r in refs], lang, per_example=True)
+        assert gc.collect() == 0
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 # ----------------------------------------------------------------------------------------------
 # Properties
 # ----------------------------------------------------------------------------------------------

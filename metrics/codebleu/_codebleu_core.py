@@ -503,14 +503,8 @@ class _Flow:
     def __init__(self, rules, tree: _Tree):
         self.r = rules
         self.copy_states = rules["copy_states"]
-        # node type -> rule, with the reference's precedence (def, assignment, increment, if, for,
-        # enhanced for, while)
-        handlers = {}
-        for key, method in (("whiles", self._while), ("efors", self._enhanced_for), ("fors", self._for),
-                            ("ifs", self._if), ("incs", self._inc), ("assigns", self._assign), ("defs", self._def)):
-            for kind in rules[key]:
-                handlers[kind] = method
-        self.handlers = handlers
+        # node type -> rule (plain functions, not bound methods: no reference cycle through self)
+        self.handlers = _handlers(rules)
         self.code = tree.token_code()
         self.types = tree.types
         self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
@@ -610,7 +604,7 @@ class _Flow:
             states = states.copy()
         handler = self.handlers.get(node.type)
         if handler is not None:
-            return handler(node, states)
+            return handler(self, node, states)
         return self._generic(node, states)
 
     def _def(self, node, states):
@@ -824,6 +818,24 @@ class _Flow:
             self._cross(name, self.var_tokens(value), "computedFrom", states, out)
             states = self._into(body, states, out)
         return _merge_loop(out), states
+
+
+_HANDLERS = {}
+
+
+def _handlers(rules) -> dict:
+    """node type -> _Flow rule function, with the reference's precedence (def, assignment, increment,
+    if, for, enhanced for, while), cached per rule table."""
+    key = id(rules)
+    table = _HANDLERS.get(key)
+    if table is None:
+        table = {}
+        for name, func in (("whiles", _Flow._while), ("efors", _Flow._enhanced_for), ("fors", _Flow._for),
+                           ("ifs", _Flow._if), ("incs", _Flow._inc), ("assigns", _Flow._assign), ("defs", _Flow._def)):
+            for kind in rules[name]:
+                table[kind] = func
+        _HANDLERS[key] = table
+    return table
 
 
 def data_flow(tree: _Tree, lang: str) -> list:
