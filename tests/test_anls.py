@@ -112,6 +112,21 @@ def test_threshold_and_boundary_options():
     assert "thr:0.5|bound:inclusive|norm:lower|len:raw" in r["signature"]
 
 
+def test_signature_keeps_exact_float_options():
+    m = load_metric("anls")
+    a = m.compute(predictions=["ac"], references=["ab"], threshold=0.5)
+    b = m.compute(predictions=["ac"], references=["ab"], threshold=0.5000001)
+    assert a["anls"] != b["anls"] and a["signature"] != b["signature"]
+    assert "thr:0.5000001|" in b["signature"]
+
+
+def test_numpy_scalar_options_are_numbers():
+    import numpy as np
+
+    r = load_metric("anls").compute(predictions=["ac"], references=["ab"], threshold=np.float32(0.5))
+    assert r["anls"] == 0.5
+
+
 def test_signature_records_preset_and_options():
     sig = load_metric("anls", "stvqa").compute(predictions=["a"], references=["a"])["signature"]
     assert sig == "anls|preset:stvqa|thr:0.5|bound:strict|norm:ws+lower|len:normalized_upper|v:0.1.0"
@@ -190,6 +205,9 @@ def test_module_per_example_mean_equals_aggregate(data):
         (dict(predictions=["a"], references=["a"], boundary="open"), ValueError, r"`boundary` must be one of"),
         (dict(predictions=["a"], references=["a"], text_norm="nfkc"), ValueError, r"`text_norm` must be one of"),
         (dict(predictions=["a"], references=["a"], length_norm="x"), ValueError, r"`length_norm` must be one of"),
+        (dict(predictions=["a"], references=["a"], threshold=float("inf")), ValueError, r"`threshold`"),
+        (dict(predictions=["a"], references=["a"], return_per_example="no"), TypeError, r"`return_per_example`"),
+        (dict(predictions=["\ud800"], references=["a"]), ValueError, r"`predictions\[0\]` is not valid Unicode"),
     ],
 )
 def test_bad_input(kwargs, exc, match):

@@ -565,3 +565,19 @@ def test_fusion_brain_file_loader_and_cli(tmp_path, capsys):
     missing = _write(tmp_path / "p2.json", {"0": "2"})
     with pytest.raises(files.FormatError, match=r"Not all questions have predicted answers: missing \['1', '2'\]"):
         files.load_fusion_brain_2021(gt, missing)
+
+
+def test_tdiuc_scores_stay_fractions_for_a_perfect_model():
+    r = load_metric("vqa_acc", "tdiuc").compute(
+        predictions=["a", "b"], references=["a", "b"], question_types=["x", "y"]
+    )
+    for key in ("accuracy", "arithmetic_mpt", "harmonic_mpt", "arithmetic_nmpt", "harmonic_nmpt"):
+        assert r[key] == 1.0, key
+
+
+def test_fusion_brain_signature_records_the_lemmatiser_for_russian():
+    r = load_metric("vqa_acc", "fusion_brain_2021").compute(
+        predictions=["Кошки"], references=["кошка"], languages=["ru"]
+    )
+    assert r["accuracy"] == 1.0
+    assert "ru:pymorphy3-2.0.6/ru-2.4.417150.4580142" in r["signature"]

@@ -14,6 +14,7 @@ names the argument, the example index and what was expected.
 """
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 
 COLLECTION_VERSION = "0.1.0"
@@ -60,12 +61,22 @@ def check_bool(value, arg: str) -> bool:
     return value
 
 
-def check_number(value, arg: str, low: float | None = None, high: float | None = None) -> float:
-    """A finite real number within [low, high] (bounds inclusive, None = unbounded)."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__}")
+def check_number(
+    value, arg: str, low: float | None = None, high: float | None = None, allow_inf: bool = False
+) -> float:
+    """A real number (numpy scalars included, bools refused) within [low, high], bounds inclusive.
+
+    None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({value!r})")
     value = float(value)
-    if math.isnan(value) or (low is not None and value < low) or (high is not None and value > high):
+    if (
+        math.isnan(value)
+        or (math.isinf(value) and not allow_inf)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
         raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {value!r}")
     return value
 
@@ -92,12 +103,23 @@ def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
         )
 
 
+def check_string(value, where: str) -> str:
+    """One string that Arrow can store (UTF-8 encodable: no lone surrogates)."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({value!r})")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise ValueError(f"`{where}` is not valid Unicode text ({err.reason} at position {err.start})") from None
+    return value
+
+
 def check_strings(values, arg: str) -> list[str]:
     """One string per example; None or any non-string is an error naming its index."""
     values = check_list(values, arg)
     for i, value in enumerate(values):
-        if not isinstance(value, str):
-            raise TypeError(f"`{arg}[{i}]` must be a string, got {type(value).__name__} ({value!r})")
+        check_string(value, f"{arg}[{i}]")
     return values
 
 
@@ -107,7 +129,7 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
     out = []
     for i, refs in enumerate(values):
         if isinstance(refs, str):
-            out.append([refs])
+            out.append([check_string(refs, f"{arg}[{i}]")])
             continue
         if refs is None:
             raise TypeError(f"`{arg}[{i}]` is None: expected a string or a list of strings")
@@ -116,8 +138,7 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
         if len(refs) == 0:
             raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
         for j, ref in enumerate(refs):
-            if not isinstance(ref, str):
-                raise TypeError(f"`{arg}[{i}][{j}]` must be a string, got {type(ref).__name__} ({ref!r})")
+            check_string(ref, f"{arg}[{i}][{j}]")
         out.append(list(refs))
     return out
 
@@ -129,7 +150,8 @@ def _format_option(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        # exact (shortest round-trip) form: 0.5 and 0.5000001 must not share a signature
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
     if isinstance(value, list | tuple):
         return ",".join(_format_option(v) for v in value)
     return str(value)
@@ -154,6 +176,7 @@ def mean(values: Sequence[float]) -> float:
 
 def make_result(scores: Mapping[str, float], signature: str, per_example=None, return_per_example=False) -> dict:
     """Flat result: the scores (primary key first) as floats, ``signature``, optional ``per_example``."""
+    check_bool(return_per_example, "return_per_example")
     result = {key: float(value) for key, value in scores.items()}
     result["signature"] = signature
     if return_per_example:

@@ -124,6 +124,16 @@ def _morph():
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 
+def lemmatizer_version() -> str:
+    """``pymorphy3-<version>/ru-<dictionary version>``: the Russian lemmatiser the scores depend on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"pymorphy3-{version('pymorphy3')}/ru-{version('pymorphy3-dicts-ru')}"
+    except PackageNotFoundError:
+        return "pymorphy3-missing"
+
+
 def process_digit_article(text: str, lang: str = "en") -> str:
     """The reference's ``processDigitArticle``: lower-case, split, number words -> digits, drop
     articles, add missing apostrophes (English); pymorphy lemma + Russian number map for ``"ru"``."""

@@ -9,7 +9,8 @@ ships with the TDIUC dataset. With one GT answer per question and its question t
     N-MPT       = mean_t(nacc_t + eps)            harmonic N-MPT = hmean_t(nacc_t + eps)
     overall     = 100 * mean(pred == gt)        (returned as mean(pred == gt), without the 100x)
 
-eps = 1e-10 is added on the 0-100 scale, as in the script (a type with 0 accuracy gives a harmonic
+eps = 1e-10 is added on the 0-100 scale, as in the script (the means are clipped at 1.0, so a perfect
+model reports 1.0 rather than 1.000000000001: scores stay fractions in [0, 1]) (a type with 0 accuracy gives a harmonic
 mean of about 0 instead of an error); the results are then divided by 100 (fractions). The types are
 the types present. The normalised pass starts from an empty list (the Cadene/block.bootstrap copy
 forgets to reset it and averages 2 x #types values: not reproduced).
@@ -69,7 +70,7 @@ def tdiuc_scores(
         "harmonic_nmpt": float(stats.hmean(nmpt)) if types else 0.0,
     }
     summary = {"accuracy": float(np.mean(correct)) if len(correct) else 0.0} | {
-        k: v / 100 for k, v in summary.items()
+        k: min(v / 100, 1.0) for k, v in summary.items()  # 100 + eps of a perfect model is reported as 1.0
     }
     return (
         summary,

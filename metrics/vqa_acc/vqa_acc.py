@@ -24,6 +24,7 @@ from ._vqa_core import (
     NORMALIZE_MODES,
     fusion_brain_per_question,
     group_means,
+    lemmatizer_version,
     vqa_v2_per_question,
 )
 from ._vqa_tdiuc import tdiuc_scores
@@ -302,9 +303,9 @@ class VqaAcc(evaluate.Metric):
             values = {"accuracy": mean(scores.tolist())}
             for lang, v in group_means(scores, languages).items():
                 values[f"accuracy_language/{lang}"] = v
-            fields = {"answers": n_answers or "any", "ru": "pymorphy3"}
+            fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
         elif scorer == "tdiuc":
-            eps = check_number(opts["epsilon"], "epsilon", 0.0, None)
+            eps = check_number(opts["epsilon"], "epsilon", 0.0, 1.0)
             key = opts["answer_key"]
             if key is not None:
                 key = check_strings(key, "answer_key")

@@ -32,7 +32,7 @@ def parse_items(text: str, arg: str) -> list:
         if not isinstance(value, list):
             raise ValueError(f"`{arg}` must be a JSON list")
         return value
-    lines = text.split("\n")
+    lines = text.replace("\r\n", "\n").split("\n")
     if lines and lines[-1] == "":
         lines = lines[:-1]
     return lines
