@@ -361,6 +361,8 @@ def test_bad_inputs():
         metric.compute(**ok, lang="python", missing_dataflow="skip")
     with pytest.raises(TypeError, match="`strip` must be True or False"):
         metric.compute(**ok, lang="python", strip="yes")
+    with pytest.raises(TypeError, match="`return_per_example` must be True or False"):
+        metric.compute(**ok, lang="python", return_per_example="yes")
     with pytest.raises(ValueError, match="unknown preset"):
         load_metric("codebleu", "nope")
 

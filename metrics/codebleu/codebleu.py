@@ -195,6 +195,7 @@ class Codebleu(evaluate.Metric):
             },
         )
         opts = check_codebleu_options(opts)
+        check_bool(return_per_example, "return_per_example")
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         scores, per_example, notes = corpus_codebleu(list(predictions), references, per_example=return_per_example, **opts)
         _warn(notes, opts["lang"])
