@@ -13,10 +13,14 @@ command -v "$PY" >/dev/null || PY=python3
 BUILD="$PWD/.build"
 mkdir -p "$BUILD"
 
-# pip warns about every package absent from this machine's local mirrors; keep the real messages.
+# pip's output goes to .build/setup.log (shown only when a step fails).
+LOG="$BUILD/setup.log"
 pipq() {
-  "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
-  return "${PIPESTATUS[0]}"
+  if ! "$@" >>"$LOG" 2>&1; then
+    grep -v "is ignored: it is neither a file nor a directory" "$LOG" | tail -40 >&2
+    echo "[setup] failed: $* (full log: $LOG)" >&2
+    return 1
+  fi
 }
 
 if [ ! -x .venv/bin/python ]; then
