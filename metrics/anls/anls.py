@@ -1,17 +1,14 @@
 """ANLS (Average Normalized Levenshtein Similarity) for DocVQA / InfographicVQA / ST-VQA, as an evaluate module."""
 
-import datasets
 import evaluate
 
 from ._anls_core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question
 from ._mm_common import (
+    TextPairInputs,
     build_signature,
     check_choice,
     check_number,
     check_preset,
-    check_reference_lists,
-    check_same_length,
-    check_strings,
     make_result,
     mean,
     resolve_options,
@@ -80,33 +77,17 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Anls(evaluate.Metric):
+class Anls(TextPairInputs, evaluate.Metric):
     def _info(self):
         check_preset("anls", self.config_name, PRESETS)
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string"))}
-                ),
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-            ],
+            features=self.text_pair_features(),
             homepage="https://rrc.cvc.uab.es/?ch=17",
             reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
-        check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one example (checked like a batch of one)."""
-        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
     def _compute(
         self,

@@ -143,6 +143,37 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
     return out
 
 
+class TextPairInputs:
+    """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
+    reference strings (``class Anls(TextPairInputs, evaluate.Metric)``).
+
+    It declares the two feature schemas (references as a list of strings or as one string) and
+    checks every batch, with errors naming the argument and the example index, before evaluate
+    encodes it into Arrow; single references are stored as lists of one.
+    """
+
+    @staticmethod
+    def text_pair_features() -> list:
+        import datasets
+
+        string = datasets.Value("string")
+        return [
+            datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
+            datasets.Features({"predictions": string, "references": string}),
+        ]
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Check the batch (errors name the argument and example index) before Arrow encoding."""
+        predictions = check_strings(predictions, "predictions")
+        references = check_reference_lists(references, "references")
+        check_same_length("predictions", predictions, "references", references)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example (checked like a batch of one)."""
+        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
+
+
 # ----------------------------------------------------------------------------------------------
 # Results
 # ----------------------------------------------------------------------------------------------

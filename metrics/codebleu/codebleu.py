@@ -2,19 +2,16 @@
 
 import warnings
 
-import datasets
 import evaluate
 
 from ._codebleu_core import COMMENT_RULES, KEYS, KEYWORD_SETS, LANGUAGES, MISSING_DATAFLOW, corpus_codebleu
 from ._mm_common import (
+    TextPairInputs,
     build_signature,
     check_bool,
     check_choice,
     check_number,
     check_preset,
-    check_reference_lists,
-    check_same_length,
-    check_strings,
     make_result,
     resolve_options,
 )
@@ -139,33 +136,17 @@ def _check_weights(weights) -> list:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Codebleu(evaluate.Metric):
+class Codebleu(TextPairInputs, evaluate.Metric):
     def _info(self):
         check_preset("codebleu", self.config_name, PRESETS)
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string"))}
-                ),
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-            ],
+            features=self.text_pair_features(),
             homepage="https://github.com/microsoft/CodeXGLUE/tree/main/Code-Code/code-to-code-trans/evaluator/CodeBLEU",
             reference_urls=["https://arxiv.org/abs/2009.10297", "https://github.com/k4black/codebleu"],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
-        check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one example (checked like a batch of one)."""
-        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
     def _compute(
         self,

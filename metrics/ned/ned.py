@@ -1,16 +1,13 @@
 """1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module."""
 
-import datasets
 import evaluate
 
 from ._mm_common import (
+    TextPairInputs,
     build_signature,
     check_choice,
     check_number,
     check_preset,
-    check_reference_lists,
-    check_same_length,
-    check_strings,
     make_result,
     mean,
     resolve_options,
@@ -93,19 +90,14 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Ned(evaluate.Metric):
+class Ned(TextPairInputs, evaluate.Metric):
     def _info(self):
         check_preset("ned", self.config_name, PRESETS)
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string"))}
-                ),
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-            ],
+            features=self.text_pair_features(),
             homepage="https://github.com/ai-forever/fbc2_aij2022",
             reference_urls=[
                 "https://github.com/ai-forever/fusion_brain_aij2021",
@@ -113,17 +105,6 @@ class Ned(evaluate.Metric):
                 "https://github.com/clovaai/deep-text-recognition-benchmark",
             ],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
-        check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one example (checked like a batch of one)."""
-        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
     def _compute(
         self,

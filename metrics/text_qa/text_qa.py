@@ -1,16 +1,13 @@
 """Russian text QA: token F1 (AIJ 2022 TextQA) and exact match (AIJ 2022 MathQA), as an evaluate module."""
 
-import datasets
 import evaluate
 
 from ._mm_common import (
+    TextPairInputs,
     build_signature,
     check_bool,
     check_choice,
     check_preset,
-    check_reference_lists,
-    check_same_length,
-    check_strings,
     make_result,
     mean,
     resolve_options,
@@ -80,33 +77,17 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class TextQa(evaluate.Metric):
+class TextQa(TextPairInputs, evaluate.Metric):
     def _info(self):
         check_preset("text_qa", self.config_name, PRESETS)
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=[
-                datasets.Features(
-                    {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string"))}
-                ),
-                datasets.Features({"predictions": datasets.Value("string"), "references": datasets.Value("string")}),
-            ],
+            features=self.text_pair_features(),
             homepage="https://github.com/ai-forever/fbc2_aij2022",
             reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
         )
-
-    def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
-        check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
-
-    def add(self, *, prediction=None, reference=None, **kwargs):
-        """Add one example (checked like a batch of one)."""
-        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
     def _compute(
         self,
