@@ -432,3 +432,9 @@ def test_demo_serves_scores_and_draws():
                            api_name="/compute")
     finally:
         demo.close()
+
+
+def test_bool_coordinates_are_refused_in_every_container():
+    for boxes in ([[True, 0, 10, 10]], ([True, 0, 10, 10],)):
+        with pytest.raises(TypeError, match=r"`predictions\[0\]` class 'c'"):
+            load_metric("det_f1").compute(predictions=[{"c": boxes}], references=[{"c": [[1, 0, 10, 10]]}])

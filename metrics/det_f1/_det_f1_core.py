@@ -220,6 +220,8 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
         try:
             arr = np.array(flat)
             ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
+            # numpy turns a bool mixed with numbers into 1/0: refuse it like box_array does
+            ok = ok and not any(type(v) is bool or type(v) is np.bool_ for box in flat for v in box)
         except (ValueError, TypeError):
             ok = False
         if not ok:  # find and name the first bad box
