@@ -8,25 +8,12 @@ be identical; the script asserts it, then prints the times and the ratios.
 """
 
 import argparse
-import importlib.util
-import os
 import random
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
-os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+from _bench import ROOT, load_core, offline_env, timed
 
-
-def load_core():
-    spec = importlib.util.spec_from_file_location("anls_core", ROOT / "metrics" / "anls" / "_anls_core.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+offline_env()
 
 
 def make_inputs(n: int, seed: int = 0):
@@ -55,12 +42,6 @@ def make_inputs(n: int, seed: int = 0):
     return preds, refs
 
 
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2,000 questions instead of 20,000")
@@ -72,7 +53,7 @@ def main() -> None:
     import evaluate
     from anls import anls_score
 
-    core = load_core()
+    core = load_core("anls", "_anls_core")
     options = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
     metric = evaluate.load(str(ROOT / "metrics" / "anls"), "stvqa")
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)

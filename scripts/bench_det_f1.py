@@ -13,17 +13,14 @@ and ratios (best of --repeat runs).
 """
 
 import argparse
-import importlib.util
 import itertools
-import os
 import random
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from _bench import ROOT, load_core, offline_env
 
-ROOT = Path(__file__).resolve().parent.parent
 CLASSES = ["a cat on a sofa", "two green eyes", "a red basket", "plush ostrich", "it's raining hard", "a lamp"]
 
 
@@ -123,13 +120,6 @@ def generate(n_images: int, seed: int = 0, dense: bool = False):
     return true_annot, predictions
 
 
-def load_core():
-    spec = importlib.util.spec_from_file_location("det_f1_core", ROOT / "metrics" / "det_f1" / "_det_f1_core.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def best_of(fn, repeat):
     times, out = [], None
     for _ in range(repeat):
@@ -148,10 +138,8 @@ def main() -> int:
     args = parser.parse_args()
     n = args.images or (300 if args.quick else 5000)
 
-    os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
-    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        os.environ[var] = "1"
-    core = load_core()
+    offline_env()
+    core = load_core("det_f1", "_det_f1_core")
     true_annot, predictions = generate(n, dense=args.dense)
     n_groups = sum(len(v) for v in true_annot.values())
     n_boxes = sum(len(b) for v in true_annot.values() for b in v.values())

@@ -9,25 +9,12 @@ so the per-example scores must be identical: the script asserts it, then prints 
 """
 
 import argparse
-import importlib.util
-import os
 import random
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
-os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+from _bench import ROOT, load_core, offline_env, timed
 
-
-def load_core():
-    spec = importlib.util.spec_from_file_location("ned_core", ROOT / "metrics" / "ned" / "_ned_core.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+offline_env()
 
 
 def make_inputs(n: int, length: int = 200, seed: int = 0):
@@ -73,12 +60,6 @@ def official_calculate_ned(preds, refs):
     return scores
 
 
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 pairs instead of 2,000")
@@ -89,7 +70,7 @@ def main() -> None:
 
     import evaluate
 
-    core = load_core()
+    core = load_core("ned", "_ned_core")
     metric = evaluate.load(str(ROOT / "metrics" / "ned"))
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)
     core.ned_per_example(preds[:10], refs[:10])

@@ -9,34 +9,21 @@ Ours caches the lemma of every distinct token. The per-question scores must be i
 """
 
 import argparse
-import importlib.util
-import os
 import random
 import re
 import string
 import sys
-import time
 from collections import Counter
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
-os.environ.setdefault("HF_EVALUATE_OFFLINE", "1")
-os.environ.setdefault("HF_HUB_OFFLINE", "1")
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+from _bench import ROOT, load_core, offline_env, timed
+
+offline_env()
 
 WORDS = (
     "кот кота коты кошки собака собаки три два один одного пять десять улица улицы Москва Москвы "
     "на в по с секунды секунда год года жёлтого желтый красный красного дом дома a b c d e ответ: "
     "0,3 0.3 -3 12 «да» нет город города река реки"
 ).split()
-
-
-def load_core():
-    spec = importlib.util.spec_from_file_location("text_qa_core", ROOT / "metrics" / "text_qa" / "_text_qa_core.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def make_inputs(n: int, seed: int = 0):
@@ -87,12 +74,6 @@ def official_scores(preds, refs, exact: bool):
     return scores
 
 
-def timed(fn):
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 questions instead of 10,000")
@@ -103,7 +84,7 @@ def main() -> None:
 
     import evaluate
 
-    core = load_core()
+    core = load_core("text_qa", "_text_qa_core")
     core.normalize_answer("прогрев")  # create the analyzer outside the timings (both sides)
     official_scores(preds[:2], refs[:2], exact=False)
     metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))

@@ -12,27 +12,19 @@ per-question scores are identical (==, not approximately) and prints the times a
 """
 
 import argparse
-import importlib.util
-import os
 import re
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
+from _bench import ROOT, load_core, offline_env
 
-ROOT = Path(__file__).resolve().parent.parent
 METRIC = ROOT / "metrics" / "vqa_acc"
 
 
-def _load_core():
-    spec = importlib.util.spec_from_file_location("bench_vqa_core", METRIC / "_vqa_core.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
-core = _load_core()
+core = load_core("vqa_acc", "_vqa_core")
 
 
 class OfficialVQAEval:
@@ -158,8 +150,7 @@ def main(argv=None) -> int:
     print(f"  official loop (transcription) : {t_ref:8.3f} s")
     print(f"  vqa_v2_per_question (ours)    : {t_ours:8.3f} s   speed-up x{t_ref / t_ours:.1f}")
     if not args.skip_evaluate:
-        for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-            os.environ.setdefault(var, "1")
+        offline_env()
         import evaluate
 
         metric = evaluate.load(str(METRIC))

@@ -40,6 +40,19 @@ def load_core(name: str, module: str):
     return mod
 
 
+def load_script(name: str):
+    """Import scripts/<name>.py (e.g. a benchmark holding a transcription of an official loop)."""
+    key = f"mm_script_{name}"
+    if key not in sys.modules:
+        if str(ROOT / "scripts") not in sys.path:
+            sys.path.insert(0, str(ROOT / "scripts"))
+        spec = importlib.util.spec_from_file_location(key, ROOT / "scripts" / f"{name}.py")
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[key] = mod
+        spec.loader.exec_module(mod)
+    return sys.modules[key]
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -2,28 +2,20 @@
 one-to-one expectations, properties, bad input, evaluate.load, Trainer, demo, file CLI."""
 
 import doctest
-import importlib.util
 import inspect
 import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, load_core, load_metric, run_in_trainer, serve_app
+from helpers import ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 core = load_core("det_f1", "_det_f1_core")
 
 
-def _script(name):
-    spec = importlib.util.spec_from_file_location(f"det_f1_test_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench = _script("bench_det_f1")  # holds the transcription of the official loop (reference_counts)
-cli = _script("det_f1_score_files")
+bench = load_script("bench_det_f1")  # holds the transcription of the official loop (reference_counts)
+cli = load_script("det_f1_score_files")
 
 B = [0, 0, 10, 10]
 # (id, references, predictions, F1 official (seeds_reference.md 6.8), F1 one_to_one (derived by hand))

@@ -1,15 +1,13 @@
 """vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo, CLI."""
 
-import importlib.util
 import json
 import math
 import random
-import sys
 import warnings
 
 import numpy as np
 import pytest
-from helpers import METRICS, ROOT, load_core, load_metric, run_in_trainer, serve_app
+from helpers import METRICS, ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,18 +17,8 @@ wups = load_core("vqa_acc", "_vqa_wups")
 bleu = load_core("vqa_acc", "_vqa_bleu")
 
 
-def _script(name: str):
-    key = f"vqa_acc_script_{name}"
-    if key not in sys.modules:
-        spec = importlib.util.spec_from_file_location(key, ROOT / "scripts" / f"{name}.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[key] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules[key]
-
-
-bench = _script("bench_vqa_acc")
-files = _script("vqa_acc_score_files")
+bench = load_script("bench_vqa_acc")
+files = load_script("vqa_acc_score_files")
 
 # ------------------------------------------------------------------------------------------------
 # 6.10 VQA v2 official accuracy (GT-Vision-Lab, Python 2.7): (10 GT answers, prediction, per-question)
