@@ -123,3 +123,46 @@ def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> di
         )
         trainer.train()
         return trainer.evaluate()
+
+
+def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool = True) -> dict:
+    """Evaluate a tiny random T5 (built from a config) with `Seq2SeqTrainer(predict_with_generate=True)`.
+
+    `compute_metrics(eval_pred)` receives generated token ids and label ids (-100 where padded), as
+    in any generation run; `decode_ids` turns them into text without a tokenizer. Returns the
+    metrics dict of `trainer.evaluate()` after passing it through `trainer.log_metrics` (which
+    formats every value as a number, as users' scripts do).
+    """
+    import tempfile
+
+    import numpy as np
+    import torch
+    from datasets import Dataset
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(
+        vocab_size=40, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
+        decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+    )
+    model = T5ForConditionalGeneration(config)
+    rng = np.random.default_rng(0)
+    data = Dataset.from_dict(
+        {"input_ids": rng.integers(2, 40, size=(n_eval, 6)).tolist(), "labels": rng.integers(2, 40, size=(n_eval, 5)).tolist()}
+    )
+    with tempfile.TemporaryDirectory() as out:
+        args = Seq2SeqTrainingArguments(
+            output_dir=out, per_device_eval_batch_size=4, predict_with_generate=True, generation_max_length=6,
+            use_cpu=True, report_to="none", disable_tqdm=True,
+        )
+        trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, compute_metrics=compute_metrics)
+        metrics = trainer.evaluate()
+        if log_metrics:
+            trainer.log_metrics("eval", metrics)
+        return metrics
+
+
+def decode_ids(ids) -> list[str]:
+    """Token ids -> text, one letter per id (a stand-in for tokenizer.batch_decode): 0/1 (pad/eos)
+    and -100 (ignored label positions) are dropped."""
+    return ["".join(chr(ord("a") + (int(t) - 2) % 26) for t in row if t > 1) for row in ids]

@@ -133,3 +133,12 @@ def test_loading_imports_no_optional_heavy_library(name):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "", f"evaluate.load imported {out.stdout.strip()} (import it inside functions)"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_module_offers_the_trainer_result_shape(name):
+    """Every module inherits _mm_common.TrainerResults: compute(..., for_trainer=True) for Trainer."""
+    metric = load_metric(name)
+    assert "TrainerResults" in [cls.__name__ for cls in type(metric).__mro__], (
+        f"{name}: inherit TrainerResults first (class X(TrainerResults, evaluate.Metric)) or TextPairInputs"
+    )

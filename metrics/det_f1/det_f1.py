@@ -5,6 +5,7 @@ import evaluate
 
 from ._det_f1_core import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, det_f1, normalize_batch
 from ._mm_common import (
+    TrainerResults,
     build_signature,
     check_choice,
     check_list,
@@ -115,7 +116,7 @@ _IMAGE = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DetF1(evaluate.Metric):
+class DetF1(TrainerResults, evaluate.Metric):
     def _info(self):
         check_preset("det_f1", self.config_name, PRESETS)
         return evaluate.MetricInfo(

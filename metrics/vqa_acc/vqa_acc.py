@@ -7,6 +7,7 @@ import datasets
 import evaluate
 
 from ._mm_common import (
+    TrainerResults,
     build_signature,
     check_choice,
     check_number,
@@ -164,7 +165,7 @@ def _features(scorer: str) -> list:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class VqaAcc(evaluate.Metric):
+class VqaAcc(TrainerResults, evaluate.Metric):
     def _info(self):
         check_preset("vqa_acc", self.config_name, PRESETS)
         return evaluate.MetricInfo(
