@@ -1,0 +1,451 @@
+"""The tree-sitter runtime of 2020 (the C core of py-tree-sitter 0.2.0) through ctypes, for grammar
+libraries of language ABI 9 to 12 such as CodeXGLUE's ``parser/my-languages.so`` (ABI 11).
+
+Why: the official CodeBLEU scorers (CodeXGLUE, Fusion Brain 2021) parse with py-tree-sitter 0.2.0 and a
+shared library of 2020 grammars that they ship. tree-sitter 0.26 refuses ABI < 13, and re-generated
+tables do not help (error recovery differs), so only the old runtime reproduces their trees. The PyPI
+package ``tree_sitter==0.2.0`` has the same import name as tree-sitter 0.26 and cannot share their
+environment; this binding loads its C core, compiled by ``scripts/setup.d/codebleu_legacy_ts.sh`` into
+``.build/legacy_ts/libtree-sitter-0.2.0.so``, beside tree-sitter 0.26 in one process.
+
+What it offers (only what CodeBLEU needs): ``open_library(path)`` -> ``GrammarLibrary`` (the languages
+the .so exports, a hash of the file, one ``Parser`` per language); ``Parser.parse(bytes)`` ->
+``Tree``; ``Node`` with the py-tree-sitter names (``type``, ``is_named``, ``is_missing``,
+``has_error``, ``start_byte``/``end_byte``, ``start_point``/``end_point``, ``child_count``,
+``children``, ``child_by_field_name``, ``walk()``; ``str(node)``/``sexp()`` is the core's own
+``ts_node_string``); ``TreeCursor`` (``node``, ``field_name``, ``goto_first_child``,
+``goto_next_sibling``, ``goto_parent``); and ``subtree_sexps(root)``: the s-expressions of the root and
+of every node with children, exactly as ``node.sexp()`` of py-tree-sitter 0.2.0 prints them, assembled
+bottom-up in one walk and checked once against the core's rendering of the whole tree (any difference:
+every node rendered by the core itself).
+
+Nothing here is imported at module level except ctypes; no other helper of the module is imported.
+"""
+
+import ctypes
+import hashlib
+import os
+import threading
+from pathlib import Path
+
+RUNTIME_FILE = "libtree-sitter-0.2.0.so"
+RUNTIME_ENV = "CODEBLEU_TS_RUNTIME"
+RUNTIME_HINT = (
+    "build it with `bash scripts/setup_env.sh` (its hook scripts/setup.d/codebleu_legacy_ts.sh compiles the C "
+    "core of the PyPI sdist tree_sitter==0.2.0 into .build/legacy_ts/libtree-sitter-0.2.0.so; needs cc), then "
+    f"run from that checkout or set {RUNTIME_ENV}=<path to libtree-sitter-0.2.0.so>"
+)
+MIN_ABI, MAX_ABI = 9, 12  # TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION, TREE_SITTER_LANGUAGE_VERSION of 0.2.0
+# Trees deeper than this are not rendered by the C core as a whole (its printer recurses per level).
+MAX_RENDER_DEPTH = 5000
+
+
+class _TSNode(ctypes.Structure):
+    _fields_ = [("context", ctypes.c_uint32 * 4), ("id", ctypes.c_void_p), ("tree", ctypes.c_void_p)]
+
+
+class _TSPoint(ctypes.Structure):
+    _fields_ = [("row", ctypes.c_uint32), ("column", ctypes.c_uint32)]
+
+
+class _TSCursor(ctypes.Structure):
+    _fields_ = [("tree", ctypes.c_void_p), ("id", ctypes.c_void_p), ("context", ctypes.c_uint32 * 2)]
+
+
+_SIGNATURES = {
+    # name: (restype, argtypes)
+    "ts_parser_new": (ctypes.c_void_p, ()),
+    "ts_parser_delete": (None, (ctypes.c_void_p,)),
+    "ts_parser_set_language": (ctypes.c_bool, (ctypes.c_void_p, ctypes.c_void_p)),
+    "ts_parser_parse_string": (ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32)),
+    "ts_tree_delete": (None, (ctypes.c_void_p,)),
+    "ts_tree_root_node": (_TSNode, (ctypes.c_void_p,)),
+    "ts_tree_language": (ctypes.c_void_p, (ctypes.c_void_p,)),
+    "ts_language_version": (ctypes.c_uint32, (ctypes.c_void_p,)),
+    "ts_node_type": (ctypes.c_char_p, (_TSNode,)),
+    "ts_node_string": (ctypes.c_void_p, (_TSNode,)),
+    "ts_node_start_byte": (ctypes.c_uint32, (_TSNode,)),
+    "ts_node_end_byte": (ctypes.c_uint32, (_TSNode,)),
+    "ts_node_start_point": (_TSPoint, (_TSNode,)),
+    "ts_node_end_point": (_TSPoint, (_TSNode,)),
+    "ts_node_is_null": (ctypes.c_bool, (_TSNode,)),
+    "ts_node_is_named": (ctypes.c_bool, (_TSNode,)),
+    "ts_node_is_missing": (ctypes.c_bool, (_TSNode,)),
+    "ts_node_has_error": (ctypes.c_bool, (_TSNode,)),
+    "ts_node_child_count": (ctypes.c_uint32, (_TSNode,)),
+    "ts_node_child_by_field_name": (_TSNode, (_TSNode, ctypes.c_char_p, ctypes.c_uint32)),
+    "ts_tree_cursor_new": (_TSCursor, (_TSNode,)),
+    "ts_tree_cursor_delete": (None, (ctypes.POINTER(_TSCursor),)),
+    "ts_tree_cursor_current_node": (_TSNode, (ctypes.POINTER(_TSCursor),)),
+    "ts_tree_cursor_current_field_name": (ctypes.c_char_p, (ctypes.POINTER(_TSCursor),)),
+    "ts_tree_cursor_goto_first_child": (ctypes.c_bool, (ctypes.POINTER(_TSCursor),)),
+    "ts_tree_cursor_goto_next_sibling": (ctypes.c_bool, (ctypes.POINTER(_TSCursor),)),
+    "ts_tree_cursor_goto_parent": (ctypes.c_bool, (ctypes.POINTER(_TSCursor),)),
+}
+
+
+class Runtime:
+    """The loaded C core (one per process and path)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        lib = ctypes.CDLL(str(path))
+        for name, (restype, argtypes) in _SIGNATURES.items():
+            func = getattr(lib, name)
+            func.restype = restype
+            func.argtypes = argtypes
+            setattr(self, name[3:], func)  # ts_node_type -> self.node_type
+        self._lib = lib
+        libc = ctypes.CDLL(None)
+        self.free = libc.free
+        self.free.argtypes = (ctypes.c_void_p,)
+        self.free.restype = None
+
+    def node_text(self, raw) -> str:
+        """``ts_node_string``: the core's s-expression of a node (malloc'ed by the core, freed here)."""
+        ptr = self.node_string(raw)
+        try:
+            return ctypes.string_at(ptr).decode("utf8")
+        finally:
+            self.free(ptr)
+
+
+_RUNTIMES = {}
+_LIBRARIES = {}
+_LOCK = threading.Lock()
+
+
+def find_runtime() -> Path:
+    """The compiled core: ``$CODEBLEU_TS_RUNTIME``, else ``.build/legacy_ts/libtree-sitter-0.2.0.so``
+    in the current directory or one of its parents, or above this file (a checkout of the project)."""
+    env = os.environ.get(RUNTIME_ENV)
+    if env:
+        path = Path(env)
+        if not path.is_file():
+            raise RuntimeError(f"codebleu: {RUNTIME_ENV}={env!r} is not a file; {RUNTIME_HINT}")
+        return path
+    here = Path(__file__).resolve().parent
+    for base in (Path.cwd(), *Path.cwd().parents, here, *here.parents):
+        path = base / ".build" / "legacy_ts" / RUNTIME_FILE
+        if path.is_file():
+            return path
+    raise RuntimeError(f"codebleu: `grammar_library` needs the tree-sitter runtime of 2020, not built here; {RUNTIME_HINT}")
+
+
+def load_runtime(path=None) -> Runtime:
+    path = Path(path) if path is not None else find_runtime()
+    key = str(path.resolve())
+    with _LOCK:
+        runtime = _RUNTIMES.get(key)
+        if runtime is None:
+            runtime = _RUNTIMES[key] = Runtime(path)
+    return runtime
+
+
+def file_digest(path) -> str:
+    """sha256 of a file (hex)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class GrammarLibrary:
+    """A shared library of tree-sitter grammars (``tree_sitter_<lang>`` functions, ABI 9 to 12)."""
+
+    def __init__(self, path: Path, runtime: Runtime, candidates):
+        self.path = path
+        self.name = path.name
+        self.sha256 = file_digest(path)
+        self.runtime = runtime
+        try:
+            self._lib = ctypes.CDLL(str(path))
+        except OSError as err:
+            raise ValueError(f"`grammar_library`: {str(path)!r} is not a loadable shared library ({err})") from None
+        self.languages = {}
+        for lang in candidates:
+            func = getattr(self._lib, f"tree_sitter_{lang}", None)
+            if func is None:
+                continue
+            func.restype = ctypes.c_void_p
+            func.argtypes = ()
+            self.languages[lang] = func()
+        self._parsers = {}
+
+    def parser(self, lang: str) -> "Parser":
+        parser = self._parsers.get(lang)
+        if parser is None:
+            if lang not in self.languages:
+                raise ValueError(
+                    f"`grammar_library` {self.name} has no grammar for lang={lang!r} "
+                    f"(it exports: {', '.join(sorted(self.languages)) or 'none of the known languages'})"
+                )
+            parser = self._parsers[lang] = Parser(self.runtime, self.languages[lang], f"{self.name}:{lang}")
+        return parser
+
+
+def open_library(path, candidates, runtime_path=None) -> GrammarLibrary:
+    """Open (once per file content) a grammar library, loading the runtime first; ``candidates`` are the
+    language names looked up as ``tree_sitter_<name>``. A missing file is a ValueError naming
+    ``grammar_library``; a missing runtime a RuntimeError saying how to build it."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"`grammar_library` must be a path to a tree-sitter shared library, got {path!r}")
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"`grammar_library`: no such file {str(path)!r}")
+    runtime = load_runtime(runtime_path)
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, tuple(candidates), str(runtime.path))
+    with _LOCK:
+        library = _LIBRARIES.get(key)
+        if library is None:
+            library = _LIBRARIES[key] = GrammarLibrary(path, runtime, candidates)
+    return library
+
+
+class Parser:
+    """One language of a grammar library on the legacy runtime (not thread-safe, like tree-sitter's)."""
+
+    def __init__(self, runtime: Runtime, language_ptr: int, label: str):
+        self.rt = runtime
+        version = runtime.language_version(language_ptr)
+        if not MIN_ABI <= version <= MAX_ABI:
+            raise ValueError(
+                f"`grammar_library`: {label} has language ABI {version}; the runtime of 2020 reads {MIN_ABI} to "
+                f"{MAX_ABI} (use the grammar wheels, without `grammar_library`, for newer grammars)"
+            )
+        self._ptr = runtime.parser_new()
+        if not runtime.parser_set_language(self._ptr, language_ptr):
+            raise ValueError(f"`grammar_library`: the runtime refused {label}")
+        self._delete = runtime.parser_delete
+
+    def parse(self, data: bytes) -> "Tree":
+        if not isinstance(data, bytes):
+            raise TypeError("Parser.parse takes bytes")
+        tree = self.rt.parser_parse_string(self._ptr, None, data, len(data))
+        if not tree:
+            raise RuntimeError("tree-sitter 0.2.0 returned no tree")
+        return Tree(self.rt, tree)
+
+    def __del__(self):
+        if getattr(self, "_ptr", None):
+            self._delete(self._ptr)
+            self._ptr = None
+
+
+class Tree:
+    __slots__ = ("rt", "_ptr", "_delete")
+
+    def __init__(self, runtime: Runtime, ptr: int):
+        self.rt = runtime
+        self._ptr = ptr
+        self._delete = runtime.tree_delete
+
+    @property
+    def root_node(self) -> "Node":
+        return Node(self.rt.tree_root_node(self._ptr), self)
+
+    def __del__(self):
+        if self._ptr:
+            self._delete(self._ptr)
+            self._ptr = None
+
+
+class Node:
+    """A node of a legacy tree (keeps its tree alive). Attribute names follow py-tree-sitter."""
+
+    __slots__ = ("raw", "owner")
+
+    def __init__(self, raw: _TSNode, owner: Tree):
+        self.raw = raw
+        self.owner = owner
+
+    type = property(lambda self: self.owner.rt.node_type(self.raw).decode("utf8"))
+    is_named = property(lambda self: self.owner.rt.node_is_named(self.raw))
+    is_missing = property(lambda self: self.owner.rt.node_is_missing(self.raw))
+    has_error = property(lambda self: self.owner.rt.node_has_error(self.raw))
+    start_byte = property(lambda self: self.raw.context[0])
+    end_byte = property(lambda self: self.owner.rt.node_end_byte(self.raw))
+    start_point = property(lambda self: (self.raw.context[1], self.raw.context[2]))
+    child_count = property(lambda self: self.owner.rt.node_child_count(self.raw))
+
+    @property
+    def end_point(self):
+        p = self.owner.rt.node_end_point(self.raw)
+        return p.row, p.column
+
+    @property
+    def children(self) -> list:
+        cursor = self.walk()
+        out = []
+        if cursor.goto_first_child():
+            out.append(cursor.node)
+            while cursor.goto_next_sibling():
+                out.append(cursor.node)
+        return out
+
+    def child_by_field_name(self, name: str):
+        raw_name = name.encode("utf8")
+        child = self.owner.rt.node_child_by_field_name(self.raw, raw_name, len(raw_name))
+        if self.owner.rt.node_is_null(child):
+            return None
+        return Node(child, self.owner)
+
+    def walk(self) -> "TreeCursor":
+        return TreeCursor(self)
+
+    def sexp(self) -> str:
+        return self.owner.rt.node_text(self.raw)
+
+    __str__ = sexp
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, Node) and self.raw.id == other.raw.id and self.raw.tree == other.raw.tree
+        )
+
+    def __hash__(self):
+        return hash((self.raw.id, self.raw.tree))
+
+    def __repr__(self):
+        return f"<legacy Node type={self.type} start={self.start_point} end={self.end_point}>"
+
+
+class TreeCursor:
+    __slots__ = ("_cur", "_ref", "owner", "rt")
+
+    def __init__(self, node: Node):
+        self.owner = node.owner
+        self.rt = node.owner.rt
+        self._cur = self.rt.tree_cursor_new(node.raw)
+        self._ref = ctypes.byref(self._cur)
+
+    @property
+    def node(self) -> Node:
+        return Node(self.rt.tree_cursor_current_node(self._ref), self.owner)
+
+    @property
+    def field_name(self):
+        name = self.rt.tree_cursor_current_field_name(self._ref)
+        return None if name is None else name.decode("utf8")
+
+    def goto_first_child(self) -> bool:
+        return self.rt.tree_cursor_goto_first_child(self._ref)
+
+    def goto_next_sibling(self) -> bool:
+        return self.rt.tree_cursor_goto_next_sibling(self._ref)
+
+    def goto_parent(self) -> bool:
+        return self.rt.tree_cursor_goto_parent(self._ref)
+
+    def __del__(self):
+        if getattr(self, "_ref", None) is not None:
+            self.rt.tree_cursor_delete(self._ref)
+            self._ref = None
+
+
+def subtree_sexps(root: Node) -> list:
+    """The s-expression of ``root`` and of every descendant with at least one child, as py-tree-sitter
+    0.2.0's ``node.sexp()`` prints them (the list CodeXGLUE's ``get_all_sub_trees`` builds; order: pre-order).
+
+    Assembled bottom-up in one cursor walk: a named node prints ``(type`` + its children + ``)``, a child
+    with a field ``field: (...)``, anonymous leaves print nothing; ERROR and MISSING leaves are printed by
+    the core (``(UNEXPECTED 'c')``, ``(MISSING ";")``) and so is any aliased node with children (the core
+    prints a node's own, unaliased, symbol when it is the top of the printout). The whole root is then
+    compared with the core's own rendering of the tree; if they differ (hidden MISSING tokens, anonymous
+    nodes with children, ...) every subtree is printed by the core. Trees deeper than ``MAX_RENDER_DEPTH``
+    skip that comparison (the core's printer recurses once per level).
+    """
+    out, exact, max_depth = bottom_up_sexps(root)
+    if max_depth > MAX_RENDER_DEPTH:
+        return out
+    if not exact and rt_text(root) != out[0]:
+        exact = True
+    return _core_rendered(root) if exact else out
+
+
+def rt_text(node: Node) -> str:
+    return node.owner.rt.node_text(node.raw)
+
+
+def bottom_up_sexps(root: Node):
+    """(sexps in pre-order, whether the tree needs the core's own rendering, depth of the tree): the
+    bottom-up half of ``subtree_sexps``, without the whole-tree check."""
+    rt = root.owner.rt
+    node_type, is_named, is_missing = rt.node_type, rt.node_is_named, rt.node_is_missing
+    child_count, node_text = rt.node_child_count, rt.node_text
+    cursor = root.walk()
+    ref = cursor._ref
+    current, field_of = rt.tree_cursor_current_node, rt.tree_cursor_current_field_name
+    first_child, next_sibling, parent = (
+        rt.tree_cursor_goto_first_child, rt.tree_cursor_goto_next_sibling, rt.tree_cursor_goto_parent,
+    )
+    out = []  # (pre-order index, sexp)
+    # frame: [pieces, type, field, pre-order slot or -1, raw node (aliased, rendered by the core)]
+    frames = []
+    exact = False
+    depth = 0
+    max_depth = 0
+    slot = 0
+    while True:
+        raw = current(ref)
+        kind = node_type(raw).decode("utf8")
+        count = child_count(raw)
+        field = field_of(ref)
+        named = is_named(raw)
+        if count:
+            if not named:
+                exact = True  # anonymous node with children: the core's printout differs in subtle ways
+            aliased = raw.context[3] != 0
+            frames.append([[], kind, field, slot, raw if aliased else None, named])
+            out.append(None)
+            slot += 1
+            depth += 1
+            if depth > max_depth:
+                max_depth = depth
+            first_child(ref)
+            continue
+        if named or is_missing(raw):
+            if kind == "ERROR" or is_missing(raw):
+                text = node_text(raw)
+            else:
+                text = "(" + kind + ")"
+            if frames:
+                frames[-1][0].append(field.decode("utf8") + ": " + text if field else text)
+        # leave the finished nodes, then go on with the next sibling
+        done = not frames
+        while not done and not next_sibling(ref):
+            pieces, kind, field, at, aliased, named = frames.pop()
+            depth -= 1
+            body = "(" + kind + (" " + " ".join(pieces) if pieces else "") + ")" if named else " ".join(pieces)
+            out[at] = node_text(aliased) if aliased is not None else body
+            parent(ref)
+            if frames:
+                if body:
+                    frames[-1][0].append(field.decode("utf8") + ": " + body if field and named else body)
+            else:
+                done = True
+        if done:
+            break
+    if not out:  # a root without children is still a subtree
+        out = [node_text(root.raw)]
+    return out, exact, max_depth
+
+
+def _core_rendered(root: Node) -> list:
+    """Every subtree printed by the core itself (py-tree-sitter 0.2.0's ``node.sexp()``), pre-order;
+    the root is always one (with or without children)."""
+    rt = root.owner.rt
+    cursor = root.walk()
+    ref = cursor._ref
+    out = []
+    while True:
+        raw = rt.tree_cursor_current_node(ref)
+        if rt.node_child_count(raw):
+            out.append(rt.node_text(raw))
+            rt.tree_cursor_goto_first_child(ref)
+            continue
+        while not rt.tree_cursor_goto_next_sibling(ref):
+            if not rt.tree_cursor_goto_parent(ref):
+                return out or [rt.node_text(root.raw)]
