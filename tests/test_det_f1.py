@@ -15,7 +15,6 @@ core = load_core("det_f1", "_det_f1_core")
 
 
 bench = load_script("bench_det_f1")  # holds the transcription of the official loop (reference_counts)
-cli = load_script("det_f1_score_files")
 
 B = [0, 0, 10, 10]
 # (id, references, predictions, F1 official (seeds_reference.md 6.8), F1 one_to_one (derived by hand))
@@ -340,23 +339,6 @@ def test_fusion_brain_loader_errors():
         core.from_fusion_brain(gt, {"a.jpg": {"cat": [B]}, "b.jpg": {"cat": []}})
     preds, refs, images = core.from_fusion_brain(gt, {"b.jpg": {"cat": [[]], "x": [B]}, "a.jpg": {"dog": [], "cat": [B]}})
     assert images == ["a.jpg", "b.jpg"] and core.det_f1(preds, refs)["f1"] == 1.0
-
-
-def test_score_files_cli(tmp_path, capsys):
-    gt = {"9.jpg": {"cat": [B, [50, 50, 10, 10]], "dog": []}, "22.jpg": {"cat": []}}
-    pr = {"22.jpg": {"cat": [[1, 1, 2, 2]]}, "9.jpg": {"dog": [], "cat": [[0, 0, 10, 5]], "bird": [B]}}
-    (tmp_path / "t.json").write_text(json.dumps(gt))
-    (tmp_path / "p.json").write_text(json.dumps(pr))
-    assert cli.main(["--ref_path", str(tmp_path / "t.json"), "--pred_path", str(tmp_path / "p.json"), "--per-image"]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert (out["tp"], out["fp"], out["fn"]) == (1.0, 1.0, 1.0)
-    assert list(out["per_example"]) == ["9.jpg", "22.jpg"]
-    assert cli.main(["--ref_path", str(tmp_path / "t.json"), "--pred_path", str(tmp_path / "p.json"),
-                     "--iou-boundary", "strict"]) == 0
-    assert json.loads(capsys.readouterr().out)["tp"] == 0.0
-    (tmp_path / "bad.json").write_text(json.dumps({"9.jpg": {"dog": []}, "22.jpg": {"cat": []}}))
-    assert cli.main(["--ref_path", str(tmp_path / "t.json"), "--pred_path", str(tmp_path / "bad.json")]) == 2
-    assert "no entry for requested class 'cat'" in capsys.readouterr().err
 
 
 # ------------------------------------------------------------------------------------------------

@@ -1,6 +1,5 @@
-"""vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo, CLI."""
+"""vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo (the command line: test_mm_score.py)."""
 
-import json
 import math
 import random
 import warnings
@@ -18,7 +17,6 @@ bleu = load_core("vqa_acc", "_vqa_bleu")
 
 
 bench = load_script("bench_vqa_acc")
-files = load_script("vqa_acc_score_files")
 
 # ------------------------------------------------------------------------------------------------
 # 6.10 VQA v2 official accuracy (GT-Vision-Lab, Python 2.7): (10 GT answers, prediction, per-question)
@@ -501,58 +499,6 @@ def test_demo_serves_compute():
         assert r["wups"] == 0.0
     finally:
         demo.close()
-
-
-def _write(path, obj):
-    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def test_vqa_v2_file_loader_and_cli(tmp_path, capsys):
-    refs1, refs2 = VQA_V2["A1"][0], VQA_V2["A3"][0]
-    questions = _write(tmp_path / "q.json", {"questions": [
-        {"question_id": 1, "image_id": 9, "question": "How many?"},
-        {"question_id": 2, "image_id": 9, "question": "What color?"}]})  # fmt: skip
-    annotations = _write(tmp_path / "a.json", {"annotations": [
-        {"question_id": 1, "question_type": "how many", "answer_type": "number", "multiple_choice_answer": "3",
-         "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs1)]},
-        {"question_id": 2, "question_type": "what color", "answer_type": "other", "multiple_choice_answer": "blue",
-         "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs2)]}]})  # fmt: skip
-    results = _write(tmp_path / "r.json", [{"question_id": 2, "answer": "red"}, {"question_id": 1, "answer": "2"}])
-    inputs = files.load_vqa_v2(annotations, results, questions)
-    assert inputs["question_ids"] == [1, 2] and inputs["predictions"] == ["2", "red"]
-    assert inputs["references"] == [refs1, refs2] and inputs["answer_types"] == ["number", "other"]
-    assert files.main(["vqa_v2", "--annotations", annotations, "--results", results, "--questions", questions,
-                       "--per-example"]) == 0  # fmt: skip
-    out = json.loads(capsys.readouterr().out)
-    assert out["accuracy"] == pytest.approx(0.65) and out["per_example"] == {"1": 1.0, "2": 0.3}
-    assert out["accuracy_question_type/what color"] == pytest.approx(0.3)
-    assert files.main(["tdiuc", "--annotations", annotations, "--results", results]) == 0
-    out = json.loads(capsys.readouterr().out)
-    assert out["accuracy"] == 0.5  # TDIUC reads answers[0]: "two" (pred "2": wrong) and "red" (right)
-    bad = _write(tmp_path / "bad.json", [{"question_id": 1, "answer": "2"}])
-    with pytest.raises(files.FormatError, match=r"no answer for question_id 2 \(annotations\[1\]\)"):
-        files.load_vqa_v2(annotations, bad)
-    extra = _write(tmp_path / "extra.json", [{"question_id": 1, "answer": "2"}, {"question_id": 2, "answer": "x"},
-                                              {"question_id": 7, "answer": "x"}])  # fmt: skip
-    with pytest.raises(files.FormatError, match=r"\[7\] are not in the annotations"):
-        files.load_vqa_v2(annotations, extra)
-    assert files.main(["vqa_v2", "--annotations", annotations, "--results", bad]) == 2
-
-
-def test_fusion_brain_file_loader_and_cli(tmp_path, capsys):
-    gt = _write(tmp_path / "true_VQA.json", {
-        "0": {"answer": "2", "question_id": 0, "lang": "en"},
-        "1": {"answer": ["red", "dark red"], "question_id": 1, "lang": "en"},
-        "2": {"answer": "кошка", "question_id": 2, "lang": "ru"}})  # fmt: skip
-    pred = _write(tmp_path / "prediction_VQA.json", {"0": "Two.", "1": "Dark-red", "2": "Кошки"})
-    inputs = files.load_fusion_brain_2021(gt, pred)
-    assert inputs["references"] == [["2"], ["red", "dark red"], ["кошка"]] and inputs["languages"] == ["en", "en", "ru"]
-    assert files.main(["fusion_brain_2021", "--gt", gt, "--pred", pred]) == 0
-    assert json.loads(capsys.readouterr().out)["accuracy"] == 1.0
-    missing = _write(tmp_path / "p2.json", {"0": "2"})
-    with pytest.raises(files.FormatError, match=r"Not all questions have predicted answers: missing \['1', '2'\]"):
-        files.load_fusion_brain_2021(gt, missing)
 
 
 def test_tdiuc_scores_stay_fractions_for_a_perfect_model():

@@ -1,0 +1,380 @@
+"""Readers for the official file formats scored by `mm-score` (scripts/mm_score.py).
+
+Each reader takes file paths, checks the files the way the official scoring script does (and
+more: every record and field), and returns a `Loaded`: the metric's inputs as aligned lists in
+the ground truth's order, with the record ids. Any problem is a `FormatError` whose one-line
+message names the file, the record and the field:
+
+    true_VQA.json: record '17': field 'answer': expected a string or a non-empty list of strings, got 3
+
+Formats (the minimal examples are in each reader's docstring and in `mm-score <command> --help`):
+DocVQA / InfographicVQA (ANLS), VQA v2 / VQA-CP / TDIUC, Fusion Brain 2021 (C2C, HTR, zsOD, VQA),
+Fusion Brain 2022 (the common `{id: [{"type", "content"}, ...]}` format of every sub-task).
+"""
+
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class FormatError(ValueError):
+    """A file does not follow its official format; the message names the file, the record and the field."""
+
+    def __init__(self, path, problem: str, record=None, field_name=None):
+        where = [str(path)]
+        if record is not None:
+            where.append(f"record {record}")
+        if field_name is not None:
+            where.append(f"field {field_name!r}")
+        super().__init__(": ".join(where + [problem]))
+
+
+@dataclass
+class Loaded:
+    """Aligned metric inputs read from official files (ground-truth order)."""
+
+    ids: list
+    predictions: list
+    references: list
+    columns: dict = field(default_factory=dict)  # extra per-example inputs, e.g. question_types
+    gt_path: str = ""
+    pred_path: str = ""
+    warnings: list = field(default_factory=list)
+
+
+# ----------------------------------------------------------------------------------------------
+# Generic pieces
+# ----------------------------------------------------------------------------------------------
+def read_json(path):
+    """The parsed JSON of ``path``; a missing, unreadable, non-UTF-8 or truncated file is a FormatError."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise FormatError(path, "file not found") from None
+    except IsADirectoryError:
+        raise FormatError(path, "is a folder, expected a JSON file") from None
+    except UnicodeDecodeError as err:
+        raise FormatError(path, f"not UTF-8 text (byte {err.start})") from None
+    except json.JSONDecodeError as err:
+        truncated = err.msg.startswith("Unterminated") or err.pos >= len(err.doc.rstrip())
+        hint = " (the file looks truncated)" if truncated else ""
+        raise FormatError(path, f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){hint}") from None
+    except OSError as err:
+        raise FormatError(path, f"cannot be read ({err.strerror})") from None
+
+
+def _type(value) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _show(value, limit: int = 60) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def expect_object(data, path, what: str) -> dict:
+    if not isinstance(data, dict):
+        raise FormatError(path, f"expected a JSON object {what}, got {_type(data)}")
+    return data
+
+
+def expect_list(data, path, what: str) -> list:
+    if not isinstance(data, list):
+        raise FormatError(path, f"expected a JSON list {what}, got {_type(data)}")
+    return data
+
+
+def get_field(record, key: str, path, where):
+    """``record[key]``; a record that is not an object, or lacks the key, is a FormatError."""
+    if not isinstance(record, dict):
+        raise FormatError(path, f"expected an object, got {_type(record)} {_show(record)}", where)
+    if key not in record:
+        raise FormatError(path, "missing", where, key)
+    return record[key]
+
+
+def expect_string(value, path, where, field_name=None) -> str:
+    if not isinstance(value, str):
+        raise FormatError(path, f"expected a string, got {_type(value)} {_show(value)}", where, field_name)
+    return value
+
+
+def expect_answers(value, path, where, field_name, allow_string: bool = False) -> list:
+    """A non-empty list of strings (or one string when ``allow_string``) as a list of strings."""
+    if allow_string and isinstance(value, str):
+        return [value]
+    kind = "a string or a non-empty list of strings" if allow_string else "a non-empty list of strings"
+    if not isinstance(value, list) or not value or not all(isinstance(a, str) for a in value):
+        raise FormatError(path, f"expected {kind}, got {_show(value)}", where, field_name)
+    return value
+
+
+def same_keys(gt: dict, pred: dict, gt_path, pred_path) -> None:
+    """Both files must hold the same ids (the official drivers assert it)."""
+    if gt.keys() != pred.keys():
+        missing = [k for k in gt if k not in pred]
+        extra = [k for k in pred if k not in gt]
+        if missing:
+            raise FormatError(
+                pred_path, f"no prediction for {len(missing)} id(s) of {gt_path}, e.g. {missing[:3]}", repr(missing[0])
+            )
+        raise FormatError(pred_path, f"{len(extra)} id(s) are not in {gt_path}, e.g. {extra[:3]}", repr(extra[0]))
+
+
+def record(key) -> str:
+    return repr(key)
+
+
+# ----------------------------------------------------------------------------------------------
+# DocVQA / InfographicVQA (anls)
+# ----------------------------------------------------------------------------------------------
+def docvqa(gt_path, pred_path) -> Loaded:
+    """RRC DocVQA / InfographicVQA files (validation rules of the official scoring script).
+
+    Ground truth: ``{"dataset_name": "docvqa", "data": [{"questionId": 1, "answers": ["a", "b"], ...}]}``.
+    Submission: ``[{"questionId": 1, "answer": "a"}, ...]``: a list with exactly one answer (a
+    single string) per ground-truth question id, in any order.
+    """
+    gt = expect_object(read_json(gt_path), gt_path, '{"dataset_name": ..., "data": [...]}')
+    for key in ("data", "dataset_name"):
+        get_field(gt, key, gt_path, None)
+    data = gt["data"]
+    if not isinstance(data, list):
+        raise FormatError(gt_path, f"expected a list of questions, got {_type(data)}", None, "data")
+    sub = expect_list(read_json(pred_path), pred_path, '[{"questionId": ..., "answer": ...}]')
+    answer_of = {}
+    for i, entry in enumerate(sub):
+        qid = get_field(entry, "questionId", pred_path, i)
+        where = f"{i} (questionId {qid!r})"
+        answer = get_field(entry, "answer", pred_path, where)
+        if isinstance(answer, list):
+            raise FormatError(pred_path, "must be a single string, got a list", where, "answer")
+        expect_string(answer, pred_path, where, "answer")
+        key = _qid(qid, pred_path, where)
+        if key in answer_of:
+            raise FormatError(pred_path, f"questionId {qid!r} is answered twice", where, "questionId")
+        answer_of[key] = answer
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    for i, question in enumerate(data):
+        qid = get_field(question, "questionId", gt_path, i)
+        where = f"{i} (questionId {qid!r})"
+        refs = expect_answers(get_field(question, "answers", gt_path, where), gt_path, where, "answers")
+        key = _qid(qid, gt_path, where)
+        if key not in answer_of:
+            raise FormatError(pred_path, f"no answer for questionId {qid!r} of {gt_path}")
+        out.ids.append(qid)
+        out.predictions.append(answer_of.pop(key))
+        out.references.append(refs)
+    if answer_of:
+        extra = list(answer_of)[:3]
+        raise FormatError(pred_path, f"{len(answer_of)} questionId(s) are not in {gt_path}, e.g. {extra}")
+    return out
+
+
+def _qid(qid, path, where) -> int:
+    """The official script compares ``int(questionId)``."""
+    if isinstance(qid, bool) or not isinstance(qid, int | str):
+        raise FormatError(path, f"expected an integer id, got {_type(qid)} {_show(qid)}", where, "questionId")
+    try:
+        return int(qid)
+    except ValueError:
+        raise FormatError(path, f"expected an integer id, got {qid!r}", where, "questionId") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# VQA v2 / VQA-CP / TDIUC (vqa_acc)
+# ----------------------------------------------------------------------------------------------
+def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
+    """GT-Vision-Lab VQA API files (VQA v2, VQA-CP; TDIUC uses the same layout).
+
+    Annotations: ``{"annotations": [{"question_id": 1, "answers": [{"answer": "yes", "answer_id": 1}, ...],
+    "question_type": "is the", "answer_type": "yes/no"}]}``. Results: ``[{"question_id": 1, "answer": "yes"}]``,
+    covering exactly the annotated questions (the official ``loadRes`` asserts it). Questions (optional):
+    ``{"questions": [{"question_id": 1, "image_id": 9, "question": "Is it?"}]}``: every annotated
+    question must be there. Columns: ``question_types``, ``answer_types``.
+    """
+    ann = expect_object(read_json(annotations_path), annotations_path, '{"annotations": [...]}')
+    annotations = get_field(ann, "annotations", annotations_path, None)
+    if not isinstance(annotations, list):
+        raise FormatError(annotations_path, f"expected a list, got {_type(annotations)}", None, "annotations")
+    results = expect_list(read_json(results_path), results_path, '[{"question_id": ..., "answer": ...}]')
+    answer_of = {}
+    for i, res in enumerate(results):
+        qid = get_field(res, "question_id", results_path, i)
+        where = f"{i} (question_id {qid!r})"
+        answer_of_q = expect_string(get_field(res, "answer", results_path, where), results_path, where, "answer")
+        if qid in answer_of:
+            raise FormatError(results_path, f"question_id {qid!r} is answered twice", where, "question_id")
+        answer_of[qid] = answer_of_q
+    out = Loaded([], [], [], {"question_types": [], "answer_types": []}, str(annotations_path), str(results_path))
+    for i, a in enumerate(annotations):
+        qid = get_field(a, "question_id", annotations_path, i)
+        where = f"{i} (question_id {qid!r})"
+        answers = get_field(a, "answers", annotations_path, where)
+        if not isinstance(answers, list) or not answers:
+            raise FormatError(annotations_path, f"expected a non-empty list, got {_show(answers)}", where, "answers")
+        refs = [
+            expect_string(get_field(x, "answer", annotations_path, f"{where} answers[{j}]"), annotations_path,
+                          f"{where} answers[{j}]", "answer")
+            for j, x in enumerate(answers)
+        ]
+        if qid not in answer_of:
+            raise FormatError(results_path, f"no answer for question_id {qid!r} of {annotations_path}")
+        out.ids.append(qid)
+        out.predictions.append(answer_of.pop(qid))
+        out.references.append(refs)
+        for column, key in (("question_types", "question_type"), ("answer_types", "answer_type")):
+            value = a.get(key, "")
+            out.columns[column].append(expect_string(value, annotations_path, where, key))
+    if answer_of:
+        extra = list(answer_of)[:3]
+        raise FormatError(results_path, f"{len(answer_of)} question_id(s) are not in {annotations_path}, e.g. {extra}")
+    if questions_path is not None:
+        qs = expect_object(read_json(questions_path), questions_path, '{"questions": [...]}')
+        questions = get_field(qs, "questions", questions_path, None)
+        if not isinstance(questions, list):
+            raise FormatError(questions_path, f"expected a list, got {_type(questions)}", None, "questions")
+        known = {get_field(q, "question_id", questions_path, i) for i, q in enumerate(questions)}
+        missing = [q for q in out.ids if q not in known]
+        if missing:
+            raise FormatError(questions_path, f"{len(missing)} annotated question_id(s) are missing, e.g. {missing[:3]}")
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Fusion Brain 2021 (AIJ 2021): {id: value} files
+# ----------------------------------------------------------------------------------------------
+def fb2021_vqa(gt_path, pred_path) -> Loaded:
+    """AIJ 2021 VQA: GT ``{"0": {"answer": "yes" | ["yes", ...], "question_id": 0, "lang": "en"}}``,
+    predictions ``{"0": "yes"}``; the id sets must be equal (the official script asserts it).
+    Column: ``languages`` (``lang``, default "en")."""
+    gt = expect_object(read_json(gt_path), gt_path, '{id: {"answer": ..., "lang": ...}}')
+    pred = expect_object(read_json(pred_path), pred_path, "{id: answer}")
+    same_keys(gt, pred, gt_path, pred_path)
+    out = Loaded([], [], [], {"languages": []}, str(gt_path), str(pred_path))
+    for key, entry in gt.items():
+        where = record(key)
+        refs = expect_answers(get_field(entry, "answer", gt_path, where), gt_path, where, "answer", allow_string=True)
+        out.ids.append(key)
+        out.references.append(refs)
+        out.predictions.append(expect_string(pred[key], pred_path, where))
+        out.columns["languages"].append(expect_string(entry.get("lang", "en"), gt_path, where, "lang"))
+    return out
+
+
+def fb2021_code(gt_path, pred_path) -> Loaded:
+    """AIJ 2021 C2C (code translation): ``{"0": "def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"}``
+    in both files. Every ground-truth id needs a prediction (the official loop stops at the first
+    missing one, then fails); extra prediction ids are ignored, as there."""
+    gt = expect_object(read_json(gt_path), gt_path, "{id: code}")
+    pred = expect_object(read_json(pred_path), pred_path, "{id: code}")
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    for key, code in gt.items():
+        if key not in pred:
+            raise FormatError(pred_path, f"missing: no prediction for id {key!r} of {gt_path}", record(key))
+        out.ids.append(key)
+        out.references.append(expect_string(code, gt_path, record(key)))
+        out.predictions.append(expect_string(pred[key], pred_path, record(key)))
+    _note_ignored(out, gt, pred, pred_path)
+    return out
+
+
+def fb2021_htr(gt_path, pred_path) -> Loaded:
+    """AIJ 2021 HTR: ``{"0.png": "Become"}`` in both files. As in the official script, an id
+    missing from the predictions counts as the prediction "" (a warning says how many) and extra
+    prediction ids are ignored."""
+    gt = expect_object(read_json(gt_path), gt_path, "{image: text}")
+    pred = expect_object(read_json(pred_path), pred_path, "{image: text}")
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    missing = 0
+    for key, text in gt.items():
+        out.ids.append(key)
+        out.references.append(expect_string(text, gt_path, record(key)))
+        if key in pred:
+            out.predictions.append(expect_string(pred[key], pred_path, record(key)))
+        else:
+            missing += 1
+            out.predictions.append("")
+    if missing:
+        out.warnings.append(f"{pred_path}: {missing} image(s) of {gt_path} have no prediction: scored as '' (official)")
+    _note_ignored(out, gt, pred, pred_path)
+    return out
+
+
+def fb2021_zsod(gt_path, pred_path) -> Loaded:
+    """AIJ 2021 zero-shot detection: ``{"img.jpg": {"cat": [[x, y, w, h], ...], "dog": []}}`` in both
+    files. Same images in both; every requested (ground-truth) class of an image must be in its
+    predictions (``[]`` or ``[[]]`` for no box); other predicted classes are ignored."""
+    gt = expect_object(read_json(gt_path), gt_path, "{image: {class: boxes}}")
+    pred = expect_object(read_json(pred_path), pred_path, "{image: {class: boxes}}")
+    same_keys(gt, pred, gt_path, pred_path)
+    for path, data in ((gt_path, gt), (pred_path, pred)):
+        for key, classes in data.items():
+            if not isinstance(classes, dict):
+                raise FormatError(path, f"expected an object {{class: boxes}}, got {_type(classes)} {_show(classes)}", record(key))
+            for name, boxes in classes.items():
+                if not isinstance(boxes, list):
+                    raise FormatError(path, f"expected a list of [x, y, w, h] boxes, got {_show(boxes)}", record(key), name)
+    for key, classes in gt.items():
+        absent = [c for c in classes if c not in pred[key]]
+        if absent:
+            raise FormatError(pred_path, f"missing: every requested class needs an entry ([] for no box), as in {gt_path}",
+                              record(key), absent[0])
+    preds, refs, images = _det_f1_core().from_fusion_brain(gt, pred)
+    return Loaded(images, preds, refs, gt_path=str(gt_path), pred_path=str(pred_path))
+
+
+def _note_ignored(out: Loaded, gt: dict, pred: dict, pred_path) -> None:
+    extra = len(pred.keys() - gt.keys())
+    if extra:
+        out.warnings.append(f"{pred_path}: {extra} id(s) are not in the ground truth: ignored (official)")
+
+
+def _det_f1_core():
+    spec = importlib.util.spec_from_file_location("mm_det_f1_core_files", ROOT / "metrics" / "det_f1" / "_det_f1_core.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# ----------------------------------------------------------------------------------------------
+# Fusion Brain 2022 (AIJ 2022): {id: [{"type": "text" | "image", "content": ...}, ...]}
+# ----------------------------------------------------------------------------------------------
+def fb2022_text(gt_path, pred_path) -> Loaded:
+    """AIJ 2022 text sub-tasks (TextQA, MathQA, text recognition): the common format.
+
+    Ground truth ``{"0": [{"type": "text", "content": ["answer", "other accepted answer"]}]}`` (the
+    README's unwrapped ``{"0": {"type": "text", "content": [...]}}`` is accepted too);
+    predictions ``{"0": [{"type": "text", "content": "answer"}, {"type": "image", "content": "x.jpg"}]}``:
+    the first element of type "text" is the answer ("" when there is none, as in the official
+    loop). The id sets must be equal (the official drivers assert it).
+    """
+    gt = expect_object(read_json(gt_path), gt_path, '{id: [{"type": "text", "content": [...]}]}')
+    pred = expect_object(read_json(pred_path), pred_path, '{id: [{"type": "text", "content": ...}]}')
+    same_keys(gt, pred, gt_path, pred_path)
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    for key, entry in gt.items():
+        where = record(key)
+        first = entry[0] if isinstance(entry, list) and entry else entry
+        if isinstance(entry, list) and not entry:
+            raise FormatError(gt_path, 'expected [{"type": "text", "content": [...]}], got []', where)
+        answers = get_field(first, "content", gt_path, where)
+        out.ids.append(key)
+        out.references.append(expect_answers(answers, gt_path, where, "content"))
+        out.predictions.append(first_text(pred[key], pred_path, where))
+    return out
+
+
+def first_text(elements, path, where) -> str:
+    """The content of the first element of type "text" of a prediction list ("" if there is none)."""
+    if not isinstance(elements, list):
+        raise FormatError(path, f'expected a list [{{"type": ..., "content": ...}}], got {_type(elements)} {_show(elements)}', where)
+    for j, element in enumerate(elements):
+        kind = get_field(element, "type", path, f"{where} element {j}")
+        if kind == "text":
+            return expect_string(get_field(element, "content", path, f"{where} element {j}"), path, f"{where} element {j}", "content")
+    return ""

@@ -1,0 +1,532 @@
+"""mm-score: score official benchmark and contest files with the Multimodal Metrics modules.
+
+    mm-score anls --gt val_v1.0.json --pred submission.json               # DocVQA / InfographicVQA
+    mm-score vqa-acc --annotations A.json --results R.json [--questions Q.json]   # VQA v2 / VQA-CP
+    mm-score vqa-acc --format fusion_brain_2021 --gt true_VQA.json --pred prediction_VQA.json
+    mm-score codebleu --gt true_C2C.json --pred prediction_C2C.json       # Fusion Brain 2021 C2C
+    mm-score ned --format fusion_brain_2021 --gt true_HTR.json --pred prediction_HTR.json
+    mm-score det-f1 --gt true_zsOD.json --pred prediction_zsOD.json
+    mm-score text-qa --preset mathqa --gt mathqa_gt.json --pred mathqa_pred.json  # Fusion Brain 2022
+    mm-score fusion-brain-2021 FOLDER        # integral score: sum of the four rounded sub-task scores
+    mm-score fusion-brain-2022 FOLDER        # integral score: (1/15) x sum of the open sub-task scores
+
+(`python scripts/mm_score.py ...` is the same command.) Every metric command takes `--preset`, the
+metric's options, `--per-example out.jsonl`, `--json`; `mm-score COMMAND --help` describes the file
+formats with minimal examples. A malformed file gives one error line naming the file, the record
+and the field, and exit status 2.
+
+Adding a metric command is one function: build the parser's options in a function decorated with
+`@command(...)` (see `ned` below); a new file format is one reader in scripts/mm_formats.py plus a
+`Format` entry in FORMATS.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import mm_formats  # noqa: E402
+from mm_formats import FormatError, Loaded  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+PROGRESS_MIN = 2000  # a progress bar from this many examples on (on a terminal)
+CHUNK = 1000
+
+
+# ----------------------------------------------------------------------------------------------
+# Formats: which files a format reads and how (readers live in mm_formats)
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Format:
+    name: str
+    read: Callable  # (args) -> Loaded
+    doc: str  # shown in --help: the files, with a minimal example each
+    preset: str = "default"  # the preset that reproduces the official scoring of these files
+    extra_files: tuple = ()  # (flag, help) of files besides --gt / --pred
+
+
+FORMATS = {
+    "docvqa": Format(
+        "docvqa",
+        lambda a: mm_formats.docvqa(a.gt, a.pred),
+        """docvqa (DocVQA / InfographicVQA, RRC scoring script; also ST-VQA files in this layout):
+  --gt    {"dataset_name": "docvqa", "data": [{"questionId": 1, "question": "...", "answers": ["5", "five"]}]}
+  --pred  [{"questionId": 1, "answer": "5"}]
+  One answer (a single string) per ground-truth questionId, any order, no extra ids.""",
+    ),
+    "vqa_v2": Format(
+        "vqa_v2",
+        lambda a: mm_formats.vqa_v2(a.gt, a.pred, a.questions),
+        """vqa_v2 (VQA v2 / VQA-CP / TDIUC, GT-Vision-Lab API layout):
+  --gt / --annotations  {"annotations": [{"question_id": 1, "question_type": "how many", "answer_type": "number",
+                          "answers": [{"answer": "2", "answer_id": 1}, ... 10 answers]}]}
+  --pred / --results    [{"question_id": 1, "answer": "2"}]
+  --questions (optional) {"questions": [{"question_id": 1, "image_id": 9, "question": "How many?"}]}
+  The results cover exactly the annotated questions (as the official loadRes asserts).
+  Preset tdiuc scores answers[0] of each annotation against its question_type (Kafle's script).""",
+        "vqa_v2",
+        (("--questions", "VQA questions JSON: every annotated question_id must be in it"),),
+    ),
+    "fb2021_vqa": Format(
+        "fusion_brain_2021",
+        lambda a: mm_formats.fb2021_vqa(a.gt, a.pred),
+        """fusion_brain_2021 (AIJ 2021 Fusion Brain VQA, true_VQA.json / prediction_VQA.json):
+  --gt    {"0": {"answer": "yes", "question_id": 0, "lang": "en"}, "1": {"answer": ["кошка", "кот"], "lang": "ru"}}
+  --pred  {"0": "yes", "1": "кошка"}
+  Same ids in both files (the official script asserts it).""",
+        "fusion_brain_2021",
+    ),
+    "fb2021_code": Format(
+        "fusion_brain_2021",
+        lambda a: mm_formats.fb2021_code(a.gt, a.pred),
+        """fusion_brain_2021 (AIJ 2021 Fusion Brain C2C, true_C2C.json / prediction_C2C.json):
+  --gt    {"0": "def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"}
+  --pred  {"0": "def f ( x ) : NEW_LINE INDENT return x + 1 NEW_LINE DEDENT"}
+  Every ground-truth id needs a prediction; extra prediction ids are ignored (as the official script).""",
+        "fusion_brain_2021",
+    ),
+    "fb2021_htr": Format(
+        "fusion_brain_2021",
+        lambda a: mm_formats.fb2021_htr(a.gt, a.pred),
+        """fusion_brain_2021 (AIJ 2021 Fusion Brain HTR, true_HTR.json / prediction_HTR.json):
+  --gt    {"0.png": "Become", "1.png": "a"}
+  --pred  {"0.png": "Become", "1.png": "o"}
+  The contest score is string_accuracy (exact match). As in the official script, a missing
+  prediction counts as "" (with a warning) and extra ids are ignored.""",
+    ),
+    "fb2021_zsod": Format(
+        "fusion_brain_2021",
+        lambda a: mm_formats.fb2021_zsod(a.gt, a.pred),
+        """fusion_brain_2021 (AIJ 2021 Fusion Brain zsOD, true_zsOD.json / prediction_zsOD.json):
+  --gt    {"1.jpg": {"cat": [[10, 20, 50, 40]], "dog": []}}
+  --pred  {"1.jpg": {"cat": [[12, 18, 50, 40]], "dog": [], "car": [[0, 0, 5, 5]]}}
+  Boxes are [x, y, w, h]; same images in both files; every requested (ground-truth) class needs an
+  entry in the predictions ([] or [[]] for no box); other predicted classes are ignored.""",
+    ),
+    "fb2022_text": Format(
+        "fusion_brain_2022",
+        lambda a: mm_formats.fb2022_text(a.gt, a.pred),
+        """fusion_brain_2022 (AIJ 2022 FusionBrain 2.0 common format, e.g. split/textqa/textqa_gt.json,
+textqa_pred.json, also mathqa_*.json and text_recognition_*.json):
+  --gt    {"0": [{"type": "text", "content": ["a", "на 0,3 секунды"]}]}
+  --pred  {"0": [{"type": "text", "content": "a"}, {"type": "image", "content": "images/0.jpg"}]}
+  The answer is the first element of type "text" ("" if none); the ground truth lists every
+  accepted answer. Same ids in both files (the official drivers assert it).""",
+    ),
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Metric commands
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class Command:
+    name: str  # kebab-case command name
+    metric: str  # metric folder name
+    summary: str
+    formats: dict  # --format value -> Format (the first is the default)
+    add_options: Callable  # (parser) -> None: the metric's options
+    prepare: Callable | None = None  # (Loaded, preset) -> Loaded, e.g. TDIUC's first answer
+    presets: str = ""  # for --help
+    notes: str = ""
+
+
+COMMANDS: dict = {}
+
+
+def command(name, metric, summary, formats, presets, notes="", prepare=None):
+    """Register a metric command; the decorated function adds the metric's option flags."""
+
+    def register(add_options):
+        COMMANDS[name] = Command(name, metric, summary, {f.name: f for f in formats}, add_options, prepare, presets, notes)
+        return add_options
+
+    return register
+
+
+def _bool(p, flag, help_):
+    p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_)
+
+
+@command("anls", "anls", "ANLS of DocVQA / InfographicVQA answers", [FORMATS["docvqa"]],
+         "default (official RRC script), stvqa, layoutlmv2")
+def anls(p):
+    p.add_argument("--threshold", type=float, help="similarity threshold tau (official 0.5)")
+    p.add_argument("--boundary", help="inclusive (keep s >= tau, official) or strict (s > tau)")
+    p.add_argument("--text-norm", help="ws+lower (official), lower or none")
+    p.add_argument("--length-norm", help="raw_upper (official), normalized_upper or raw")
+
+
+def _vqa_prepare(loaded: Loaded, preset: str) -> Loaded:
+    if preset == "tdiuc":  # Kafle's script scores the first annotation answer
+        loaded.references = [refs[0] for refs in loaded.references]
+    return loaded
+
+
+@command("vqa-acc", "vqa_acc", "VQA accuracy (VQA v2 / VQA-CP / TDIUC / WUPS / BLEU-1; Fusion Brain 2021 VQA)",
+         [FORMATS["vqa_v2"], FORMATS["fb2021_vqa"]],
+         "vqa_v2 (= default), fusion_brain_2021, tdiuc, wups, bleu1", prepare=_vqa_prepare)
+def vqa_acc(p):
+    p.add_argument("--normalize", help="vqa_v2: official (only when annotators disagree), always or never")
+    p.add_argument("--num-answers", type=int, help="answers expected per question (0 = any)")
+    p.add_argument("--threshold", type=float, help="wups: WUP threshold (0.9 or 0.0)")
+    p.add_argument("--wordnet-path", help="wups: folder of the NLTK WordNet 3.0 corpus")
+    p.add_argument("--answer-key", help="tdiuc: CSV answer,id answer key")
+    p.add_argument("--epsilon", type=float, help="tdiuc: the 1e-10 added to each type's accuracy")
+    _bool(p, "--lowercase", "bleu1: lower-case before matching")
+
+
+@command("codebleu", "codebleu", "CodeBLEU of code translations (Fusion Brain 2021 C2C)", [FORMATS["fb2021_code"]],
+         "fusion_brain_2021 (for these files), default (CodeXGLUE), paper, pypi")
+def codebleu(p):
+    p.add_argument("--lang", help="programming language (fusion_brain_2021: python)")
+    p.add_argument("--weights", type=_floats, help="four comma-separated weights, e.g. 0.25,0.25,0.25,0.25")
+    p.add_argument("--keywords", help="codexglue or pypi keyword lists")
+    p.add_argument("--remove-comments", help="none, java (CodeXGLUE) or lang")
+    _bool(p, "--strip", "strip the code strings first")
+    p.add_argument("--missing-dataflow", help="zero (reference) or zero_is_one (PyPI codebleu)")
+    _bool(p, "--ast-clipping", "clip the AST subtree matches")
+
+
+@command("ned", "ned", "1 - NED, string accuracy and CER of text recognition",
+         [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]], "default (AIJ 2022 calculate_NED), icdar2019, empty_match",
+         notes="Fusion Brain 2022 TRitW reports one_minus_ned; Fusion Brain 2021 HTR reports string_accuracy.")
+def ned(p):
+    p.add_argument("--case-fold", help="none (official), latin or all")
+    _bool(p, "--fullwidth-to-halfwidth", "map full-width forms to half-width before comparing")
+    p.add_argument("--both-empty", type=float, help="score of two empty strings: 0 (official) or 1")
+
+
+@command("det-f1", "det_f1", "zero-shot detection F1 (Fusion Brain 2021 zsOD)", [FORMATS["fb2021_zsod"]],
+         "default (= fusion_brain_2021), one_to_one")
+def det_f1(p):
+    p.add_argument("--matching", help="any (official) or one_to_one")
+    p.add_argument("--iou-threshold", type=float, help="IoU threshold (official 0.5)")
+    p.add_argument("--iou-boundary", help="inclusive (IoU = threshold is a TP, official) or strict")
+    p.add_argument("--box-format", help="xywh (official) or xyxy")
+    p.add_argument("--missing-class", help="error (official) or empty")
+
+
+@command("text-qa", "text_qa", "token F1 / exact match of Russian QA answers (Fusion Brain 2022 TextQA, MathQA)",
+         [FORMATS["fb2022_text"]], "default = textqa (TextQA F1), mathqa (MathQA exact match), plain")
+def text_qa(p):
+    p.add_argument("--measure", help="f1 or exact_match")
+    _bool(p, "--keep-hyphen", "keep '-' when deleting punctuation (MathQA)")
+    _bool(p, "--letter-fallback", "the official [abcde] letter fallback")
+
+
+def _floats(text: str) -> list:
+    try:
+        return [float(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+# ----------------------------------------------------------------------------------------------
+# Scoring
+# ----------------------------------------------------------------------------------------------
+def load_metric(name: str, preset: str):
+    """evaluate.load the metric folder of this repository (offline), else the Hub module."""
+    import evaluate
+
+    folder = ROOT / "metrics" / name
+    if folder.is_dir():
+        return evaluate.load(str(folder), preset)
+    return evaluate.load(f"multimodal-metrics/{name}", preset)
+
+
+_INDEXED = re.compile(r"`(\w+)\[(\d+)\]")
+
+
+def locate(err: Exception, loaded: Loaded, start: int = 0) -> str:
+    """A metric error about `predictions[i]` / `references[i]` of a batch, told as file and record."""
+    message = str(err)
+    match = _INDEXED.search(message)
+    if not match:
+        return message
+    index = start + int(match.group(2))
+    message = message[: match.start(2)] + str(index) + message[match.end(2) :]
+    if index >= len(loaded.ids):
+        return message
+    path = loaded.pred_path if match.group(1) == "predictions" else loaded.gt_path
+    return f"{path}: record {loaded.ids[index]!r}: {message}"
+
+
+def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_example: bool, progress=None) -> dict:
+    """The metric's result on loaded inputs: batches checked and added under a progress bar, then one
+    compute (the bar then reads "scoring" until the result is there)."""
+    from tqdm import tqdm
+
+    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        os.environ.setdefault(var, "1")
+    metric = load_metric(metric_name, preset)
+    accepted = set(metric.info.features[0] if isinstance(metric.info.features, list) else metric.info.features)
+    columns = {k: v for k, v in loaded.columns.items() if k in accepted}
+    n = len(loaded.predictions)
+    if n == 0:
+        raise FormatError(loaded.gt_path, "holds no examples")
+    # progress: None = on a terminal from PROGRESS_MIN examples on; True / False = always / never
+    show = progress if progress is not None else (n >= PROGRESS_MIN and sys.stderr.isatty())
+    bar = tqdm(total=n, unit="ex", desc=f"{metric_name}: checking", disable=not show, file=sys.stderr)
+    for start in range(0, n, CHUNK):
+        end = start + CHUNK
+        try:
+            metric.add_batch(
+                predictions=loaded.predictions[start:end],
+                references=loaded.references[start:end],
+                **{k: v[start:end] for k, v in columns.items()},
+            )
+        except (ValueError, TypeError) as err:
+            bar.close()
+            raise ValueError(locate(err, loaded, start)) from None
+        bar.update(min(end, n) - start)
+    bar.set_description(f"{metric_name}: scoring")
+    try:
+        result = metric.compute(return_per_example=per_example, **{k: v for k, v in options.items() if v is not None})
+    except (ValueError, TypeError) as err:
+        raise ValueError(locate(err, loaded)) from None
+    finally:
+        bar.close()
+    return result
+
+
+def write_per_example(path: str, loaded: Loaded, result: dict) -> None:
+    """One JSON line per example, in ground-truth order: {"id": ..., <primary key>: score} (or the
+    example's dict of scores)."""
+    primary = next(iter(result))
+    with open(path, "w", encoding="utf-8") as f:
+        for key, value in zip(loaded.ids, result["per_example"]):
+            row = {"id": key, **value} if isinstance(value, dict) else {"id": key, primary: value}
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+
+
+def print_result(result: dict, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result, indent=2, ensure_ascii=False))
+        return
+    width = max(map(len, result))
+    for key, value in result.items():
+        print(f"{key:<{width}}  {value:.6f}" if isinstance(value, float) else f"{key:<{width}}  {value}")
+
+
+def run_metric(cmd: Command, args) -> int:
+    fmt = cmd.formats[args.format]
+    loaded = fmt.read(args)
+    for warning in loaded.warnings:
+        print(f"mm-score {cmd.name}: warning: {warning}", file=sys.stderr)
+    preset = args.preset or fmt.preset
+    if cmd.prepare:
+        loaded = cmd.prepare(loaded, preset)
+    options = {dest: getattr(args, dest) for dest in args.option_dests}
+    try:
+        result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
+    except ValueError as err:  # name the flag beside the option: `threshold` (--threshold)
+        message = str(err)
+        for dest in args.option_dests:
+            message = message.replace(f"`{dest}`", f"`{dest}` (--{dest.replace('_', '-')})", 1)
+        raise ValueError(message) from None
+    if args.per_example:
+        write_per_example(args.per_example, loaded, result)
+        result.pop("per_example")
+    result["examples"] = len(loaded.ids)
+    print_result(result, args.json)
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------
+# Integral scores of the two contests
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class SubTask:
+    name: str
+    metric: str | None  # None: no scorer in this version yet
+    preset: str = "default"
+    key: str = ""  # the result key that is the sub-task score
+    read: Callable | None = None  # (gt_path, pred_path) -> Loaded
+    gt_file: str = ""
+    pred_file: str = ""
+    note: str = ""
+
+
+FB2021_TASKS = [
+    SubTask("C2C", "codebleu", "fusion_brain_2021", "codebleu", mm_formats.fb2021_code, "true_C2C.json", "prediction_C2C.json"),
+    SubTask("zsOD", "det_f1", "default", "f1", mm_formats.fb2021_zsod, "true_zsOD.json", "prediction_zsOD.json"),
+    SubTask("HTR", "ned", "default", "string_accuracy", mm_formats.fb2021_htr, "true_HTR.json", "prediction_HTR.json"),
+    SubTask("VQA", "vqa_acc", "fusion_brain_2021", "accuracy", mm_formats.fb2021_vqa, "true_VQA.json", "prediction_VQA.json"),
+]
+# The six open sub-tasks of AIJ 2022 (split_tasks.py names: <task>/<task>_gt.json, <task>_pred.json).
+FB2022_TASKS = [
+    SubTask("textqa", "text_qa", "textqa", "f1", mm_formats.fb2022_text),
+    SubTask("mathqa", "text_qa", "mathqa", "exact_match", mm_formats.fb2022_text),
+    SubTask("text_recognition", "ned", "default", "one_minus_ned", mm_formats.fb2022_text),
+    SubTask("generation", None, note="needs the fid_clip metric (FID + ruCLIP), not in this version"),
+    SubTask("captioning", None, note="needs the ru_meteor and fid_clip metrics (METEOR + ruCLIP), not in this version"),
+    SubTask("vqa", None, note="needs the ru_meteor metric (METEOR), not in this version"),
+]
+for _task in FB2022_TASKS:
+    _task.gt_file, _task.pred_file = f"{_task.name}_gt.json", f"{_task.name}_pred.json"
+
+
+def find_file(folder: Path, name: str) -> Path | None:
+    """``folder/name``, else the one file of that name below ``folder`` (several: an error)."""
+    if (folder / name).is_file():
+        return folder / name
+    found = sorted(folder.rglob(name))
+    if len(found) > 1:
+        raise FormatError(folder, f"{len(found)} files named {name} below this folder: {[str(p) for p in found[:3]]}")
+    return found[0] if found else None
+
+
+def run_integral(contest: str, tasks: list, combine: Callable, args) -> int:
+    gt_dir, pred_dir = Path(args.folder), Path(args.pred_dir or args.folder)
+    for folder in (gt_dir, pred_dir):
+        if not folder.is_dir():
+            raise FormatError(folder, "folder not found")
+    scores, report, missing = {}, {}, {}
+    for task in tasks:
+        gt = find_file(gt_dir, task.gt_file) if task.metric else None
+        pred = find_file(pred_dir, task.pred_file) if task.metric else None
+        if task.metric is None or gt is None or pred is None:
+            absent = [f for f, p in ((task.gt_file, gt), (task.pred_file, pred)) if p is None]
+            missing[task.name] = task.note or f"not found: {', '.join(absent)}"
+            continue
+        loaded = task.read(gt, pred)
+        for warning in loaded.warnings:
+            print(f"mm-score {contest}: warning: {warning}", file=sys.stderr)
+        result = score(task.metric, task.preset, loaded, {}, False, args.progress)
+        scores[task.name] = result[task.key]
+        report[task.name] = {"score": result[task.key], "key": task.key, "signature": result["signature"],
+                             "examples": len(loaded.ids)}
+    if missing and not args.partial:
+        detail = "; ".join(f"{k}: {v}" for k, v in missing.items())
+        raise FormatError(gt_dir, f"sub-task(s) not scored ({detail}); pass --partial to count them as 0")
+    if not scores:
+        expected = ", ".join(f"{t.gt_file} + {t.pred_file}" for t in tasks if t.metric)
+        raise FormatError(gt_dir, f"no sub-task files found (expected {expected})")
+    total, parts = combine(scores)
+    for name, part in parts.items():
+        report[name]["contribution"] = part
+    out = {"score": total, "sub_tasks": report, "missing": sorted(missing)}
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        print(f"{contest} integral score  {total:.6f}")
+        for name, entry in report.items():
+            print(f"  {name:<17} {entry['key']:<16} {entry['score']:.6f}  -> {entry['contribution']:.6f}")
+        for name, why in missing.items():
+            print(f"  {name:<17} missing (counted as 0): {why}")
+    return 0
+
+
+def combine_2021(scores: dict) -> tuple:
+    """S = S_C2C + S_zsOD + S_HTR + S_VQA, each rounded to 3 decimals (AIJ 2021 README)."""
+    parts = {name: round(value, 3) for name, value in scores.items()}
+    return sum(parts.values()), parts
+
+
+def combine_2022(scores: dict) -> tuple:
+    """S = (1/15) * sum of the 6 open sub-task scores (AIJ 2022 README; the hidden ones add
+    (1/10) * sum of 6 more, not public)."""
+    parts = {name: value / 15 for name, value in scores.items()}
+    return sum(parts.values()), parts
+
+
+INTEGRALS = {
+    "fusion-brain-2021": (
+        FB2021_TASKS,
+        combine_2021,
+        "AIJ 2021 Fusion Brain integral score: S = C2C CodeBLEU + zsOD F1 + HTR string accuracy + VQA accuracy,\n"
+        "each rounded to 3 decimals.",
+    ),
+    "fusion-brain-2022": (
+        FB2022_TASKS,
+        combine_2022,
+        "AIJ 2022 FusionBrain 2.0 integral score over the open sub-tasks: S = (1/15) x sum of the sub-task scores\n"
+        "(TextQA F1, MathQA exact match, text recognition 1 - NED; generation, captioning and VQA need metrics\n"
+        "not in this version: use --partial to count them as 0).",
+    ),
+}
+
+
+# ----------------------------------------------------------------------------------------------
+# Command line
+# ----------------------------------------------------------------------------------------------
+COMMON_EPILOG = """Output: the result dict (scores, signature, examples) as text, or as JSON with --json.
+--per-example FILE writes one JSON line per example: {"id": ..., "<score>": ...}.
+Errors (a malformed file, a metric error) are one line naming the file, the record and the field; exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mm-score", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="Run `mm-score COMMAND --help` for the file formats of a command.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for cmd in COMMANDS.values():
+        formats = "\n\n".join(f.doc for f in cmd.formats.values())
+        epilog = f"File formats (--format):\n{formats}\n\nPresets (--preset): {cmd.presets}\n"
+        epilog += (cmd.notes + "\n" if cmd.notes else "") + COMMON_EPILOG
+        aliases = [cmd.metric] if cmd.metric != cmd.name else []
+        p = sub.add_parser(cmd.name, aliases=aliases, help=cmd.summary, description=cmd.summary, epilog=epilog,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.set_defaults(run=lambda args, cmd=cmd: run_metric(cmd, args))
+        names = list(cmd.formats)
+        p.add_argument("--format", choices=names, default=names[0], help=f"file format (default {names[0]})")
+        gt_alias = ("--annotations",) if "vqa_v2" in cmd.formats else ()
+        pred_alias = ("--results",) if "vqa_v2" in cmd.formats else ()
+        p.add_argument("--gt", *gt_alias, required=True, metavar="FILE", help="ground-truth JSON file")
+        p.add_argument("--pred", *pred_alias, required=True, metavar="FILE", help="predictions JSON file")
+        for f in cmd.formats.values():
+            for flag, help_ in f.extra_files:
+                p.add_argument(flag, metavar="FILE", help=help_)
+        p.add_argument("--preset", help="metric preset (default: the one that reproduces the official scoring of --format)")
+        before = {a.dest for a in p._actions}
+        group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
+        cmd.add_options(group)
+        p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before])
+        p.add_argument("--per-example", metavar="FILE", help="write per-example scores as JSON lines")
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+    for name, (tasks, combine, description) in INTEGRALS.items():
+        files = "\n".join(f"  {t.name:<17} {t.gt_file} + {t.pred_file}" for t in tasks)
+        p = sub.add_parser(name, help=description.split("\n")[0], description=description,
+                           epilog=f"Files looked up in FOLDER (or anywhere below it):\n{files}\n"
+                                  "See the metric commands' --help for each file's format.",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p.add_argument("folder", metavar="FOLDER", help="folder of the ground-truth (and prediction) files")
+        p.add_argument("--pred-dir", metavar="FOLDER", help="folder of the prediction files (default: FOLDER)")
+        p.add_argument("--partial", action="store_true", help="count sub-tasks without files or scorer as 0")
+        p.add_argument("--json", action="store_true", help="print the result as JSON")
+        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+        p.set_defaults(run=lambda args, name=name, tasks=tasks, combine=combine: run_integral(name, tasks, combine, args))
+    return parser
+
+
+def main(argv=None) -> int:
+    import warnings
+
+    args = build_parser().parse_args(argv)
+
+    def one_line(message, category, filename, lineno, file=None, line=None):
+        print(f"mm-score {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+
+    shown = warnings.showwarning
+    warnings.showwarning = one_line
+    try:
+        return args.run(args)
+    except (ValueError, TypeError) as err:  # FormatError is a ValueError
+        print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    finally:
+        warnings.showwarning = shown
+
+
+if __name__ == "__main__":
+    sys.exit(main())

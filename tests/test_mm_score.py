@@ -1,0 +1,358 @@
+"""The command line (scripts/mm_score.py, console script `mm-score`) on small files in each official
+format, and on malformed files: one error line naming the file, the record and the field, exit 2."""
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from helpers import ROOT, load_metric, load_script
+
+cli = load_script("mm_score")
+formats = load_script("mm_formats")
+
+
+def _write(folder, name, obj):
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def run(capsys, *argv):
+    """main() in-process: (exit status, stdout, stderr)."""
+    code = cli.main([*argv, "--no-progress"] if argv[0] not in ("--help",) else list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def run_json(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def assert_error(capsys, argv, *fragments):
+    code, out, err = run(capsys, *argv)
+    assert code == 2, (out, err)
+    assert out == "" and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+    return lines[0]
+
+
+# ------------------------------------------------------------------------------------------------
+# Official files, one command each
+# ------------------------------------------------------------------------------------------------
+DOCVQA_GT = {
+    "dataset_name": "docvqa",
+    "dataset_version": "1.0",
+    "dataset_split": "val",
+    "data": [
+        {"questionId": 337, "question": "What is the total?", "answers": ["$ 12.50", "12.50"], "docId": 1},
+        {"questionId": 338, "question": "To whom?", "answers": ["T. F. Riehl"], "docId": 1},
+        {"questionId": 339, "question": "Which city?", "answers": ["Paris"], "docId": 2},
+    ],
+}
+DOCVQA_SUB = [
+    {"questionId": 339, "answer": "paris"},
+    {"questionId": 337, "answer": "12.5"},
+    {"questionId": 338, "answer": "T.F. Riehl"},
+]
+
+
+def test_anls_docvqa_files(tmp_path, capsys):
+    gt, sub = _write(tmp_path, "val_v1.0.json", DOCVQA_GT), _write(tmp_path, "submission.json", DOCVQA_SUB)
+    per = tmp_path / "per.jsonl"
+    out = run_json(capsys, "anls", "--gt", gt, "--pred", sub, "--per-example", str(per))
+    direct = load_metric("anls").compute(
+        predictions=["12.5", "T.F. Riehl", "paris"], references=[q["answers"] for q in DOCVQA_GT["data"]],
+        return_per_example=True,
+    )  # fmt: skip
+    assert out["anls"] == direct["anls"] and out["signature"] == direct["signature"] and out["examples"] == 3
+    rows = [json.loads(line) for line in per.read_text().splitlines()]
+    assert rows == [{"id": q, "anls": s} for q, s in zip((337, 338, 339), direct["per_example"])]
+    assert run_json(capsys, "anls", "--gt", gt, "--pred", sub, "--threshold", "0.99")["anls"] == pytest.approx(1 / 3)
+    code, text, _ = run(capsys, "anls", "--gt", gt, "--pred", sub, "--preset", "stvqa")
+    assert code == 0 and re.search(r"^anls\s+0\.\d{6}$", text, re.M) and "preset:stvqa" in text
+
+
+def test_vqa_acc_vqa_v2_and_tdiuc_files(tmp_path, capsys):
+    refs1 = ["2", "2", "two", "2", "3", "2", "2", "2", "2", "2"]
+    refs2 = ["blue"] * 2 + ["navy"] * 8
+    questions = _write(tmp_path, "q.json", {"questions": [
+        {"question_id": 1, "image_id": 9, "question": "How many?"},
+        {"question_id": 2, "image_id": 9, "question": "What color?"}]})  # fmt: skip
+    annotations = _write(tmp_path, "a.json", {"annotations": [
+        {"question_id": 1, "question_type": "how many", "answer_type": "number", "multiple_choice_answer": "2",
+         "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs1)]},
+        {"question_id": 2, "question_type": "what color", "answer_type": "other", "multiple_choice_answer": "navy",
+         "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs2)]}]})  # fmt: skip
+    results = _write(tmp_path, "r.json", [{"question_id": 2, "answer": "blue"}, {"question_id": 1, "answer": "two"}])
+    per = tmp_path / "per.jsonl"
+    out = run_json(capsys, "vqa-acc", "--annotations", annotations, "--results", results, "--questions", questions,
+                   "--per-example", str(per))  # fmt: skip
+    direct = load_metric("vqa_acc").compute(
+        predictions=["two", "blue"], references=[refs1, refs2], question_types=["how many", "what color"],
+        answer_types=["number", "other"],
+    )  # fmt: skip
+    assert out["accuracy"] == direct["accuracy"] and out["accuracy_question_type/what color"] == pytest.approx(0.6)
+    assert [json.loads(line)["id"] for line in per.read_text().splitlines()] == [1, 2]
+    tdiuc = run_json(capsys, "vqa_acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc")  # alias spelling
+    assert tdiuc["accuracy"] == 0.5  # TDIUC scores answers[0]: "2" (pred "two": wrong) and "blue" (right)
+    assert run_json(capsys, "vqa-acc", "--gt", annotations, "--pred", results, "--normalize", "never")["accuracy"] < 1
+
+
+def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
+    vqa = run_json(capsys, "vqa-acc", "--format", "fusion_brain_2021",
+                   "--gt", _write(tmp_path, "true_VQA.json", {
+                       "0": {"answer": "2", "question_id": 0, "lang": "en"},
+                       "1": {"answer": ["red", "dark red"], "question_id": 1, "lang": "en"},
+                       "2": {"answer": "кошка", "question_id": 2, "lang": "ru"}}),
+                   "--pred", _write(tmp_path, "prediction_VQA.json", {"0": "Two.", "1": "Dark-red", "2": "Кошки"}))  # fmt: skip
+    assert vqa["accuracy"] == 1.0 and "preset:fusion_brain_2021" in vqa["signature"]
+    code_gt = {"0": "def f ( x ) : NEW_LINE INDENT return x + 1 NEW_LINE DEDENT",
+               "1": "def g ( a , b ) : NEW_LINE INDENT return a * b NEW_LINE DEDENT"}  # fmt: skip
+    code_pred = {"1": "def g ( a , b ) : NEW_LINE INDENT return a + b NEW_LINE DEDENT", "0": code_gt["0"], "9": "x"}
+    c2c = run_json(capsys, "codebleu", "--gt", _write(tmp_path, "true_C2C.json", code_gt),
+                   "--pred", _write(tmp_path, "prediction_C2C.json", code_pred))  # fmt: skip
+    direct = load_metric("codebleu", "fusion_brain_2021").compute(
+        predictions=[code_pred["0"], code_pred["1"]], references=[code_gt["0"], code_gt["1"]]
+    )
+    assert c2c["codebleu"] == direct["codebleu"] and c2c["examples"] == 2
+    code, out, err = run(capsys, "ned", "--format", "fusion_brain_2021",
+                         "--gt", _write(tmp_path, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": ""}),
+                         "--pred", _write(tmp_path, "prediction_HTR.json", {"0.png": "Become", "1.png": "o"}), "--json")  # fmt: skip
+    assert code == 0 and "1 image(s)" in err and "scored as ''" in err  # the official '' for a missing image
+    assert json.loads(out)["string_accuracy"] == pytest.approx(2 / 3)  # "" == "" counts, as in the script
+    zsod = run_json(capsys, "det-f1",
+                    "--gt", _write(tmp_path, "true_zsOD.json", {"9.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]],
+                                                                          "dog": []}, "22.jpg": {"cat": []}}),
+                    "--pred", _write(tmp_path, "prediction_zsOD.json", {"22.jpg": {"cat": [[1, 1, 2, 2]]},
+                                     "9.jpg": {"dog": [], "cat": [[0, 0, 10, 5]], "bird": [[0, 0, 10, 10]]}}))  # fmt: skip
+    assert (zsod["tp"], zsod["fp"], zsod["fn"]) == (1.0, 1.0, 1.0)
+    strict = run_json(capsys, "det-f1", "--gt", str(tmp_path / "true_zsOD.json"),
+                      "--pred", str(tmp_path / "prediction_zsOD.json"), "--iou-boundary", "strict")  # fmt: skip
+    assert strict["tp"] == 0.0
+
+
+def test_fusion_brain_2022_text_files(tmp_path, capsys):
+    gt = _write(tmp_path, "textqa_gt.json", {
+        "0": [{"type": "text", "content": ["a", "на 0,3 секунды", "a на 0,3 секунды"]}],
+        "1": {"type": "text", "content": ["Авиаконструктора Сухого"]}})  # the README's unwrapped form
+    pred = _write(tmp_path, "textqa_pred.json", {
+        "0": [{"type": "image", "content": "x.jpg"}, {"type": "text", "content": "a)"}],
+        "1": [{"type": "text", "content": "улица Авиаконструктора Сухого"}]})  # fmt: skip
+    out = run_json(capsys, "text-qa", "--gt", gt, "--pred", pred)
+    direct = load_metric("text_qa").compute(predictions=["a)", "улица Авиаконструктора Сухого"],
+                                            references=[["a", "на 0,3 секунды", "a на 0,3 секунды"],
+                                                        ["Авиаконструктора Сухого"]])  # fmt: skip
+    assert out["f1"] == direct["f1"]
+    math = run_json(capsys, "text-qa", "--preset", "mathqa",
+                    "--gt", _write(tmp_path, "mathqa_gt.json", {"0": [{"type": "text", "content": ["b", "-3"]}]}),
+                    "--pred", _write(tmp_path, "mathqa_pred.json", {"0": [{"type": "text", "content": "-3"}]}))  # fmt: skip
+    assert math["exact_match"] == 1.0
+    ocr = run_json(capsys, "ned",
+                   "--gt", _write(tmp_path, "tr_gt.json", {"0": [{"type": "text", "content": ["СТОП"]}],
+                                                           "1": [{"type": "text", "content": ["выход"]}]}),
+                   "--pred", _write(tmp_path, "tr_pred.json", {"0": [{"type": "text", "content": "СТОП"}],
+                                                               "1": [{"type": "image", "content": "a.jpg"}]}))  # fmt: skip
+    assert ocr["one_minus_ned"] == 0.5  # no text element: the prediction is "" (scores 0)
+
+
+# ------------------------------------------------------------------------------------------------
+# Integral scores from a folder
+# ------------------------------------------------------------------------------------------------
+def _fb2021_folder(folder):
+    _write(folder, "C2C/true_C2C.json", {"0": "def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"})
+    _write(folder, "C2C/prediction_C2C.json", {"0": "def f ( y ) : NEW_LINE INDENT return y NEW_LINE DEDENT"})
+    _write(folder, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "success"})
+    _write(folder, "prediction_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "sucess"})
+    _write(folder, "true_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": []}})
+    _write(folder, "prediction_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": [[5, 5, 2, 2]]}})
+    _write(folder, "true_VQA.json", {"0": {"answer": "yes", "lang": "en"}, "1": {"answer": "2", "lang": "en"},
+                                     "2": {"answer": "red", "lang": "en"}})  # fmt: skip
+    _write(folder, "prediction_VQA.json", {"0": "yes", "1": "two", "2": "blue"})
+
+
+def test_fusion_brain_2021_integral(tmp_path, capsys):
+    _fb2021_folder(tmp_path)
+    out = run_json(capsys, "fusion-brain-2021", str(tmp_path))
+    subs = out["sub_tasks"]
+    assert subs["HTR"]["score"] == pytest.approx(2 / 3) and subs["HTR"]["contribution"] == 0.667
+    assert subs["zsOD"]["score"] == pytest.approx(2 / 3) and subs["VQA"]["contribution"] == 0.667
+    c2c = load_metric("codebleu", "fusion_brain_2021").compute(
+        predictions=["def f ( y ) : NEW_LINE INDENT return y NEW_LINE DEDENT"],
+        references=["def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"],
+    )["codebleu"]
+    assert subs["C2C"]["score"] == c2c
+    assert out["score"] == pytest.approx(round(c2c, 3) + 0.667 * 3) and out["missing"] == []
+    (tmp_path / "true_VQA.json").unlink()
+    assert_error(capsys, ["fusion-brain-2021", str(tmp_path)], "VQA: not found: true_VQA.json", "--partial")
+    out = run_json(capsys, "fusion-brain-2021", str(tmp_path), "--partial")
+    assert out["missing"] == ["VQA"] and out["score"] == pytest.approx(round(c2c, 3) + 0.667 * 2)
+    code, text, _ = run(capsys, "fusion-brain-2021", str(tmp_path), "--partial")
+    assert code == 0 and "integral score" in text and "VQA" in text and "missing" in text
+
+
+def test_fusion_brain_2022_integral_split_layout(tmp_path, capsys):
+    split = tmp_path / "split"
+    _write(split, "textqa/textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
+    _write(split, "textqa/textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
+    _write(split, "mathqa/mathqa_gt.json", {"0": [{"type": "text", "content": ["a", "5"]}],
+                                            "1": [{"type": "text", "content": ["b"]}]})  # fmt: skip
+    _write(split, "mathqa/mathqa_pred.json", {"0": [{"type": "text", "content": "5"}], "1": [{"type": "text", "content": "c"}]})
+    _write(split, "text_recognition/text_recognition_gt.json", {"0": [{"type": "text", "content": ["abcd"]}]})
+    _write(split, "text_recognition/text_recognition_pred.json", {"0": [{"type": "text", "content": "abce"}]})
+    line = assert_error(capsys, ["fusion-brain-2022", str(tmp_path)], "generation", "--partial")
+    assert "fid_clip" in line
+    out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
+    assert out["missing"] == ["captioning", "generation", "vqa"]
+    assert out["sub_tasks"]["mathqa"]["score"] == 0.5 and out["sub_tasks"]["text_recognition"]["score"] == 0.75
+    assert out["score"] == pytest.approx((1 + 0.5 + 0.75) / 15)
+
+
+# ------------------------------------------------------------------------------------------------
+# Malformed files: one line naming the file, the record and the field; exit status 2
+# ------------------------------------------------------------------------------------------------
+def _files(tmp_path, gt, pred):
+    return _write(tmp_path, "gt.json", gt), _write(tmp_path, "pred.json", pred)
+
+
+MALFORMED = {
+    # command argv prefix, good gt, good pred, [(which file, broken content, fragments of the message)]
+    "anls": (["anls"], DOCVQA_GT, DOCVQA_SUB, [
+        ("pred", [{"questionId": 337}] + DOCVQA_SUB[1:], ["pred.json", "record 0 (questionId 337)", "field 'answer'", "missing"]),
+        ("pred", [{"questionId": 337, "answer": 12.5}] + DOCVQA_SUB[1:], ["record 0", "field 'answer'", "expected a string"]),
+        ("gt", {**DOCVQA_GT, "data": [{"questionId": 337, "answers": "12.50"}]},
+         ["gt.json", "record 0 (questionId 337)", "field 'answers'", "non-empty list of strings"]),
+        ("gt", {"data": []}, ["gt.json", "field 'dataset_name'", "missing"]),
+        ("pred", DOCVQA_SUB[:2], ["pred.json", "no answer for questionId 338"]),
+    ]),
+    "vqa_v2": (["vqa-acc"], {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}] * 10}]},
+               [{"question_id": 1, "answer": "yes"}], [
+        ("pred", [{"question_id": 1, "answer": None}], ["pred.json", "record 0 (question_id 1)", "field 'answer'", "null"]),
+        ("gt", {"annotations": [{"question_id": 1, "answers": [{"text": "yes"}]}]},
+         ["gt.json", "record 0 (question_id 1) answers[0]", "field 'answer'", "missing"]),
+        ("gt", {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}]}]},
+         ["gt.json", "record 1", "`references[0]` has 1 answers"]),
+    ]),
+    "fb2021_vqa": (["vqa-acc", "--format", "fusion_brain_2021"], {"0": {"answer": "yes", "lang": "en"}}, {"0": "yes"}, [
+        ("gt", {"0": {"answers": "yes"}}, ["gt.json", "record '0'", "field 'answer'", "missing"]),
+        ("pred", {"0": ["yes"]}, ["pred.json", "record '0'", "expected a string"]),
+        ("gt", {"0": {"answer": "yes", "lang": "de"}}, ["gt.json", "record '0'", "languages[0]"]),
+    ]),
+    "c2c": (["codebleu"], {"0": "x = 1"}, {"0": "x = 1"}, [
+        ("pred", {"1": "x = 1"}, ["pred.json", "record '0'", "no prediction for id '0'"]),
+        ("gt", {"0": ["x = 1"]}, ["gt.json", "record '0'", "expected a string"]),
+    ]),
+    "htr": (["ned", "--format", "fusion_brain_2021"], {"0.png": "a"}, {"0.png": "a"}, [
+        ("pred", {"0.png": 5}, ["pred.json", "record '0.png'", "expected a string, got int"]),
+    ]),
+    "zsod": (["det-f1"], {"1.jpg": {"cat": [[0, 0, 1, 1]]}}, {"1.jpg": {"cat": [[0, 0, 1, 1]]}}, [
+        ("pred", {"1.jpg": {"dog": []}}, ["pred.json", "record '1.jpg'", "field 'cat'", "missing"]),
+        ("pred", {"1.jpg": {"cat": "0,0,1,1"}}, ["pred.json", "record '1.jpg'", "field 'cat'", "list of [x, y, w, h]"]),
+        ("pred", {"1.jpg": {"cat": [[0, 0, "1", 1]]}}, ["pred.json", "record '1.jpg'", "class 'cat'", "box 0"]),
+        ("gt", {"1.jpg": [[0, 0, 1, 1]]}, ["gt.json", "record '1.jpg'", "expected an object"]),
+    ]),
+    "fb2022": (["text-qa"], {"0": [{"type": "text", "content": ["a"]}]}, {"0": [{"type": "text", "content": "a"}]}, [
+        ("pred", {"0": [{"content": "a"}]}, ["pred.json", "record '0' element 0", "field 'type'", "missing"]),
+        ("pred", {"0": [{"type": "text", "content": ["a"]}]}, ["pred.json", "record '0' element 0", "field 'content'"]),
+        ("gt", {"0": [{"type": "text", "content": "a"}]}, ["gt.json", "record '0'", "field 'content'", "list of strings"]),
+        ("pred", {"1": [{"type": "text", "content": "a"}]}, ["pred.json", "record '0'", "no prediction"]),
+    ]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MALFORMED))
+def test_malformed_files_give_one_line_and_status_2(tmp_path, capsys, case):
+    argv, gt, pred, broken = MALFORMED[case]
+    gt_path, pred_path = _files(tmp_path, gt, pred)
+    assert run(capsys, *argv, "--gt", gt_path, "--pred", pred_path)[0] == 0
+    for which, content, fragments in broken:
+        bad = _write(tmp_path, f"{which}.json", content)
+        paths = ["--gt", bad, "--pred", pred_path] if which == "gt" else ["--gt", gt_path, "--pred", bad]
+        assert_error(capsys, argv + paths, *fragments)
+        _files(tmp_path, gt, pred)
+    # truncated JSON and a missing file, for both sides
+    for which in ("gt", "pred"):
+        text = (tmp_path / f"{which}.json").read_text(encoding="utf-8")
+        (tmp_path / f"{which}.json").write_text(text[: len(text) // 2], encoding="utf-8")
+        assert_error(capsys, argv + ["--gt", gt_path, "--pred", pred_path], f"{which}.json", "not valid JSON", "truncated")
+        _files(tmp_path, gt, pred)
+    assert_error(capsys, argv + ["--gt", str(tmp_path / "nope.json"), "--pred", pred_path], "nope.json: file not found")
+
+
+def test_bad_option_names_the_flag(tmp_path, capsys):
+    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
+    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--boundary", "sideways"], "`boundary` (--boundary)")
+    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--preset", "nope"], "unknown preset", "'nope'")
+
+
+# ------------------------------------------------------------------------------------------------
+# --help and flag style
+# ------------------------------------------------------------------------------------------------
+def test_help_describes_every_format_with_an_example(capsys):
+    parser = cli.build_parser()
+    commands = list(cli.COMMANDS) + list(cli.INTEGRALS)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--help"])
+    top = capsys.readouterr().out
+    for name in commands:
+        assert name in top
+    for name, cmd in cli.COMMANDS.items():
+        with pytest.raises(SystemExit):
+            parser.parse_args([name, "--help"])
+        text = capsys.readouterr().out
+        for fmt in cmd.formats.values():
+            assert fmt.doc.split("\n")[0] in text
+            assert "--gt" in fmt.doc and "--pred" in fmt.doc and "{" in fmt.doc  # a minimal example of each file
+        assert "--per-example" in text and "--json" in text and "--preset" in text and "exit status 2" in text
+    for name in cli.INTEGRALS:
+        with pytest.raises(SystemExit):
+            parser.parse_args([name, "--help"])
+        assert "--partial" in capsys.readouterr().out
+
+
+def test_flags_are_kebab_case_everywhere():
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    for name, sub in subparsers.choices.items():
+        for action in sub._actions:
+            for flag in action.option_strings:
+                assert re.fullmatch(r"-h|--[a-z0-9]+(-[a-z0-9]+)*", flag), (name, flag)
+
+
+def test_console_script_and_script_run_as_commands(tmp_path):
+    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", [DOCVQA_SUB[0]])
+    exe = ROOT / ".venv" / "bin" / "mm-score"
+    commands = [[sys.executable, str(ROOT / "scripts" / "mm_score.py")]] + ([[str(exe)]] if exe.exists() else [])
+    assert exe.exists(), "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    for command in commands:
+        done = subprocess.run([*command, "anls", "--gt", gt, "--pred", sub], capture_output=True, text=True)
+        assert done.returncode == 2 and "Traceback" not in done.stderr
+        assert done.stderr.strip() == f"mm-score anls: error: {sub}: no answer for questionId 337 of {gt}"
+
+
+def test_formats_module_reports_the_reader_results(tmp_path):
+    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
+    loaded = formats.docvqa(gt, sub)
+    assert loaded.ids == [337, 338, 339] and loaded.predictions == ["12.5", "T.F. Riehl", "paris"]
+    with pytest.raises(formats.FormatError, match=r"sub\.json: record 0 \(questionId '9x'\): field 'questionId'"):
+        formats.docvqa(gt, _write(tmp_path, "sub.json", [{"questionId": "9x", "answer": "a"}]))
+
+
+def test_progress_bar_on_long_inputs(tmp_path, capsys):
+    n = 2 * cli.CHUNK + 5
+    gt = _write(tmp_path, "gt.json", {"dataset_name": "docvqa",
+                                      "data": [{"questionId": i, "answers": ["yes"]} for i in range(n)]})  # fmt: skip
+    sub = _write(tmp_path, "sub.json", [{"questionId": i, "answer": "yes" if i % 2 else "no"} for i in range(n)])
+    code = cli.main(["anls", "--gt", gt, "--pred", sub, "--progress"])
+    out = capsys.readouterr()
+    assert code == 0 and f"{n}/{n}" in out.err and "anls: scoring" in out.err
+    assert re.search(r"^anls\s+0\.4997", out.out, re.M)
+    assert cli.main(["anls", "--gt", gt, "--pred", sub]) == 0  # default: no bar when stderr is not a terminal
+    assert capsys.readouterr().err == ""
