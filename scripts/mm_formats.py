@@ -378,3 +378,36 @@ def first_text(elements, path, where) -> str:
         if kind == "text":
             return expect_string(get_field(element, "content", path, f"{where} element {j}"), path, f"{where} element {j}", "content")
     return ""
+
+
+FB2022_TASK_IDS = {"0": "textqa", "1": "mathqa", "2": "generation", "3": "captioning", "4": "vqa", "5": "text_recognition"}
+
+
+def split_fb2022(ids_path, gt_path, pred_path, out_dir) -> list:
+    """Split the unsplit AIJ 2022 files into the per-sub-task layout of the official ``split_tasks.py``.
+
+    ``ids.json`` maps every example id to its sub-task number (``{"0": 0, "1": 4}``: 0 textqa,
+    1 mathqa, 2 generation, 3 captioning, 4 vqa, 5 text_recognition); the ground truth
+    (``ground_truth.json`` / ``output.json``) and ``predictions.json`` hold every id. Writes
+    ``out_dir/<task>/<task>_gt.json`` and ``<task>_pred.json`` and returns the sub-tasks present.
+    """
+    ids = expect_object(read_json(ids_path), ids_path, "{id: sub-task number}")
+    gt = expect_object(read_json(gt_path), gt_path, '{id: [{"type": ..., "content": ...}]}')
+    pred = expect_object(read_json(pred_path), pred_path, '{id: [{"type": ..., "content": ...}]}')
+    split = {}
+    for key, number in ids.items():
+        task = FB2022_TASK_IDS.get(str(number)) if isinstance(number, int | str) and not isinstance(number, bool) else None
+        if task is None:
+            raise FormatError(ids_path, f"expected a sub-task number 0-5, got {_show(number)}", record(key))
+        for path, data in ((gt_path, gt), (pred_path, pred)):
+            if key not in data:
+                raise FormatError(path, f"missing: id {key!r} of {ids_path} is not in this file", record(key))
+        parts = split.setdefault(task, ({}, {}))
+        parts[0][key], parts[1][key] = gt[key], pred[key]
+    for task, (task_gt, task_pred) in split.items():
+        folder = Path(out_dir) / task
+        folder.mkdir(parents=True, exist_ok=True)
+        for suffix, data in (("gt", task_gt), ("pred", task_pred)):
+            with open(folder / f"{task}_{suffix}.json", "w", encoding="utf-8") as f:
+                json.dump(data, f, ensure_ascii=False)
+    return sorted(split)

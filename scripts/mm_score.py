@@ -387,6 +387,16 @@ def run_integral(contest: str, tasks: list, combine: Callable, args) -> int:
     for folder in (gt_dir, pred_dir):
         if not folder.is_dir():
             raise FormatError(folder, "folder not found")
+    if contest == "fusion-brain-2022" and (gt_dir / "ids.json").is_file():
+        import tempfile
+
+        gt_file = next((gt_dir / n for n in ("ground_truth.json", "output.json") if (gt_dir / n).is_file()), None)
+        if gt_file is None:
+            raise FormatError(gt_dir, "has ids.json but no ground_truth.json (or output.json) beside it")
+        with tempfile.TemporaryDirectory() as split_dir:
+            mm_formats.split_fb2022(gt_dir / "ids.json", gt_file, pred_dir / "predictions.json", split_dir)
+            args.folder, args.pred_dir = split_dir, None
+            return run_integral(contest, tasks, combine, args)
     scores, report, missing = {}, {}, {}
     for task in tasks:
         gt = find_file(gt_dir, task.gt_file) if task.metric else None
@@ -448,7 +458,8 @@ INTEGRALS = {
         combine_2022,
         "AIJ 2022 FusionBrain 2.0 integral score over the open sub-tasks: S = (1/15) x sum of the sub-task scores\n"
         "(TextQA F1, MathQA exact match, text recognition 1 - NED; generation, captioning and VQA need metrics\n"
-        "not in this version: use --partial to count them as 0).",
+        "not in this version: use --partial to count them as 0). FOLDER holds the split files of the official\n"
+        "split_tasks.py, or the unsplit ids.json + ground_truth.json (or output.json) + predictions.json.",
     ),
 }
 

@@ -356,3 +356,21 @@ def test_progress_bar_on_long_inputs(tmp_path, capsys):
     assert re.search(r"^anls\s+0\.4997", out.out, re.M)
     assert cli.main(["anls", "--gt", gt, "--pred", sub]) == 0  # default: no bar when stderr is not a terminal
     assert capsys.readouterr().err == ""
+
+
+def test_fusion_brain_2022_integral_unsplit_files(tmp_path, capsys):
+    """ids.json + ground_truth.json + predictions.json, split as the official split_tasks.py does."""
+    gt = {"0": [{"type": "text", "content": ["Сухого"]}], "1": [{"type": "text", "content": ["5"]}],
+          "2": [{"type": "text", "content": ["abcd"]}], "3": [{"type": "image", "content": "gt_images/3.jpg"}]}
+    pred = {"0": [{"type": "text", "content": "Сухого"}], "1": [{"type": "text", "content": "6"}],
+            "2": [{"type": "text", "content": "abce"}], "3": [{"type": "image", "content": "images/3.jpg"}]}
+    _write(tmp_path, "ids.json", {"0": 0, "1": 1, "2": 5, "3": 2})
+    _write(tmp_path, "ground_truth.json", gt)
+    _write(tmp_path, "predictions.json", pred)
+    out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
+    assert {k: v["score"] for k, v in out["sub_tasks"].items()} == {"textqa": 1.0, "mathqa": 0.0, "text_recognition": 0.75}
+    assert out["missing"] == ["captioning", "generation", "vqa"] and out["score"] == pytest.approx(1.75 / 15)
+    _write(tmp_path, "ids.json", {"0": 0, "1": 7})
+    assert_error(capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ids.json: record '1'", "sub-task number 0-5")
+    _write(tmp_path, "ids.json", {"0": 0, "9": 1})
+    assert_error(capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ground_truth.json: record '9'", "missing")
