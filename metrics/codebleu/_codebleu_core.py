@@ -31,6 +31,7 @@ this module keeps first-seen order instead, so results never depend on PYTHONHAS
 import bisect
 import gc
 import io
+import itertools
 import math
 import operator
 import re
@@ -143,16 +144,70 @@ def get_parser(lang: str):
 # ----------------------------------------------------------------------------------------------
 # Comment removal (applied before the AST and data-flow matches only)
 # ----------------------------------------------------------------------------------------------
-_C_LIKE_COMMENT = re.compile(r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"", re.DOTALL | re.MULTILINE)
+# The reference removes C-style comments with one regular expression,
+#     //.*?$ | /\*.*?\*/ | '(?:\\.|[^\\'])*' | "(?:\\.|[^\\"])*"      (DOTALL, MULTILINE)
+# replacing a comment by one space and keeping a string literal (so '//' inside it survives). Applied
+# by `re`, an unterminated `/*` or quote is rescanned to the end of the text from every later opener
+# (quadratic). `_strip_c_like` gives the same result in one pass: a scan that finds no closing `*/`
+# (or no unescaped closing quote) fails the same way from every later opener, so it is done once.
+_C_OPENER = re.compile(r"//|/\*|'|\"")
+_QUOTE_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
 
 
 def _drop_blank_lines(text: str) -> str:
     return "\n".join(line for line in text.split("\n") if line.strip() != "")
 
 
+def _quoted_end(source: str, start: int, stop) -> int:
+    """End of the string literal opened at ``start`` (backslash escapes any character), or -1."""
+    j = start + 1
+    n = len(source)
+    search = stop.search
+    while True:
+        m = search(source, j)
+        if m is None:
+            return -1
+        k = m.start()
+        if source[k] != "\\":
+            return k + 1
+        if k + 1 >= n:
+            return -1
+        j = k + 2
+
+
 def _strip_c_like(source: str) -> str:
-    # comments become one space; string literals are matched (so '//' inside them survives) and kept
-    return _drop_blank_lines(_C_LIKE_COMMENT.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), source))
+    pieces = []
+    kept = 0  # source[:kept] is already in pieces
+    i = 0
+    failed = set()  # openers whose scan found no end: every later one fails too
+    find = source.find
+    search = _C_OPENER.search
+    while True:
+        m = search(source, i)
+        if m is None:
+            break
+        start = m.start()
+        opener = m.group()
+        if opener == "//":
+            end = find("\n", start)
+            end = len(source) if end < 0 else end
+        elif opener == "/*":
+            end = -1 if opener in failed else find("*/", start + 2)
+            end = end + 2 if end >= 0 else -1
+        else:
+            end = -1 if opener in failed else _quoted_end(source, start, _QUOTE_STOP[opener])
+            if end >= 0:  # a string literal is kept as it is
+                i = end
+                continue
+        if end < 0:
+            failed.add(opener)
+            i = start + 1
+            continue
+        pieces.append(source[kept:start])
+        pieces.append(" ")
+        kept = i = end
+    pieces.append(source[kept:])
+    return _drop_blank_lines("".join(pieces))
 
 
 def _strip_python(source: str) -> str:
@@ -225,8 +280,10 @@ def remove_comments(source: str, lang: str, rule: str) -> str:
         return source
 
 
+
+
 # ----------------------------------------------------------------------------------------------
-# Tokens of a tree (the CodeXGLUE "code tokens": leaves, and string literals as one token)
+# The flat tree: what the metric uses of a parse (the seam between a parser and the metric)
 # ----------------------------------------------------------------------------------------------
 _STRING_TYPES = frozenset(("string_literal", "string", "character_literal"))
 
@@ -241,6 +298,298 @@ def _span_text(span, lines) -> str:
 
 def _dedupe(items) -> list:
     return list(dict.fromkeys(items))
+
+
+class _Node:
+    """An internal node of a flat tree: type, children (a token child is its int index), the first
+    child of each field name, token range [lo, hi), its token index (-1 unless it is a token root),
+    and whether its subtree holds a node with a data-flow rule (``special``)."""
+
+    __slots__ = ("type", "kids", "fields", "lo", "hi", "tok", "special")
+
+
+def _new_node(kind, lo, tok, special):
+    node = _Node()
+    node.type, node.kids, node.fields, node.lo, node.hi, node.tok, node.special = kind, [], {}, lo, lo, tok, special
+    return node
+
+
+class FlatTree:
+    """One parsed snippet as plain Python data, built by one iterative walk (no recursion, no text
+    rendering of subtrees):
+
+    * ``types``/``spans``: the code tokens (leaves, and string literals as one token; comments left
+      out) with their byte spans; ``text`` is the parsed string;
+    * ``root``: the flattened nodes (``_Node``; a token is its index);
+    * ``subtrees``: one id per subtree (the root and every node with children). Ids come from an
+      ``interner`` shared by every snippet of a computation; two ids are equal exactly when
+      tree-sitter's ``str(node)`` (the s-expression the reference compares) is equal;
+    * ``has_error``: the parse holds ERROR or MISSING nodes.
+
+    ``flatten_tree_sitter`` builds it from a tree-sitter parse; any other parser (e.g. an older
+    grammar runtime) only needs to produce the same fields.
+    """
+
+    __slots__ = ("root", "types", "spans", "text", "subtrees", "has_error", "unprinted")
+
+    def token_code(self) -> list:
+        """(index, text) of every token, keyed by span like the reference's index_to_code (zero-width
+        tokens at one place share the last index). The reference slices the text lines with tree-sitter's
+        byte columns and drops the newlines inside multi-line tokens; for ASCII text that is the byte
+        slice without its newlines."""
+        text = self.text
+        spans = self.spans
+        last = {span: i for i, span in enumerate(spans)}
+        if text.isascii():
+            code = []
+            for span in spans:
+                i = last[span]
+                a, b = spans[i]
+                piece = text[a:b]
+                code.append((i, piece.replace("\n", "") if "\n" in piece else piece))
+            return code
+        # tree-sitter points (row, byte column) from byte offsets, then the reference's slicing
+        raw = text.encode("utf8")
+        starts = [0, *itertools.accumulate(len(line) + 1 for line in raw.split(b"\n"))]
+        lines = text.split("\n")
+
+        def point(offset):
+            row = bisect.bisect_right(starts, offset) - 1
+            return row, offset - starts[row]
+
+        return [(last[span], _span_text((point(spans[last[span]][0]), point(spans[last[span]][1])), lines))
+                for span in spans]
+
+
+# Deepest subtree handed to tree-sitter's printer (its recursion runs on the C stack).
+MAX_PRINT_DEPTH = 2000
+
+
+def new_interner():
+    """A subtree interner: key (a tuple describing a node's printed form, children as ids) -> id."""
+    ids = {}
+
+    def intern(key):
+        value = ids.get(key)
+        if value is None:
+            value = ids[key] = len(ids)
+        return value
+
+    return intern
+
+
+_SEXP_TOKEN = re.compile(r"""\(|\)|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s()]+""")
+
+
+def _printed_id(sexp: str, intern) -> int:
+    """The id of a subtree printed by tree-sitter (``str(node)``), read back into the same keys as
+    ``flatten_tree_sitter`` builds, so a printed and an assembled subtree share an id exactly when
+    their s-expressions are equal. Iterative; linear in the length of ``sexp``."""
+    stack = []  # [type, pieces, field of this node in its parent]
+    field = None
+    result = None
+    tokens = _SEXP_TOKEN.findall(sexp)
+    i = 0
+    n = len(tokens)
+    while i < n:
+        tok = tokens[i]
+        if tok == "(":
+            head = tokens[i + 1]
+            if head in ("MISSING", "UNEXPECTED") and i + 3 < n and tokens[i + 3] == ")":
+                arg = tokens[i + 2]
+                if head == "MISSING":
+                    quoted = arg.startswith('"')
+                    key = ("MISSING", arg[1:-1] if quoted else arg, not quoted)
+                else:
+                    key = ("UNEXPECTED", arg)
+                ident = intern(key)
+                if stack:
+                    stack[-1][1] += (field, ident)
+                else:
+                    result = ident
+                field = None
+                i += 4
+                continue
+            stack.append([head, [], field])
+            field = None
+            i += 2
+            continue
+        if tok == ")":
+            kind, pieces, own_field = stack.pop()
+            ident = intern((kind, tuple(pieces)))
+            if stack:
+                stack[-1][1] += (own_field, ident)
+            else:
+                result = ident
+            i += 1
+            continue
+        if tok.endswith(":"):
+            field = tok[:-1]
+        i += 1
+    while stack:  # an unclosed s-expression (an anonymous root): close it
+        kind, pieces, own_field = stack.pop()
+        ident = intern(("UNCLOSED", kind, tuple(pieces)))
+        if stack:
+            stack[-1][1] += (own_field, ident)
+        else:
+            result = ident
+    return result
+
+
+
+def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
+    """Flatten a tree-sitter parse with one cursor walk.
+
+    Subtree ids follow what ``str(node)`` prints: a named node is ``(type child child ...)`` over its
+    printed children (named ones, and MISSING ones, each with its ``field: `` prefix); an anonymous node
+    with children is not printed itself, its printed children are (inheriting its field); an ERROR leaf
+    is ``(UNEXPECTED c)`` (the only node printed, a leaf), a MISSING leaf ``(MISSING type)``. The id of a node is the interned tuple
+    (type, field, child id, field, child id, ...), so building all of them costs time linear in the
+    size of the tree, whatever its depth, where printing every subtree costs size x depth.
+    """
+    spans, types, subtrees = [], [], []
+    string_types = _STRING_TYPES
+    cursor = root.walk()
+    first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
+    # one frame per open node: [flow node or None, printed pieces, field, named, type, is a token,
+    #                           field inherited by the children (anonymous nodes only)]
+    frames = []
+    top = None
+    in_token = 0  # > 0 inside a string literal with children (one token)
+    unprinted = 0
+    any_error = root.has_error
+    up = None
+    while True:
+        node = cursor.node
+        kind = node.type
+        count = node.child_count
+        field = cursor.field_name
+        piece_field = field if field is not None or up is None else up[6]
+        if count == 0:
+            piece = None
+            if any_error and (kind == "ERROR" or node.has_error):
+                # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
+                # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
+                # character, hidden children); printing one leaf costs O(1)
+                key = None
+                piece = _printed_id(str(node), intern)
+            elif node.is_named:
+                key = (kind, ())
+            else:
+                key = None  # an anonymous leaf is not printed
+            if in_token == 0:
+                if kind != "comment":
+                    i = len(spans)
+                    spans.append((node.start_byte, node.end_byte))
+                    types.append(kind)
+                    child = i
+                    if up is None:
+                        top = _new_node(kind, i, i, False)
+                        top.hi = i + 1
+                else:  # a comment leaf: an empty node (no tokens)
+                    child = _new_node(kind, len(spans), -1, False)
+                    if up is None:
+                        top = child
+                if up is not None:
+                    owner = up[0]
+                    owner.kids.append(child)
+                    if field is not None and field not in owner.fields:
+                        owner.fields[field] = child
+            if up is None:  # the root is a subtree even without children
+                if piece is not None:
+                    subtrees.append(piece)
+                else:
+                    subtrees.append(intern(key if node.is_named else ("ROOT", kind)))
+                break
+            if key is not None:
+                up[1].append(piece_field)
+                up[1].append(intern(key))
+            elif piece is not None:
+                up[1].append(piece_field)
+                up[1].append(piece)
+                up[8] = True
+        else:
+            is_token = False
+            flow = None
+            if in_token == 0:
+                if kind in string_types:  # a string literal with children is still one token
+                    i = len(spans)
+                    spans.append((node.start_byte, node.end_byte))
+                    types.append(kind)
+                    is_token = True
+                    in_token = 1
+                    child = i
+                    if up is None:
+                        top = _new_node(kind, i, i, False)
+                        top.hi = i + 1
+                else:
+                    flow = child = _new_node(kind, len(spans), -1, kind in special_types)
+                    if up is None:
+                        top = flow
+                if up is not None:
+                    owner = up[0]
+                    owner.kids.append(child)
+                    if field is not None and field not in owner.fields:
+                        owner.fields[field] = child
+            elif kind in string_types:
+                in_token += 1
+                is_token = True
+            named = node.is_named
+            error = any_error and node.has_error
+            if error and up is not None:
+                up[8] = True
+            # [flow, pieces, field, named, type, is token, inherited field, tree-sitter node (only when
+            #  it holds an error), a child holds an error, depth below]
+            up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field,
+                  node if error else None, False, 0]
+            frames.append(up)
+            first_child()
+            continue
+        # climb to the next sibling, closing every finished node on the way
+        while not next_sibling():
+            if not parent():
+                break
+            flow, pieces, piece_field, named, kind, is_token, _, ts_node, error_below, depth = frames.pop()
+            up = frames[-1] if frames else None
+            if up is not None and up[9] <= depth:
+                up[9] = depth + 1
+            if flow is not None:
+                flow.hi = len(spans)
+                if flow.special and up is not None and up[0] is not None:
+                    up[0].special = True
+            if is_token:
+                in_token -= 1
+            if ts_node is not None and not error_below and kind != "ERROR":
+                # The node holds an error but none of its visible children does: a MISSING token of a
+                # hidden rule (e.g. python's `_newline`), which str() prints and the cursor never shows.
+                # Such nodes are disjoint (none contains another), so printing them costs linear time
+                # in all; only a subtree deeper than the printer's safe recursion depth is not printed.
+                if depth <= MAX_PRINT_DEPTH:
+                    ident = _printed_id(str(ts_node), intern)
+                    subtrees.append(ident)
+                    if up is not None:
+                        up[1].append(piece_field)
+                        up[1].append(ident)
+                    continue
+                unprinted += 1
+            if named:
+                ident = intern((kind, tuple(pieces)))
+                subtrees.append(ident)
+                if up is not None:
+                    up[1].append(piece_field)
+                    up[1].append(ident)
+            else:  # not printed: its printed children stand in the parent's s-expression
+                subtrees.append(intern(("ANONYMOUS", kind, tuple(pieces))))
+                if up is not None:
+                    up[1].extend(pieces)
+        else:
+            continue
+        break
+    tree = FlatTree()
+    tree.root, tree.types, tree.spans, tree.text, tree.subtrees = top, types, spans, text, subtrees
+    tree.has_error = root.has_error
+    tree.unprinted = unprinted
+    return tree
 
 
 # ----------------------------------------------------------------------------------------------
@@ -316,153 +665,6 @@ _RULES["c"] = _RULES["c_sharp"]
 _RULES["cpp"] = _RULES["c_sharp"]
 
 
-class _Node:
-    """A parse-tree node flattened once: type, children (a token child is its int index), token range
-    [lo, hi), its token index (-1 if not a token: only a token root is a _Node), whether its subtree
-    holds a node with a data-flow rule, and the tree-sitter node."""
-
-    __slots__ = ("type", "kids", "lo", "hi", "tok", "special", "ts")
-
-
-class _Tree:
-    """One cursor walk over a parse: code tokens (leaves, string literals whole, comments left out),
-    the s-expressions of the root and of every node with children, and the flattened nodes.
-
-    S-expressions are assembled bottom-up from the children's (named children, ``field: `` prefixes),
-    which is what tree-sitter's ``str(node)`` prints for an error-free tree, without re-printing every
-    subtree; trees with ERROR/MISSING nodes (and any anonymous node with children) use ``str(node)``.
-    """
-
-    def __init__(self, root, text: str, special_types):
-        spans, types, sexps = [], [], []
-        frames = []  # [node, pieces, field name, is_named, child_count] of the open ancestors
-        exact = root.has_error
-        top = None
-        cursor = root.walk()
-        first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-        string_types = _STRING_TYPES
-
-        def finish():
-            n, pieces, field, named, count = frames.pop()
-            n.hi = len(spans)
-            if frames:
-                up = frames[-1]
-                if n.special:
-                    up[0].special = True
-                if not exact:
-                    sexp = "(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")")
-                    if count:
-                        sexps.append(sexp)
-                    if named:
-                        up[1].append(field + ": " + sexp if field else sexp)
-                return up
-            if not exact and count:
-                sexps.append("(" + n.type + (" " + " ".join(pieces) + ")" if pieces else ")"))
-            return None
-
-        up = None  # the frame of the parent of the current node
-        while True:
-            node = cursor.node
-            kind = node.type
-            count = node.child_count
-            if (count == 0 or kind in string_types) and kind != "comment":
-                i = len(spans)
-                spans.append((node.start_byte, node.end_byte))
-                types.append(kind)
-                if up is not None:  # a token is its index in the parent's children
-                    up[0].kids.append(i)
-                    if not exact and node.is_named:
-                        if count:  # a string with children: one token, still subtrees for the AST
-                            inner = [node]
-                            while inner:
-                                cur = inner.pop()
-                                sexps.append(str(cur))
-                                inner.extend(c for c in cur.children if c.child_count)
-                            sexp = str(node)
-                        else:
-                            sexp = "(" + kind + ")"
-                        field = cursor.field_name
-                        up[1].append(field + ": " + sexp if field else sexp)
-                    elif count and not exact:
-                        inner = [node]
-                        while inner:
-                            cur = inner.pop()
-                            sexps.append(str(cur))
-                            inner.extend(c for c in cur.children if c.child_count)
-                else:
-                    top = n = _Node()
-                    n.type, n.ts, n.kids, n.lo, n.hi, n.tok, n.special = kind, node, (), i, i + 1, i, False
-            else:
-                n = _Node()
-                n.type = kind
-                n.ts = node
-                if up is not None:
-                    up[0].kids.append(n)
-                else:
-                    top = n
-                n.kids = []
-                n.lo = len(spans)
-                n.tok = -1
-                n.special = kind in special_types
-                named = node.is_named
-                if count and not named:
-                    exact = True
-                up = [n, [], cursor.field_name if named else None, named, count]
-                frames.append(up)
-                if first_child():
-                    continue
-                up = finish()
-            while not next_sibling():
-                if not parent():
-                    break
-                up = finish()
-            else:
-                continue
-            break
-        while frames:
-            finish()
-        if exact:  # tree-sitter prints the error-recovery details (ERROR, MISSING, UNEXPECTED) itself
-            sexps = [str(root)]
-            stack = [c for c in root.children if c.child_count]
-            while stack:
-                cur = stack.pop()
-                sexps.append(str(cur))
-                stack.extend(c for c in cur.children if c.child_count)
-        elif root.child_count == 0:  # the root is always a subtree
-            sexps.append(str(root))
-        self.root = top
-        self.types = types
-        self.sexps = sexps
-        self.spans = spans
-        self.text = text
-
-    def token_code(self) -> list:
-        """(index, text) of every token, keyed by span like the reference's index_to_code (zero-width
-        tokens at one place share the last index). The reference slices the text lines with tree-sitter's
-        byte columns and drops the newlines inside multi-line tokens; for ASCII text that is the byte
-        slice without its newlines."""
-        text = self.text
-        spans = self.spans
-        last = {span: i for i, span in enumerate(spans)}
-        if text.isascii():
-            code = []
-            for span in spans:
-                i = last[span]
-                a, b = spans[i]
-                piece = text[a:b]
-                code.append((i, piece.replace("\n", "") if "\n" in piece else piece))
-            return code
-        # tree-sitter points (row, byte column) from byte offsets, then the reference's slicing
-        raw = text.encode("utf8")
-        starts = [0] + [i + 1 for i, byte in enumerate(raw) if byte == 10]
-        lines = text.split("\n")
-
-        def point(offset):
-            row = bisect.bisect_right(starts, offset) - 1
-            return row, offset - starts[row]
-
-        return [(last[span], _span_text((point(spans[last[span]][0]), point(spans[last[span]][1])), lines))
-                for span in spans]
 
 
 def _special_types(rules) -> frozenset:
@@ -473,47 +675,116 @@ def _special_types(rules) -> frozenset:
 
 _SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
 
+# Data-flow cost limit: work units (tokens visited, edges and parent names written, variable-state
+# updates) per token of the snippet, plus a floor. The reference's cost is not linear in the size of
+# the code: each loop body is processed twice (nested loops: 2^depth), `a = b = c = ... = z` makes
+# every target come from every later name, and an increment relates every variable to every other.
+# Ordinary code stays far below the limit (measured: at most ~30 units per token on the test corpora);
+# past it the snippet's data flow is left out (the reference's outcome when its recursion fails) and
+# the caller warns.
+DATAFLOW_WORK_PER_TOKEN = 200
+DATAFLOW_WORK_FLOOR = 200_000
 
+
+class DataflowLimit(Exception):
+    """Raised inside the extraction when a snippet exceeds its work limit."""
+
+
+_MISSING = object()
 _POS = operator.itemgetter(1)
 
 
-def _by_pos(entries):
-    return sorted(entries, key=_POS)
+def _union(values):
+    """Union of position sets. A position set is an int (one position), a tuple of position sets, or
+    None (empty); unions are built lazily, as a DAG, and only flattened once (``_positions``)."""
+    first = values[0]
+    if len(values) == 1:
+        return first
+    ints, objects, unique = set(), set(), []
+    for value in values:
+        if value.__class__ is int:
+            if value not in ints:
+                ints.add(value)
+                unique.append(value)
+        elif id(value) not in objects:
+            objects.add(id(value))
+            unique.append(value)
+    return unique[0] if len(unique) == 1 else tuple(unique)
+
+
+def _positions(sets, into: set) -> None:
+    """Add every position of the position sets ``sets`` to ``into`` (each shared set visited once)."""
+    seen = set()
+    stack = list(sets)
+    while stack:
+        item = stack.pop()
+        if item.__class__ is int:
+            into.add(item)
+        elif item is not None and id(item) not in seen:
+            seen.add(id(item))
+            stack.extend(item)
 
 
 def _merge_loop(entries):
-    """Entries seen on both passes of a loop merged by (name, position, relation)."""
+    """Entries seen on both passes of a loop merged by (name, position, relation): the parent names
+    of merged entries concatenated and de-duplicated (first seen order), parent positions united."""
     merged = {}
     for name, pos, rel, par_names, par_pos in entries:
         key = (name, pos, rel)
-        if key not in merged:
-            merged[key] = [par_names, par_pos]
+        old = merged.get(key)
+        if old is None:
+            merged[key] = [par_names, par_pos, False]
         else:
-            old = merged[key]
-            merged[key] = [_dedupe(old[0] + par_names), sorted(set(old[1] + par_pos))]
-    return _by_pos([(k[0], k[1], k[2], v[0], v[1]) for k, v in sorted(merged.items(), key=lambda t: t[0][1])])
+            if not old[2]:
+                old[0] = list(old[0])
+                old[2] = True
+            old[0].extend(par_names)
+            old[1] = par_pos if old[1] is None else old[1] if par_pos is None else (old[1], par_pos)
+    return [(k[0], k[1], k[2], tuple(_dedupe(v[0])) if v[2] else v[0], v[1]) for k, v in merged.items()]
 
 
 class _Flow:
-    """One data-flow extraction (CodeXGLUE DFG_<lang> semantics) over a flattened tree.
+    """One data-flow extraction (CodeXGLUE DFG_<lang> semantics) over a flat tree, without recursion.
 
-    Subtrees without any node that has a rule are processed as a flat token sequence (what the
-    recursive reference does for them, without the recursion)."""
+    The reference is a recursive function f(node, states) -> (edges, states) that copies the
+    variable states (name -> positions of the last definitions) on entry, so states behave as values.
+    Here one dict ``S`` is updated in place with an undo journal ``J``: an if-statement, the only rule
+    that reuses its incoming states after a child has changed them, runs each branch, records what it
+    changed, undoes it, and merges the changes; the merged states differ from the incoming ones only
+    in the changed names, so no rule copies the whole state. Handlers are generators that yield a
+    child with a rule to the driver (``run``) instead of calling it; edges are appended to one list
+    ``out`` and sorted by position once at the end (the reference's stable sorts at every level give
+    the same order). Position lists are lazy unions (``_union``). Rule-free subtrees are processed as
+    a flat token run.
+    """
 
-    def __init__(self, rules, tree: _Tree):
+    def __init__(self, rules, tree: FlatTree, budget: int):
         self.r = rules
-        self.copy_states = rules["copy_states"]
-        # node type -> rule (plain functions, not bound methods: no reference cycle through self)
         self.handlers = _handlers(rules)
         self.code = tree.token_code()
         self.types = tree.types
         self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
-        self.spans = tree.spans
+        self.S = {}
+        self.J = []
+        self.out = []
+        self.left = budget
+
+    def spend(self, units):
+        self.left -= units
+        if self.left < 0:
+            raise DataflowLimit
+
+    # -- helpers ---------------------------------------------------------------------------------
+    def set(self, name, positions):
+        S = self.S
+        self.J.append((name, S.get(name, _MISSING)))
+        S[name] = positions
 
     def var_tokens(self, node):  # the reference's tree_to_variable_index
         is_var = self.is_var
         if node.__class__ is int:
             return [node] if is_var[node] else []
+        self.spend(node.hi - node.lo)
         return [i for i in range(node.lo, node.hi) if is_var[i]]
 
     @staticmethod
@@ -523,93 +794,104 @@ class _Flow:
     def kind(self, node) -> str:
         return self.types[node] if node.__class__ is int else node.type
 
-    def field(self, node, name):
-        child = node.ts.child_by_field_name(name)
-        if child is None:
-            return None
-        spans, types = self.spans, self.types
-        for kid in node.kids:
-            if kid.__class__ is int:  # a token: same place and type is the same token for every purpose
-                if spans[kid] == (child.start_byte, child.end_byte) and types[kid] == child.type:
-                    return kid
-            elif kid.ts == child:
-                return kid
-        raise LookupError(name)
+    @staticmethod
+    def field(node, name):
+        return node.fields.get(name)
 
-    def _tokens(self, lo, hi, states, out):
-        code, types = self.code, self.types
+    def flat(self, node) -> bool:
+        """Process a token or a rule-free subtree in place and return True; False for a node with a
+        rule (the caller yields it to the driver)."""
+        if node.__class__ is int:
+            self.tokens(node, node + 1)
+            return True
+        if node.tok >= 0 or not node.special:
+            if node.lo < node.hi:
+                self.tokens(node.lo, node.hi)
+            return True
+        return False
+
+    def tokens(self, lo, hi):
+        code, types, S, J, out = self.code, self.types, self.S, self.J, self.out
+        self.spend(hi - lo)
         for i in range(lo, hi):
             idx, text = code[i]
-            if types[i] == text:
+            kind = types[i]
+            if kind == text:
                 continue
-            if text in states:
-                out.append((text, idx, "comesFrom", [text], states[text].copy()))
+            positions = S.get(text)
+            if positions is not None:
+                out.append((text, idx, "comesFrom", (text,), positions))
             else:
-                if types[i] == "identifier":
-                    states[text] = [idx]
-                out.append((text, idx, "comesFrom", [], []))
+                if kind == "identifier":
+                    J.append((text, _MISSING))
+                    S[text] = idx
+                out.append((text, idx, "comesFrom", (), None))
 
-    def _cross(self, targets, sources, relation, states, out):
+    def cross(self, targets, sources, relation):
         # every target token comes from / is computed from every source token (one edge each)
-        code = self.code
+        code, out = self.code, self.out
+        pairs = [code[s] for s in sources]
         for t in self.var_tokens(targets):
             idx1, code1 = code[t]
-            for s in sources:
-                idx2, code2 = code[s]
-                out.append((code1, idx1, relation, [code2], [idx2]))
-            states[code1] = [idx1]
+            self.spend(len(pairs) + 1)
+            for idx2, code2 in pairs:
+                out.append((code1, idx1, relation, (code2,), idx2))
+            self.set(code1, idx1)
 
-    def _all_from(self, left_node, right_node, states, out):
+    def all_from(self, left_node, right_node):
         # python/ruby style: one edge per target token whose parents are all the source tokens
         code = self.code
         rights = self.var_tokens(right_node)
-        names = [code[x][1] for x in rights]
-        poses = [code[x][0] for x in rights]
+        names = tuple(code[x][1] for x in rights)
+        poses = tuple(code[x][0] for x in rights) or None
         for t in self.var_tokens(left_node):
             idx1, code1 = code[t]
-            out.append((code1, idx1, "computedFrom", list(names), list(poses)))
-            states[code1] = [idx1]
+            self.spend(len(names) + 1)
+            self.out.append((code1, idx1, "computedFrom", names, poses))
+            self.set(code1, idx1)
 
-    def _into(self, node, states, out):
-        """self.run(node, states) with the edges appended to ``out``; tokens and rule-free subtrees
-        inline (same states semantics: they work on a copy)."""
-        if node.__class__ is int:
-            states = states.copy()
-            self._tokens(node, node + 1, states, out)
-            return states
-        if node.tok >= 0 or not node.special:
-            if node.lo == node.hi and node.tok < 0:
-                return states.copy() if self.r["copy_states"] else states
-            states = states.copy()
-            self._tokens(node.lo, node.hi, states, out)
-            return states
-        sub, states = self.run(node, states)
-        out += sub
-        return states
+    def capture(self, mark) -> dict:
+        """name -> positions for every name changed since journal length ``mark``."""
+        S, J = self.S, self.J
+        self.spend(len(J) - mark)
+        return {J[k][0]: S[J[k][0]] for k in range(mark, len(J))}
 
-    def run(self, node, states):
-        if node.__class__ is int:  # a token
-            out = []
-            states = states.copy()
-            self._tokens(node, node + 1, states, out)
-            return out, states
-        if node.tok >= 0 or not node.special:
-            out = []
-            if node.lo == node.hi and node.tok < 0:
-                return out, (states.copy() if self.copy_states else states)
-            states = states.copy()
-            self._tokens(node.lo, node.hi, states, out)
-            return out, states
-        if self.copy_states:
-            states = states.copy()
-        handler = self.handlers.get(node.type)
-        if handler is not None:
-            return handler(self, node, states)
-        return self._generic(node, states)
+    def undo(self, mark):
+        S, J = self.S, self.J
+        self.spend(len(J) - mark)
+        while len(J) > mark:
+            name, old = J.pop()
+            if old is _MISSING:
+                del S[name]
+            else:
+                S[name] = old
 
-    def _def(self, node, states):
+    def merge_loop_since(self, start):
+        out = self.out
+        self.spend(len(out) - start)
+        out[start:] = _merge_loop(out[start:])
+
+    # -- driver ----------------------------------------------------------------------------------
+    def run(self, root):
+        if self.flat(root):
+            return
+        handlers, generic = self.handlers, _Flow.generic
+        stack = []
+        gen = handlers.get(root.type, generic)(self, root)
+        while True:
+            try:
+                child = next(gen)
+            except StopIteration:
+                if not stack:
+                    return
+                gen = stack.pop()
+                continue
+            stack.append(gen)
+            gen = handlers.get(child.type, generic)(self, child)
+
+    # -- rules (generators: ``yield child`` = process child here) ----------------------------------
+    def define(self, node):
         r = self.r
-        out = []
         style = r["def_style"]
         kids = node.kids
         if style == "fields":
@@ -624,87 +906,70 @@ class _Flow:
         if value is None:
             for i in self.var_tokens(name):
                 idx, text = self.code[i]
-                out.append((text, idx, "comesFrom", [], []))
-                states[text] = [idx]
-            return _by_pos(out), states
+                self.out.append((text, idx, "comesFrom", (), None))
+                self.set(text, idx)
+            return
         sources = self.var_tokens(value)
-        states = self._into(value, states, out)
-        self._cross(name, sources, "comesFrom", states, out)
-        return _by_pos(out), states
+        if not self.flat(value):
+            yield value
+        self.cross(name, sources, "comesFrom")
 
-    def _assign(self, node, states):
+    def assign(self, node):
         style = self.r["assign_style"]
-        out = []
         if style == "simple":
             left = self.field(node, "left")
             right = self.field(node, "right")
-            states = self._into(right, states, out)
-            self._cross(left, self.var_tokens(right), "computedFrom", states, out)
-            return _by_pos(out), states
+            if not self.flat(right):
+                yield right
+            self.cross(left, self.var_tokens(right), "computedFrom")
+            return
         kind = node.type
         if style == "python" and kind == "for_in_clause":
             lefts, rights = [self.field(node, "left")], [node.kids[-1]]
         else:
-            if style == "python" and node.ts.child_by_field_name("right") is None:
-                return [], states
-            lefts, rights = self._pairs(node)
+            if style == "python" and "right" not in node.fields:
+                return
+            lefts, rights = self.pairs(node)
             if style == "ruby" and kind == "operator_assignment":
                 lefts, rights = [node.kids[0]], [node.kids[-1]]
         for right in rights:
-            states = self._into(right, states, out)
+            if not self.flat(right):
+                yield right
         for left, right in zip(lefts, rights):
-            self._all_from(left, right, states, out)
-        return _by_pos(out), states
+            self.all_from(left, right)
 
-    def _inc(self, node, states):
-        out = []
+    def increment(self, node):
+        code, out = self.code, self.out
         toks = self.var_tokens(node)
+        self.spend(len(toks) * (len(toks) + 1))
         for t1 in toks:
-            idx1, code1 = self.code[t1]
+            idx1, code1 = code[t1]
             for t2 in toks:
-                idx2, code2 = self.code[t2]
-                out.append((code1, idx1, "computedFrom", [code2], [idx2]))
-            states[code1] = [idx1]
-        return _by_pos(out), states
+                idx2, code2 = code[t2]
+                out.append((code1, idx1, "computedFrom", (code2,), idx2))
+            self.set(code1, idx1)
+        return
+        yield
 
-    def _while(self, node, states):
-        out = []
+    def while_loop(self, node):
+        start = len(self.out)
         for _ in range(2):
             for child in node.kids:
-                states = self._into(child, states, out)
-        return _merge_loop(out), states
+                if not self.flat(child):
+                    yield child
+        self.merge_loop_since(start)
 
-    def _generic(self, node, states):
-        out = []
+    def generic(self, node):
         do_first = self.r["do_first"]
         kids = node.kids
         if do_first:
             kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
-        # Children without rules are processed inline as tokens. In the reference every token copies the
-        # states first; here one private copy is made before the first in-place update (ruby passes its
-        # caller's dict down, the other languages copy on entry, so the dict is already private).
-        copy_states = self.copy_states
-        private = copy_states
-        tokens = self._tokens
+        flat = self.flat
         for child in kids:
-            if child.__class__ is int:
-                if not private:
-                    states = states.copy()
-                    private = True
-                tokens(child, child + 1, states, out)
-                continue
-            if not child.special:
-                if child.lo < child.hi:
-                    if not private:
-                        states = states.copy()
-                        private = True
-                    tokens(child.lo, child.hi, states, out)
-                continue
-            states = self._into(child, states, out)
-            private = copy_states
-        return _by_pos(out), states
+            if not flat(child):
+                yield child
 
-    def _pairs(self, node):
+    def pairs(self, node):
         left_node = self.field(node, "left")
         right_node = self.field(node, "right")
         lefts = [x for x in self.kids(left_node) if self.kind(x) != ","]
@@ -717,14 +982,20 @@ class _Flow:
             rights = [right_node]
         return lefts, rights
 
-    def _if(self, node, states):
+    def if_statement(self, node):
+        # Reference: every branch starts from the incoming states (the own branch, i.e. the condition
+        # and consequence, threads its children; elif/else-like children each start afresh), and the
+        # result maps every name to the union of its positions over the branches (+ the incoming
+        # states when there is no else, and always for go/javascript/php).
         r = self.r
-        out = []
-        current = states.copy()
-        branches = []
+        mark = len(self.J)
+        own_changes = {}  # own branch: name -> positions, relative to the incoming states
+        in_own = False  # S currently holds the own branch (else: the incoming states)
+        others = []
         tag = "else" in node.type
         flag = False
         style = r["if_style"]
+        ifs = r["ifs"]
         for child in node.kids:
             kind = self.kind(child)
             if "else" in kind:
@@ -732,73 +1003,93 @@ class _Flow:
             if style == "python":
                 own_branch = kind not in ("elif_clause", "else_clause")
             elif style == "plain":
-                own_branch = kind not in r["ifs"]
+                own_branch = kind not in ifs
             else:
-                own_branch = kind not in r["ifs"] and not flag
+                own_branch = kind not in ifs and not flag
             if own_branch:
-                current = self._into(child, current, out)
+                if not in_own:
+                    for name, positions in own_changes.items():
+                        self.set(name, positions)
+                    in_own = True
+                if not self.flat(child):
+                    yield child
             else:
                 flag = True
-                sub, other = self.run(child, states)
-                out += sub
-                branches.append(other)
-        branches.append(current)
-        if r["if_tag"] and not tag:
-            branches.append(states)
-        merged = {}
+                if in_own:
+                    own_changes = self.capture(mark)
+                    self.undo(mark)
+                    in_own = False
+                if not self.flat(child):
+                    yield child
+                others.append(self.capture(mark))
+                self.undo(mark)
+        if in_own:
+            own_changes = self.capture(mark)
+            self.undo(mark)
+        branches = others + [own_changes]
+        with_incoming = (r["if_tag"] and not tag) or r["merge_incoming"]
+        S = self.S
+        changed = {}
         for branch in branches:
-            for key, value in branch.items():
-                if key not in merged:
-                    merged[key] = value.copy()
-                else:
-                    merged[key] += value
-        if r["merge_incoming"]:
-            for key, value in states.items():
-                if key not in merged:
-                    merged[key] = value
-                else:
-                    merged[key] += value
-        for key in merged:
-            merged[key] = sorted(set(merged[key]))
-        return _by_pos(out), merged
+            changed.update(dict.fromkeys(branch))
+        self.spend(len(changed) * (len(branches) + 1))
+        for name in changed:
+            incoming = S.get(name)
+            values = []
+            for branch in branches:
+                value = branch.get(name, incoming)
+                if value is not None:
+                    values.append(value)
+            if with_incoming and incoming is not None:
+                values.append(incoming)
+            self.set(name, _union(values))
 
-    def _for(self, node, states):
+    def for_loop(self, node):
         r = self.r
-        out = []
+        start = len(self.out)
         style = r["for_style"]
+        flat = self.flat
         if style in ("python", "ruby"):
             for _ in range(2):
                 if style == "python":
-                    lefts, rights = self._pairs(node)
+                    lefts, rights = self.pairs(node)
                 else:
                     lefts, rights = [self.field(node, "pattern")], [self.field(node, "value")]
                 for right in rights:
-                    states = self._into(right, states, out)
+                    if not flat(right):
+                        yield right
                 for left, right in zip(lefts, rights):
-                    self._all_from(left, right, states, out)
+                    self.all_from(left, right)
                 if style == "python":
                     if self.kind(node.kids[-1]) == "block":
-                        states = self._into(node.kids[-1], states, out)
+                        if not flat(node.kids[-1]):
+                            yield node.kids[-1]
                 else:
-                    states = self._into(self.field(node, "body"), states, out)
-            return _merge_loop(out), states
+                    body = self.field(node, "body")
+                    if not flat(body):
+                        yield body
+            self.merge_loop_since(start)
+            return
         for child in node.kids:
-            states = self._into(child, states, out)
-        flag = False
+            if not flat(child):
+                yield child
+        found = False
         for child in node.kids:
-            if flag:
-                states = self._into(child, states, out)
+            if found:
+                if not flat(child):
+                    yield child
             elif style == "go" and self.kind(child) == "for_clause":
                 update = self.field(child, "update")
-                if update is not None:
-                    states = self._into(update, states, out)
-                flag = True
+                if update is not None and not flat(update):
+                    yield update
+                found = True
             elif style == "c" and self.kind(child) == r["for_marker"]:
-                flag = True
-        return _merge_loop(out), states
+                found = True
+        self.merge_loop_since(start)
 
-    def _enhanced_for(self, node, states):
+    def enhanced_for(self, node):
         style = self.r["efor_style"]
+        start = len(self.out)
         if style == "php":
             name = value = None
             for child in node.kids:
@@ -812,95 +1103,121 @@ class _Flow:
             name = self.field(node, style[0])
             value = self.field(node, style[1])
             body = self.field(node, style[2])
-        out = []
         for _ in range(2):
-            states = self._into(value, states, out)
-            self._cross(name, self.var_tokens(value), "computedFrom", states, out)
-            states = self._into(body, states, out)
-        return _merge_loop(out), states
+            if not self.flat(value):
+                yield value
+            self.cross(name, self.var_tokens(value), "computedFrom")
+            if not self.flat(body):
+                yield body
+        self.merge_loop_since(start)
 
 
 _HANDLERS = {}
 
 
 def _handlers(rules) -> dict:
-    """node type -> _Flow rule function, with the reference's precedence (def, assignment, increment,
-    if, for, enhanced for, while), cached per rule table."""
+    """node type -> _Flow rule (a generator function), with the reference's precedence (def,
+    assignment, increment, if, for, enhanced for, while), cached per rule table."""
     key = id(rules)
     table = _HANDLERS.get(key)
     if table is None:
         table = {}
-        for name, func in (("whiles", _Flow._while), ("efors", _Flow._enhanced_for), ("fors", _Flow._for),
-                           ("ifs", _Flow._if), ("incs", _Flow._inc), ("assigns", _Flow._assign), ("defs", _Flow._def)):
+        for name, func in (("whiles", _Flow.while_loop), ("efors", _Flow.enhanced_for), ("fors", _Flow.for_loop),
+                           ("ifs", _Flow.if_statement), ("incs", _Flow.increment), ("assigns", _Flow.assign),
+                           ("defs", _Flow.define)):
             for kind in rules[name]:
                 table[kind] = func
         _HANDLERS[key] = table
     return table
 
 
-def data_flow(tree: _Tree, lang: str) -> list:
-    """Normalised data-flow items ``(var_i, relation, (var_j, ...))`` of a parsed snippet.
+def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
+    """(normalised data-flow items ``(var_i, relation, (var_j, ...))``, limited) of a parsed snippet.
 
     Edges that neither have parents nor are parents are dropped; edges at the same position are
     merged; names become ``var_0, var_1, ...`` in order of first appearance. Any failure of the
     extraction (e.g. a node without the expected fields in broken code) gives no data flow, as in the
-    reference code.
+    reference code. ``budget``: work units allowed (default: DATAFLOW_WORK_PER_TOKEN per token + the
+    floor); past it, no data flow and ``limited`` is True.
     """
+    if budget is None:
+        budget = DATAFLOW_WORK_PER_TOKEN * len(tree.types) + DATAFLOW_WORK_FLOOR
     try:
-        flow = _Flow(_RULES[lang], tree)
+        flow = _Flow(_RULES[lang], tree, budget)
     except Exception:
-        return []
+        return [], False
     try:
-        entries, _ = flow.run(tree.root, {})
+        flow.run(tree.root)
+        entries = flow.out
+    except DataflowLimit:
+        return [], True
     except Exception:
         entries = []
-    entries = _by_pos(entries)
+    entries.sort(key=_POS)
     used = set()
+    sets = []
     for entry in entries:
-        if entry[4]:
+        if entry[4] is not None:
             used.add(entry[1])
-        used.update(entry[4])
-    merged = {}
-    for entry in entries:
-        pos = entry[1]
+            sets.append(entry[4])
+    _positions(sets, used)
+    merged = {}  # position -> [name, relation, parent names, merged more than once]
+    for name, pos, relation, parents, _ in entries:
         if pos not in used:
             continue
-        if pos not in merged:
-            merged[pos] = entry
+        old = merged.get(pos)
+        if old is None:
+            merged[pos] = [name, relation, parents, False]
         else:
-            old = merged[pos]
-            merged[pos] = (entry[0], pos, entry[2], _dedupe(old[3] + entry[3]), _dedupe(old[4] + entry[4]))
+            old[0], old[1] = name, relation
+            if not old[3]:
+                old[2] = list(old[2])
+                old[3] = True
+            old[2].extend(parents)
     names = {}
     items = []
-    for name, _pos, relation, parents, _ppos in merged.values():
+    for name, relation, parents, repeated in merged.values():
+        if repeated:
+            parents = _dedupe(parents)
         for parent in parents:
             if parent not in names:
                 names[parent] = f"var_{len(names)}"
         if name not in names:
             names[name] = f"var_{len(names)}"
         items.append((names[name], relation, tuple(names[p] for p in parents)))
-    return items
+    return items, False
 
 
 class Snippet:
-    """Everything CodeBLEU needs from one code string, computed once: one parse, one walk."""
+    """Everything CodeBLEU needs from one code string, computed once: one parse, one walk.
 
-    __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error")
+    ``subtrees``: subtree ids (see FlatTree); ``flow``: normalised data-flow items; ``parse_error``:
+    the parse holds ERROR/MISSING nodes; ``dataflow_limited``: the data-flow extraction exceeded its
+    work limit and ``flow`` is empty."""
 
-    def __init__(self, code: str, lang: str, comment_rule: str, strip: bool, comment_passes: int = 1):
+    __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error",
+                 "dataflow_limited")
+
+    def __init__(self, code: str, lang: str, comment_rule: str, strip: bool, intern, comment_passes: int = 1):
         if strip:
             code = code.strip()
         clean = code
         for _ in range(comment_passes):
             clean = remove_comments(clean, lang, comment_rule)
-        root = get_parser(lang).parse(clean.encode("utf8")).root_node
-        self.parse_error = root.has_error
-        tree = _Tree(root, clean, _SPECIAL[lang])
-        self.subtrees = tree.sexps
+        tree = parse_flat(clean, lang, intern)
+        self.parse_error = tree.has_error
+        self.subtrees = tree.subtrees
         self.subtree_set = None
         self.subtree_counts = None
-        self.flow = data_flow(tree, lang)
+        self.flow, self.dataflow_limited = data_flow(tree, lang)
         self.flow_counts = None
+
+
+def parse_flat(code: str, lang: str, intern) -> FlatTree:
+    """Parse ``code`` with the pinned tree-sitter grammar of ``lang`` and flatten it."""
+    root = get_parser(lang).parse(code.encode("utf8")).root_node
+    return flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -1087,32 +1404,41 @@ def _corpus_codebleu(
 ):
     kw = keywords_for(lang, keywords)
     cache = {}
+    intern = new_interner()
 
     def snippet(code, passes=1):
         key = (code, passes)
         snip = cache.get(key)
         if snip is None:
-            snip = Snippet(code, lang, remove_comments, strip, passes)
+            snip = Snippet(code, lang, remove_comments, strip, intern, passes)
             cache[key] = snip
         return snip
 
     rows = []
     bad_predictions, bad_references = [], []
+    limited_predictions, limited_references = [], []
     for i, (pred, refs) in enumerate(zip(predictions, references)):
         hyp_tokens = (pred.strip() if strip else pred).split()
         refs_tokens = [(r.strip() if strip else r).split() for r in refs]
         b, w = ngram_stats(hyp_tokens, refs_tokens, kw)
         syn, df = [], []
+        limited = False
         for j, ref in enumerate(refs):
             hyp_snip = snippet(pred, j + 1 if remove_comments != "none" else 1)
             ref_snip = snippet(ref)
-            if hyp_snip.parse_error and i not in bad_predictions:
+            if hyp_snip.parse_error and i not in bad_predictions[-1:]:
                 bad_predictions.append(i)
-            if ref_snip.parse_error and i not in bad_references:
+            if ref_snip.parse_error and i not in bad_references[-1:]:
                 bad_references.append(i)
+            if hyp_snip.dataflow_limited or ref_snip.dataflow_limited:
+                if hyp_snip.dataflow_limited and i not in limited_predictions[-1:]:
+                    limited_predictions.append(i)
+                if ref_snip.dataflow_limited and i not in limited_references[-1:]:
+                    limited_references.append(i)
+                limited = True
             syn.append(syntax_stats(hyp_snip, ref_snip, ast_clipping))
             df.append(dataflow_stats(hyp_snip, ref_snip))
-        rows.append((b, w, syn, df))
+        rows.append((b, w, syn, df, limited))
 
     def score(subset):
         ngram = _corpus([row[0] for row in subset])
@@ -1124,6 +1450,7 @@ def _corpus_codebleu(
         return dict(zip(KEYS, (float(total), *map(float, comps)))), df_total
 
     scores, df_total = score(rows)
-    per = [score([row])[0] for row in rows] if per_example else None
-    notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0}
+    per = [dict(score([row])[0], dataflow_limited=row[4]) for row in rows] if per_example else None
+    notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0,
+             "limited_predictions": limited_predictions, "limited_references": limited_references}
     return scores, per, notes

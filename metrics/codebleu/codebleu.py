@@ -1,10 +1,19 @@
 """CodeBLEU (n-gram, keyword-weighted n-gram, AST and data-flow match) for 10 programming languages, as an evaluate module."""
 
+import math
 import warnings
 
 import evaluate
 
-from ._codebleu_core import COMMENT_RULES, KEYS, KEYWORD_SETS, LANGUAGES, MISSING_DATAFLOW, corpus_codebleu
+from ._codebleu_core import (
+    COMMENT_RULES,
+    DATAFLOW_WORK_PER_TOKEN,
+    KEYS,
+    KEYWORD_SETS,
+    LANGUAGES,
+    MISSING_DATAFLOW,
+    corpus_codebleu,
+)
 from ._mm_common import (
     TextPairInputs,
     build_signature,
@@ -130,9 +139,19 @@ PRESETS["k4black"] = dict(PRESETS["pypi"])
 
 
 def _check_weights(weights) -> list:
+    """4 finite weights >= 0, not all 0, whose sum is finite (the score is at most their sum); a
+    list, tuple or 1-D numpy array."""
+    if type(weights).__module__ == "numpy" and getattr(weights, "ndim", None) == 1:
+        weights = weights.tolist()
     if isinstance(weights, str | bytes) or not isinstance(weights, list | tuple) or len(weights) != 4:
-        raise TypeError(f"`weights` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r}")
-    return [check_number(w, f"weights[{i}]", 0.0, None) for i, w in enumerate(weights)]
+        raise TypeError(f"`weights` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r:.80}")
+    values = [check_number(w, f"weights[{i}]", 0.0, None) for i, w in enumerate(weights)]
+    total = sum(values)
+    if total == 0:
+        raise ValueError("`weights` must not all be 0 (the score would be 0 whatever the code)")
+    if math.isinf(total):
+        raise ValueError(f"`weights` must sum to a finite number (the score is at most their sum), got {weights!r:.80}")
+    return values
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -219,6 +238,17 @@ def _warn(notes: dict, lang: str) -> None:
             warnings.warn(
                 f"codebleu: {len(idx)} of the `{arg}` do not parse cleanly as {lang} (indices {shown}); "
                 "tree-sitter recovered with ERROR/MISSING nodes and they were scored as parsed",
+                stacklevel=3,
+            )
+    for key, arg in (("limited_predictions", "predictions"), ("limited_references", "references")):
+        idx = notes[key]
+        if idx:
+            shown = ", ".join(str(i) for i in idx[:10]) + (", ..." if len(idx) > 10 else "")
+            warnings.warn(
+                f"codebleu: the data flow of {len(idx)} of the `{arg}` (indices {shown}) was left out: "
+                f"extracting it would exceed the work limit ({DATAFLOW_WORK_PER_TOKEN} units per token; deeply "
+                "nested loops cost 2^depth, chained assignments quadratic); they count as code without data "
+                "flow, and their per-example results say dataflow_limited=True",
                 stacklevel=3,
             )
     if notes["no_dataflow"]:
