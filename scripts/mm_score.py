@@ -191,6 +191,8 @@ def codebleu(p):
     _bool(p, "--strip", "strip the code strings first")
     p.add_argument("--missing-dataflow", help="zero (reference) or zero_is_one (PyPI codebleu)")
     _bool(p, "--ast-clipping", "clip the AST subtree matches")
+    p.add_argument("--grammar-library", metavar="SO", help="tree-sitter grammar library of 2020 parsed with the legacy "
+                   "runtime, e.g. the official C2C_codeBLEU/parser/my-languages.so (exact contest numbers)")
 
 
 @command("ned", "ned", "1 - NED, string accuracy and CER of text recognition",
@@ -408,7 +410,10 @@ def run_integral(contest: str, tasks: list, combine: Callable, args) -> int:
         loaded = task.read(gt, pred)
         for warning in loaded.warnings:
             print(f"mm-score {contest}: warning: {warning}", file=sys.stderr)
-        result = score(task.metric, task.preset, loaded, {}, False, args.progress)
+        options = {}
+        if task.metric == "codebleu" and getattr(args, "codebleu_grammar_library", None):
+            options["grammar_library"] = args.codebleu_grammar_library
+        result = score(task.metric, task.preset, loaded, options, False, args.progress)
         scores[task.name] = result[task.key]
         report[task.name] = {"score": result[task.key], "key": task.key, "signature": result["signature"],
                              "examples": len(loaded.ids)}
@@ -516,6 +521,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print the result as JSON")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+        if any(t.metric == "codebleu" for t in tasks):
+            p.add_argument("--codebleu-grammar-library", metavar="SO",
+                           help="C2C: the official parser/my-languages.so (codebleu grammar_library; exact numbers)")
         p.set_defaults(run=lambda args, name=name, tasks=tasks, combine=combine: run_integral(name, tasks, combine, args))
     return parser
 
@@ -532,7 +540,7 @@ def main(argv=None) -> int:
     warnings.showwarning = one_line
     try:
         return args.run(args)
-    except (ValueError, TypeError) as err:  # FormatError is a ValueError
+    except (ValueError, TypeError, RuntimeError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
         print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     finally:

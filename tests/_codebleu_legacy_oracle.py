@@ -25,6 +25,7 @@ Jobs:
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -38,6 +39,69 @@ PY_KEYWORDS_2020 = (
     "False None True and as assert async await break class continue def del elif else except finally for "
     "from global if import in is lambda nonlocal not or pass raise return try while with yield"
 ).split()
+
+
+# ------------------------------------------------------------------------------------------------------
+# Generated inputs (main venv)
+# ------------------------------------------------------------------------------------------------------
+# Fusion Brain 2021 style: TransCoder tokens on one line, with NEW_LINE / INDENT / DEDENT pseudo-tokens.
+PSEUDO = [
+    "def areaSquare ( side ) : NEW_LINE INDENT area = side * side NEW_LINE return area NEW_LINE DEDENT",
+    "def power ( n ) : NEW_LINE INDENT if n == 1 : NEW_LINE INDENT return 2 NEW_LINE DEDENT return 2 * power ( n - 1 ) NEW_LINE DEDENT",
+    "def cassini ( n ) : NEW_LINE INDENT return - 1 if ( n & 1 ) else 1 NEW_LINE DEDENT",
+    "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : NEW_LINE INDENT return x NEW_LINE DEDENT par [ x ] = find ( par [ x ] , par ) NEW_LINE return par [ x ] NEW_LINE DEDENT",
+    "static int count ( int n ) { int c = 0 ; for ( int i = 0 ; i < n ; i ++ ) c += i ; return c ; }",
+    "public static boolean isEven ( int n ) { return ( n % 2 == 0 ) ; }",
+]
+NOISE = list("()[]{}:;,.=+-*/%<>!&|^~?@$`#'\"\\\n\t ") + ["é", "λ", "ß", "NEW_LINE", "INDENT", "def", "class", "x", "1"]
+
+
+def _keywords(lang: str) -> frozenset:
+    from helpers import load_core
+
+    return load_core("codebleu", "_codebleu_core").KEYWORDS[lang]
+
+
+def legacy_snippets(lang: str, n: int, seed: int = 0) -> list:
+    """Valid seeds, their mutations (dropped/duplicated/swapped lines, truncation), pseudo-code with
+    shuffled tokens and token noise: enough broken code for ERROR, MISSING and UNEXPECTED nodes."""
+    import _codebleu_oracle as oracle
+
+    rng = random.Random(f"legacy-{lang}-{seed}")
+    preds, refs = oracle.mutated_pairs(lang, n // 2, seed, _keywords(lang))
+    out = list(oracle.SEEDS[lang]) + preds + [r if isinstance(r, str) else r[-1] for r in refs[: n // 8]]
+    while len(out) < n:
+        out.append(_pseudo_code(rng, PSEUDO))
+    return out[:n]
+
+
+def _pseudo_code(rng: random.Random, pool) -> str:
+    """One of ``pool`` with two tokens swapped, the tail cut, or a noise token inserted."""
+    toks = rng.choice(pool).split()
+    kind = rng.randrange(3)
+    if kind == 0:
+        i, j = rng.randrange(len(toks)), rng.randrange(len(toks))
+        toks[i], toks[j] = toks[j], toks[i]
+    elif kind == 1:
+        del toks[rng.randrange(1, len(toks)) :]
+    else:
+        toks.insert(rng.randrange(len(toks) + 1), rng.choice(NOISE))
+    return " ".join(toks)
+
+
+def preset_pairs(preset: str, lang: str, n: int):
+    """(predictions, references) for a preset: mutated functions for "default"/"pypi" (the seeds of
+    tests/_codebleu_oracle.py), TransCoder pseudo-code for "fusion_brain_2021" (python)."""
+    if preset != "fusion_brain_2021":
+        import _codebleu_oracle as oracle
+
+        return oracle.mutated_pairs(lang, n, 1, _keywords(lang))
+    # Fusion Brain 2021: pseudo-code references (some intact), mutated pseudo-code predictions
+    rng = random.Random("fb2021")
+    pool = [p for p in PSEUDO if "NEW_LINE" in p]
+    refs = [rng.choice(pool) if i % 4 == 0 else _pseudo_code(rng, pool) for i in range(n)]
+    preds = [_pseudo_code(rng, [r]) if i % 2 else _pseudo_code(rng, pool) for i, r in enumerate(refs)]
+    return preds, refs
 
 
 def oracle_available() -> bool:
@@ -163,6 +227,9 @@ def _codexglue(job, parser, modules):
     tokenized_refs = [[x.split() for x in reference] for reference in references]
     ngram_match_score = bleu.corpus_bleu(tokenized_refs, tokenized_hyps)
     keywords = job["keywords"]
+    if keywords is None:  # the package's keyword file of this language (java: same list as CodeXGLUE's)
+        keywords_file = Path(bleu.__file__).parent / "keywords" / f"{lang}.txt"
+        keywords = [x.strip() for x in keywords_file.read_text(encoding="utf-8").splitlines()]
 
     def make_weights(reference_tokens, key_word_list):
         return {token: 1 if token in key_word_list else 0.2 for token in reference_tokens}

@@ -8,12 +8,14 @@ grammars tree-sitter-python 0.16.1 / tree-sitter-java 0.16.0 (scripts/setup.d/co
     (tests/_codebleu_legacy_oracle.py), for the `default` and `fusion_brain_2021` presets.
 """
 
-import random
+import json
+import os
+import warnings
 
 import _codebleu_legacy_oracle as legacy_oracle
-import _codebleu_oracle as oracle
 import pytest
-from helpers import load_core
+from helpers import load_core, load_metric, load_script
+from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
 ts_legacy = load_core("codebleu", "_ts_legacy")
 core = load_core("codebleu", "_codebleu_core")
@@ -27,38 +29,6 @@ needs_legacy = pytest.mark.skipif(
 )
 pytestmark = needs_legacy
 
-# Fusion Brain 2021 style: TransCoder tokens on one line, with NEW_LINE / INDENT / DEDENT pseudo-tokens.
-PSEUDO = [
-    "def areaSquare ( side ) : NEW_LINE INDENT area = side * side NEW_LINE return area NEW_LINE DEDENT",
-    "def power ( n ) : NEW_LINE INDENT if n == 1 : NEW_LINE INDENT return 2 NEW_LINE DEDENT return 2 * power ( n - 1 ) NEW_LINE DEDENT",
-    "def cassini ( n ) : NEW_LINE INDENT return - 1 if ( n & 1 ) else 1 NEW_LINE DEDENT",
-    "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : NEW_LINE INDENT return x NEW_LINE DEDENT par [ x ] = find ( par [ x ] , par ) NEW_LINE return par [ x ] NEW_LINE DEDENT",
-    "static int count ( int n ) { int c = 0 ; for ( int i = 0 ; i < n ; i ++ ) c += i ; return c ; }",
-    "public static boolean isEven ( int n ) { return ( n % 2 == 0 ) ; }",
-]
-NOISE = list("()[]{}:;,.=+-*/%<>!&|^~?@$`#'\"\\\n\t ") + ["é", "λ", "ß", "NEW_LINE", "INDENT", "def", "class", "x", "1"]
-
-
-def legacy_snippets(lang: str, n: int, seed: int = 0) -> list:
-    """Valid seeds, their mutations (dropped/duplicated/swapped lines, truncation), pseudo-code with
-    shuffled tokens and token noise: enough broken code for ERROR, MISSING and UNEXPECTED nodes."""
-    rng = random.Random(f"legacy-{lang}-{seed}")
-    preds, refs = oracle.mutated_pairs(lang, n // 2, seed, core.KEYWORDS[lang])
-    out = list(oracle.SEEDS[lang]) + preds + [r if isinstance(r, str) else r[-1] for r in refs[: n // 8]]
-    while len(out) < n:
-        toks = rng.choice(PSEUDO).split()
-        kind = rng.randrange(3)
-        if kind == 0:
-            i, j = rng.randrange(len(toks)), rng.randrange(len(toks))
-            toks[i], toks[j] = toks[j], toks[i]
-        elif kind == 1:
-            del toks[rng.randrange(len(toks)) :]
-        else:
-            toks.insert(rng.randrange(len(toks) + 1), rng.choice(NOISE))
-        out.append(" ".join(toks))
-    return out[:n]
-
-
 @pytest.fixture(scope="module")
 def library():
     return ts_legacy.open_library(LIBRARY, core.LANGUAGES)
@@ -66,7 +36,7 @@ def library():
 
 @pytest.fixture(scope="module")
 def oracle_trees():
-    snippets = {lang: legacy_snippets(lang, N_SNIPPETS) for lang in LEGACY_LANGS}
+    snippets = {lang: legacy_oracle.legacy_snippets(lang, N_SNIPPETS) for lang in LEGACY_LANGS}
     jobs = [{"kind": "trees", "library": str(LIBRARY), "lang": lang, "snippets": snippets[lang]} for lang in LEGACY_LANGS]
     return snippets, dict(zip(LEGACY_LANGS, legacy_oracle.run_legacy_oracle(jobs)))
 
@@ -79,38 +49,60 @@ def test_library_languages_and_hash(library):
 
 
 @pytest.mark.parametrize("lang", LEGACY_LANGS)
-def test_trees_equal_tree_sitter_020(library, oracle_trees, lang):
-    """(a) Same nodes (type, flags, spans, points, field, child count, field children) and the same
-    `node.sexp()` of every subtree as py-tree-sitter 0.2.0 on the same library."""
+def test_trees_equal_tree_sitter_020(library, oracle_trees, lang, monkeypatch):
+    """(a) Same nodes (type, flags, spans, points, field, child count, field children) as py-tree-sitter
+    0.2.0 on the same library, and the same subtrees: our ids equal the ids of its `node.sexp()` strings
+    (read back with the same `printed_id`), as multisets. The one-printout path is taken every time
+    (its per-subtree fallback is never needed)."""
+    monkeypatch.setattr(ts_legacy, "_core_rendered", lambda root: pytest.fail("fallback used"))
     snippets, theirs = oracle_trees
     parser = library.parser(lang)
+    intern = _interner()
     broken = 0
     for i, (code, expected) in enumerate(zip(snippets[lang], theirs[lang])):
         root = parser.parse(code.encode("utf8")).root_node
         broken += root.has_error
         assert legacy_oracle.tree_records(root, lambda c: c.field_name) == expected["nodes"], (i, code)
-        assert sorted(ts_legacy.subtree_sexps(root)) == sorted(expected["sexps"]), (i, code)
+        ids, exact = ts_legacy.subtree_ids(root, intern)
+        assert exact
+        assert sorted(ids) == sorted(ts_legacy.printed_id(s, intern) for s in expected["sexps"]), (i, code)
     assert broken > N_SNIPPETS // 4  # the inputs exercise error recovery
 
 
-def test_sexps_bottom_up_equal_core_rendering(library, oracle_trees):
-    """The shortcut behind `subtree_sexps`: where the bottom-up assembly gives the core's rendering of the
-    whole tree, it gives the core's rendering of every subtree; the core renders the others itself
-    (hidden tokens the node API does not show, such as python's `(MISSING _newline)`), a minority."""
+def _interner():
+    ids = {}
+    return lambda key: ids.setdefault(key, len(ids))
+
+
+def test_printed_id_is_injective(library, oracle_trees):
+    """Equal ids exactly when the printouts are equal, over every subtree printout of the inputs and a
+    few hand-made ones with quotes and parentheses inside MISSING / UNEXPECTED."""
     snippets, _ = oracle_trees
-    shortcut = total = 0
+    texts = {
+        '(MISSING ")")', '(MISSING """)', '(MISSING "(")', "(MISSING identifier)", "(UNEXPECTED ')')",
+        "(UNEXPECTED ' ')", "(UNEXPECTED '\\n')", "(UNEXPECTED 233)", "(a (UNEXPECTED '('))", '(a (MISSING ")") (b))',
+        '("_hidden") (x)', "(a f: (b) (c))", "(a (b f: (c)))", "(a (b) f: (c))",
+    }
     for lang in LEGACY_LANGS:
         parser = library.parser(lang)
         for code in snippets[lang]:
-            root = parser.parse(code.encode("utf8")).root_node
-            sexps, needs_core, depth = ts_legacy.bottom_up_sexps(root)
-            assert depth < ts_legacy.MAX_RENDER_DEPTH
-            rendered = ts_legacy._core_rendered(root)
-            total += 1
-            if not needs_core and sexps[0] == rendered[0]:
-                shortcut += 1
-                assert sexps == rendered, code
-    assert shortcut > 0.8 * total
+            texts.update(ts_legacy._core_rendered(parser.parse(code.encode("utf8")).root_node))
+    intern = _interner()
+    by_id = {}
+    for text in texts:
+        by_id.setdefault(ts_legacy.printed_id(text, intern), set()).add(text)
+    assert all(len(group) == 1 for group in by_id.values())
+    assert len(by_id) == len(texts) > 1000
+
+
+def test_deep_trees_no_crash(library):
+    """The core's printer recurses once per level (py-tree-sitter 0.2.0 itself crashes past ~30,000):
+    deeper than MAX_RENDER_DEPTH the ids come from the node API alone and are flagged inexact."""
+    intern = _interner()
+    for n in (100, 60000):
+        code = "x = " + "(" * n + "1" + ")" * n + "\n"
+        ids, exact = ts_legacy.subtree_ids(library.parse("python", code.encode()), intern)
+        assert exact == (n < ts_legacy.MAX_RENDER_DEPTH) and len(ids) > n
 
 
 def test_runtime_missing_is_a_clear_error(monkeypatch, tmp_path):
@@ -142,3 +134,119 @@ def test_beside_tree_sitter_026(library):
     )
     assert old.children[0].children[0].child_by_field_name("right").type == "expression_list"
     assert str(core.get_parser("python").parse(b"y = 2\n").root_node).count("expression_list") == 0
+
+
+# ----------------------------------------------------------------------------------------------
+# (b) The whole CodeBLEU through `grammar_library=` vs the CodeXGLUE algorithm on 0.2.0's trees
+# ----------------------------------------------------------------------------------------------
+N_PAIRS = 150
+# preset -> (oracle flags, languages)
+PRESET_FLAGS = {
+    "default": ({"remove_comments": "java", "strip": True}, LEGACY_LANGS),
+    "fusion_brain_2021": ({"remove_comments": "none", "strip": False}, ["python"]),
+}
+
+
+@pytest.fixture(scope="module")
+def oracle_codebleu():
+    cases, jobs = [], []
+    for preset, (flags, langs) in PRESET_FLAGS.items():
+        for lang in langs:
+            preds, refs = legacy_oracle.preset_pairs(preset, lang, N_PAIRS)
+            refs = [[r] if isinstance(r, str) else r for r in refs]
+            keywords = legacy_oracle.PY_KEYWORDS_2020 if lang == "python" else None
+            cases.append((preset, lang, preds, refs))
+            jobs.append({"kind": "codebleu", "library": str(LIBRARY), "lang": lang, "predictions": preds,
+                         "references": refs, "keywords": keywords, **flags})
+    return dict(zip([(c[0], c[1]) for c in cases], zip(cases, legacy_oracle.run_legacy_oracle(jobs))))
+
+
+@pytest.mark.parametrize("preset, lang", [(p, lang) for p, (_, langs) in PRESET_FLAGS.items() for lang in langs])
+def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang):
+    (_, _, preds, refs), expected = oracle_codebleu[(preset, lang)]
+    metric = load_metric("codebleu", preset)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ours = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library=str(LIBRARY))
+    for key in core.KEYS:
+        assert ours[key] == pytest.approx(expected[key], abs=1e-12), key
+    assert f"|grammar:{LIBRARY.name}@{ts_legacy.file_digest(LIBRARY)[:12]}|" in ours["signature"]
+    # and the grammars of 2020 do move the number away from today's wheels on these inputs
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        wheels = metric.compute(predictions=preds, references=refs, lang=lang)
+    assert "grammar:" not in wheels["signature"]
+    assert wheels["ngram_match"] == ours["ngram_match"]
+    assert (wheels["syntax_match"], wheels["dataflow_match"]) != (ours["syntax_match"], ours["dataflow_match"])
+
+
+def test_option_errors():
+    metric = load_metric("codebleu")
+    with pytest.raises(ValueError, match="grammar_library.*no such file"):
+        metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library="/nonexistent.so")
+    with pytest.raises(ValueError, match="grammar_library.*no grammar for lang='go'"):
+        metric.compute(predictions=["x := 1"], references=["x := 1"], lang="go", grammar_library=str(LIBRARY))
+    with pytest.raises(TypeError, match="grammar_library"):
+        metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library=3)
+    # the metric object still works afterwards (no held lock)
+    code = "def f(a):\n    b = a + 1\n    return b"
+    assert metric.compute(predictions=[code], references=[code], lang="python")["codebleu"] == pytest.approx(1.0)
+
+
+def test_missing_runtime_through_compute(monkeypatch, tmp_path):
+    monkeypatch.setenv(ts_legacy.RUNTIME_ENV, str(tmp_path / "nope.so"))
+    metric = load_metric("codebleu")
+    with pytest.raises(RuntimeError, match="bash scripts/setup_env.sh"):
+        metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library=str(LIBRARY))
+
+
+# ----------------------------------------------------------------------------------------------
+# The official numbers (seeds_reference.md 6.7, computed by the AIJ 2021 code with its my-languages.so)
+# ----------------------------------------------------------------------------------------------
+OFFICIAL_ENV = "CODEBLEU_OFFICIAL_GRAMMAR_LIBRARY"  # path to CodeXGLUE's / Fusion Brain 2021's my-languages.so
+
+
+def _aij_checks(library_path) -> None:
+    """Every AIJ column of 6.7 to 6 digits (the wheels miss T3-T7 on AST/data flow) and the repository
+    sample at the contest's 0.08587211336633069 exactly (the wheels give 0.301789)."""
+    metric = load_metric("codebleu", "fusion_brain_2021")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for case, (preds, refs, aij, _modern) in sorted(AIJ.items()):
+            r = metric.compute(predictions=preds, references=refs, grammar_library=str(library_path))
+            assert tuple(r[k] for k in core.KEYS) == pytest.approx(aij, abs=1e-6), case
+        r = metric.compute(predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library=str(library_path))
+    assert r["codebleu"] == 0.08587211336633069
+    assert (r["syntax_match"], r["dataflow_match"]) == pytest.approx((0.046414, 0.0), abs=1e-6)
+
+
+def test_fusion_brain_2021_official_numbers_npm_2020_grammar():
+    """The npm grammar of 2020 agrees with the official library on the 6.7 inputs."""
+    _aij_checks(LIBRARY)
+
+
+@pytest.mark.skipif(not os.environ.get(OFFICIAL_ENV), reason=f"set {OFFICIAL_ENV}=<my-languages.so> to run it")
+def test_fusion_brain_2021_official_numbers_official_library():
+    """With the official my-languages.so (not in the repository: the user points at it)."""
+    _aij_checks(os.environ[OFFICIAL_ENV])
+
+
+def test_command_line_grammar_library(tmp_path, capsys):
+    """mm-score codebleu --grammar-library and mm-score fusion-brain-2021 --codebleu-grammar-library:
+    the repository sample at the contest's number; a missing runtime is one error line, exit 2."""
+    cli = load_script("mm_score")
+    gt = tmp_path / "true_C2C.json"
+    pred = tmp_path / "prediction_C2C.json"
+    gt.write_text(json.dumps({str(i): r for i, r in enumerate(SAMPLE_REFS)}), encoding="utf-8")
+    pred.write_text(json.dumps({str(i): SAMPLE_PRED for i in range(len(SAMPLE_REFS))}), encoding="utf-8")
+    argv = ["codebleu", "--gt", str(gt), "--pred", str(pred), "--json", "--no-progress"]
+    assert cli.main([*argv, "--grammar-library", str(LIBRARY)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["codebleu"] == 0.08587211336633069 and "grammar:languages-npm-2020.so@" in out["signature"]
+    assert cli.main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "grammar_library" in err[0] and "no such file" in err[0]
+    assert cli.main(["fusion-brain-2021", str(tmp_path), "--partial", "--json", "--no-progress",
+                     "--codebleu-grammar-library", str(LIBRARY)]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["sub_tasks"]["C2C"]["score"] == 0.08587211336633069

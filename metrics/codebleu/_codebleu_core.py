@@ -1198,13 +1198,15 @@ class Snippet:
     __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error",
                  "dataflow_limited")
 
-    def __init__(self, code: str, lang: str, comment_rule: str, strip: bool, intern, comment_passes: int = 1):
+    def __init__(
+        self, code: str, lang: str, comment_rule: str, strip: bool, intern, comment_passes: int = 1, trees=None
+    ):
         if strip:
             code = code.strip()
         clean = code
         for _ in range(comment_passes):
             clean = remove_comments(clean, lang, comment_rule)
-        tree = parse_flat(clean, lang, intern)
+        tree = parse_flat(clean, lang, intern, trees)
         self.parse_error = tree.has_error
         self.subtrees = tree.subtrees
         self.subtree_set = None
@@ -1213,10 +1215,23 @@ class Snippet:
         self.flow_counts = None
 
 
-def parse_flat(code: str, lang: str, intern) -> FlatTree:
-    """Parse ``code`` with the pinned tree-sitter grammar of ``lang`` and flatten it."""
-    root = get_parser(lang).parse(code.encode("utf8")).root_node
-    return flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
+    """Parse ``code`` with the pinned tree-sitter grammar of ``lang`` and flatten it.
+
+    ``trees``: another tree source (codebleu's ``grammar_library``: the tree-sitter runtime of 2020), an
+    object with ``parse(lang, data: bytes) -> root node`` (py-tree-sitter's node and cursor attributes)
+    and ``subtree_ids(root, intern) -> (ids, exact)``: one id per subtree (the root and every node with
+    children), equal exactly when the reference's ``node.sexp()`` strings are; ``exact`` False when
+    some could not be printed (counted like ``unprinted``). Tokens and data flow come from the same
+    flattening as for the wheels."""
+    if trees is None:
+        root = get_parser(lang).parse(code.encode("utf8")).root_node
+        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+    root = trees.parse(lang, code.encode("utf8"))
+    tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+    tree.subtrees, exact = trees.subtree_ids(root, intern)
+    tree.unprinted = 0 if exact else max(1, tree.unprinted)
+    return tree
 
 
 
@@ -1376,13 +1391,15 @@ def corpus_codebleu(
     missing_dataflow="zero",
     ast_clipping=False,
     per_example=False,
+    trees=None,
 ):
     """CodeBLEU of a corpus: returns (scores dict with KEYS, per-example list of dicts or None, notes).
 
     ``references[i]`` is a list of reference strings. ``notes`` lists the indices of snippets that did
     not parse cleanly and whether the corpus has no reference data flow (the caller turns them into
     warnings). ``remove_comments``/``strip`` follow the PyPI package when "lang"/True; the candidate is
-    cleaned once per reference (as the reference code re-cleans it in its reference loop).
+    cleaned once per reference (as the reference code re-cleans it in its reference loop). ``trees``: an
+    optional tree source replacing the grammar wheels (see ``parse_flat``).
     """
     # The work allocates many small acyclic objects; pausing the cyclic garbage collector avoids
     # repeated full scans of everything else the process holds (nothing here forms a cycle).
@@ -1391,7 +1408,7 @@ def corpus_codebleu(
     try:
         return _corpus_codebleu(
             predictions, references, lang, weights, keywords, remove_comments, strip, missing_dataflow,
-            ast_clipping, per_example,
+            ast_clipping, per_example, trees,
         )
     finally:
         if gc_was_enabled:
@@ -1400,7 +1417,7 @@ def corpus_codebleu(
 
 def _corpus_codebleu(
     predictions, references, lang, weights, keywords, remove_comments, strip, missing_dataflow, ast_clipping,
-    per_example,
+    per_example, trees=None,
 ):
     kw = keywords_for(lang, keywords)
     cache = {}
@@ -1410,7 +1427,7 @@ def _corpus_codebleu(
         key = (code, passes)
         snip = cache.get(key)
         if snip is None:
-            snip = Snippet(code, lang, remove_comments, strip, intern, passes)
+            snip = Snippet(code, lang, remove_comments, strip, intern, passes, trees)
             cache[key] = snip
         return snip
 

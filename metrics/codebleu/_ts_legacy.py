@@ -37,7 +37,7 @@ RUNTIME_HINT = (
 )
 MIN_ABI, MAX_ABI = 9, 12  # TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION, TREE_SITTER_LANGUAGE_VERSION of 0.2.0
 # Trees deeper than this are not rendered by the C core as a whole (its printer recurses per level).
-MAX_RENDER_DEPTH = 5000
+MAX_RENDER_DEPTH = 2000
 
 
 class _TSNode(ctypes.Structure):
@@ -183,6 +183,19 @@ class GrammarLibrary:
                 )
             parser = self._parsers[lang] = Parser(self.runtime, self.languages[lang], f"{self.name}:{lang}")
         return parser
+
+    # the tree-source interface of _codebleu_core (Snippet / corpus_codebleu ``trees=``)
+    def parse(self, lang: str, data: bytes) -> "Node":
+        return self.parser(lang).parse(data).root_node
+
+    @staticmethod
+    def subtree_ids(root: "Node", intern):
+        """(ids, exact): see the module function ``subtree_ids``."""
+        return subtree_ids(root, intern)
+
+    def label(self) -> str:
+        """File name and the first 12 hex digits of its sha256, for the signature."""
+        return f"{self.name}@{self.sha256[:12]}"
 
 
 def open_library(path, candidates, runtime_path=None) -> GrammarLibrary:
@@ -345,92 +358,181 @@ class TreeCursor:
             self._ref = None
 
 
-def subtree_sexps(root: Node) -> list:
-    """The s-expression of ``root`` and of every descendant with at least one child, as py-tree-sitter
-    0.2.0's ``node.sexp()`` prints them (the list CodeXGLUE's ``get_all_sub_trees`` builds; order: pre-order).
+def printed_id(text: str, intern, groups=None) -> int:
+    """The id of a printout of the core (``ts_node_string``): every parenthesised group becomes
+    ``intern((head, (field, child id, field, child id, ...)))``, bottom-up, in one left-to-right pass
+    (no recursion); a printout of several top-level items (the core's printout of an anonymous node)
+    becomes ``intern(("SEQ", items))``. Two printouts get the same id exactly when they are the same
+    string. Heads: the node type; ``("MISSING", name, named)`` for ``(MISSING name)`` /
+    ``(MISSING "name")``; ``("UNEXPECTED", arg)`` for ``(UNEXPECTED 'c')``; ``("HIDDEN", name)`` for
+    ``("name")``. ``groups``, when given, receives (head, id) of every group in pre-order."""
+    n = len(text)
+    stack = []  # [head, items, field, slot in groups]
+    top = []
+    field = None
+    i = 0
+    while i < n:
+        c = text[i]
+        if c == " ":
+            i += 1
+            continue
+        if c == "(":
+            leaf = True
+            if text.startswith("(MISSING ", i):
+                j = i + 9
+                if text.startswith('"', j):
+                    k = text.index('")', j + 2)  # the quoted name is not empty; it may hold quotes or parens
+                    head, i = ("MISSING", text[j + 1 : k], False), k + 2
+                else:
+                    k = text.index(")", j)
+                    head, i = ("MISSING", text[j:k], True), k + 1
+            elif text.startswith("(UNEXPECTED ", i):
+                j = i + 12
+                if text.startswith("'", j):  # 'c' or an escape such as '\n'
+                    k = j + 3 if text[j + 1] == "\\" else j + 2
+                    head, i = ("UNEXPECTED", text[j : k + 1]), k + 2
+                else:  # a code point number, or INVALID
+                    k = text.index(")", j)
+                    head, i = ("UNEXPECTED", text[j:k]), k + 1
+            elif text.startswith('("', i):
+                k = text.index('")', i + 3)
+                head, i = ("HIDDEN", text[i + 2 : k]), k + 2
+            else:
+                k = i + 1
+                while k < n and text[k] not in " ()":
+                    k += 1
+                head, i, leaf = text[i + 1 : k], k, False
+            if leaf:
+                ident = intern((head, ()))
+                if groups is not None:
+                    groups.append((head, ident))
+                (stack[-1][1] if stack else top).extend((field, ident))
+                field = None
+                continue
+            slot = -1
+            if groups is not None:
+                slot = len(groups)
+                groups.append(None)
+            stack.append([head, [], field, slot])
+            field = None
+            continue
+        if c == ")":
+            head, items, own_field, slot = stack.pop()
+            ident = intern((head, tuple(items)))
+            if slot >= 0:
+                groups[slot] = (head, ident)
+            (stack[-1][1] if stack else top).extend((own_field, ident))
+            i += 1
+            continue
+        k = text.index(":", i)  # a field name
+        field = text[i:k]
+        i = k + 1
+    while stack:  # not expected from the core; closed so that no input raises
+        head, items, own_field, slot = stack.pop()
+        ident = intern(("UNCLOSED", head, tuple(items)))
+        (stack[-1][1] if stack else top).extend((own_field, ident))
+    if len(top) == 2 and top[0] is None:
+        return top[1]
+    return intern(("SEQ", tuple(top)))
 
-    Assembled bottom-up in one cursor walk: a named node prints ``(type`` + its children + ``)``, a child
-    with a field ``field: (...)``, anonymous leaves print nothing; ERROR and MISSING leaves are printed by
-    the core (``(UNEXPECTED 'c')``, ``(MISSING ";")``) and so is any aliased node with children (the core
-    prints a node's own, unaliased, symbol when it is the top of the printout). The whole root is then
-    compared with the core's own rendering of the tree; if they differ (hidden MISSING tokens, anonymous
-    nodes with children, ...) every subtree is printed by the core. Trees deeper than ``MAX_RENDER_DEPTH``
-    skip that comparison (the core's printer recurses once per level).
+
+def subtree_ids(root: Node, intern):
+    """Ids (``printed_id``'s scheme) of the root and of every node with children, pre-order: the list
+    that CodeXGLUE's ``get_all_sub_trees`` compares as ``node.sexp()`` strings, in linear time.
+
+    The core prints the whole tree once; that printout is read back group by group and its groups are
+    matched, in pre-order, with the nodes of one cursor walk (the node API does not show hidden tokens
+    such as python's ``(MISSING _newline)``, which the printout holds). A node printed differently on its
+    own than inside its parent (an aliased node: the core then prints its own symbol; an anonymous node
+    with children) is printed on its own. Returns (ids, exact): trees deeper than ``MAX_RENDER_DEPTH``
+    are not printed (the core's printer recurses once per level), their ids are assembled from the node
+    API alone and ``exact`` is False.
     """
-    out, exact, max_depth = bottom_up_sexps(root)
-    if max_depth > MAX_RENDER_DEPTH:
-        return out
-    if not exact and rt_text(root) != out[0]:
-        exact = True
-    return _core_rendered(root) if exact else out
-
-
-def rt_text(node: Node) -> str:
-    return node.owner.rt.node_text(node.raw)
-
-
-def bottom_up_sexps(root: Node):
-    """(sexps in pre-order, whether the tree needs the core's own rendering, depth of the tree): the
-    bottom-up half of ``subtree_sexps``, without the whole-tree check."""
     rt = root.owner.rt
-    node_type, is_named, is_missing = rt.node_type, rt.node_is_named, rt.node_is_missing
-    child_count, node_text = rt.node_child_count, rt.node_text
+    node_type, is_named, is_missing, child_count = rt.node_type, rt.node_is_named, rt.node_is_missing, rt.node_child_count
     cursor = root.walk()
     ref = cursor._ref
     current, field_of = rt.tree_cursor_current_node, rt.tree_cursor_current_field_name
     first_child, next_sibling, parent = (
         rt.tree_cursor_goto_first_child, rt.tree_cursor_goto_next_sibling, rt.tree_cursor_goto_parent,
     )
-    out = []  # (pre-order index, sexp)
-    # frame: [pieces, type, field, pre-order slot or -1, raw node (aliased, rendered by the core)]
+    printed = []  # (type, missing) of the printed nodes (named or missing), pre-order
+    wanted = []  # per node with children, pre-order: index into `printed`, or the raw node to print alone
+    # API-only assembly, used when the tree is too deep to print: frames [head, items, field, slot]
+    api_ids = []
     frames = []
-    exact = False
-    depth = 0
-    max_depth = 0
-    slot = 0
+    depth = max_depth = 0
     while True:
         raw = current(ref)
         kind = node_type(raw).decode("utf8")
         count = child_count(raw)
-        field = field_of(ref)
         named = is_named(raw)
+        missing = is_missing(raw)
+        field = field_of(ref)
+        field = field.decode("utf8") if field is not None else None
+        if named or missing:
+            printed.append((kind, missing))
         if count:
-            if not named:
-                exact = True  # anonymous node with children: the core's printout differs in subtle ways
-            aliased = raw.context[3] != 0
-            frames.append([[], kind, field, slot, raw if aliased else None, named])
-            out.append(None)
-            slot += 1
+            wanted.append(len(printed) - 1 if named and raw.context[3] == 0 else raw)
+            api_ids.append(None)
+            frames.append([kind if named else ("ANONYMOUS", kind), [], field, len(api_ids) - 1, named])
             depth += 1
-            if depth > max_depth:
-                max_depth = depth
+            max_depth = max(max_depth, depth)
             first_child(ref)
             continue
-        if named or is_missing(raw):
-            if kind == "ERROR" or is_missing(raw):
-                text = node_text(raw)
+        if frames and (named or missing):
+            if kind == "ERROR" or missing:
+                ident = printed_id(rt.node_text(raw), intern)  # (UNEXPECTED 'c'), (ERROR), (MISSING ";")
             else:
-                text = "(" + kind + ")"
-            if frames:
-                frames[-1][0].append(field.decode("utf8") + ": " + text if field else text)
-        # leave the finished nodes, then go on with the next sibling
+                ident = intern((kind, ()))
+            frames[-1][1].extend((field, ident))
         done = not frames
         while not done and not next_sibling(ref):
-            pieces, kind, field, at, aliased, named = frames.pop()
+            head, items, own_field, slot, own_named = frames.pop()
             depth -= 1
-            body = "(" + kind + (" " + " ".join(pieces) if pieces else "") + ")" if named else " ".join(pieces)
-            out[at] = node_text(aliased) if aliased is not None else body
+            ident = intern((head, tuple(items)))
+            api_ids[slot] = ident
             parent(ref)
             if frames:
-                if body:
-                    frames[-1][0].append(field.decode("utf8") + ": " + body if field and named else body)
+                if own_named:
+                    frames[-1][1].extend((own_field, ident))
+                else:  # an anonymous node's children are printed in its parent
+                    frames[-1][1].extend(items)
             else:
                 done = True
         if done:
             break
-    if not out:  # a root without children is still a subtree
-        out = [node_text(root.raw)]
-    return out, exact, max_depth
+    if max_depth > MAX_RENDER_DEPTH:
+        return api_ids, False
+    groups = []
+    whole = printed_id(rt.node_text(root.raw), intern, groups)
+    if not wanted:  # a root without children is a subtree all the same
+        return [whole], True
+    # match the printed nodes with the printout's groups (extra groups: hidden MISSING tokens)
+    at = []
+    g = 0
+    try:
+        for kind, missing in printed:
+            while True:
+                head = groups[g][0]
+                if missing:
+                    ok = isinstance(head, tuple) and head[0] == "MISSING" and head[1] == kind
+                elif kind == "ERROR":
+                    ok = head == "ERROR" or (isinstance(head, tuple) and head[0] == "UNEXPECTED")
+                else:
+                    ok = head == kind
+                if ok:
+                    break
+                if not (isinstance(head, tuple) and head[0] == "MISSING"):
+                    raise LookupError(head)
+                g += 1
+            at.append(groups[g][1])
+            g += 1
+    except (IndexError, LookupError):  # not expected: every subtree printed by the core on its own
+        return [printed_id(text, intern) for text in _core_rendered(root)], True
+    ids = [at[w] if w.__class__ is int else printed_id(rt.node_text(w), intern) for w in wanted]
+    ids[0] = whole
+    return ids, True
 
 
 def _core_rendered(root: Node) -> list:

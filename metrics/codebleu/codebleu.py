@@ -1,6 +1,7 @@
 """CodeBLEU (n-gram, keyword-weighted n-gram, AST and data-flow match) for 10 programming languages, as an evaluate module."""
 
 import math
+import os
 import warnings
 
 import evaluate
@@ -24,6 +25,7 @@ from ._mm_common import (
     make_result,
     resolve_options,
 )
+from ._ts_legacy import open_library
 
 _CITATION = """\
 @article{ren2020codebleu,
@@ -73,6 +75,12 @@ Args:
         The `dataflow_match` key always shows the measured value.
     ast_clipping (`bool`, optional): False (reference code: a reference subtree counts when it occurs
         anywhere in the candidate), True (the paper's clipped count min(count_ref, count_cand)).
+    grammar_library (`str` or path, optional): a tree-sitter grammar library (shared object exporting
+        `tree_sitter_<lang>`, language ABI 9 to 12), parsed with the tree-sitter runtime of 2020 (the C core
+        of py-tree-sitter 0.2.0, built by `bash scripts/setup_env.sh`) for the AST and data-flow matches.
+        With the `my-languages.so` that CodeXGLUE and Fusion Brain 2021 ship, the `default` and
+        `fusion_brain_2021` presets give the official numbers exactly. Recorded in the signature as
+        `grammar:<file name>@<sha256 prefix>`. Default: the grammar wheels of tree-sitter 0.26.
     return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
         as a corpus of one). Default False.
 Returns:
@@ -103,6 +111,7 @@ PRESETS = {
         "strip": True,
         "missing_dataflow": "zero",
         "ast_clipping": False,
+        "grammar_library": None,
     },
     # Same code, the paper's recommended weights (Ren et al. 2020, section 4).
     "paper": {
@@ -113,6 +122,7 @@ PRESETS = {
         "strip": True,
         "missing_dataflow": "zero",
         "ast_clipping": False,
+        "grammar_library": None,
     },
     # PyPI `codebleu` 0.7.0 (k4black/codebleu): calc_codebleu(references, predictions, lang).
     "pypi": {
@@ -123,6 +133,7 @@ PRESETS = {
         "strip": True,
         "missing_dataflow": "zero_is_one",
         "ast_clipping": False,
+        "grammar_library": None,
     },
     # ai-forever/fusion_brain_aij2021 evaluation/C2C_codeBLEU (python target, pseudo-code tokens).
     "fusion_brain_2021": {
@@ -133,6 +144,7 @@ PRESETS = {
         "strip": False,
         "missing_dataflow": "zero",
         "ast_clipping": False,
+        "grammar_library": None,
     },
 }
 PRESETS["k4black"] = dict(PRESETS["pypi"])
@@ -178,6 +190,7 @@ class Codebleu(TextPairInputs, evaluate.Metric):
         strip=None,
         missing_dataflow=None,
         ast_clipping=None,
+        grammar_library=None,
         return_per_example=False,
     ):
         opts = resolve_options(
@@ -192,12 +205,19 @@ class Codebleu(TextPairInputs, evaluate.Metric):
                 "strip": strip,
                 "missing_dataflow": missing_dataflow,
                 "ast_clipping": ast_clipping,
+                "grammar_library": grammar_library,
             },
         )
         opts = check_codebleu_options(opts)
         check_bool(return_per_example, "return_per_example")
+        trees = opts.pop("grammar_library")
+        if trees is not None:
+            trees = open_library(trees, LANGUAGES)
+            trees.parser(opts["lang"])  # a library without this language: ValueError before any work
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        scores, per_example, notes = corpus_codebleu(list(predictions), references, per_example=return_per_example, **opts)
+        scores, per_example, notes = corpus_codebleu(
+            list(predictions), references, per_example=return_per_example, trees=trees, **opts
+        )
         _warn(notes, opts["lang"])
         signature = build_signature(
             "codebleu",
@@ -211,6 +231,7 @@ class Codebleu(TextPairInputs, evaluate.Metric):
                 "df0": opts["missing_dataflow"],
                 "astclip": opts["ast_clipping"],
                 "tok": "split",
+                **({"grammar": trees.label()} if trees is not None else {}),
             },
         )
         return make_result({key: scores[key] for key in KEYS}, signature, per_example, return_per_example)
@@ -227,6 +248,9 @@ def check_codebleu_options(opts: dict) -> dict:
     check_choice(opts["missing_dataflow"], MISSING_DATAFLOW, "missing_dataflow")
     check_bool(opts["strip"], "strip")
     check_bool(opts["ast_clipping"], "ast_clipping")
+    library = opts.get("grammar_library")
+    if library is not None and not isinstance(library, str | os.PathLike):
+        raise TypeError(f"`grammar_library` must be a path to a tree-sitter shared library, got {library!r}")
     return opts
 
 
