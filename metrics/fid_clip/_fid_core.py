@@ -1,0 +1,226 @@
+"""Frechet distance from running feature statistics, and the Fusion Brain 2022 score combinations.
+
+Pure numpy, no evaluate, no torch: usable on its own.
+
+* ``FrechetStats`` accumulates, in float64, the count, the sum and the sum of outer products of
+  feature vectors (shifted by the first vector seen, which keeps the covariance accurate when the
+  features have a large common offset). Memory is O(d^2) whatever the number of images; two
+  accumulators (batches, processes) merge exactly with ``merge``. ``mean`` is the sample mean and
+  ``covariance`` the unbiased sample covariance (divisor N - 1), i.e. ``np.cov(x, rowvar=False)``
+  as in pytorch-fid. ``save``/``load_stats`` read and write pytorch-fid's ``.npz`` (keys ``mu``,
+  ``sigma``; we add ``n`` so that saved statistics can be merged again).
+* ``frechet_distance``: ``||mu1 - mu2||^2 + Tr(S1) + Tr(S2) - 2 Tr((S1 S2)^(1/2))``.
+  ``S1 S2`` is similar to the symmetric positive semi-definite ``L^T S2 L`` where ``S1 = L L^T``
+  (Cholesky factor, or ``V sqrt(W) V^T`` from an eigendecomposition when S1 is singular), so the
+  trace of the square root is the sum of the square roots of that matrix's eigenvalues (negative
+  round-off eigenvalues are clipped to 0). No scipy.linalg.sqrtm, no imaginary parts; equal to
+  pytorch-fid's sqrtm formula to ~1e-9 relative on well-conditioned inputs.
+* ``generation_score`` (seed 000 sub-task 3) and ``captioning_score`` (sub-task 4).
+"""
+
+import warnings
+
+import numpy as np
+
+# pytorch-fid `calculate_frechet_distance`: retry offset and the imaginary-part tolerance
+PYTORCH_FID_EPS = 1e-6
+
+
+class FrechetStats:
+    """Running float64 statistics of feature vectors of dimension ``dims`` (mergeable)."""
+
+    def __init__(self, dims: int):
+        if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
+            raise ValueError(f"`dims` must be a positive integer, got {dims!r}")
+        self.dims = dims
+        self.n = 0
+        self.shift = None
+        self._sum = np.zeros(dims, dtype=np.float64)
+        self._outer = np.zeros((dims, dims), dtype=np.float64)
+        self._fixed = None  # (mu, sigma) of statistics loaded without their sums
+
+    # -- accumulation ------------------------------------------------------------------------
+    def update(self, features, arg: str = "features", start: int = 0) -> "FrechetStats":
+        """Add a (B, dims) batch of feature vectors; errors name `arg` and the example index."""
+        x = check_features(features, arg, self.dims, start)
+        if self._fixed is not None:
+            raise ValueError("these statistics were loaded from mu/sigma only: they cannot be updated")
+        if len(x) == 0:
+            return self
+        if self.shift is None:
+            self.shift = x[0].copy()
+        y = x - self.shift
+        self._sum += y.sum(axis=0)
+        self._outer += y.T @ y
+        self.n += len(x)
+        return self
+
+    def merge(self, other: "FrechetStats") -> "FrechetStats":
+        """Add the vectors counted by ``other`` (another batch, another process) to these ones."""
+        if not isinstance(other, FrechetStats):
+            raise TypeError(f"can only merge FrechetStats, got {type(other).__name__}")
+        if other.dims != self.dims:
+            raise ValueError(f"cannot merge statistics of {other.dims}-d features into {self.dims}-d ones")
+        if self._fixed is not None or other._fixed is not None:
+            raise ValueError("statistics loaded from mu/sigma without `n` cannot be merged")
+        if other.n == 0:
+            return self
+        if self.n == 0:
+            self.shift = other.shift.copy()
+            self._sum, self._outer, self.n = other._sum.copy(), other._outer.copy(), other.n
+            return self
+        delta = other.shift - self.shift
+        self._sum += other._sum + other.n * delta
+        self._outer += (
+            other._outer + np.outer(other._sum, delta) + np.outer(delta, other._sum) + other.n * np.outer(delta, delta)
+        )
+        self.n += other.n
+        return self
+
+    @classmethod
+    def from_features(cls, features, arg: str = "features") -> "FrechetStats":
+        x = check_features(features, arg)
+        return cls(x.shape[1]).update(x, arg)
+
+    @classmethod
+    def from_moments(cls, mu, sigma, n: int | None = None, arg: str = "statistics") -> "FrechetStats":
+        """Statistics given by their mean and unbiased covariance (and count, if known)."""
+        mu = np.asarray(mu, dtype=np.float64)
+        sigma = np.asarray(sigma, dtype=np.float64)
+        if mu.ndim != 1 or sigma.shape != (len(mu), len(mu)):
+            raise ValueError(f"`{arg}`: mu must have shape (d,) and sigma (d, d); got {mu.shape} and {sigma.shape}")
+        if not (np.isfinite(mu).all() and np.isfinite(sigma).all()):
+            raise ValueError(f"`{arg}`: mu/sigma contain NaN or infinite values")
+        stats = cls(len(mu))
+        if n is None or int(n) < 2:
+            stats._fixed = (mu, sigma)
+            stats.n = int(n or 0)
+            return stats
+        n = int(n)
+        stats.shift = np.zeros(len(mu))
+        stats._sum = n * mu
+        stats._outer = (n - 1) * sigma + n * np.outer(mu, mu)
+        stats.n = n
+        return stats
+
+    # -- moments -----------------------------------------------------------------------------
+    @property
+    def mean(self) -> np.ndarray:
+        if self._fixed is not None:
+            return self._fixed[0]
+        if self.n == 0:
+            raise ValueError("no feature vectors were added")
+        return self.shift + self._sum / self.n
+
+    @property
+    def covariance(self) -> np.ndarray:
+        """Unbiased sample covariance (N - 1), as np.cov(rowvar=False)."""
+        if self._fixed is not None:
+            return self._fixed[1]
+        if self.n < 2:
+            raise ValueError(f"the covariance needs at least 2 feature vectors, got {self.n}")
+        m = self._sum / self.n
+        cov = (self._outer - self.n * np.outer(m, m)) / (self.n - 1)
+        return (cov + cov.T) / 2
+
+    # -- files -------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        """Write pytorch-fid's .npz (``mu``, ``sigma``) plus ``n``."""
+        np.savez(path, mu=self.mean, sigma=self.covariance, n=np.int64(self.n))
+
+
+def load_stats(source, arg: str = "reference_stats") -> FrechetStats:
+    """Statistics from a pytorch-fid / clean-fid style ``.npz`` path (keys ``mu``, ``sigma``, optional
+    ``n``), a mapping with those keys, or a FrechetStats (returned as is)."""
+    if isinstance(source, FrechetStats):
+        return source
+    if isinstance(source, dict):
+        if "mu" not in source or "sigma" not in source:
+            raise ValueError(f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(source)}")
+        return FrechetStats.from_moments(source["mu"], source["sigma"], source.get("n"), arg)
+    if not isinstance(source, str) and not hasattr(source, "__fspath__"):
+        raise TypeError(f"`{arg}` must be a .npz path, a dict with 'mu' and 'sigma', or FrechetStats; got {type(source).__name__}")
+    try:
+        with np.load(source) as data:
+            keys = set(data.files)
+            if not {"mu", "sigma"} <= keys:
+                raise ValueError(f"`{arg}`: {source} has keys {sorted(keys)}; expected 'mu' and 'sigma' (pytorch-fid .npz)")
+            n = int(data["n"]) if "n" in keys else None
+            return FrechetStats.from_moments(data["mu"], data["sigma"], n, arg)
+    except FileNotFoundError:
+        raise ValueError(f"`{arg}`: no such file {str(source)!r}") from None
+    except (OSError, EOFError) as err:
+        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz file ({err})") from None
+
+
+def check_features(features, arg: str, dims: int | None = None, start: int = 0) -> np.ndarray:
+    """A (N, d) float64 array of finite values; errors name `arg` and the first bad example."""
+    try:
+        x = np.asarray(features, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"`{arg}` must be a (N, d) array of numbers (one feature vector per example)") from None
+    if x.ndim == 1 and dims is not None and x.size == dims:
+        x = x[None, :]
+    if x.ndim != 2:
+        raise ValueError(f"`{arg}` must be a 2-D (N, d) array of feature vectors, got shape {x.shape}")
+    if dims is not None and x.shape[1] != dims:
+        raise ValueError(f"`{arg}` has {x.shape[1]}-d feature vectors; expected {dims}-d (as the other vectors)")
+    bad = ~np.isfinite(x).all(axis=1)
+    if bad.any():
+        raise ValueError(f"`{arg}[{start + int(np.argmax(bad))}]` contains NaN or infinite values")
+    return x
+
+
+def _sqrt_factor(s: np.ndarray) -> np.ndarray:
+    """F with F F^T = S (Cholesky; the symmetric square root when S is singular)."""
+    try:
+        return np.linalg.cholesky(s)
+    except np.linalg.LinAlgError:
+        w, v = np.linalg.eigh(s)
+        return (v * np.sqrt(np.clip(w, 0.0, None))) @ v.T
+
+
+def trace_sqrt_product(sigma1: np.ndarray, sigma2: np.ndarray) -> float:
+    """Tr((S1 S2)^(1/2)) for symmetric PSD S1, S2, from the eigenvalues of F^T S2 F (S1 = F F^T)."""
+    f = _sqrt_factor(sigma1)
+    m = f.T @ sigma2 @ f
+    eig = np.linalg.eigvalsh((m + m.T) / 2)
+    return float(np.sqrt(np.clip(eig, 0.0, None)).sum())
+
+
+def frechet_distance(stats1, stats2, warn: bool = True) -> float:
+    """Frechet distance between two Gaussians fitted to feature statistics (FrechetStats or
+    (mu, sigma) pairs). Warns (UserWarning) when a side has fewer samples than dimensions: the
+    covariance is then singular and FID is strongly biased (pytorch-fid #78)."""
+    s1 = stats1 if isinstance(stats1, FrechetStats) else FrechetStats.from_moments(*stats1)
+    s2 = stats2 if isinstance(stats2, FrechetStats) else FrechetStats.from_moments(*stats2)
+    if s1.dims != s2.dims:
+        raise ValueError(f"feature sizes differ: {s1.dims}-d vs {s2.dims}-d (use the same extractor on both sides)")
+    for name, s in (("predictions", s1), ("references", s2)):
+        if s._fixed is None and s.n < 2:
+            raise ValueError(f"FID needs at least 2 images per side; `{name}` has {s.n}")
+        if warn and 0 < s.n < s.dims:
+            warnings.warn(
+                f"FID: `{name}` has {s.n} samples for {s.dims}-d features (fewer samples than dimensions): "
+                "the covariance is singular and the value is strongly biased upwards; use at least "
+                f"{s.dims} images per side for a comparable number",
+                UserWarning,
+                stacklevel=2,
+            )
+    mu1, mu2 = s1.mean, s2.mean
+    sigma1, sigma2 = s1.covariance, s2.covariance
+    diff = mu1 - mu2
+    tr = trace_sqrt_product(sigma1, sigma2)
+    return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * tr)
+
+
+def generation_score(clip_score: float, fid: float) -> float:
+    """AIJ 2022 image generation: 0.5 * (CLIP + (200 - min(200, FID)) / 200). FID >= 200 adds 0;
+    FID is not clipped below 0 (as the official script)."""
+    return 0.5 * (clip_score + (200.0 - min(200.0, fid)) / 200.0)
+
+
+def captioning_score(meteor: float, clip_score: float) -> float:
+    """AIJ 2022 image captioning: 0.5 * (METEOR + CLIP), METEOR as the ru_meteor module computes it."""
+    return 0.5 * (meteor + clip_score)
+

@@ -1,0 +1,544 @@
+"""fid_clip: seeds_reference.md 6.6 vectors, the pytorch-fid sqrtm formula as an oracle, the FID
+Inception layout against pytorch-fid's parameter list, ruCLIP against an independent transcription of
+its architecture, tiny random models loaded through the real loading code, properties, bad input,
+evaluate.load, Trainer, demo. Nothing is downloaded."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from _fid_clip_fixtures import (
+    RUCLIP_CFG,
+    bpe_ids,
+    random_images,
+    tiny_hf_clip,
+    tiny_inception,
+    tiny_inception_weights,
+    tiny_ruclip,
+)
+from helpers import ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+core = load_core("fid_clip", "_fid_core")
+inception = load_core("fid_clip", "_inception")
+clip = load_core("fid_clip", "_clip")
+bench = load_script("bench_fid_clip")  # holds the transcription of pytorch-fid's calculate_frechet_distance
+
+X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    weights = tiny_inception_weights(inception, folder)
+    ruclip_ref = tiny_ruclip(folder / "ruclip-tiny")
+    hf_model, hf_tok = tiny_hf_clip(folder / "clip-tiny")
+    return {"folder": folder, "inception": weights, "ruclip": folder / "ruclip-tiny", "ruclip_ref": ruclip_ref,
+            "hf": folder / "clip-tiny", "hf_model": hf_model, "hf_tok": hf_tok}
+
+
+def fid_oracle(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return bench.pytorch_fid_distance(a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False))
+
+
+# ------------------------------------------------------------------------------------------------
+# seeds_reference.md 6.6
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("clip_score,fid,expected", [(0.25, 50, 0.5), (0.25, 250, 0.125), (0.25, 0, 0.625),
+                                                     (0.3, 120.5, 0.34875)])
+def test_generation_score_vectors(clip_score, fid, expected):
+    assert core.generation_score(clip_score, fid) == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("other,expected", [([[a + 1, b] for a, b in X1], 1.0), ([[2 * a, 2 * b] for a, b in X1], 1.166667),
+                                            (X1, 0.0)])
+def test_frechet_vectors_through_the_module(other, expected):
+    r = load_metric("fid_clip").compute(predictions=other, references=X1)
+    assert r["fid"] == pytest.approx(expected, abs=1e-6)
+    assert r["fid"] == pytest.approx(fid_oracle(other, X1), abs=1e-12)
+    assert list(r) == ["fid", "signature"] and r["signature"] == "fid_clip|preset:default|feat:given|v:0.1.0"
+
+
+def test_captioning_score_formula():
+    assert core.captioning_score(0.3, 0.5) == 0.4
+
+
+# ------------------------------------------------------------------------------------------------
+# Frechet distance vs pytorch-fid's scipy.linalg.sqrtm formula; running statistics
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("n,d,seed", [(400, 64, 0), (300, 128, 1), (50, 64, 2), (2000, 32, 3)])
+def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
+    a = bench.features(n, d, seed)
+    b = bench.features(n + 7, d, seed + 10, shift=0.05)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        ours = core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+    assert ours == pytest.approx(fid_oracle(a, b), rel=1e-6)
+
+
+def test_fewer_samples_than_dimensions_warns():
+    a, b = bench.features(20, 64, 0), bench.features(20, 64, 1)
+    with pytest.warns(UserWarning, match=r"`predictions` has 20 samples for 64-d features"):
+        load_metric("fid_clip").compute(predictions=a, references=b)
+
+
+def test_running_sums_merge_exactly_and_survive_a_large_offset():
+    x = bench.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
+    whole = core.FrechetStats.from_features(x)
+    parts = [core.FrechetStats.from_features(x[i : i + 200]) for i in range(0, 900, 200)]
+    merged = core.FrechetStats(48)
+    for p in parts[::-1]:
+        merged.merge(p)
+    np.testing.assert_allclose(merged.mean, x.mean(0), rtol=1e-13)
+    np.testing.assert_allclose(merged.covariance, np.cov(x, rowvar=False), rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(whole.covariance, np.cov(x, rowvar=False), rtol=1e-8, atol=1e-10)
+    stream = core.FrechetStats(48)
+    for i in range(0, 900, 64):
+        stream.update(x[i : i + 64])
+    assert stream.n == 900
+    np.testing.assert_allclose(stream.covariance, whole.covariance, rtol=1e-10, atol=1e-10)
+
+
+def test_statistics_files_pytorch_fid_format(tmp_path):
+    a, b = bench.features(300, 16, 5), bench.features(280, 16, 6)
+    m = load_metric("fid_clip")
+    r = m.compute(predictions=a, references=b, save_stats=str(tmp_path / "stats"))
+    with np.load(tmp_path / "stats" / "references.npz") as f:  # what pytorch-fid's _compute_statistics_of_path reads
+        mu, sigma = f["mu"][:], f["sigma"][:]
+        assert int(f["n"]) == 280
+    np.testing.assert_allclose(sigma, np.cov(b, rowvar=False), rtol=1e-10)
+    from_file = m.compute(predictions=a, references=a[:2], reference_stats=str(tmp_path / "stats" / "references.npz"))
+    from_dict = m.compute(predictions=a, references=a[:2], reference_stats={"mu": mu, "sigma": sigma})
+    assert from_file["fid"] == pytest.approx(r["fid"], rel=1e-12) and from_dict["fid"] == pytest.approx(r["fid"], rel=1e-12)
+    # saved statistics with their count merge back exactly
+    merged = core.load_stats(str(tmp_path / "stats" / "predictions.npz")).merge(core.load_stats(str(tmp_path / "stats" / "references.npz")))
+    np.testing.assert_allclose(merged.covariance, np.cov(np.concatenate([a, b]), rowvar=False), rtol=1e-9)
+    np.savez(tmp_path / "plain.npz", mu=mu, sigma=sigma)  # pytorch-fid --save-stats: no n
+    assert core.load_stats(str(tmp_path / "plain.npz")).covariance is not None
+
+
+# ------------------------------------------------------------------------------------------------
+# FID Inception network
+# ------------------------------------------------------------------------------------------------
+def test_inception_parameter_names_and_shapes_equal_pytorch_fid():
+    with torch.device("meta"):
+        net = inception.build(1.0)
+    ours = {k: list(v.shape) for k, v in net.state_dict().items()}
+    assert len(ours) == 566 and sum(p.numel() for p in net.parameters()) == 23_850_960
+    assert ours["fc.weight"] == [1008, 2048] and ours["Mixed_7c.branch_pool.conv.weight"] == [192, 2048, 1, 1]
+    # shared/reference/fid_inception_state_dict.json: pytorch-fid 0.3.0's FIDInceptionV3 built for real
+    expected = json.loads((ROOT / "tests" / "data" / "fid_inception_state_dict.json").read_text())
+    assert ours == expected and list(ours) == list(expected)
+
+
+def test_inception_weights_load_strictly_and_give_the_same_features(models, tmp_path):
+    net = inception.load_fid_inception(models["inception"])
+    ref = tiny_inception(inception)
+    x = torch.rand(2, 3, 37, 53)
+    with torch.inference_mode():
+        np.testing.assert_array_equal(net(x).numpy(), ref(x).numpy())
+    # torch-fidelity-style files carry no BatchNorm counters: still loaded, same outputs
+    state = {k: v for k, v in ref.state_dict().items() if not k.endswith("num_batches_tracked")}
+    torch.save(state, tmp_path / "no_counters.pth")
+    with torch.inference_mode():
+        np.testing.assert_array_equal(inception.load_fid_inception(tmp_path / "no_counters.pth")(x).numpy(), ref(x).numpy())
+    # a wrong file is refused with the option named
+    torch.save({"Conv2d_1a_3x3.conv.weight": torch.zeros(32, 3, 3, 3)}, tmp_path / "partial.pth")
+    with pytest.raises(ValueError, match=r"`inception_weights`: .* does not fit the FID Inception network"):
+        inception.load_fid_inception(tmp_path / "partial.pth")
+
+
+def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
+    m = load_metric("fid_clip")
+    imgs = random_images(2)
+    with pytest.raises(ValueError, match=r"not found in the torch hub cache .*hub/checkpoints/pt_inception-2015-12-05"
+                                         r"-6726825d.pth.*downloads are off.*pytorch-fid/releases/download"):
+        m.compute(predictions=imgs, references=imgs)
+    with pytest.raises(ValueError, match=r"`inception_weights` file '/nowhere/w.pth' does not exist.*put it at"):
+        m.compute(predictions=imgs, references=imgs, inception_weights="/nowhere/w.pth")
+
+
+def test_fid_from_images_every_input_form_agrees(models, tmp_path):
+    m = load_metric("fid_clip")
+    gen, real = random_images(4, seed=1), random_images(3, seed=2, size=(30, 30))
+    w = str(models["inception"])
+    expected = m.compute(predictions=gen, references=real, inception_weights=w)
+    paths = []
+    for i, arr in enumerate(gen):
+        paths.append(tmp_path / f"g{i}.png")
+        Image.fromarray(arr).save(paths[-1])
+    forms = {
+        "pil": [Image.fromarray(a) for a in gen],
+        "paths": [str(p) for p in paths],
+        "pathlib": paths,
+        "bytes": [p.read_bytes() for p in paths],
+        "torch_chw_uint8": [torch.from_numpy(a).permute(2, 0, 1) for a in gen],
+        "torch_float01": [torch.from_numpy(a).permute(2, 0, 1).float() / 255 for a in gen],
+        "numpy_float01": [a / 255.0 for a in gen],
+        "array_batch": np.stack(gen),
+        "tensor_batch": torch.from_numpy(np.stack(gen)).permute(0, 3, 1, 2),
+        "rgba_pil": [Image.fromarray(np.dstack([a, np.full(a.shape[:2], 7, np.uint8)])) for a in gen],
+    }
+    for name, images in forms.items():
+        r = m.compute(predictions=images, references=real, inception_weights=w)
+        assert r["fid"] == pytest.approx(expected["fid"], rel=1e-9), name
+    assert expected["signature"] == "fid_clip|preset:default|feat:inception-2015-12-05|pre:none|v:0.1.0"
+
+
+def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_resize(models):
+    gen, real = random_images(4, seed=3, size=(61, 47)), random_images(3, seed=4)
+    net = tiny_inception(inception)
+
+    def feats(images, pre):
+        with torch.inference_mode():
+            out = []
+            for a in images:
+                img = Image.fromarray(a)
+                if pre:
+                    img = img.resize((256, 256), Image.BILINEAR)  # torchvision Resize((256, 256)) on a PIL image
+                x = torch.from_numpy(np.asarray(img).transpose(2, 0, 1).copy()).float() / 255
+                out.append(net(x[None])[0].double().numpy())
+            return np.stack(out)
+
+    w = str(models["inception"])
+    for preset, pre in (("default", False), ("fusion_brain_2022", True)):
+        r = load_metric("fid_clip", preset).compute(predictions=gen, references=real, inception_weights=w)
+        assert r["fid"] == pytest.approx(fid_oracle(feats(gen, pre), feats(real, pre)), rel=1e-4)  # float32 batches
+    r = load_metric("fid_clip", "fusion_brain_2022").compute(predictions=gen, references=real, inception_weights=w)
+    assert "|pre:256|" in r["signature"]
+
+
+def test_any_torch_module_as_extractor_and_batching():
+    class MeanColour(torch.nn.Module):
+        def forward(self, x):
+            return torch.cat([x.mean(dim=(2, 3)), x.std(dim=(2, 3))], dim=1)
+
+    gen, real = random_images(9, seed=5), random_images(7, seed=6, size=(20, 24))
+    m = load_metric("fid_clip")
+    r1 = m.compute(predictions=gen, references=real, feature_extractor=MeanColour(), batch_size=2)
+    r2 = m.compute(predictions=gen, references=real, feature_extractor=MeanColour(), batch_size=50, progress=True)
+    assert r1["fid"] == pytest.approx(r2["fid"], rel=1e-4)  # float32 features, batched differently
+    manual = [MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy() for a in gen]
+    manual_real = [MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy() for a in real]
+    assert r1["fid"] == pytest.approx(fid_oracle(manual, manual_real), rel=1e-4)
+    assert "|feat:custom(MeanColour)|" in r1["signature"]
+
+
+def test_add_batch_sides_of_different_sizes_accumulate():
+    a, b = bench.features(40, 8, 7), bench.features(25, 8, 8)
+    m = load_metric("fid_clip")
+    expected = m.compute(predictions=a, references=b)["fid"]
+    m.add_batch(predictions=a[:30])
+    m.add_batch(references=b[:10])
+    m.add_batch(predictions=a[30:], references=b[10:])
+    assert m.compute()["fid"] == pytest.approx(expected, rel=1e-8)
+    for row in a[:5]:
+        m.add(prediction=row)
+    for row in b[:6]:
+        m.add(reference=row)
+    assert m.compute()["fid"] == pytest.approx(fid_oracle(a[:5], b[:6]), rel=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------
+# CLIP score: the YTTM reader, ruCLIP layout vs an independent transcription, transformers CLIP
+# ------------------------------------------------------------------------------------------------
+def test_yttm_bpe_encoding_by_hand(models):
+    tok = clip.YttmBpe(models["ruclip"] / "bpe.model")
+    ids, _ = bpe_ids()
+    assert (tok.unk_id, tok.pad_id, tok.bos_id, tok.eos_id) == (1, 0, 2, 3)
+    # rules in priority order: к+о, ко+т, ▁+кот, ▁+с, ф+о, ▁+фо
+    assert tok.encode("кот") == [ids["▁кот"]]
+    assert tok.encode("кос") == [ids["▁"], ids["ко"], ids["с"]]  # no rule for ▁+ко; ▁+с not adjacent
+    assert tok.encode("фото") == [ids["▁фо"], ids["т"], ids["о"]]
+    assert tok.encode("котофото") == [ids["▁кот"], ids["о"], ids["фо"], ids["т"], ids["о"]]
+    # a run of unknown characters is one unk token; ASCII whitespace and U+2581 split, NBSP does not
+    assert tok.encode("ёё́жк кот") == [ids["▁"], 1, ids["ж"], ids["к"], ids["▁кот"]]
+    assert tok.encode("  кот\t\n кот\u2581кот  ") == [ids["▁кот"]] * 3
+    assert tok.encode("кот\u00a0кот") == [ids["▁кот"], 1, ids["кот"]]
+    assert tok.encode("") == [] and tok.encode("   ") == []
+
+
+def test_ruclip_checkpoint_loads_into_clipmodel_equal_to_the_reference_architecture(models):
+    scorer = clip.load_clip(models["ruclip"])
+    ref = models["ruclip_ref"]
+    assert scorer.kind == "ruclip" and scorer.model.config.text_config.eos_token_id == 3
+    assert scorer.model.config.text_config.hidden_act == "quick_gelu" == scorer.model.config.vision_config.hidden_act
+    ids = torch.tensor([[2, 5, 6, 7, 3, 0, 0, 0, 0, 0, 0, 0], [2, 9, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]])
+    px = torch.randn(2, 3, 28, 28)
+    with torch.inference_mode():
+        np.testing.assert_allclose(clip._as_tensor(scorer.model.get_text_features(input_ids=ids)).numpy(),
+                                   ref.encode_text(ids).numpy(), atol=2e-5)
+        np.testing.assert_allclose(clip._as_tensor(scorer.model.get_image_features(pixel_values=px)).numpy(),
+                                   ref.encode_image(px).numpy(), atol=2e-5)
+
+
+def ruclip_oracle(ref, tok, image: np.ndarray, text: str) -> float:
+    """ruclip Predictor semantics (seeds_reference 1.3) on the reference model."""
+    img = Image.fromarray(image).convert("RGB")
+    w, h = img.size
+    s = min(w, h)
+    top, left = (h - s) // 2, (w - s) // 2
+    img = img.crop((left, top, left + s, top + s)).resize((28, 28), Image.BILINEAR)
+    x = np.asarray(img).transpose(2, 0, 1) / 255.0
+    mean, std = np.array(RUCLIP_CFG["mean"])[:, None, None], np.array(RUCLIP_CFG["std"])[:, None, None]
+    px = torch.tensor((x - mean) / std, dtype=torch.float32)[None]
+    with torch.inference_mode():
+        image_latent = ref.encode_image(px)[0]
+        image_latent = image_latent / image_latent.norm()
+        label = text.lower().strip()
+        feats = []
+        for template in clip.RUCLIP_TEMPLATES:
+            ids = tok.encode(template.format(label).lower())[: 12 - 2]
+            ids = [2] + ids + [3] + [0] * (12 - len(ids) - 2)
+            feats.append(ref.encode_text(torch.tensor([ids]))[0])
+        text_latent = torch.stack(feats).mean(0)
+        text_latent = text_latent / text_latent.norm()
+    return float(image_latent @ text_latent)
+
+
+def test_fusion_brain_2022_clip_score_is_the_ruclip_predictor(models):
+    images = random_images(3, seed=9, size=(50, 36)) + random_images(2, seed=10, size=(28, 28))
+    texts = ["  Кот на фото ", "ФОТО кос", "котофото", "ёж", "кот " * 20]  # the last one is truncated
+    r = load_metric("fid_clip", "fusion_brain_2022").compute(
+        predictions=images, texts=texts, clip_model=str(models["ruclip"]), return_per_example=True
+    )
+    tok = clip.YttmBpe(models["ruclip"] / "bpe.model")
+    expected = [ruclip_oracle(models["ruclip_ref"], tok, im, t) for im, t in zip(images, texts)]
+    np.testing.assert_allclose(r["per_example"], expected, atol=2e-5)
+    assert r["clip_score"] == pytest.approx(np.mean(expected), abs=2e-5)
+    assert list(r) == ["clip_score", "signature", "per_example"]
+    assert r["signature"] == ("fid_clip|preset:fusion_brain_2022|clip:ruclip-tiny|tmpl:ruclip6|lower:yes|"
+                              "crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|v:0.1.0")
+
+
+def hf_oracle(model, tok, processor, images, texts, max_length=16):
+    with torch.inference_mode():
+        px = processor(images=[Image.fromarray(a) for a in images], return_tensors="pt")["pixel_values"]
+        i = clip._as_tensor(model.get_image_features(pixel_values=px))
+        enc = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
+        t = clip._as_tensor(model.get_text_features(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]))
+    return torch.nn.functional.cosine_similarity(i, t).numpy()
+
+
+def test_transformers_clip_raw_cosine_and_the_conventions(models):
+    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
+
+    images = random_images(4, seed=11, size=(40, 52))
+    texts = ["a cat", "a dog", "cat dog", "x"]
+    processor = CLIPImageProcessorPil.from_pretrained(str(models["hf"]))
+    cos = hf_oracle(models["hf_model"], models["hf_tok"], processor, images, texts)
+    m = load_metric("fid_clip")
+    path = str(models["hf"])
+    r = m.compute(predictions=images, texts=texts, clip_model=path, return_per_example=True)
+    np.testing.assert_allclose(r["per_example"], cos, atol=1e-5)
+    assert r["clip_score"] == pytest.approx(float(np.mean(r["per_example"])), abs=1e-12)
+    s = m.compute(predictions=images, texts=texts, clip_model=path, clip_scale=2.5, clip_clamp="per_example",
+                  return_per_example=True)
+    np.testing.assert_allclose(s["per_example"], np.maximum(2.5 * cos, 0), atol=3e-5)
+    t = m.compute(predictions=images, texts=texts, clip_model=path, clip_scale=100.0, clip_clamp="mean")
+    assert t["clip_score"] == pytest.approx(max(100 * float(np.mean(cos)), 0.0), abs=2e-3)
+    cs = load_metric("fid_clip", "clipscore").compute(predictions=images, texts=texts, clip_model=path,
+                                                       return_per_example=True)
+    prefixed = hf_oracle(models["hf_model"], models["hf_tok"], processor, images, [f"A photo depicts {x}" for x in texts])
+    np.testing.assert_allclose(cs["per_example"], np.maximum(2.5 * prefixed, 0), atol=3e-5)
+    assert "|scale:2.5|clamp:per_example|" in cs["signature"]
+
+
+def test_truncation_keeps_the_end_token(models):
+    scorer = clip.load_clip(models["hf"])
+    long_text = "cat dog " * 30
+    ids, _ = scorer.tokenize([long_text, "cat"], "keep_end")
+    eos = models["hf_model"].config.text_config.eos_token_id
+    assert ids.shape[1] == 16 and ids[0, -1].item() == eos
+    sliced, _ = scorer.tokenize([long_text], "slice")
+    assert sliced.shape[1] == 16 and eos not in sliced[0].tolist()  # torchmetrics: the end token is lost
+    images = random_images(1, seed=12)
+    m = load_metric("fid_clip")
+    keep = m.compute(predictions=images, texts=[long_text], clip_model=str(models["hf"]))["clip_score"]
+    cut = m.compute(predictions=images, texts=[long_text], clip_model=str(models["hf"]), clip_truncation="slice")
+    assert keep == pytest.approx(hf_oracle(models["hf_model"], models["hf_tok"], scorer.image_processor, images,
+                                           [long_text])[0], abs=1e-5)
+    assert abs(keep - cut["clip_score"]) > 1e-4 and "|trunc:slice|" in cut["signature"]
+    ru = clip.load_clip(models["ruclip"])
+    ids, _ = ru.tokenize(["кот " * 30], "keep_end")
+    assert ids[0, -1].item() == 3 and ids[0, 0].item() == 2
+
+
+# ------------------------------------------------------------------------------------------------
+# the Fusion Brain 2022 combinations through the module
+# ------------------------------------------------------------------------------------------------
+class Stats4(torch.nn.Module):
+    def forward(self, x):
+        return torch.cat([x.mean(dim=(2, 3)), x.amax(dim=(2, 3)) - x.amin(dim=(2, 3))], dim=1) * 40
+
+
+def test_generation_and_captioning_scores(models):
+    gen, real = random_images(5, seed=13), random_images(5, seed=14, size=(44, 44))
+    texts = ["a cat"] * 3 + ["a dog"] * 2
+    m = load_metric("fid_clip")
+    r = m.compute(predictions=gen, references=real, texts=texts, clip_model=str(models["hf"]), feature_extractor=Stats4())
+    assert list(r) == ["fid", "clip_score", "score", "signature"]
+    assert r["score"] == pytest.approx(0.5 * (r["clip_score"] + (200 - min(200, r["fid"])) / 200), abs=1e-12)
+    assert r["signature"].endswith("|comb:generation|v:0.1.0")
+    cap = m.compute(references=real, texts=texts, clip_model=str(models["hf"]), meteor=0.31)
+    assert list(cap) == ["clip_score", "score", "signature"]
+    assert cap["score"] == pytest.approx(0.5 * (0.31 + cap["clip_score"]), abs=1e-12)
+    assert "|comb:captioning|" in cap["signature"]
+
+
+# ------------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(st.integers(3, 40), st.integers(1, 6), st.integers(0, 10_000), st.floats(0, 3))
+def test_fid_properties(n, d, seed, shift):
+    rng = np.random.default_rng(seed)
+    a, b = rng.random((n, d)), rng.random((n + 2, d)) + shift
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        sa, sb = core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)
+        fid = core.frechet_distance(sa, sb)
+        assert fid >= -1e-7  # a distance (round-off only below 0: singular covariances, sqrt of ~1e-17)
+        assert fid == pytest.approx(core.frechet_distance(sb, sa), rel=1e-7, abs=1e-7)  # symmetric
+        assert core.frechet_distance(sa, core.FrechetStats.from_features(a[::-1])) == pytest.approx(0, abs=1e-7)
+        assert fid == pytest.approx(fid_oracle(a, b), rel=1e-6, abs=1e-7)
+
+
+def test_clip_properties(models):
+    images = random_images(6, seed=15)
+    texts = ["a cat", "a dog", "dog", "cat", "a", "b"]
+    m = load_metric("fid_clip")
+    r = m.compute(predictions=images, texts=texts, clip_model=str(models["hf"]), return_per_example=True)
+    assert all(-1 <= s <= 1 for s in r["per_example"])
+    assert r["clip_score"] == pytest.approx(np.mean(r["per_example"]), abs=1e-12)
+    rev = m.compute(predictions=images[::-1], texts=texts[::-1], clip_model=str(models["hf"]), return_per_example=True)
+    assert rev["per_example"] == pytest.approx(r["per_example"][::-1], abs=1e-6)
+    assert rev["clip_score"] == pytest.approx(r["clip_score"], abs=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------------
+def test_bad_inputs(models, tmp_path):
+    m = load_metric("fid_clip")
+    w = str(models["inception"])
+    img = random_images(3)
+    (tmp_path / "not_an_image.png").write_text("hello")
+    nan = np.array(X1)
+    nan[2, 1] = np.nan
+    cases = [
+        (dict(predictions=img[:1], references=img, inception_weights=w), ValueError, r"at least 2 images per side; `predictions` has 1"),
+        (dict(predictions=X1, references=X1[:1]), ValueError, r"at least 2 images per side; `references` has 1"),
+        (dict(predictions=nan, references=X1), ValueError, r"`predictions\[2\]` contains NaN"),
+        (dict(predictions=X1, references=[[0, 0, 0]] * 3), ValueError, r"feature sizes differ: .*2-d.*3-d"),
+        (dict(predictions=[[0, 0], [1, 1], [0, 1, 2]], references=X1), ValueError, r"`predictions\[2\]` has a 3-d feature vector"),
+        (dict(predictions=[img[0], str(tmp_path / "not_an_image.png")], references=img), ValueError,
+         r"`predictions\[1\]`: .*not_an_image.png' is not a decodable image"),
+        (dict(predictions=img, references=[b"\x89PNG garbage", img[0]]), ValueError, r"`references\[0\]`: the given bytes is not a decodable image"),
+        (dict(predictions=img, references=[str(tmp_path / "missing.png")]), ValueError, r"`references\[0\]`: no such image file"),
+        (dict(predictions=[img[0] / 100.0], references=img), ValueError, r"`predictions\[0\]`: float images must be in \[0, 1\]"),
+        (dict(predictions=[np.zeros((5, 5, 7))], references=img), ValueError, r"`predictions\[0\]`: .*no channel axis"),
+        (dict(predictions=[img[0], X1[0]], references=img, inception_weights=w), ValueError, r"`predictions` mixes images and feature vectors"),
+        (dict(predictions="a.png", references=img), TypeError, r"`predictions` must be a list"),
+        (dict(predictions=[{"a": 1}], references=img), TypeError, r"`predictions\[0\]` must be an image"),
+        (dict(predictions=img, texts=["a", "b"]), ValueError, r"`texts` has 2 entries but `predictions` has 3"),
+        (dict(predictions=img, texts=["a", None, "c"]), TypeError, r"`texts\[1\]` must be a string"),
+        (dict(predictions=img, texts=["a", "b", "c"]), ValueError, r"`clip_model` is required .*local folder"),
+        (dict(predictions=img, texts=["a"] * 3, clip_model=str(tmp_path)), ValueError, r"`clip_model`: .* has no config.json"),
+        (dict(predictions=img, references=img), ValueError, r"not found in the torch hub cache|inception"),
+        (dict(predictions=X1), ValueError, r"FID needs `references`"),
+        (dict(predictions=X1, references=X1, return_per_example=True), ValueError, r"`return_per_example`: FID has no per-example"),
+        (dict(predictions=X1, references=X1, meteor=0.5), ValueError, r"`meteor` combines with a CLIP score only"),
+        (dict(predictions=X1, references=X1, meteor=1.5), ValueError, r"`meteor` must be a number in \[0.0, 1.0\]"),
+        (dict(predictions=X1, references=X1, clip_clamp="yes"), ValueError, r"`clip_clamp` must be one of"),
+        (dict(predictions=X1, references=X1, clip_templates=["photo of"]), ValueError, r"`clip_templates\[0\]` must be a string with exactly one"),
+        (dict(predictions=X1, references=X1, device="gpu"), ValueError, r"`device` must be 'cpu', 'cuda'"),
+        (dict(predictions=X1, references=X1, batch_size=0), ValueError, r"`batch_size` must be a positive integer"),
+        (dict(predictions=X1, references=X1, pre_resize=-1), ValueError, r"`pre_resize`"),
+        (dict(predictions=X1, references=X1, reference_stats=str(tmp_path / "none.npz")), ValueError, r"`reference_stats`: no such file"),
+        (dict(predictions=X1, references=X1, reference_stats={"mu": [0, 0]}), ValueError, r"`reference_stats` must have the keys 'mu' and 'sigma'"),
+        (dict(predictions=X1, references=X1, feature_extractor="inception"), TypeError, r"`feature_extractor` must be a torch module"),
+    ]
+    if not torch.cuda.is_available():
+        cases.append((dict(predictions=X1, references=X1, device="cuda"), ValueError, r"torch sees no CUDA device"))
+    for kwargs, exc, match in cases:
+        with pytest.raises(exc, match=match):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                m.compute(**kwargs)
+
+
+def test_unknown_preset():
+    import evaluate
+
+    with pytest.raises(ValueError, match=r"unknown preset .*'clean_fid'"):
+        evaluate.load(str(ROOT / "metrics" / "fid_clip"), "clean_fid")
+
+
+# ------------------------------------------------------------------------------------------------
+# Trainer: CLIP score of generated captions
+# ------------------------------------------------------------------------------------------------
+def test_trainer_clip_score_on_generated_captions(models):
+    m = load_metric("fid_clip")
+    images = random_images(16, seed=16, size=(32, 32))
+    words = ["a cat", "a dog", "cat dog", "dog"]
+    seen = {}
+
+    def compute_metrics(eval_pred):
+        logits, labels = eval_pred
+        captions = [words[int(k)] for k in np.argmax(logits, axis=-1)]  # the "generated" captions
+        seen["captions"] = captions
+        r = m.compute(references=images, texts=captions, clip_model=str(models["hf"]), meteor=0.25)
+        r.pop("signature")
+        return r
+
+    metrics = run_in_trainer(compute_metrics, n_eval=16, num_labels=4)
+    direct = m.compute(references=images, texts=seen["captions"], clip_model=str(models["hf"]))["clip_score"]
+    assert metrics["eval_clip_score"] == pytest.approx(direct, abs=1e-9)
+    assert metrics["eval_score"] == pytest.approx(0.5 * (0.25 + direct), abs=1e-9)
+
+
+# ------------------------------------------------------------------------------------------------
+# demo
+# ------------------------------------------------------------------------------------------------
+def test_demo_scores_uploads_and_draws_the_histogram(models, tmp_path):
+    from gradio_client import handle_file
+
+    gen, real = [], []
+    for i, arr in enumerate(random_images(3, seed=20)):
+        gen.append(tmp_path / f"gen{i}.png")
+        Image.fromarray(arr).save(gen[-1])
+    for i, arr in enumerate(random_images(3, seed=21, size=(30, 30))):
+        real.append(tmp_path / f"real{i}.jpg")
+        Image.fromarray(arr).save(real[-1])
+    demo, client = serve_app(ROOT / "metrics" / "fid_clip" / "app.py")
+    try:
+        result, table, picture = client.predict(
+            [handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "a cat\na dog\ncat dog",
+            "default", str(models["inception"]), str(models["hf"]), None, api_name="/compute",
+        )
+        expected = load_metric("fid_clip").compute(
+            predictions=[str(p) for p in gen], references=[str(p) for p in real], texts=["a cat", "a dog", "cat dog"],
+            inception_weights=str(models["inception"]), clip_model=str(models["hf"]), return_per_example=True,
+        )
+        assert result["fid"] == pytest.approx(expected["fid"], rel=1e-9)
+        assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
+        rows = table["data"] if isinstance(table, dict) else table
+        assert [r[0] for r in rows] == [p.name for p in gen]
+        assert [r[2] for r in rows] == pytest.approx(expected["per_example"], abs=1e-6)
+        path = picture["path"] if isinstance(picture, dict) else picture
+        with Image.open(path) as img:
+            assert img.width > 100
+        with pytest.raises(Exception, match="one prompt per generated image"):
+            client.predict([handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", None, api_name="/compute")
+        with pytest.raises(Exception, match="at least 2 images per side"):
+            client.predict([handle_file(str(gen[0]))], [handle_file(str(p)) for p in real], "", "default",
+                           str(models["inception"]), "", None, api_name="/compute")
+    finally:
+        demo.close()
