@@ -18,7 +18,7 @@ from _fid_clip_fixtures import (
     tiny_inception_weights,
     tiny_ruclip,
 )
-from helpers import ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
+from helpers import ROOT, decode_ids, load_core, load_metric, load_script, run_in_seq2seq_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
@@ -139,7 +139,7 @@ def test_inception_parameter_names_and_shapes_equal_pytorch_fid():
 def test_inception_weights_load_strictly_and_give_the_same_features(models, tmp_path):
     net = inception.load_fid_inception(models["inception"])
     ref = tiny_inception(inception)
-    x = torch.rand(2, 3, 37, 53)
+    x = torch.rand(1, 3, 37, 53)
     with torch.inference_mode():
         np.testing.assert_array_equal(net(x).numpy(), ref(x).numpy())
     # torch-fidelity-style files carry no BatchNorm counters: still loaded, same outputs
@@ -164,11 +164,9 @@ def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
         m.compute(predictions=imgs, references=imgs, inception_weights="/nowhere/w.pth")
 
 
-def test_fid_from_images_every_input_form_agrees(models, tmp_path):
-    m = load_metric("fid_clip")
-    gen, real = random_images(4, seed=1), random_images(3, seed=2, size=(30, 30))
-    w = str(models["inception"])
-    expected = m.compute(predictions=gen, references=real, inception_weights=w)
+def test_every_image_input_form_decodes_to_the_same_pixels(tmp_path):
+    images = load_core("fid_clip", "_images")
+    gen = random_images(2, seed=1)
     paths = []
     for i, arr in enumerate(gen):
         paths.append(tmp_path / f"g{i}.png")
@@ -178,21 +176,42 @@ def test_fid_from_images_every_input_form_agrees(models, tmp_path):
         "paths": [str(p) for p in paths],
         "pathlib": paths,
         "bytes": [p.read_bytes() for p in paths],
+        "numpy_hwc_uint8": gen,
+        "numpy_chw_uint8": [a.transpose(2, 0, 1) for a in gen],
+        "numpy_int64": [a.astype(np.int64) for a in gen],
         "torch_chw_uint8": [torch.from_numpy(a).permute(2, 0, 1) for a in gen],
+        "torch_hwc_uint8": [torch.from_numpy(a) for a in gen],
         "torch_float01": [torch.from_numpy(a).permute(2, 0, 1).float() / 255 for a in gen],
         "numpy_float01": [a / 255.0 for a in gen],
-        "array_batch": np.stack(gen),
-        "tensor_batch": torch.from_numpy(np.stack(gen)).permute(0, 3, 1, 2),
         "rgba_pil": [Image.fromarray(np.dstack([a, np.full(a.shape[:2], 7, np.uint8)])) for a in gen],
     }
-    for name, images in forms.items():
-        r = m.compute(predictions=images, references=real, inception_weights=w)
-        assert r["fid"] == pytest.approx(expected["fid"], rel=1e-9), name
+    for name, values in forms.items():
+        for i, value in enumerate(values):
+            kind, img = images.unpack(images.pack(value, f"predictions[{i}]"))
+            assert kind == "image" and img.mode == "RGB", name
+            np.testing.assert_array_equal(np.asarray(img), gen[i], err_msg=name)
+    grey = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    for value in (grey, grey[:, :, None], torch.from_numpy(grey)):
+        assert np.asarray(images.unpack(images.pack(value, "x"))[1]).tolist() == np.dstack([grey] * 3).tolist()
+
+
+def test_fid_from_images_batches_and_paths(models, tmp_path):
+    m = load_metric("fid_clip")
+    gen, real = random_images(3, seed=1), random_images(3, seed=2, size=(30, 30))
+    w = str(models["inception"])
+    expected = m.compute(predictions=gen, references=real, inception_weights=w, batch_size=2)
+    paths = []
+    for i, arr in enumerate(real):
+        paths.append(tmp_path / f"r{i}.png")
+        Image.fromarray(arr).save(paths[-1])
+    batch = torch.from_numpy(np.stack(gen)).permute(0, 3, 1, 2)  # one (N, C, H, W) tensor
+    r = m.compute(predictions=batch, references=[str(p) for p in paths], inception_weights=w)
+    assert r["fid"] == pytest.approx(expected["fid"], rel=1e-4)  # float32 network, other batch split
     assert expected["signature"] == "fid_clip|preset:default|feat:inception-2015-12-05|pre:none|v:0.1.0"
 
 
 def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_resize(models):
-    gen, real = random_images(4, seed=3, size=(61, 47)), random_images(3, seed=4)
+    gen, real = random_images(3, seed=3, size=(61, 47)), random_images(2, seed=4)
     net = tiny_inception(inception)
 
     def feats(images, pre):
@@ -210,8 +229,7 @@ def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_res
     for preset, pre in (("default", False), ("fusion_brain_2022", True)):
         r = load_metric("fid_clip", preset).compute(predictions=gen, references=real, inception_weights=w)
         assert r["fid"] == pytest.approx(fid_oracle(feats(gen, pre), feats(real, pre)), rel=1e-4)  # float32 batches
-    r = load_metric("fid_clip", "fusion_brain_2022").compute(predictions=gen, references=real, inception_weights=w)
-    assert "|pre:256|" in r["signature"]
+        assert ("|pre:256|" in r["signature"]) == pre
 
 
 def test_any_torch_module_as_extractor_and_batching():
@@ -242,7 +260,7 @@ def test_add_batch_sides_of_different_sizes_accumulate():
         m.add(prediction=row)
     for row in b[:6]:
         m.add(reference=row)
-    assert m.compute()["fid"] == pytest.approx(fid_oracle(a[:5], b[:6]), rel=1e-9)
+    assert m.compute()["fid"] == pytest.approx(fid_oracle(a[:5], b[:6]), rel=1e-6)  # singular: sqrtm's own error
 
 
 # ------------------------------------------------------------------------------------------------
@@ -453,7 +471,8 @@ def test_bad_inputs(models, tmp_path):
         (dict(predictions=img, texts=["a"] * 3, clip_model=str(tmp_path)), ValueError, r"`clip_model`: .* has no config.json"),
         (dict(predictions=img, references=img), ValueError, r"not found in the torch hub cache|inception"),
         (dict(predictions=X1), ValueError, r"FID needs `references`"),
-        (dict(predictions=X1, references=X1, return_per_example=True), ValueError, r"`return_per_example`: FID has no per-example"),
+        (dict(predictions=[img[0], None], references=img), TypeError, r"`predictions\[1\]` is None"),
+        (dict(predictions=img, references=img, for_trainer=1), TypeError, r"`for_trainer` must be True, False"),
         (dict(predictions=X1, references=X1, meteor=0.5), ValueError, r"`meteor` combines with a CLIP score only"),
         (dict(predictions=X1, references=X1, meteor=1.5), ValueError, r"`meteor` must be a number in \[0.0, 1.0\]"),
         (dict(predictions=X1, references=X1, clip_clamp="yes"), ValueError, r"`clip_clamp` must be one of"),
@@ -485,23 +504,28 @@ def test_unknown_preset():
 # Trainer: CLIP score of generated captions
 # ------------------------------------------------------------------------------------------------
 def test_trainer_clip_score_on_generated_captions(models):
+    """Seq2SeqTrainer(predict_with_generate=True): the generated captions of the eval images are scored."""
     m = load_metric("fid_clip")
-    images = random_images(16, seed=16, size=(32, 32))
-    words = ["a cat", "a dog", "cat dog", "dog"]
+    images = random_images(12, seed=16, size=(32, 32))
     seen = {}
 
     def compute_metrics(eval_pred):
-        logits, labels = eval_pred
-        captions = [words[int(k)] for k in np.argmax(logits, axis=-1)]  # the "generated" captions
+        captions = decode_ids(eval_pred.predictions)  # tokenizer.batch_decode in a real run
         seen["captions"] = captions
-        r = m.compute(references=images, texts=captions, clip_model=str(models["hf"]), meteor=0.25)
-        r.pop("signature")
-        return r
+        out = m.compute(references=images, texts=captions, clip_model=str(models["hf"]), meteor=0.25, for_trainer=True)
+        seen["signature"] = m.last_signature
+        return out
 
-    metrics = run_in_trainer(compute_metrics, n_eval=16, num_labels=4)
-    direct = m.compute(references=images, texts=seen["captions"], clip_model=str(models["hf"]))["clip_score"]
-    assert metrics["eval_clip_score"] == pytest.approx(direct, abs=1e-9)
-    assert metrics["eval_score"] == pytest.approx(0.5 * (0.25 + direct), abs=1e-9)
+    metrics = run_in_seq2seq_trainer(compute_metrics, n_eval=12)
+    direct = m.compute(references=images, texts=seen["captions"], clip_model=str(models["hf"]))
+    assert metrics["eval_fid_clip_clip_score"] == pytest.approx(direct["clip_score"], abs=1e-9)
+    assert metrics["eval_fid_clip_score"] == pytest.approx(0.5 * (0.25 + direct["clip_score"]), abs=1e-9)
+    assert seen["signature"].endswith("|comb:captioning|v:0.1.0")
+
+
+def test_fid_only_has_no_per_example_values():
+    r = load_metric("fid_clip").compute(predictions=X1, references=X1, return_per_example=True)
+    assert r["per_example"] == [] and list(r) == ["fid", "signature", "per_example"]
 
 
 # ------------------------------------------------------------------------------------------------

@@ -8,8 +8,8 @@ Accepted per example (errors name the argument and the example index):
   alone is 1, 3 or 4); uint8 (or integers) in [0, 255], or floats in [0, 1] rounded to uint8
   (``round(255 * x)``, what saving the image as PNG does);
 * a feature vector: a 1-D array / tensor / list of numbers (FID from precomputed features);
-* ``None``: no example on this side (lets the two FID sets differ in size).
-A batch may also be a single array: 2-D (N, d) = feature vectors, 4-D = N images.
+A batch may also be a single array: 2-D (N, d) = feature vectors, 4-D = N images. The two sides
+may differ in size: the shorter one is padded with ``NONE`` rows in the Arrow cache.
 
 Stored form: ``{"kind": "none"|"path"|"image"|"features", "text": path, "data": bytes}`` (images in
 memory as PNG, features as float64 bytes), so Arrow never sees pixels as nested lists.
@@ -21,6 +21,7 @@ import os
 import numpy as np
 
 KINDS = ("none", "path", "image", "features")
+NONE = {"kind": "none", "text": "", "data": None}  # padding: no example on this side of the row
 
 
 def _is_tensor(x) -> bool:
@@ -94,7 +95,7 @@ def _png(img) -> bytes:
 def pack(item, where: str) -> dict:
     """Check one example and return its stored form (raises ValueError/TypeError naming `where`)."""
     if item is None:
-        return {"kind": "none", "text": "", "data": None}
+        raise TypeError(f"`{where}` is None: expected an image or a feature vector")
     if isinstance(item, str) or isinstance(item, os.PathLike):
         path = os.fspath(item)
         if isinstance(path, bytes):
@@ -129,24 +130,11 @@ def pack(item, where: str) -> dict:
     )
 
 
-def split_batch(values, arg: str) -> list:
-    """A batch as a list of examples; a 2-D array is N feature vectors, a 4-D array N images."""
-    if values is None:
-        return []
-    if _is_tensor(values):
-        if values.ndim in (2, 4):
-            return list(values)
-        raise ValueError(f"`{arg}`: a tensor batch must be 2-D (N, d) features or 4-D (N, C, H, W) images, "
-                         f"got shape {tuple(values.shape)}")
-    if isinstance(values, np.ndarray):
-        if values.ndim in (2, 4):
-            return list(values)
-        raise ValueError(f"`{arg}`: an array batch must be 2-D (N, d) features or 4-D (N, H, W, C) images, "
-                         f"got shape {values.shape}")
-    if isinstance(values, str | bytes | dict) or not isinstance(values, list | tuple):
-        raise TypeError(f"`{arg}` must be a list with one image (or feature vector) per example, "
-                        f"got {type(values).__name__}")
-    return list(values)
+def image_batch(values):
+    """A 4-D numpy array / torch tensor as a list of N images; None for anything else."""
+    if (_is_tensor(values) or isinstance(values, np.ndarray)) and values.ndim == 4:
+        return list(values)
+    return None
 
 
 def unpack(stored: dict):

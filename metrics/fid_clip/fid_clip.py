@@ -11,9 +11,11 @@ import numpy as np
 
 from ._clip import RUCLIP_TEMPLATES, clip_scores, load_clip
 from ._fid_core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
-from ._images import pack, split_batch, unpack
+from ._images import NONE, image_batch, pack, unpack
 from ._inception import load_fid_inception, preprocess
 from ._mm_common import (
+    TrainerResults,
+    as_list,
     build_signature,
     check_bool,
     check_choice,
@@ -63,7 +65,7 @@ _KWARGS_DESCRIPTION = """
 Args:
     predictions: generated images (file paths, encoded bytes, PIL images, numpy arrays, torch tensors; a
         4-D array is a batch of images) or precomputed feature vectors (a 2-D (N, d) array). The
-        generated side of FID and the image side of the CLIP score. `None` entries / omitted: none.
+        generated side of FID and the image side of the CLIP score.
     references: real images or feature vectors, the reference side of FID (may differ in number from
         `predictions`). Without `predictions`, the image side of the CLIP score (captioning: the
         captioned images).
@@ -96,7 +98,8 @@ Args:
     device (`str`, optional): "cpu" (default), "cuda" or "cuda:N".
     batch_size (`int`, optional): images per forward pass. Default 20.
     progress (`bool`, optional): show a tqdm bar (default: when there are more than 5 batches).
-    return_per_example (`bool`, optional): also return the CLIP score of every pair.
+    return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
+        when only FID is computed: FID has no per-example value).
 Returns:
     fid (`float`): the Frechet distance (when both FID sides are given; >= 0 up to round-off).
     clip_score (`float`): mean CLIP score over the pairs (when `texts` are given).
@@ -158,7 +161,7 @@ _MODELS = {}  # loaded networks, kept between compute calls (Trainer evaluations
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class FidClip(evaluate.Metric):
+class FidClip(TrainerResults, evaluate.Metric):
     def _info(self):
         check_preset("fid_clip", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -182,12 +185,10 @@ class FidClip(evaluate.Metric):
 
     def add_batch(self, *, predictions=None, references=None, texts=None, **kwargs):
         """Check and pack a batch (errors name the argument and the index); the sides may differ in length."""
-        preds = split_batch(predictions, "predictions")
-        refs = split_batch(references, "references")
+        preds = _examples(predictions, "predictions")
+        refs = _examples(references, "references")
         if texts is not None:
-            if isinstance(texts, str) or not isinstance(texts, list | tuple):
-                raise TypeError(f"`texts` must be a list of strings, got {type(texts).__name__}")
-            texts = [check_string(t, f"texts[{i}]") for i, t in enumerate(texts)]
+            texts = [check_string(t, f"texts[{i}]") for i, t in enumerate(as_list(texts, "texts"))]
             side, name = (preds, "predictions") if preds else (refs, "references")
             if len(texts) != len(side):
                 raise ValueError(f"`texts` has {len(texts)} entries but `{name}` has {len(side)}: one text per image")
@@ -196,9 +197,8 @@ class FidClip(evaluate.Metric):
         packed_p = [pack(x, f"predictions[{i}]") for i, x in enumerate(preds)]
         packed_r = [pack(x, f"references[{i}]") for i, x in enumerate(refs)]
         n = max(len(packed_p), len(packed_r))
-        none = {"kind": "none", "text": "", "data": None}
-        packed_p += [none] * (n - len(packed_p))
-        packed_r += [none] * (n - len(packed_r))
+        packed_p += [NONE] * (n - len(packed_p))
+        packed_r += [NONE] * (n - len(packed_r))
         texts = [[t] for t in texts or []] + [[]] * (n - len(texts or []))  # [] = no text (Arrow-safe null)
         return super().add_batch(predictions=packed_p, references=packed_r, texts=texts, **kwargs)
 
@@ -318,10 +318,19 @@ class FidClip(evaluate.Metric):
         elif "fid" in scores and "clip_score" in scores:
             scores["score"] = generation_score(scores["clip_score"], scores["fid"])
             fields["comb"] = "generation"
-        if return_per_example and per_example is None:
-            raise ValueError("`return_per_example`: FID has no per-example value; give `texts` for per-pair CLIP scores")
+        if per_example is None:
+            per_example = []  # FID is a set-level score: no per-example values without a CLIP score
         signature = build_signature("fid_clip", self.config_name, fields)
         return make_result(scores, signature, per_example, return_per_example)
+
+
+def _examples(values, arg: str) -> list:
+    """The examples of one side: a 4-D array / tensor is a batch of images; anything list-like
+    (list, tuple, 2-D array of feature vectors, pandas Series, datasets column) its elements."""
+    if values is None:
+        return []
+    batch = image_batch(values)
+    return batch if batch is not None else as_list(values, arg)
 
 
 # ----------------------------------------------------------------------------------------------
