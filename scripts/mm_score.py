@@ -266,6 +266,9 @@ def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_exam
 
     for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
         os.environ.setdefault(var, "1")
+    legacy_runtime = ROOT / ".build" / "legacy_ts" / "libtree-sitter-0.2.0.so"  # codebleu --grammar-library
+    if legacy_runtime.is_file():  # found from any working directory, not only inside the checkout
+        os.environ.setdefault("CODEBLEU_TS_RUNTIME", str(legacy_runtime))
     metric = load_metric(metric_name, preset)
     accepted = set(metric.info.features[0] if isinstance(metric.info.features, list) else metric.info.features)
     columns = {k: v for k, v in loaded.columns.items() if k in accepted}
