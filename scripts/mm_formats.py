@@ -411,3 +411,62 @@ def split_fb2022(ids_path, gt_path, pred_path, out_dir) -> list:
             with open(folder / f"{task}_{suffix}.json", "w", encoding="utf-8") as f:
                 json.dump(data, f, ensure_ascii=False)
     return sorted(split)
+
+
+FID_IMAGE_SUFFIXES = {"bmp", "jpg", "JPG", "jpeg", "JPEG", "pgm", "png", "ppm", "tif", "tiff", "webp"}
+
+
+def image_folder(path) -> list:
+    """Every image file of a folder, sorted (the official FID reads ``*.{bmp,jpg,JPG,jpeg,JPEG,pgm,png,ppm,tif,tiff,webp}``)."""
+    folder = Path(path)
+    if not folder.is_dir():
+        raise FormatError(path, "folder not found")
+    files = sorted(str(p) for p in folder.iterdir() if p.is_file() and p.suffix[1:] in FID_IMAGE_SUFFIXES)
+    if not files:
+        raise FormatError(path, "holds no image file (bmp, jpg, jpeg, pgm, png, ppm, tif, tiff, webp)")
+    return files
+
+
+def fb2022_generation(input_path, pred_path) -> Loaded:
+    """AIJ 2022 image generation, the CLIP pairs: prompts from the sub-task's input file, generated
+    images from the predictions (the official ``calc_ruclip_metric`` rules).
+
+    Input ``{"0": [{"type": "text", "content": "Сгенерируй изображение."}, {"type": "text", "content": "Кот"}]}``:
+    the prompt is element 1's content when the list has 2 elements, else element 0's content without
+    its first sentence. Predictions ``{"0": [{"type": "text", "content": "..."}, {"type": "image",
+    "content": "images/0.jpg"}]}``: the image is element 1 (a path relative to the predictions file's
+    folder). As in the official loop, an example whose element 1 is not an existing image scores 0
+    (``predictions[i]`` is None, with a warning). Same ids in both files.
+    """
+    inputs = expect_object(read_json(input_path), input_path, '{id: [{"type": "text", "content": ...}, ...]}')
+    pred = expect_object(read_json(pred_path), pred_path, '{id: [..., {"type": "image", "content": ...}]}')
+    same_keys(inputs, pred, input_path, pred_path)
+    base = Path(pred_path).parent
+    out = Loaded([], [], [], {"texts": []}, str(input_path), str(pred_path))
+    unusable = []
+    for key, elements in inputs.items():
+        where = record(key)
+        if not isinstance(elements, list) or not elements:
+            raise FormatError(input_path, f"expected a non-empty list of elements, got {_show(elements)}", where)
+        if len(elements) == 2:
+            text = get_field(elements[1], "content", input_path, f"{where} element 1")
+        else:
+            text = get_field(elements[0], "content", input_path, f"{where} element 0")
+            text = ". ".join(expect_string(text, input_path, where, "content").split(". ")[1:])
+        out.columns["texts"].append(expect_string(text, input_path, where, "content"))
+        image = None
+        elems = pred[key]
+        if not isinstance(elems, list):
+            raise FormatError(pred_path, f"expected a list of elements, got {_type(elems)} {_show(elems)}", where)
+        if len(elems) > 1 and isinstance(elems[1], dict) and elems[1].get("type") == "image":
+            path = base / expect_string(get_field(elems[1], "content", pred_path, f"{where} element 1"), pred_path,
+                                        f"{where} element 1", "content")
+            image = str(path) if path.is_file() else None
+        if image is None:
+            unusable.append(key)
+        out.ids.append(key)
+        out.predictions.append(image)
+    if unusable:
+        out.warnings.append(f"{pred_path}: {len(unusable)} example(s) have no existing image at element 1 "
+                            f"(e.g. {unusable[:3]}): their CLIP score is 0, as in the official loop")
+    return out

@@ -344,6 +344,91 @@ def run_metric(cmd: Command, args) -> int:
 
 
 # ----------------------------------------------------------------------------------------------
+# fid_clip: Fusion Brain 2022 image generation (image folders + prompts, not a --gt/--pred pair)
+# ----------------------------------------------------------------------------------------------
+GENERATION_DOC = """Files (AIJ 2022 FusionBrain 2.0 image generation, split/generation/):
+  --gt-images DIR    the real images (FID reference side: every bmp/jpg/jpeg/pgm/png/ppm/tif/tiff/webp file)
+  --pred-images DIR  the generated images (FID generated side; same number of files)
+  --input FILE       generation_input.json, the prompts:
+                     {"0": [{"type": "text", "content": "Сгенерируй изображение."}, {"type": "text", "content": "Кот"}]}
+                     (element 1 when the list has 2 elements, else element 0 without its first sentence)
+  --pred FILE        generation_pred.json, the generated image of each prompt at element 1, relative to this file:
+                     {"0": [{"type": "text", "content": ""}, {"type": "image", "content": "images/0.jpg"}]}
+                     (no existing image there: that example's CLIP score is 0, as in the official loop)
+score = 0.5 * (CLIP + (200 - min(200, FID)) / 200). Preset fusion_brain_2022 (default here) reproduces the
+contest script; it needs the FID Inception weights (--inception-weights, pt_inception-2015-12-05-6726825d.pth)
+and the ruCLIP ViT-L/14-336 checkpoint folder (--clip-model), both local."""
+
+
+def run_generation(args) -> int:
+    import importlib.util
+
+    loaded = mm_formats.fb2022_generation(args.input, args.pred)
+    for warning in loaded.warnings:
+        print(f"mm-score fid-clip: warning: {warning}", file=sys.stderr)
+    gt_images, pred_images = mm_formats.image_folder(args.gt_images), mm_formats.image_folder(args.pred_images)
+    if len(gt_images) != len(pred_images):
+        raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
+                                            f"{len(gt_images)}: one generated image per prompt (official assertion)")
+    options = {dest: getattr(args, dest) for dest in args.option_dests}
+    fid = score("fid_clip", args.preset, Loaded(list(range(len(gt_images))), pred_images, gt_images,
+                                                 gt_path=args.gt_images, pred_path=args.pred_images),
+                {**options, "clip_model": None}, False, args.progress)
+    usable = [i for i, image in enumerate(loaded.predictions) if image is not None]
+    per_example = [0.0] * len(loaded.ids)
+    clip = {"signature": ""}
+    if usable:
+        pairs = Loaded([loaded.ids[i] for i in usable], [loaded.predictions[i] for i in usable], [],
+                       {"texts": [loaded.columns["texts"][i] for i in usable]}, args.input, args.pred)
+        clip = score_clip(args.preset, pairs, {**options, "inception_weights": None}, args.progress)
+        for i, value in zip(usable, clip["per_example"]):
+            per_example[i] = value
+    spec = importlib.util.spec_from_file_location("mm_fid_core_cli", ROOT / "metrics" / "fid_clip" / "_fid_core.py")
+    core = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(core)
+    clip_score = sum(per_example) / len(per_example)
+    result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score,
+              "signature_fid": fid["signature"], "signature_clip": clip["signature"], "examples": len(loaded.ids)}
+    if args.per_example:
+        write_per_example(args.per_example, loaded, {"clip_score": 0.0, "per_example": per_example})
+    print_result(result, args.json)
+    return 0
+
+
+def score_clip(preset: str, pairs: Loaded, options: dict, progress) -> dict:
+    """fid_clip's CLIP score of (image, text) pairs, per example (images as `predictions`, no FID side)."""
+    metric = load_metric("fid_clip", preset)
+    try:
+        return metric.compute(predictions=pairs.predictions, texts=pairs.columns["texts"], return_per_example=True,
+                              progress=bool(progress) if progress is not None else None,
+                              **{k: v for k, v in options.items() if v is not None})
+    except (ValueError, TypeError) as err:
+        raise ValueError(locate(err, pairs)) from None
+
+
+def add_generation_parser(sub) -> None:
+    summary = "FID, CLIP score and the Fusion Brain 2022 image generation score (fid_clip)"
+    p = sub.add_parser("fid-clip", aliases=["fid_clip"], help=summary, description=summary,
+                       epilog=GENERATION_DOC + "\n" + COMMON_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--gt-images", required=True, metavar="DIR", help="folder of the real images")
+    p.add_argument("--pred-images", required=True, metavar="DIR", help="folder of the generated images")
+    p.add_argument("--input", required=True, metavar="FILE", help="generation_input.json (the prompts)")
+    p.add_argument("--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)")
+    p.add_argument("--preset", default="fusion_brain_2022", help="fusion_brain_2022 (default here), default, clipscore")
+    before = {a.dest for a in p._actions}
+    g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
+    g.add_argument("--inception-weights", metavar="PTH", help="pytorch-fid's pt_inception-2015-12-05-6726825d.pth")
+    g.add_argument("--clip-model", metavar="DIR", help="local ruCLIP or transformers CLIP checkpoint folder")
+    g.add_argument("--pre-resize", type=int, help="square resize before Inception (fusion_brain_2022: 256; 0 = none)")
+    g.add_argument("--device", help="cpu (default), cuda or cuda:N")
+    g.add_argument("--batch-size", type=int, help="images per forward pass (20)")
+    p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before], run=run_generation)
+    p.add_argument("--per-example", metavar="FILE", help="write the CLIP score of every prompt as JSON lines")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr")
+
+
+# ----------------------------------------------------------------------------------------------
 # Integral scores of the two contests
 # ----------------------------------------------------------------------------------------------
 @dataclass
@@ -369,7 +454,7 @@ FB2022_TASKS = [
     SubTask("textqa", "text_qa", "textqa", "f1", mm_formats.fb2022_text),
     SubTask("mathqa", "text_qa", "mathqa", "exact_match", mm_formats.fb2022_text),
     SubTask("text_recognition", "ned", "default", "one_minus_ned", mm_formats.fb2022_text),
-    SubTask("generation", None, note="needs the fid_clip metric (FID + ruCLIP), not in this version"),
+    SubTask("generation", None, note="image folders and model weights: score it with `mm-score fid-clip`"),
     SubTask("captioning", None, note="needs the ru_meteor and fid_clip metrics (METEOR + ruCLIP), not in this version"),
     SubTask("vqa", None, note="needs the ru_meteor metric (METEOR), not in this version"),
 ]
@@ -465,8 +550,8 @@ INTEGRALS = {
         FB2022_TASKS,
         combine_2022,
         "AIJ 2022 FusionBrain 2.0 integral score over the open sub-tasks: S = (1/15) x sum of the sub-task scores\n"
-        "(TextQA F1, MathQA exact match, text recognition 1 - NED; generation, captioning and VQA need metrics\n"
-        "not in this version: use --partial to count them as 0). FOLDER holds the split files of the official\n"
+        "(TextQA F1, MathQA exact match, text recognition 1 - NED; generation is scored by `mm-score fid-clip`\n"
+        "and captioning / VQA need ru_meteor: --partial counts them as 0). FOLDER holds the split files of the official\n"
         "split_tasks.py, or the unsplit ids.json + ground_truth.json (or output.json) + predictions.json.",
     ),
 }
@@ -512,6 +597,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print the result as JSON")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+    add_generation_parser(sub)
     for name, (tasks, combine, description) in INTEGRALS.items():
         files = "\n".join(f"  {t.name:<17} {t.gt_file} + {t.pred_file}" for t in tasks)
         p = sub.add_parser(name, help=description.split("\n")[0], description=description,
