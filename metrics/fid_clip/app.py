@@ -27,7 +27,8 @@ def resolve_clip_model(text: str):
     try:
         from huggingface_hub import snapshot_download
 
-        return snapshot_download(text)
+        patterns = ["*.json", "*.txt", "*.model", "*.safetensors", "pytorch_model.bin"]  # no TF/Flax weights
+        return snapshot_download(text, allow_patterns=patterns)
     except Exception as err:  # noqa: BLE001 - any Hub failure becomes a readable UI error
         raise gr.Error(f"clip_model: {text!r} is neither a local folder nor a downloadable Hub repo ({err})") from None
 

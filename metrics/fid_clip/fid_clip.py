@@ -74,7 +74,7 @@ Args:
     inception_weights (`str`, optional): path to pytorch-fid's `pt_inception-2015-12-05-6726825d.pth`.
         Default: the torch hub cache ($TORCH_HOME/hub/checkpoints/), downloaded there when online.
     feature_extractor (`torch.nn.Module`, optional): any module mapping (B, 3, H, W) images in [0, 1]
-        to (B, d) features, used instead of the FID Inception network.
+        to (B, d) features, used instead of the FID Inception network (set to eval mode, moved to `device`).
     pre_resize (`int`, optional): resize every image to this square size with PIL bilinear before
         the extractor (Fusion Brain 2022: 256); 0 = no resize (pytorch-fid).
     reference_stats (`str` or `dict`, optional): a pytorch-fid `.npz` (keys mu, sigma) or a dict with
@@ -211,6 +211,10 @@ class FidClip(TrainerResults, evaluate.Metric):
             **kwargs,
         )
 
+    def _options(self, passed: dict) -> dict:
+        """The preset's options updated with the passed ones (None = not passed), all checked."""
+        return check_options(resolve_options("fid_clip", self.config_name, PRESETS, passed))
+
     def _compute(
         self,
         predictions,
@@ -234,10 +238,7 @@ class FidClip(TrainerResults, evaluate.Metric):
         progress=None,
         return_per_example=False,
     ):
-        opts = resolve_options(
-            "fid_clip",
-            self.config_name,
-            PRESETS,
+        opts = self._options(
             {
                 "inception_weights": inception_weights,
                 "feature_extractor": feature_extractor,
@@ -255,9 +256,8 @@ class FidClip(TrainerResults, evaluate.Metric):
                 "device": device,
                 "batch_size": batch_size,
                 "progress": progress,
-            },
+            }
         )
-        opts = check_options(opts)
         check_bool(return_per_example, "return_per_example")
         texts = [t[0] if t else None for t in texts]
         preds = [p for p in predictions if p["kind"] != "none"]
