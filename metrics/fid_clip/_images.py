@@ -131,8 +131,11 @@ def pack(item, where: str) -> dict:
 
 
 def image_batch(values):
-    """A 4-D numpy array / torch tensor as a list of N images; None for anything else."""
-    if (_is_tensor(values) or isinstance(values, np.ndarray)) and values.ndim == 4:
+    """A 4-D numpy array / torch tensor as a list of N images, a 2-D one as a list of N feature
+    vectors (rows kept as arrays: no Python floats); None for anything else."""
+    if (_is_tensor(values) or isinstance(values, np.ndarray)) and values.ndim in (2, 4):
+        if isinstance(values, np.ndarray) and values.dtype == object:
+            return None
         return list(values)
     return None
 
