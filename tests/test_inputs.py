@@ -127,6 +127,9 @@ def test_det_f1_boxes_as_numpy_and_torch():
     expected = metric.compute(predictions=predictions, references=references)
     tensors = [{c: torch.tensor(b, dtype=torch.float32).reshape(-1, 4) for c, b in im.items()} for im in predictions]
     assert metric.compute(predictions=tensors, references=np.array(_numpy_boxes(references))) == expected
+    records = pd.DataFrame({"classes": [np.array(list(im)) for im in predictions],
+                            "boxes": [[np.asarray(b, dtype=float).reshape(-1, 4) for b in im.values()] for im in predictions]})
+    assert metric.compute(predictions=records.to_dict("records"), references=references) == expected  # numpy classes
     bad = [{"cat": np.array([["a", "b", "c", "d"]])}, predictions[1]]
     with pytest.raises(TypeError, match=r"`predictions\[0\]` class 'cat'"):
         metric.compute(predictions=bad, references=references)

@@ -107,7 +107,7 @@ def is_record(example) -> bool:
         and len(example) == 2
         and "classes" in example
         and "boxes" in example
-        and isinstance(example["classes"], Sequence)
+        and isinstance(example["classes"], Sequence | np.ndarray)
         and not isinstance(example["classes"], str)
         and all(isinstance(c, str) for c in example["classes"])
     )
