@@ -1,0 +1,215 @@
+"""Conventions shared by every metric of the Multimodal Metrics collection.
+
+One job: check inputs, resolve presets into options, and build the result dict with its
+``signature``. It holds no metric logic.
+
+This file is copied byte for byte into every ``metrics/<name>/`` folder, because each folder is a
+standalone Hub Space and evaluate's loader copies only the files imported by the main script.
+The canonical copy is ``scripts/common/_mm_common.py``: edit it there and run
+``python scripts/sync_common.py``; ``tests/test_conventions.py`` fails when a copy drifts or when
+a module does not go through these functions.
+
+Errors: every check raises ``ValueError`` (bad value) or ``TypeError`` (bad type) whose message
+names the argument, the example index and what was expected.
+"""
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+
+COLLECTION_VERSION = "0.1.0"
+
+
+# ----------------------------------------------------------------------------------------------
+# Presets and options
+# ----------------------------------------------------------------------------------------------
+def check_preset(name: str, config_name: str, presets: Mapping[str, Mapping]) -> str:
+    """Return ``config_name`` if it names a preset of metric ``name``, else raise ValueError."""
+    if config_name not in presets:
+        raise ValueError(
+            f"{name}: unknown preset (config_name) {config_name!r}; expected one of {sorted(presets)}"
+        )
+    return config_name
+
+
+def resolve_options(
+    name: str, config_name: str, presets: Mapping[str, Mapping], overrides: Mapping[str, object]
+) -> dict:
+    """Preset defaults updated with every override that is not None (None = "not passed")."""
+    check_preset(name, config_name, presets)
+    options = dict(presets[config_name])
+    for key, value in overrides.items():
+        if key not in options:
+            raise ValueError(f"{name}: unknown option {key!r}; expected one of {sorted(options)}")
+        if value is not None:
+            options[key] = value
+    return options
+
+
+def check_choice(value, allowed: Iterable, arg: str):
+    """Raise ValueError unless ``value`` is one of ``allowed``."""
+    allowed = list(allowed)
+    if value not in allowed:
+        raise ValueError(f"`{arg}` must be one of {allowed}, got {value!r}")
+    return value
+
+
+def check_bool(value, arg: str) -> bool:
+    """Raise TypeError unless ``value`` is True or False (1/0 and strings are refused)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({value!r})")
+    return value
+
+
+def check_number(
+    value, arg: str, low: float | None = None, high: float | None = None, allow_inf: bool = False
+) -> float:
+    """A real number (numpy scalars included, bools refused) within [low, high], bounds inclusive.
+
+    None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({value!r})")
+    value = float(value)
+    if (
+        math.isnan(value)
+        or (math.isinf(value) and not allow_inf)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {value!r}")
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# Inputs
+# ----------------------------------------------------------------------------------------------
+def check_list(values, arg: str, allow_empty: bool = False) -> list:
+    """A list/tuple of examples (not a bare string), returned as a list."""
+    if values is None:
+        raise ValueError(f"`{arg}` is required (got None)")
+    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
+        raise TypeError(f"`{arg}` must be a list with one entry per example, got {type(values).__name__}")
+    if not allow_empty and len(values) == 0:
+        raise ValueError(f"`{arg}` is empty: at least one example is needed")
+    return list(values)
+
+
+def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
+    """Raise ValueError when two per-example inputs differ in length."""
+    if len(a) != len(b):
+        raise ValueError(
+            f"`{arg_a}` has {len(a)} examples but `{arg_b}` has {len(b)}: one entry per example is expected"
+        )
+
+
+def check_string(value, where: str) -> str:
+    """One string that Arrow can store (UTF-8 encodable: no lone surrogates)."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({value!r})")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise ValueError(f"`{where}` is not valid Unicode text ({err.reason} at position {err.start})") from None
+    return value
+
+
+def check_strings(values, arg: str) -> list[str]:
+    """One string per example; None or any non-string is an error naming its index."""
+    values = check_list(values, arg)
+    for i, value in enumerate(values):
+        check_string(value, f"{arg}[{i}]")
+    return values
+
+
+def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
+    """Per example either one string or a non-empty list of strings; returns lists of strings."""
+    values = check_list(values, arg)
+    out = []
+    for i, refs in enumerate(values):
+        if isinstance(refs, str):
+            out.append([check_string(refs, f"{arg}[{i}]")])
+            continue
+        if refs is None:
+            raise TypeError(f"`{arg}[{i}]` is None: expected a string or a list of strings")
+        if isinstance(refs, Mapping) or not isinstance(refs, Sequence):
+            raise TypeError(f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}")
+        if len(refs) == 0:
+            raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
+        for j, ref in enumerate(refs):
+            check_string(ref, f"{arg}[{i}][{j}]")
+        out.append(list(refs))
+    return out
+
+
+class TextPairInputs:
+    """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
+    reference strings (``class Anls(TextPairInputs, evaluate.Metric)``).
+
+    It declares the two feature schemas (references as a list of strings or as one string) and
+    checks every batch, with errors naming the argument and the example index, before evaluate
+    encodes it into Arrow; single references are stored as lists of one.
+    """
+
+    @staticmethod
+    def text_pair_features() -> list:
+        import datasets
+
+        string = datasets.Value("string")
+        return [
+            datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
+            datasets.Features({"predictions": string, "references": string}),
+        ]
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Check the batch (errors name the argument and example index) before Arrow encoding."""
+        predictions = check_strings(predictions, "predictions")
+        references = check_reference_lists(references, "references")
+        check_same_length("predictions", predictions, "references", references)
+        return super().add_batch(predictions=predictions, references=references, **kwargs)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example (checked like a batch of one)."""
+        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# Results
+# ----------------------------------------------------------------------------------------------
+def _format_option(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        # exact (shortest round-trip) form: 0.5 and 0.5000001 must not share a signature
+        return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+    if isinstance(value, list | tuple):
+        return ",".join(_format_option(v) for v in value)
+    return str(value)
+
+
+def build_signature(name: str, preset: str, fields: Mapping[str, object]) -> str:
+    """sacrebleu-style signature: ``name|preset:P|key:value|...|v:VERSION``.
+
+    ``fields`` maps a short key to every option value that changes the number, in a fixed order.
+    Two runs with the same signature on the same data give the same number.
+    """
+    parts = [name, f"preset:{preset}"]
+    parts += [f"{key}:{_format_option(value)}" for key, value in fields.items()]
+    parts.append(f"v:{COLLECTION_VERSION}")
+    return "|".join(parts)
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean as a Python float (0.0 for no values)."""
+    return float(sum(values) / len(values)) if len(values) else 0.0
+
+
+def make_result(scores: Mapping[str, float], signature: str, per_example=None, return_per_example=False) -> dict:
+    """Flat result: the scores (primary key first) as floats, ``signature``, optional ``per_example``."""
+    check_bool(return_per_example, "return_per_example")
+    result = {key: float(value) for key, value in scores.items()}
+    result["signature"] = signature
+    if return_per_example:
+        result["per_example"] = list(per_example)
+    return result
