@@ -148,6 +148,7 @@ def _morph():
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def fb_vqa_normalize(text: str) -> str:
     """The official VisualQA ``get_lemma(remove_punc(text))``: one parse of the whole string."""
     text = text.translate(_ASCII_PUNCT).lower()
@@ -539,7 +540,8 @@ def align(hyp: list, ref: list, hyp_keys: list, ref_keys: list, synonyms=None) -
 
 
 def alignment_stats(alignment: list) -> tuple[int, int]:
-    """(matches, chunks): chunks = runs of aligned pairs adjacent in both sentences (NLTK ``_count_chunks``)."""
+    """(matches, chunks): chunks = runs of aligned pairs adjacent in both sentences (NLTK ``_count_chunks``;
+    0 chunks for 0 matches, where NLTK's 1 never reaches the score)."""
     matches = chunks = 0
     prev_i = prev_j = -2
     for i, (j, _) in enumerate(alignment):
@@ -549,7 +551,7 @@ def alignment_stats(alignment: list) -> tuple[int, int]:
         if not (i == prev_i + 1 and j == prev_j + 1):
             chunks += 1
         prev_i, prev_j = i, j
-    return matches, max(chunks, 1)
+    return matches, chunks
 
 
 def meteor_formula(matches: int, hyp_len: int, ref_len: int, chunks: int, alpha: float, beta: float, gamma: float) -> float:

@@ -1,0 +1,390 @@
+"""ru_meteor: reference vectors (seeds_reference.md 6.4, 6.5, 6.13), NLTK's meteor_score and a transcription of
+the official Fusion Brain 2022 loops as oracles, tokenizer stand-in, properties, bad input, Trainer, demo."""
+
+import inspect
+import math
+import random
+
+import pytest
+from helpers import ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = load_core("ru_meteor", "_ru_meteor_core")
+bench = load_script("bench_ru_meteor")
+
+
+@pytest.fixture(scope="session")
+def rwn(tmp_path_factory):
+    """A RuWordNet-schema SQLite file with the stub entries of 6.4/6.5 (КОШКА -> ЖИВОТНОЕ, КОШАЧИЙ)."""
+    return bench.make_ruwordnet_db(tmp_path_factory.mktemp("rwn") / "ruwordnet.db")
+
+
+def score(preset, pred, refs, **kw):
+    return load_metric("ru_meteor", preset).compute(predictions=[pred], references=[refs], **kw)["meteor"]
+
+
+# ------------------------------------------------------------------------------------------------
+# reference vectors
+# ------------------------------------------------------------------------------------------------
+NLTK_VECTORS = [  # 6.13, NLTK 3.9.1
+    ("dog", "dog", 0.5),
+    ("dogs", "dog", 0.5),
+    ("automobile", "car", 0.0),
+    ("black dog", "dog", 0.263158),
+    ("dog", "cat", 0.0),
+    ("red and blue", "blue and red", 0.5),
+]
+
+
+@pytest.mark.parametrize("ref,hyp,expected", NLTK_VECTORS)
+def test_nltk_vectors(ref, hyp, expected):
+    assert score("nltk", hyp, [ref]) == pytest.approx(expected, abs=1e-6)
+
+
+CAPTION_VECTORS = [  # 6.5
+    ("C1", ["Две птицы летают над водой."], "Две птицы летают над водой", 0.996),
+    ("C2", ["две птицы летают над водой"], "две птицы летали над водою", 0.996),
+    ("C3", ["две птицы летают над водой"], "над водой летают две птицы", 0.892),
+    ("C4", ["птицы летают", "два сокола летят над озером"], "два сокола над озером", 0.765306),
+    ("C5", ["кошка спит"], "собака бежит", 0.0),
+    ("stub", ["животное спит"], "кошка спит", 0.25),  # the RuWordNet stage gets stems: does not fire
+]
+
+
+@pytest.mark.parametrize("preset", ["default", "captioning"])
+@pytest.mark.parametrize("vid,refs,hyp,expected", CAPTION_VECTORS, ids=[v[0] for v in CAPTION_VECTORS])
+def test_captioning_vectors(vid, refs, hyp, expected, preset, rwn):
+    assert score(preset, hyp, refs, ruwordnet_path=rwn) == pytest.approx(expected, abs=1e-6)
+
+
+VQA_VECTORS = [  # 6.4 († = POS stub tagging -?\d+(\.\d+)? as CD, RuWordNet stub)
+    ("Q1", ["желтого", "ярко-желтого"], "Желтый", 1.0),
+    ("Q2", ["3"], "2", 0.666667),
+    ("Q3", ["2"], "5", 0.4),
+    ("Q4", ["3"], "три", 1.0),
+    ("Q5", ["3"], "three", 1.0),
+    ("Q6", ["3"], "много", 0.0),
+    ("Q7", ["на велосипеде"], "велосипед", 0.526316),
+    ("Q8", ["0"], "0", 1.0),
+    ("Q9", ["4"], "ноль", 0.0),
+    ("Q10", ["2.5"], "2.5", 1.0),
+    ("Q11", ["2.5"], "2", 0.08),
+    ("Q12", ["5", "пять"], "4", 0.8),
+    ("Q13", ["3"], "-3", 1.0),
+    ("Q14", ["4"], "2 или 4", 0.5),
+    ("stub1", ["животное"], "Кошки", 1.0),
+    ("stub2", ["кошачий"], "кошка", 1.0),
+    ("stub3", ["кошка"], "животное", 0.0),
+]
+
+
+@pytest.mark.parametrize("vid,refs,hyp,expected", VQA_VECTORS, ids=[v[0] for v in VQA_VECTORS])
+def test_vqa_vectors(vid, refs, hyp, expected, rwn):
+    assert score("vqa", hyp, refs, ruwordnet_path=rwn) == pytest.approx(expected, abs=1e-6)
+
+
+def test_identical_caption_is_not_one_and_vqa_gamma_zero_is():
+    # captioning keeps gamma = 0.5: 5 words in one chunk -> 1 - 0.5 / 125
+    assert score("captioning", "две птицы летают над водой", ["две птицы летают над водой"], synonyms="none") == 0.996
+    assert score("vqa", "две птицы", ["две птицы"], synonyms="none") == 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# oracles: NLTK's meteor_score, the official Fusion Brain loops
+# ------------------------------------------------------------------------------------------------
+def test_nltk_meteor_score_is_the_oracle_on_600_generated_pairs():
+    from nltk.translate.meteor_score import meteor_score
+    from nltk.tokenize import word_tokenize
+
+    rng = random.Random(7)
+    preds, refs = bench.make_captions(600, bench.EN_WORDS, seed=11)
+    refs = [r[: rng.randint(2, 5)] for r in refs]  # several references, 2 to 5
+    refs[0] = ["The cat can't sit on the mat, (really)!", "a \"quoted\" dog... runs"]
+    preds[0] = "the cats cannot sit on mats -- really?"
+    ours = core.meteor_per_example(preds, refs, **bench.NLTK_OPTIONS)
+    tok = lambda s: word_tokenize(s, preserve_line=True)  # noqa: E731
+    theirs = [meteor_score([tok(r) for r in rs], tok(p)) for p, rs in zip(preds, refs)]
+    assert ours == theirs  # identical floats
+    assert len({round(s, 6) for s in ours}) > 100  # not a degenerate sample
+    assert any(0 < s < 1 for s in ours)
+
+
+def test_synonym_stage_fires_like_nltk():
+    from nltk.translate.meteor_score import meteor_score
+
+    # WordNet sees Porter stems: couch/sofa are their own stems and synonyms, car/automobile are not
+    assert score("nltk", "a sofa", ["a couch"]) == meteor_score([["a", "couch"]], ["a", "sofa"]) > 0.4
+    explained = core.explain("a sofa", ["a couch"], **bench.NLTK_OPTIONS)
+    assert [p["stage"] for p in explained["pairs"]] == ["exact", "synonym"]
+
+
+def test_official_captioning_loop_is_the_oracle(rwn):
+    wordnet = bench.SqliteRuWordNet(rwn)
+    preds, refs = bench.make_captions(150, bench.RU_WORDS, seed=5, refs_per=3)
+    preds += ["Кот спит в доме", "котик (кот) у дома!", "три кота, «два» дома", "one hundred and five котов"]
+    refs += [["кот спит в доме."], ["котик спит у дома"], ["3 кота и 2 дома"], ["105 котов"]]
+    opts = {k: v for k, v in bench.core_presets()["captioning"].items() if k != "corpus_score"}
+    ours = core.meteor_per_example(preds, refs, ruwordnet_path=rwn, **opts)
+    assert ours == bench.fb_captioning_scores(preds, refs, wordnet)
+    assert ours[-4] == 1 - 0.5 / 4**3 and ours[-1] > 0  # 4 words in one chunk
+
+
+def test_official_vqa_loop_is_the_oracle(rwn):
+    wordnet = bench.SqliteRuWordNet(rwn)
+    preds, refs = bench.make_vqa(300, seed=9)
+    opts = {k: v for k, v in bench.core_presets()["vqa"].items() if k != "corpus_score"}
+    assert core.meteor_per_example(preds, refs, ruwordnet_path=rwn, **opts) == bench.fb_vqa_scores(preds, refs, wordnet)
+
+
+def test_ruwordnet_stage_fires_on_stems_equal_to_lemmas(rwn):
+    # кот -> Snowball stem "кот" = lemma КОТ: derivation КОТИК matches the reference stem "котик"
+    explained = core.explain("кот", ["котик"], ruwordnet_path=rwn, **{
+        k: v for k, v in bench.core_presets()["captioning"].items() if k not in ("corpus_score", "reference_agg")
+    })
+    assert explained["pairs"] == [{"hyp": 0, "ref": 0, "stage": "synonym"}]
+
+
+# ------------------------------------------------------------------------------------------------
+# the word_tokenize stand-in
+# ------------------------------------------------------------------------------------------------
+word = st.sampled_from(
+    ["the", "Dog", "кошка", "Ёлка", "cannot", "gonna", "wanna", "3", "2.5", "1,000", "U.S.", "don't", "it's",
+     "'tis", "(a)", "x-ray", "«да»", '"q"', "...", "--", "a.", "b!", "c?", "$5", "50%", "ß", "_x", "naïve", "—"]
+)
+texts = st.lists(word, max_size=8).map(" ".join) | st.text(alphabet="abcXYZкотЁ019 .,'\"-!?()", max_size=24)
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_tokenizer_equals_word_tokenize_without_sentence_split(text):
+    from nltk.tokenize import word_tokenize
+
+    assert core.nltk_tokenize(text) == word_tokenize(text, preserve_line=True)
+
+
+def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
+    calls = []
+    real = core._nltk_word_tokenizer
+
+    def spy():
+        calls.append(1)
+        return real()
+
+    monkeypatch.setattr(core, "_nltk_word_tokenizer", spy)
+    assert core.nltk_tokenize("A man rides a horse .") == ["A", "man", "rides", "a", "horse", "."]
+    assert core.nltk_tokenize("две птицы летают над водой.") == ["две", "птицы", "летают", "над", "водой", "."]
+    assert not calls
+    assert core.nltk_tokenize("I cannot go") == ["I", "can", "not", "go"]
+    assert calls
+
+
+def test_number_stand_in_rule():
+    assert [core.is_number(t) for t in ["3", "-3", "2.5", "25", "٣", "1e5", "three", "3.", "½"]] == [
+        True, True, True, True, True, False, False, False, False
+    ]
+
+
+# ------------------------------------------------------------------------------------------------
+# presets and options
+# ------------------------------------------------------------------------------------------------
+def test_ru_preset_lemmas_synonyms_and_corpus_score(rwn):
+    m = load_metric("ru_meteor", "ru")
+    r = m.compute(
+        predictions=["Машины едут мимо дома.", "кошки спят"],
+        references=[["автомобиль едет мимо здания"], ["кошка спит", "котик спит"]],
+        ruwordnet_path=rwn,
+        return_per_example=True,
+    )
+    assert list(r)[:3] == ["meteor", "meteor_corpus", "signature"]
+    # every word aligned: машины~автомобиль (synset member of the lemma), едут~едет (lemma), дома~здания
+    assert r["per_example"][0] == pytest.approx(1 - 0.5 / 64)
+    assert r["per_example"][1] == pytest.approx(1 - 0.5 / 8)
+    assert r["meteor_corpus"] == pytest.approx(1 - 0.5 * (2 / 6) ** 3)
+    assert "|syn:ruwordnet_synsets|res:ruwordnet-" in r["signature"] and "|corpus:yes|" in r["signature"]
+    # the official RuWordNet stage does not treat synset members as synonyms
+    official = m.compute(predictions=["машина"], references=["автомобиль"], synonyms="ruwordnet_fb", ruwordnet_path=rwn)
+    assert official["meteor"] == 0.0
+
+
+def test_every_choice_is_an_option_in_the_signature(rwn):
+    m = load_metric("ru_meteor", "nltk")
+    base = m.compute(predictions=["a cat"], references=[["the cat"]])["signature"]
+    for kw in (
+        {"alpha": 0.5}, {"beta": 2.0}, {"gamma": 0.0}, {"stemmer": "none"}, {"synonyms": "none"},
+        {"tokenizer": "razdel"}, {"preprocess": "ru"}, {"number_words": "wordtodigits"},
+        {"numeric": "fusion_brain"}, {"reference_agg": "mean"}, {"corpus_score": True},
+        {"stemmer": "snowball_ru"}, {"synonyms": "ruwordnet_fb", "ruwordnet_path": rwn},
+    ):
+        assert m.compute(predictions=["a cat"], references=[["the cat"]], **kw)["signature"] != base, kw
+    assert base.startswith("ru_meteor|preset:nltk|prep:none|num:none|tok:nltk|stem:porter|syn:wordnet|res:wordnet-3.0|")
+    assert base.endswith("|lib:nltk-3.10.4|v:0.1.0")
+
+
+def test_reference_aggregation_and_default_equals_captioning(rwn):
+    m = load_metric("ru_meteor", "nltk")
+    refs = [["a dog runs", "cats"]]
+    best = m.compute(predictions=["a dog runs"], references=refs)["meteor"]
+    avg = m.compute(predictions=["a dog runs"], references=refs, reference_agg="mean")["meteor"]
+    assert avg == pytest.approx(best / 2)
+    preset = inspect.getmodule(type(m)).PRESETS
+    assert preset["default"] == preset["captioning"]
+
+
+def test_synonyms_none_needs_no_ruwordnet(monkeypatch):
+    monkeypatch.delenv("RUWORDNET_DB", raising=False)
+    monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
+    r = load_metric("ru_meteor").compute(predictions=["кошка спит"], references=["кошки спят"], synonyms="none")
+    assert r["meteor"] == 0.25 and "|syn:none|res:none|" in r["signature"]  # stems кошк = кошк, спит != спят
+
+
+def test_ruwordnet_found_through_the_environment(monkeypatch, rwn):
+    monkeypatch.setenv("RUWORDNET_DB", rwn)
+    assert score("vqa", "Кошки", ["животное"]) == 1.0
+
+
+# ------------------------------------------------------------------------------------------------
+# properties
+# ------------------------------------------------------------------------------------------------
+en_words = st.sampled_from("a the dog dogs cat sofa couch runs running ran red blue and on mat 3 .".split())
+sentences = st.lists(en_words, max_size=7).map(" ".join)
+examples = st.lists(st.tuples(sentences, st.lists(sentences, min_size=1, max_size=3)), min_size=1, max_size=6)
+
+
+@settings(max_examples=80, deadline=None)
+@given(examples, st.floats(0, 1), st.floats(0, 4), st.floats(0, 1))
+def test_properties(data, alpha, beta, gamma):
+    preds, refs = [p for p, _ in data], [r for _, r in data]
+    opts = dict(bench.NLTK_OPTIONS, alpha=alpha, beta=beta, gamma=gamma)
+    scores = core.meteor_per_example(preds, refs, **opts)
+    assert all(0.0 <= s <= 1.0 for s in scores)
+    # identity: one chunk of n tokens -> 1 - gamma / n**beta
+    for p, s in zip(preds, core.meteor_per_example(preds, [[p] for p in preds], **opts)):
+        n = len(core.nltk_tokenize(p))
+        assert s == (pytest.approx(1 - gamma * (1 / n) ** beta) if n else 0.0)
+    # order of examples does not change the per-example scores; a further reference never lowers the max
+    order = list(range(len(preds)))[::-1]
+    assert core.meteor_per_example([preds[i] for i in order], [refs[i] for i in order], **opts) == [scores[i] for i in order]
+    more = core.meteor_per_example(preds, [r + ["dog"] for r in refs], **opts)
+    assert all(m >= s for m, s in zip(more, scores))
+
+
+@settings(max_examples=15, deadline=None)
+@given(examples)
+def test_module_per_example_mean_equals_aggregate_and_corpus_bounds(data):
+    r = load_metric("ru_meteor", "nltk").compute(
+        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True, corpus_score=True
+    )
+    assert r["meteor"] == pytest.approx(sum(r["per_example"]) / len(data))
+    assert 0.0 <= r["meteor_corpus"] <= 1.0
+
+
+def test_corpus_score_of_one_example_equals_its_sentence_score():
+    stats = core.meteor_per_example(["the cat sat on a mat"], [["a cat sat on the mat"]], return_stats=True, **bench.NLTK_OPTIONS)
+    assert core.corpus_meteor(stats[1]) == stats[0][0]
+    assert math.isclose(core.corpus_meteor([(2, 4, 4, 1), (1, 2, 1, 1)]), core.meteor_formula(3, 6, 5, 2, 0.9, 3.0, 0.5))
+
+
+def test_caches_are_used():
+    core._STEM_CACHES.clear()
+    core.meteor_per_example(["dogs running"] * 50, [["dog runs", "the dogs"]] * 50, **bench.NLTK_OPTIONS)
+    assert set(core._STEM_CACHES["porter"]) == {"dogs", "running", "dog", "runs", "the"}
+
+
+# ------------------------------------------------------------------------------------------------
+# bad input
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "kwargs,exc,match",
+    [
+        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
+        (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
+        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
+        (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
+        (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
+        (dict(predictions=["a\ud800"], references=["a"]), ValueError, r"`predictions\[0\]` is not valid Unicode"),
+        (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
+        (dict(predictions=["a"], references=["a"], stemmer="lancaster"), ValueError, r"`stemmer` must be one of"),
+        (dict(predictions=["a"], references=["a"], synonyms="wiki"), ValueError, r"`synonyms` must be one of"),
+        (dict(predictions=["a"], references=["a"], alpha=1.5), ValueError, r"`alpha` must be a number in"),
+        (dict(predictions=["a"], references=["a"], gamma=float("nan")), ValueError, r"`gamma` must be a number"),
+        (dict(predictions=["a"], references=["a"], beta="3"), TypeError, r"`beta` must be a number"),
+        (dict(predictions=["a"], references=["a"], corpus_score=1), TypeError, r"`corpus_score` must be True"),
+        (dict(predictions=["a"], references=["a"], return_per_example="yes"), TypeError, r"`return_per_example`"),
+        (dict(predictions=["a"], references=["a"], corpus_score=True, numeric="fusion_brain"), ValueError, r"corpus_score"),
+        (dict(predictions=["a"], references=["a"], ruwordnet_path=3, synonyms="ruwordnet_fb"), TypeError, r"`ruwordnet_path`"),
+        (dict(predictions=["a"], references=["a"], wordnet_path="/nonexistent"), ValueError, r"WordNet .* `wordnet_path`"),
+    ],
+)
+def test_bad_input(kwargs, exc, match):
+    with pytest.raises(exc, match=match):
+        load_metric("ru_meteor", "nltk").compute(**kwargs)
+
+
+def test_missing_ruwordnet_says_how_to_provide_it(monkeypatch, tmp_path):
+    monkeypatch.delenv("RUWORDNET_DB", raising=False)
+    monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
+    m = load_metric("ru_meteor")
+    with pytest.raises(ValueError, match=r"RuWordNet database was not found .*ruwordnet download.*ruwordnet_path.*synonyms=\"none\""):
+        m.compute(predictions=["a"], references=["a"], ruwordnet_path=str(tmp_path / "missing.db"))
+    junk = tmp_path / "junk.db"
+    junk.write_bytes(b"not sqlite at all" * 100)
+    with pytest.raises(ValueError, match="not a RuWordNet"):
+        m.compute(predictions=["a"], references=["a"], ruwordnet_path=str(junk))
+
+
+def test_unknown_preset():
+    import evaluate
+
+    with pytest.raises(ValueError, match=r"unknown preset .*'meteor15'.*'captioning'"):
+        evaluate.load(str(ROOT / "metrics" / "ru_meteor"), "meteor15")
+
+
+# ------------------------------------------------------------------------------------------------
+# integration: add_batch, Trainer, demo
+# ------------------------------------------------------------------------------------------------
+def test_schemas_agree_and_add_accumulates():
+    m = load_metric("ru_meteor", "nltk")
+    a = m.compute(predictions=["a dog", "cat"], references=["the dog", "cat"])
+    assert a == m.compute(predictions=["a dog", "cat"], references=[["the dog"], ["cat"]])
+    m.add_batch(predictions=["a dog"], references=[["the dog"]])
+    m.add(prediction="cat", reference=["dog", "cat"])
+    assert m.compute()["meteor"] == pytest.approx(a["meteor"])
+
+
+def test_trainer_compute_metrics():
+    import numpy as np
+
+    vocab = ["a dog runs", "the cat sits", "two birds fly", "a red car"]
+    metric = load_metric("ru_meteor", "nltk")
+
+    def compute_metrics(eval_pred):
+        logits, labels = eval_pred
+        result = metric.compute(
+            predictions=[vocab[i] for i in np.argmax(logits, axis=-1)], references=[vocab[i] for i in labels]
+        )
+        result.pop("signature")
+        return result
+
+    metrics = run_in_trainer(compute_metrics)
+    assert 0.0 <= metrics["eval_meteor"] <= 1.0
+
+
+def test_demo_serves_computes_and_highlights():
+    demo, client = serve_app(ROOT / "metrics" / "ru_meteor" / "app.py")
+    try:
+        result, html = client.predict(
+            "две птицы летали над водою\nкошка", "две птицы летают над водой | птицы\nкошки", "captioning", "none", 1,
+            api_name="/compute",
+        )
+        assert result["per_example"] == pytest.approx([0.996, 0.5])
+        assert "|syn:none|" in result["signature"]
+        assert html.count('class="mm-exact"') == 6 and html.count('class="mm-stem"') == 4  # both sides
+        result, html = client.predict("a sofa", "a couch", "nltk", "preset", 1, api_name="/compute")
+        assert 'class="mm-synonym"' in html
+        with pytest.raises(Exception, match="`predictions` has 2 examples"):
+            client.predict("a\nb", "a", "nltk", "none", 1, api_name="/compute")
+    finally:
+        demo.close()
