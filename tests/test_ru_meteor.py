@@ -362,14 +362,16 @@ def test_trainer_compute_metrics():
 
     def compute_metrics(eval_pred):
         logits, labels = eval_pred
-        result = metric.compute(
-            predictions=[vocab[i] for i in np.argmax(logits, axis=-1)], references=[vocab[i] for i in labels]
+        return metric.compute(
+            predictions=[vocab[i] for i in np.argmax(logits, axis=-1)],
+            references=[vocab[i] for i in labels],
+            for_trainer=True,
+            corpus_score=True,
         )
-        result.pop("signature")
-        return result
 
     metrics = run_in_trainer(compute_metrics)
-    assert 0.0 <= metrics["eval_meteor"] <= 1.0
+    assert 0.0 <= metrics["eval_ru_meteor_meteor"] <= 1.0 and 0.0 <= metrics["eval_ru_meteor_meteor_corpus"] <= 1.0
+    assert metric.last_signature.startswith("ru_meteor|preset:nltk|") and "|corpus:yes|" in metric.last_signature
 
 
 def test_demo_serves_computes_and_highlights():

@@ -84,15 +84,38 @@ def check_number(
 # ----------------------------------------------------------------------------------------------
 # Inputs
 # ----------------------------------------------------------------------------------------------
-def check_list(values, arg: str, allow_empty: bool = False) -> list:
-    """A list/tuple of examples (not a bare string), returned as a list."""
+def as_list(values, arg: str) -> list:
+    """The per-example container ``values`` as a new Python list.
+
+    Accepted wherever a list is: list, tuple, numpy array (elements become Python str/int/float,
+    rows of a 2-d array become lists), pandas Series/Index, a ``datasets`` column, torch tensor and
+    any other ``Sequence``. A bare string, a dict, a set, a generator, a 0-d array and None are
+    refused with an error naming ``arg``.
+    """
     if values is None:
         raise ValueError(f"`{arg}` is required (got None)")
-    if isinstance(values, str | bytes | Mapping) or not isinstance(values, Sequence):
+    if type(values) is list:
+        return list(values)
+    if isinstance(values, str | bytes | Mapping):
         raise TypeError(f"`{arg}` must be a list with one entry per example, got {type(values).__name__}")
+    if callable(getattr(values, "tolist", None)) and getattr(values, "ndim", None) is not None:
+        if values.ndim == 0:
+            raise TypeError(f"`{arg}` must be a list with one entry per example, got a 0-d {type(values).__name__}")
+        return values.tolist()  # numpy, pandas, torch: native Python elements
+    if not isinstance(values, Sequence):
+        raise TypeError(
+            f"`{arg}` must be a list (or tuple, numpy array, pandas Series, datasets column) with one entry "
+            f"per example, got {type(values).__name__}"
+        )
+    return list(values)
+
+
+def check_list(values, arg: str, allow_empty: bool = False) -> list:
+    """A list-like of examples (see ``as_list``; not a bare string), returned as a list."""
+    values = as_list(values, arg)
     if not allow_empty and len(values) == 0:
         raise ValueError(f"`{arg}` is empty: at least one example is needed")
-    return list(values)
+    return values
 
 
 def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
@@ -133,8 +156,10 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
             continue
         if refs is None:
             raise TypeError(f"`{arg}[{i}]` is None: expected a string or a list of strings")
-        if isinstance(refs, Mapping) or not isinstance(refs, Sequence):
-            raise TypeError(f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}")
+        if type(refs) is not list:
+            if isinstance(refs, bytes | Mapping) or not (isinstance(refs, Sequence) or hasattr(refs, "tolist")):
+                raise TypeError(f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}")
+            refs = as_list(refs, f"{arg}[{i}]")
         if len(refs) == 0:
             raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
         for j, ref in enumerate(refs):
@@ -143,7 +168,60 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
     return out
 
 
-class TextPairInputs:
+def trainer_scores(result: Mapping, prefix: str) -> dict:
+    """The numbers of a result dict under metric-prefixed keys, for ``transformers.Trainer``.
+
+    ``signature`` (a string) and ``per_example`` (a list) are left out: Trainer's ``log_metrics``
+    formats every value as a number and ``hyperparameter_search``'s default objective sums them.
+    A key equal to ``prefix`` or starting with ``prefix + "_"`` is kept; any other key becomes
+    ``prefix_key`` (``{"f1": ...}`` of det_f1 -> ``{"det_f1_f1": ...}``), so the results of several
+    metrics merge without collisions.
+    """
+    out = {}
+    for key, value in result.items():
+        if key in ("signature", "per_example"):
+            continue
+        name = key if key == prefix or key.startswith(prefix + "_") else f"{prefix}_{key}"
+        out[name] = float(value)
+    return out
+
+
+class TrainerResults:
+    """Mixin for every metric of the collection: ``compute(..., for_trainer=True)``.
+
+    With ``for_trainer=True`` (or a prefix string such as ``for_trainer="val_anls"``) ``compute``
+    returns only numbers under metric-prefixed keys (``trainer_scores``), ready for
+    ``Trainer(compute_metrics=...)``, ``trainer.log_metrics`` and ``hyperparameter_search``, and
+    mergeable with another metric's result. The signature of that call stays available as
+    ``metric.last_signature`` (every ``compute`` sets it).
+    """
+
+    last_signature = None
+
+    def compute(self, *, for_trainer=False, **kwargs):
+        """Like ``evaluate.Metric.compute``; ``for_trainer=True`` (or a key prefix string) returns
+        only the numbers, keys prefixed with the metric name; the signature is kept in
+        ``self.last_signature``."""
+        if for_trainer is not False:
+            if for_trainer is True:
+                prefix = self.name
+            elif isinstance(for_trainer, str) and for_trainer.strip():
+                prefix = for_trainer
+            else:
+                raise TypeError(f"`for_trainer` must be True, False or a non-empty key prefix, got {for_trainer!r}")
+            if kwargs.get("return_per_example", False) is not False:
+                raise ValueError(
+                    "`return_per_example=True` cannot be combined with `for_trainer`: Trainer logs only numbers; "
+                    "call compute without `for_trainer` to get the per-example scores"
+                )
+        result = super().compute(**kwargs)
+        if result is None:  # a non-main process of a distributed run
+            return None
+        self.last_signature = result.get("signature")
+        return result if for_trainer is False else trainer_scores(result, prefix)
+
+
+class TextPairInputs(TrainerResults):
     """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
     reference strings (``class Anls(TextPairInputs, evaluate.Metric)``).
 

@@ -96,7 +96,7 @@ Examples:
     >>> r = meteor.compute(predictions=["the cat sits on the mat", "dog"],
     ...                    references=[["the cat sat on the mat"], ["a dog", "dog"]])
     >>> round(r["meteor"], 4), r["signature"].split("|")[:4]
-    (0.6534, ['ru_meteor', 'preset:nltk', 'prep:none', 'num:none'])
+    (0.6533, ['ru_meteor', 'preset:nltk', 'prep:none', 'num:none'])
     >>> captioning = evaluate.load("metrics/ru_meteor")
     >>> round(captioning.compute(predictions=["Две птицы летают над водой"], references=[["Две птицы летают над водой."]],
     ...                          synonyms="none")["meteor"], 4)

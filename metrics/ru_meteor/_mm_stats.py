@@ -1,0 +1,441 @@
+"""How sure is a score: bootstrap confidence intervals and paired significance tests (numpy only).
+
+Every metric of the collection reduces per-example *sufficient statistics* (an ``(n, m)`` array: one
+row per example, e.g. the score itself, or tp/fp/fn, or n-gram match counts) to its scores by a
+function of their column sums. Resampling examples therefore only needs resampled column sums:
+
+* Bootstrap (Efron): draw ``R`` resamples of the ``n`` rows with replacement, score every resample from
+  its column sums, and take the percentile interval ``[q((1-c)/2), q((1+c)/2)]`` of the ``R`` scores
+  (``numpy.quantile``, linear interpolation; NaN resample scores are ignored).
+* Paired bootstrap resampling (Koehn 2004, as sacrebleu ``--paired-bs`` defines it): the same
+  resampled rows score system A and system B; with ``delta = |A - B|`` on the full data and
+  ``d_r = |A_r - B_r|`` per resample, ``p = (#{r : d_r - mean(d) > delta} + 1) / (R + 1)``.
+* Approximate randomisation (Riezler & Maxwell 2005, sacrebleu ``--paired-ar``): each trial swaps the
+  rows of A and B with probability 1/2 independently per example; with ``d_t = |A'_t - B'_t|``,
+  ``p = (#{t : d_t > delta} + 1) / (T + 1)``.
+
+Random numbers come from ``numpy.random.default_rng(seed)`` (default seed 12345, sacrebleu's):
+the bootstrap row indices of resample r are row r of ``rng.integers(0, n, size=(R, n))`` and the AR
+swap masks those of ``rng.integers(2, size=(T, n), dtype=bool)``, drawn in chunks of at most
+``CHUNK_ELEMENTS`` numbers (whole rows), so memory stays bounded and the same (data, R, seed)
+always gives the same numbers. When one chunk holds everything (R * n <= CHUNK_ELEMENTS) the
+indices are exactly sacrebleu's ``rng.choice(n, size=(R, n))``. Nothing loops over resamples in
+Python: a chunk's sums are ``take(column, indices).sum(axis=1)``, a matrix product for AR.
+
+This file is copied byte for byte into every ``metrics/<name>/`` folder (canonical copy:
+``scripts/common/_mm_stats.py``; ``python scripts/sync_common.py`` writes the copies).
+"""
+
+import math
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+
+import numpy as np
+
+DEFAULT_SEED = 12345
+DEFAULT_RESAMPLES = 1000
+DEFAULT_AR_TRIALS = 10000
+CHUNK_ELEMENTS = 1 << 22
+TESTS = ("paired_bootstrap", "approximate_randomization")
+_TEST_TAGS = {"paired_bootstrap": "paired-bs", "approximate_randomization": "paired-ar"}
+
+
+# ----------------------------------------------------------------------------------------------
+# Options
+# ----------------------------------------------------------------------------------------------
+def _is_int(value) -> bool:
+    return (
+        isinstance(value, numbers.Integral)
+        and not isinstance(value, bool)
+        and type(value).__name__ != "bool_"
+    )
+
+
+def check_confidence(confidence, arg: str = "confidence") -> float:
+    """A coverage level strictly between 0 and 1 (e.g. 0.95)."""
+    if (
+        isinstance(confidence, bool)
+        or type(confidence).__name__ == "bool_"
+        or not isinstance(confidence, numbers.Real)
+    ):
+        raise TypeError(
+            f"`{arg}` must be a number in (0, 1) such as 0.95, got {type(confidence).__name__} ({confidence!r})"
+        )
+    value = float(confidence)
+    if not 0.0 < value < 1.0:
+        raise ValueError(f"`{arg}` must be a number in (0, 1) such as 0.95, got {confidence!r}")
+    return value
+
+
+def check_count(value, arg: str, low: int = 1) -> int:
+    """A whole number >= ``low`` (numpy integers accepted, bools and floats refused)."""
+    if not _is_int(value):
+        raise TypeError(f"`{arg}` must be a whole number >= {low}, got {type(value).__name__} ({value!r})")
+    if int(value) < low:
+        raise ValueError(f"`{arg}` must be a whole number >= {low}, got {value!r}")
+    return int(value)
+
+
+class Resampling:
+    """The resampling options of ``compute``: ``confidence`` (None = no interval), ``n_resamples``
+    (default 1000) and ``seed`` (default 12345), checked; errors name the argument."""
+
+    def __init__(self, confidence=None, n_resamples=None, seed=None):
+        self.confidence = None if confidence is None else check_confidence(confidence)
+        self.n_resamples = (
+            DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
+        )
+        self.seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
+
+    @property
+    def enabled(self) -> bool:
+        return self.confidence is not None
+
+    def signature_fields(self) -> dict:
+        """``{"ci": "bs-pct", "conf": c, "bs": R, "seed": s}`` when an interval is asked for, else ``{}``."""
+        if not self.enabled:
+            return {}
+        return {"ci": "bs-pct", "conf": self.confidence, "bs": self.n_resamples, "seed": self.seed}
+
+
+# ----------------------------------------------------------------------------------------------
+# Sufficient statistics
+# ----------------------------------------------------------------------------------------------
+class Statistic:
+    """Per-example sufficient statistics and the scores they give.
+
+    ``stats``: ``(n, m)`` array, one row per resampling unit (question, image, code pair).
+    ``fn(sums)``: maps column sums, shape ``(..., m)``, to the scores, shape ``(..., len(keys))``,
+    vectorised over the leading axes; it is called with sums over ``n`` rows (a resample, a shuffled
+    system and the full data all have ``n`` rows). ``fn(stats.sum(0))`` equals the metric's result.
+    """
+
+    def __init__(self, keys: Sequence[str], stats, fn: Callable[[np.ndarray], np.ndarray]):
+        self.keys = tuple(keys)
+        stats = np.asarray(stats, dtype=np.float64)
+        if stats.ndim == 1:
+            stats = stats[:, None]
+        if stats.ndim != 2:
+            raise ValueError(f"sufficient statistics must be an (n, m) array, got shape {stats.shape}")
+        self.stats = np.asfortranarray(stats)  # columns contiguous: resampling gathers column by column
+        self.fn = fn
+
+    @property
+    def n(self) -> int:
+        return self.stats.shape[0]
+
+    def scores(self, sums) -> np.ndarray:
+        out = np.asarray(self.fn(np.asarray(sums, dtype=np.float64)), dtype=np.float64)
+        return out.reshape(*np.shape(sums)[:-1], len(self.keys))
+
+    def value(self) -> np.ndarray:
+        """The scores on the full data, shape ``(len(keys),)``."""
+        return self.scores(self.stats.sum(axis=0))
+
+
+def mean_statistic(columns: Mapping[str, Sequence[float]]) -> Statistic:
+    """Scores that are means over examples: ``{key: per-example values}`` -> Statistic of the means."""
+    keys = list(columns)
+    stats = np.column_stack([np.asarray(columns[k], dtype=np.float64).reshape(-1) for k in keys])
+    n = stats.shape[0]
+    return Statistic(keys, stats, lambda sums: sums / max(n, 1))
+
+
+def ratio(numerator, denominator, empty: float = 0.0) -> np.ndarray:
+    """``numerator / denominator`` elementwise, ``empty`` where the denominator is 0."""
+    num = np.asarray(numerator, dtype=np.float64)
+    den = np.asarray(denominator, dtype=np.float64)
+    out = np.full(np.broadcast(num, den).shape, float(empty))
+    np.divide(num, den, out=out, where=den != 0)
+    return out
+
+
+def precision_recall_f1(tp, fp, fn) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Micro precision, recall and F1 from pooled counts; 0 for a 0 denominator (F1 0 when P = R = 0)."""
+    tp = np.asarray(tp, dtype=np.float64)
+    precision = ratio(tp, tp + np.asarray(fp, dtype=np.float64))
+    recall = ratio(tp, tp + np.asarray(fn, dtype=np.float64))
+    f1 = ratio(2 * precision * recall, precision + recall)
+    return precision, recall, f1
+
+
+def brevity_penalty(ref_len, hyp_len) -> np.ndarray:
+    """BLEU's brevity penalty: 1 if hyp_len > ref_len, 0 if hyp_len = 0, else exp(1 - ref_len / hyp_len)."""
+    ref_len = np.asarray(ref_len, dtype=np.float64)
+    hyp_len = np.asarray(hyp_len, dtype=np.float64)
+    short = np.exp(1.0 - ratio(ref_len, hyp_len, empty=0.0))
+    return np.where(hyp_len > ref_len, 1.0, np.where(hyp_len == 0, 0.0, short))
+
+
+def bleu(
+    numerators, denominators, ref_len, hyp_len, weights=None, zero_floor: float | None = None
+) -> np.ndarray:
+    """Corpus BLEU from pooled counts, vectorised over leading axes.
+
+    ``numerators``/``denominators``: ``(..., N)`` clipped n-gram matches and n-gram totals;
+    ``BLEU = BP(ref_len, hyp_len) * exp(sum_k w_k * log(p_k))``, ``p_k = num_k / den_k``, ``w_k = 1/N``
+    by default. 0 when no unigram matches. A zero numerator of a higher order is replaced by
+    ``zero_floor`` (CodeXGLUE's epsilon 0.1 = sacrebleu's "floor" smoothing); with no floor it gives 0.
+    """
+    num = np.asarray(numerators, dtype=np.float64)
+    den = np.asarray(denominators, dtype=np.float64)
+    order = num.shape[-1]
+    w = np.full(order, 1.0 / order) if weights is None else np.asarray(weights, dtype=np.float64)
+    if zero_floor is not None:
+        num = np.where(num == 0, zero_floor, num)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logs = np.log(ratio(num, den)) * w
+    score = brevity_penalty(ref_len, hyp_len) * np.exp(logs.sum(axis=-1))
+    no_match = np.asarray(numerators, dtype=np.float64)[..., 0] == 0
+    return np.where(no_match, 0.0, np.nan_to_num(score, nan=0.0))
+
+
+# ----------------------------------------------------------------------------------------------
+# Resampling
+# ----------------------------------------------------------------------------------------------
+def _chunks(n_rows: int, n: int):
+    step = max(1, CHUNK_ELEMENTS // max(n, 1))
+    for start in range(0, n_rows, step):
+        yield start, min(step, n_rows - start)
+
+
+def resampled_sums(stats: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """Column sums of the rows picked by every row of ``indices``: ``(rows, m)``."""
+    return np.stack([np.take(column, indices, mode="clip").sum(axis=1) for column in stats.T], axis=-1)
+
+
+def bootstrap_sums(stats_list: Sequence[np.ndarray], n_resamples: int, seed: int) -> list[np.ndarray]:
+    """Resampled column sums ``(R, m_j)`` of each ``(n, m_j)`` array, all with the SAME row indices."""
+    n = stats_list[0].shape[0]
+    out = [np.empty((n_resamples, s.shape[1])) for s in stats_list]
+    rng = np.random.default_rng(seed)
+    for start, rows in _chunks(n_resamples, n):
+        indices = rng.integers(0, n, size=(rows, n))
+        for stats, sums in zip(stats_list, out):
+            sums[start : start + rows] = resampled_sums(stats, indices)
+    return out
+
+
+def percentile_interval(samples, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of bootstrap scores ``(R, k)`` along axis 0; NaN scores are ignored."""
+    samples = np.asarray(samples, dtype=np.float64)
+    alpha = (1.0 - confidence) / 2.0
+    if np.isnan(samples).any():
+        low, high = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
+    else:
+        low, high = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)
+    return low, high
+
+
+def bootstrap_interval(
+    statistic: Statistic,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+) -> dict[str, tuple[float, float]]:
+    """Percentile bootstrap interval of every score of ``statistic``: ``{key: (low, high)}``."""
+    confidence = check_confidence(confidence)
+    n_resamples = check_count(n_resamples, "n_resamples")
+    seed = check_count(seed, "seed", low=0)
+    if statistic.n == 0:
+        return {key: (math.nan, math.nan) for key in statistic.keys}
+    (sums,) = bootstrap_sums([statistic.stats], n_resamples, seed)
+    low, high = percentile_interval(statistic.scores(sums), confidence)
+    return {key: (float(lo), float(hi)) for key, lo, hi in zip(statistic.keys, low, high)}
+
+
+def bootstrap_mean_interval(
+    scores, confidence: float = 0.95, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of per-example ``scores``."""
+    return bootstrap_interval(mean_statistic({"mean": scores}), confidence, n_resamples, seed)["mean"]
+
+
+def interval_values(statistic: Statistic, resampling: Resampling) -> dict[str, float]:
+    """``{"<key>_ci_low": ..., "<key>_ci_high": ...}`` for every key, or ``{}`` when no interval is asked."""
+    if not resampling.enabled:
+        return {}
+    out = {}
+    intervals = bootstrap_interval(statistic, resampling.confidence, resampling.n_resamples, resampling.seed)
+    for key, (low, high) in intervals.items():
+        out[f"{key}_ci_low"] = low
+        out[f"{key}_ci_high"] = high
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Paired tests
+# ----------------------------------------------------------------------------------------------
+def _check_pair(a: Statistic, b: Statistic) -> None:
+    if a.keys != b.keys or a.stats.shape != b.stats.shape:
+        raise ValueError(
+            f"the two systems must be scored on the same examples with the same options "
+            f"(keys {a.keys} vs {b.keys}, statistics {a.stats.shape} vs {b.stats.shape})"
+        )
+    if a.n == 0:
+        raise ValueError("a paired test needs at least one example")
+
+
+def p_value(null_statistics, observed) -> np.ndarray:
+    """``(#{t : null_t > observed} + 1) / (T + 1)`` per column (multeval / sacrebleu), and 1 where the
+    observed difference is exactly 0 (sacrebleu reports 1 / (T + 1) for two identical systems)."""
+    null_statistics = np.asarray(null_statistics, dtype=np.float64)
+    observed = np.asarray(observed, dtype=np.float64)
+    count = (null_statistics > observed).sum(axis=0)
+    return np.where(observed == 0, 1.0, (count + 1.0) / (null_statistics.shape[0] + 1.0))
+
+
+def paired_bootstrap(
+    a: Statistic,
+    b: Statistic,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+) -> dict[str, dict[str, float]]:
+    """Paired bootstrap resampling of systems A and B on the same examples.
+
+    Per key: ``score_a``, ``score_b``, ``difference`` (A - B on the full data), ``ci_low``/``ci_high``
+    (percentile interval of the resampled A - B) and the two-sided ``p_value`` of sacrebleu's
+    paired-bs (resampled |A - B| centred on its mean, compared with the observed |A - B|).
+    """
+    _check_pair(a, b)
+    n_resamples = check_count(n_resamples, "n_resamples")
+    seed = check_count(seed, "seed", low=0)
+    confidence = check_confidence(confidence)
+    sums_a, sums_b = bootstrap_sums([a.stats, b.stats], n_resamples, seed)
+    diffs = a.scores(sums_a) - b.scores(sums_b)
+    value_a, value_b = a.value(), b.value()
+    observed = np.abs(value_a - value_b)
+    spread = np.abs(diffs)
+    p = p_value(spread - spread.mean(axis=0), observed)
+    low, high = percentile_interval(diffs, confidence)
+    return _paired_result(a.keys, value_a, value_b, low, high, p)
+
+
+def approximate_randomization(
+    a: Statistic,
+    b: Statistic,
+    n_trials: int = DEFAULT_AR_TRIALS,
+    seed: int = DEFAULT_SEED,
+    confidence: float = 0.95,
+    n_resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, dict[str, float]]:
+    """Paired approximate randomisation test (sacrebleu paired-ar) of A and B on the same examples.
+
+    Per key the same fields as :func:`paired_bootstrap`; ``p_value`` from ``n_trials`` random swaps,
+    the interval of A - B from a paired bootstrap with ``n_resamples`` (same seed).
+    """
+    _check_pair(a, b)
+    n_trials = check_count(n_trials, "n_resamples")
+    seed = check_count(seed, "seed", low=0)
+    n = a.n
+    total_a, total_b = a.stats.sum(axis=0), b.stats.sum(axis=0)
+    delta = a.stats - b.stats
+    rng = np.random.default_rng(seed)
+    spread = np.empty((n_trials, len(a.keys)))
+    for start, rows in _chunks(n_trials, n):
+        swap = rng.integers(2, size=(rows, n), dtype=bool)
+        moved = swap.astype(np.float64) @ delta  # rows swapped: A' = A - moved, B' = B + moved
+        spread[start : start + rows] = np.abs(a.scores(total_a - moved) - b.scores(total_b + moved))
+    value_a, value_b = a.value(), b.value()
+    p = p_value(spread, np.abs(value_a - value_b))
+    interval = paired_bootstrap(a, b, n_resamples, seed, confidence)
+    low = np.array([interval[k]["ci_low"] for k in a.keys])
+    high = np.array([interval[k]["ci_high"] for k in a.keys])
+    return _paired_result(a.keys, value_a, value_b, low, high, p)
+
+
+def _paired_result(keys, value_a, value_b, low, high, p) -> dict[str, dict[str, float]]:
+    return {
+        key: {
+            "score_a": float(value_a[i]),
+            "score_b": float(value_b[i]),
+            "difference": float(value_a[i] - value_b[i]),
+            "ci_low": float(low[i]),
+            "ci_high": float(high[i]),
+            "p_value": float(p[i]),
+        }
+        for i, key in enumerate(keys)
+    }
+
+
+def paired_test(
+    a: Statistic,
+    b: Statistic,
+    test: str = "paired_bootstrap",
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+) -> tuple[dict[str, dict[str, float]], dict]:
+    """Run ``test`` ("paired_bootstrap" or "approximate_randomization"); returns (results per key,
+    signature fields ``{"test", "n", "conf", "seed"}``). ``n_resamples`` defaults to 1000 resamples
+    (bootstrap) or 10000 trials (randomisation), ``seed`` to 12345."""
+    if test not in TESTS:
+        raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+    seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
+    confidence = check_confidence(confidence)
+    if test == "paired_bootstrap":
+        n = DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
+        results = paired_bootstrap(a, b, n, seed, confidence)
+    else:
+        n = DEFAULT_AR_TRIALS if n_resamples is None else check_count(n_resamples, "n_resamples")
+        results = approximate_randomization(a, b, n, seed, confidence)
+    return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed}
+
+
+class PairedComparison:
+    """Mixin for an ``evaluate.Metric`` whose ``_compute`` records its sufficient statistics with
+    :meth:`_keep_statistic`: adds ``compare``, the paired test of two systems on the same references."""
+
+    def _keep_statistic(self, statistic: Statistic, signature: str) -> None:
+        self._last_statistic = (statistic, signature)
+
+    def compare(
+        self,
+        *,
+        predictions_a=None,
+        predictions_b=None,
+        references=None,
+        test="paired_bootstrap",
+        n_resamples=None,
+        seed=None,
+        confidence=0.95,
+        **kwargs,
+    ) -> dict:
+        """Paired significance test of system A against system B on the same references.
+
+        Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
+        and per-example inputs). ``test``: "paired_bootstrap" (sacrebleu paired-bs, default 1000
+        resamples) or "approximate_randomization" (sacrebleu paired-ar, default 10000 trials);
+        ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
+        ``<key>_difference`` (A - B), ``<key>_ci_low``/``<key>_ci_high`` (paired bootstrap interval of
+        A - B at ``confidence``) and ``<key>_p_value`` (two-sided), then ``signature``.
+        """
+        if test not in TESTS:
+            raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
+            if arg in kwargs:
+                raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
+        statistics = []
+        for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+            if predictions is None:
+                raise ValueError(f"`{arg}` is required (got None)")
+            self._last_statistic = None
+            self.compute(predictions=predictions, references=references, **kwargs)
+            if self._last_statistic is None:
+                raise RuntimeError("compute did not record its sufficient statistics")
+            statistics.append(self._last_statistic)
+        (stat_a, signature), (stat_b, _) = statistics
+        results, fields = paired_test(stat_a, stat_b, test, n_resamples, seed, confidence)
+        out = {}
+        for key, values in results.items():
+            out[f"{key}_a"] = values["score_a"]
+            out[f"{key}_b"] = values["score_b"]
+            out[f"{key}_difference"] = values["difference"]
+            out[f"{key}_ci_low"] = values["ci_low"]
+            out[f"{key}_ci_high"] = values["ci_high"]
+            out[f"{key}_p_value"] = values["p_value"]
+        head, _, version = signature.rpartition("|v:")
+        extra = "|".join(f"{k}:{v}" for k, v in fields.items())
+        out["signature"] = f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
+        return out
