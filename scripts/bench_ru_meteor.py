@@ -32,7 +32,6 @@ import sys
 import tempfile
 import time
 import tracemalloc
-from itertools import chain
 from pathlib import Path
 
 from _bench import ROOT, load_core, offline_env

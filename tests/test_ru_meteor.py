@@ -94,8 +94,8 @@ def test_identical_caption_is_not_one_and_vqa_gamma_zero_is():
 # oracles: NLTK's meteor_score, the official Fusion Brain loops
 # ------------------------------------------------------------------------------------------------
 def test_nltk_meteor_score_is_the_oracle_on_600_generated_pairs():
-    from nltk.translate.meteor_score import meteor_score
     from nltk.tokenize import word_tokenize
+    from nltk.translate.meteor_score import meteor_score
 
     rng = random.Random(7)
     preds, refs = bench.make_captions(600, bench.EN_WORDS, seed=11)
@@ -236,6 +236,20 @@ def test_synonyms_none_needs_no_ruwordnet(monkeypatch):
     monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
     r = load_metric("ru_meteor").compute(predictions=["кошка спит"], references=["кошки спят"], synonyms="none")
     assert r["meteor"] == 0.25 and "|syn:none|res:none|" in r["signature"]  # stems кошк = кошк, спит != спят
+
+
+def test_ruwordnet_found_where_the_ruwordnet_package_keeps_it(monkeypatch, tmp_path, rwn):
+    import shutil
+    import sys
+
+    package = tmp_path / "site" / "ruwordnet"
+    (package / "static").mkdir(parents=True)
+    (package / "__init__.py").write_text("raise ImportError('never imported: only located')\n")
+    shutil.copy(rwn, package / "static" / "ruwordnet.db")  # where `ruwordnet download` writes it
+    monkeypatch.delenv("RUWORDNET_DB", raising=False)
+    monkeypatch.setattr(sys, "path", [str(tmp_path / "site")] + sys.path)
+    assert core.default_ruwordnet_path() == str(package / "static" / "ruwordnet.db")
+    assert score("vqa", "Кошки", ["животное"]) == 1.0
 
 
 def test_ruwordnet_found_through_the_environment(monkeypatch, rwn):

@@ -229,7 +229,7 @@ def prepare(text: str, is_hypothesis: bool, preprocess: str, number_words: str, 
 _STEM_CACHES: dict = {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _stem_function(stemmer: str):
     if stemmer == "porter":
         porter = _require("nltk.stem.porter", "nltk", "nltk==3.10.4")
@@ -294,8 +294,16 @@ def load_wordnet(wordnet_path=None):
         nltk.data.path.insert(0, root)  # NLTK >= 3.10 only opens corpora under nltk.data.path
     where = f" under `wordnet_path`={str(wordnet_path)!r}" if root else " on NLTK's data path"
     try:
-        location = str(Path(root) / "corpora" / "wordnet") if root else str(nltk.data.find("corpora/wordnet"))
-        return _wordnet_reader(location)
+        if root is None:  # NLTK's own lazy reader (the one meteor_score uses): loaded once per process
+            import warnings
+
+            from nltk.corpus import wordnet
+
+            with warnings.catch_warnings():  # no OMW (multilingual) data, by design
+                warnings.simplefilter("ignore", UserWarning)
+                wordnet.ensure_loaded()
+            return wordnet
+        return _wordnet_reader(str(Path(root) / "corpora" / "wordnet"))
     except (LookupError, OSError) as err:
         raise ValueError(MISSING_WORDNET.format(where=where)) from err
 
