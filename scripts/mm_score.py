@@ -7,6 +7,8 @@
     mm-score ned --format fusion_brain_2021 --gt true_HTR.json --pred prediction_HTR.json
     mm-score det-f1 --gt true_zsOD.json --pred prediction_zsOD.json
     mm-score text-qa --preset mathqa --gt mathqa_gt.json --pred mathqa_pred.json  # Fusion Brain 2022
+    mm-score ru-meteor --gt captioning_gt.json --pred captioning_pred.json --ruwordnet-path ruwordnet.db
+    mm-score ru-meteor --format fusion_brain_2022_vqa --gt vqa_gt.json --pred vqa_pred.json --synonyms none
     mm-score fusion-brain-2021 FOLDER        # integral score: sum of the four rounded sub-task scores
     mm-score fusion-brain-2022 FOLDER        # integral score: (1/15) x sum of the open sub-task scores
 
@@ -118,6 +120,26 @@ textqa_pred.json, also mathqa_*.json and text_recognition_*.json):
   The answer is the first element of type "text" ("" if none); the ground truth lists every
   accepted answer. Same ids in both files (the official drivers assert it).""",
     ),
+    "fb2022_captioning": Format(
+        "fusion_brain_2022_captioning",
+        lambda a: mm_formats.fb2022_text(a.gt, a.pred),
+        """fusion_brain_2022_captioning (AIJ 2022 captioning, split/captioning/captioning_gt.json, captioning_pred.json):
+  --gt    {"0": [{"type": "text", "content": ["Две птицы летают над водой.", "птицы над озером"]}]}
+  --pred  {"0": [{"type": "text", "content": "две птицы летали над водою"}]}
+  The caption is the first element of type "text" ("" if none: 0); the ground truth lists every
+  reference caption. Scores the METEOR half of the sub-task (the other half is ruCLIP).""",
+        "captioning",
+    ),
+    "fb2022_vqa": Format(
+        "fusion_brain_2022_vqa",
+        lambda a: mm_formats.fb2022_text(a.gt, a.pred),
+        """fusion_brain_2022_vqa (AIJ 2022 VisualQA, split/vqa/vqa_gt.json, vqa_pred.json):
+  --gt    {"0": [{"type": "text", "content": ["желтого", "ярко-желтого"]}]}
+  --pred  {"0": [{"type": "text", "content": "Желтый"}]}
+  The answer is the first element of type "text" ("" if none); the ground truth lists every
+  accepted answer.""",
+        "vqa",
+    ),
 }
 
 
@@ -220,6 +242,25 @@ def text_qa(p):
     p.add_argument("--measure", help="f1 or exact_match")
     _bool(p, "--keep-hyphen", "keep '-' when deleting punctuation (MathQA)")
     _bool(p, "--letter-fallback", "the official [abcde] letter fallback")
+
+
+@command("ru-meteor", "ru_meteor", "METEOR of Russian captions / VQA answers (Fusion Brain 2022) and English (NLTK)",
+         [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]], "captioning (= default), vqa, nltk, ru",
+         notes="RuWordNet is not on PyPI: pass --ruwordnet-path (or set RUWORDNET_DB), or --synonyms none.")
+def ru_meteor(p):
+    p.add_argument("--preprocess", help="fb_captioning, fb_vqa, ru or none")
+    p.add_argument("--number-words", help="wordtodigits (official) or none")
+    p.add_argument("--tokenizer", help="nltk (word_tokenize tokens) or razdel")
+    p.add_argument("--stemmer", help="snowball_ru, porter, pymorphy3 or none")
+    p.add_argument("--synonyms", help="ruwordnet_fb (official), ruwordnet_synsets, wordnet or none")
+    p.add_argument("--alpha", type=float, help="METEOR alpha (0.9)")
+    p.add_argument("--beta", type=float, help="METEOR beta (3)")
+    p.add_argument("--gamma", type=float, help="fragmentation penalty weight (captioning 0.5, vqa 0)")
+    p.add_argument("--numeric", help="fusion_brain (VQA numeric branch) or none")
+    p.add_argument("--reference-agg", help="max (official) or mean")
+    _bool(p, "--corpus-score", "also report METEOR of pooled statistics")
+    p.add_argument("--wordnet-path", help="NLTK data folder holding corpora/wordnet (synonyms wordnet)")
+    p.add_argument("--ruwordnet-path", help="the RuWordNet SQLite file (default: $RUWORDNET_DB, the ruwordnet package)")
 
 
 def _floats(text: str) -> list:
@@ -455,8 +496,9 @@ FB2022_TASKS = [
     SubTask("mathqa", "text_qa", "mathqa", "exact_match", mm_formats.fb2022_text),
     SubTask("text_recognition", "ned", "default", "one_minus_ned", mm_formats.fb2022_text),
     SubTask("generation", None, note="image folders and model weights: score it with `mm-score fid-clip`"),
-    SubTask("captioning", None, note="needs the ru_meteor and fid_clip metrics (METEOR + ruCLIP), not in this version"),
-    SubTask("vqa", None, note="needs the ru_meteor metric (METEOR), not in this version"),
+    SubTask("captioning", None, note="0.5 x (METEOR + ruCLIP) needs the images and ruCLIP weights: not wired into this "
+            "command; METEOR alone: `mm-score ru-meteor`"),
+    SubTask("vqa", "ru_meteor", "vqa", "meteor", mm_formats.fb2022_text),
 ]
 for _task in FB2022_TASKS:
     _task.gt_file, _task.pred_file = f"{_task.name}_gt.json", f"{_task.name}_pred.json"
@@ -550,8 +592,9 @@ INTEGRALS = {
         FB2022_TASKS,
         combine_2022,
         "AIJ 2022 FusionBrain 2.0 integral score over the open sub-tasks: S = (1/15) x sum of the sub-task scores\n"
-        "(TextQA F1, MathQA exact match, text recognition 1 - NED; generation is scored by `mm-score fid-clip`\n"
-        "and captioning / VQA need ru_meteor: --partial counts them as 0). FOLDER holds the split files of the official\n"
+        "(TextQA F1, MathQA exact match, text recognition 1 - NED, VisualQA METEOR with RuWordNet from $RUWORDNET_DB\n"
+        "or the ruwordnet package; generation is scored by `mm-score fid-clip` and captioning needs METEOR + ruCLIP:\n"
+        "--partial counts them as 0). FOLDER holds the split files of the official\n"
         "split_tasks.py, or the unsplit ids.json + ground_truth.json (or output.json) + predictions.json.",
     ),
 }

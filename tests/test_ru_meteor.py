@@ -404,3 +404,59 @@ def test_demo_serves_computes_and_highlights():
             client.predict("a\nb", "a", "nltk", "none", 1, api_name="/compute")
     finally:
         demo.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# the command line (mm-score ru-meteor, the Fusion Brain 2022 integral's VisualQA sub-task)
+# ------------------------------------------------------------------------------------------------
+def _write_json(path, obj):
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+    return str(path)
+
+
+def _cli(capsys, *argv):
+    import json
+
+    code = load_script("mm_score").main([*argv, "--no-progress"])
+    out = capsys.readouterr()
+    return code, (json.loads(out.out) if code == 0 and "--json" in argv else out.out), out.err
+
+
+def test_mm_score_ru_meteor_official_files(tmp_path, capsys, rwn):
+    gt = _write_json(tmp_path / "captioning_gt.json", {
+        "0": [{"type": "text", "content": ["Две птицы летают над водой.", "птицы"]}],
+        "1": [{"type": "text", "content": ["кошка спит"]}],
+    })  # fmt: skip
+    pred = _write_json(tmp_path / "captioning_pred.json", {
+        "0": [{"type": "image", "content": "x.jpg"}, {"type": "text", "content": "Две птицы летают над водой"}],
+        "1": [{"type": "image", "content": "y.jpg"}],  # no text element: "" as in the official loop -> 0
+    })  # fmt: skip
+    code, out, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--ruwordnet-path", rwn, "--json")
+    assert code == 0, err
+    assert out["meteor"] == pytest.approx(0.996 / 2) and out["signature"].startswith("ru_meteor|preset:captioning|")
+    gt = _write_json(tmp_path / "vqa_gt.json", {"0": [{"type": "text", "content": ["животное"]}], "1": [{"type": "text", "content": ["3"]}]})
+    pred = _write_json(tmp_path / "vqa_pred.json", {"0": [{"type": "text", "content": "Кошки"}], "1": [{"type": "text", "content": "2"}]})
+    code, out, err = _cli(capsys, "ru-meteor", "--format", "fusion_brain_2022_vqa", "--gt", gt, "--pred", pred, "--ruwordnet-path", rwn, "--json")
+    assert code == 0, err
+    assert out["meteor"] == pytest.approx((1 + 2 / 3) / 2) and "|preset:vqa|" in out["signature"]
+    code, _, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--ruwordnet-path", str(tmp_path / "none.db"))
+    assert code == 2 and len(err.strip().splitlines()) == 1 and "RuWordNet database was not found" in err
+    code, _, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--gamma", "2")
+    assert code == 2 and "`gamma` (--gamma)" in err
+
+
+def test_fusion_brain_2022_integral_scores_visual_qa(tmp_path, capsys, rwn, monkeypatch):
+    monkeypatch.setenv("RUWORDNET_DB", rwn)
+    _write_json(tmp_path / "textqa" / "textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
+    _write_json(tmp_path / "textqa" / "textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
+    _write_json(tmp_path / "vqa" / "vqa_gt.json", {"0": [{"type": "text", "content": ["3"]}], "1": [{"type": "text", "content": ["кошачий"]}]})
+    _write_json(tmp_path / "vqa" / "vqa_pred.json", {"0": [{"type": "text", "content": "2"}], "1": [{"type": "text", "content": "кошка"}]})
+    code, out, err = _cli(capsys, "fusion-brain-2022", str(tmp_path), "--partial", "--json")
+    assert code == 0, err
+    assert out["sub_tasks"]["vqa"]["score"] == pytest.approx((2 / 3 + 1) / 2)
+    assert out["sub_tasks"]["vqa"]["signature"].startswith("ru_meteor|preset:vqa|")
+    assert out["missing"] == ["captioning", "generation", "mathqa", "text_recognition"]
+    assert out["score"] == pytest.approx((1 + (2 / 3 + 1) / 2) / 15)
