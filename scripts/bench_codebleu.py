@@ -1,6 +1,7 @@
 """Benchmark metrics/codebleu against the PyPI `codebleu` 0.7.0 package on the same inputs, same run.
 
     .venv/bin/python scripts/bench_codebleu.py [--quick] [--n 1000] [--langs java,python]
+    .venv/bin/python scripts/bench_codebleu.py --sizes [--langs ...] [--shapes code,expr,lines,nest]
 
 Inputs: N pairs of generated ~20-line functions per language (reference + a mutated copy). Times:
 our pure core (`corpus_codebleu`), `evaluate.load("metrics/codebleu", "pypi").compute(...)`, and
@@ -10,6 +11,14 @@ CPU seconds of the computing thread (time.thread_time: background threads of oth
 counted), best of --repeat consecutive runs per side after a full-size warm-up, so that other jobs
 on a shared machine disturb them less; prints the ratios. Asserts identical results where our pinned
 grammar and the oracle's parse alike (java), and identical n-gram components otherwise.
+
+`--sizes`: how cost grows with the size of the code. For every language, one prediction and one
+reference of 1 KB, 10 KB, 100 KB and 1 MB each (`--size-list`), scored by the pure core in a fresh
+process per size; prints CPU seconds, seconds per MB and the peak memory the computation added (the
+process's maximum resident set size after minus before). Shapes: `code` (generated functions of
+tests/_codebleu_oracle.py with their mutations, concatenated), and the hostile shapes of issue 9:
+`expr` (`a = b+b+...+b`, one expression as deep as it is long), `lines` (`x = 1` repeated), `nest`
+(`(` repeated).
 """
 
 import argparse
@@ -26,6 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PY = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
 CORE_PATH = ROOT / "metrics" / "codebleu" / "_codebleu_core.py"
+LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 
 _PY_STMTS = [
     "{a} = {b} + {c}", "{a} = {b} * 2", "{a} += {b}", "if {a} > {b}:\n        {c} = {a} - {b}",
@@ -110,6 +120,73 @@ def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+SHAPES = ("code", "expr", "lines", "nest")
+
+
+def sized_code(lang, shape, size, seed):
+    """A snippet of about ``size`` characters of the given shape (see the module docstring)."""
+    if shape == "expr":
+        return "a = " + "+".join(["b"] * max(1, (size - 4) // 2))
+    if shape == "lines":
+        return "x = 1\n" * max(1, size // 6)
+    if shape == "nest":
+        return "(" * size
+    sys.path.insert(0, str(ROOT / "tests"))
+    import _codebleu_oracle as oracle
+
+    preds, refs = oracle.mutated_pairs(lang, 400, seed)
+    pool = [p if seed == 0 else (r if isinstance(r, str) else r[0]) for p, r in zip(preds, refs)]
+    parts, total, i = [], 0, 0
+    while total < size:
+        parts.append(pool[i % len(pool)])
+        total += len(parts[-1]) + 1
+        i += 1
+    return "\n".join(parts)
+
+
+_ONE_SIZE = """
+import importlib.util, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+import bench_codebleu as bench
+spec = importlib.util.spec_from_file_location("mm_codebleu_core", bench.CORE_PATH)
+core = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(core)
+lang, shape, size = sys.argv[2], sys.argv[3], int(sys.argv[4])
+pred, ref = bench.sized_code(lang, shape, size, 0), bench.sized_code(lang, shape, size, 1)
+core.corpus_codebleu([pred[:2000]], [[ref[:2000]]], lang)  # grammar load
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+t0 = time.thread_time()
+scores, per, notes = core.corpus_codebleu([pred], [[ref]], lang, per_example=True)
+seconds = time.thread_time() - t0
+after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"seconds": seconds, "peak_mb": (after - before) / 1024, "chars": len(pred) + len(ref),
+                  "limited": per[0]["dataflow_limited"], "codebleu": scores["codebleu"]}))
+"""
+
+
+def run_sizes(langs, shapes, sizes, timeout):
+    print("cost per size: one prediction + one reference of the given size each, pure core, fresh process per row;")
+    print("CPU seconds of the computing thread; peak = max resident memory added by the computation")
+    print(f"{'lang':10} {'shape':6} {'size':>8} {'seconds':>9} {'s per MB':>9} {'peak MB':>8}  note")
+    for lang in langs:
+        for shape in shapes:
+            for size in sizes:
+                try:
+                    proc = subprocess.run([sys.executable, "-c", _ONE_SIZE, str(ROOT / "scripts"), lang, shape, str(size)],
+                                          capture_output=True, text=True, timeout=timeout)
+                except subprocess.TimeoutExpired:
+                    print(f"{lang:10} {shape:6} {size:>8} {'>' + str(timeout):>9}")
+                    continue
+                if proc.returncode != 0:
+                    print(f"{lang:10} {shape:6} {size:>8} FAILED rc={proc.returncode}: {proc.stderr.strip()[-300:]}")
+                    continue
+                r = json.loads(proc.stdout.strip().splitlines()[-1])
+                per_mb = r["seconds"] / (r["chars"] / 2e6)
+                note = "data flow over the work limit" if r["limited"] else ""
+                print(f"{lang:10} {shape:6} {size:>8} {r['seconds']:9.3f} {per_mb:9.2f} {r['peak_mb']:8.1f}  {note}",
+                      flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true", help="100 pairs instead of 1000")
@@ -117,7 +194,16 @@ def main():
     ap.add_argument("--langs", default="java,python")
     ap.add_argument("--verbose", action="store_true", help="print every round")
     ap.add_argument("--repeat", type=int, default=3, help="best of R runs for every timing (shared CPUs are noisy)")
+    ap.add_argument("--sizes", action="store_true", help="cost per size of the code (1 KB to 1 MB), every language")
+    ap.add_argument("--size-list", default="1000,10000,100000,1000000")
+    ap.add_argument("--shapes", default="code", help=f"with --sizes: some of {','.join(SHAPES)} or 'all'")
+    ap.add_argument("--timeout", type=int, default=300, help="with --sizes: seconds per row")
     args = ap.parse_args()
+    if args.sizes:
+        langs = args.langs.split(",") if args.langs != "java,python" else list(LANGUAGES)
+        shapes = SHAPES if args.shapes == "all" else args.shapes.split(",")
+        run_sizes(langs, shapes, [int(x) for x in args.size_list.split(",")], args.timeout)
+        return
     n = args.n or (100 if args.quick else 1000)
     if not ORACLE_PY.is_file():
         sys.exit("missing .build/venv-codebleu: run bash scripts/setup.d/codebleu_oracle.sh")

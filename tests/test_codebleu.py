@@ -645,3 +645,15 @@ def test_fuzz_hostile_inputs(data):
     assert valid, (preds, refs, opts)
     for key in core.KEYS:
         assert math.isfinite(r[key]) and r[key] >= 0
+
+
+def test_deep_error_subtree_over_hidden_missing_token_warns():
+    """A subtree over a hidden MISSING token (python's `_newline`) is read from tree-sitter's printer;
+    one more than MAX_PRINT_DEPTH levels deep is compared without that token, with a warning."""
+    deep = "(" * (core.MAX_PRINT_DEPTH + 100) + "a" + ")" * (core.MAX_PRINT_DEPTH + 100)
+    code = "def f(a, b):\n    c = " + deep + " return c\n"
+    assert core.parse_flat(code, "python", core.new_interner()).unprinted == 1
+    metric = load_metric("codebleu")
+    with pytest.warns(UserWarning, match="compared without that token"):
+        r = metric.compute(predictions=[code], references=[code], lang="python")
+    assert r["syntax_match"] == 1.0

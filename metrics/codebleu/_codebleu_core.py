@@ -302,7 +302,7 @@ def _dedupe(items) -> list:
 
 class _Node:
     """An internal node of a flat tree: type, children (a token child is its int index), the first
-    child of each field name, token range [lo, hi), its token index (-1 unless it is a token root),
+    child of each field name (a dict, or None when no child has a field), token range [lo, hi), its token index (-1 unless it is a token root),
     and whether its subtree holds a node with a data-flow rule (``special``)."""
 
     __slots__ = ("type", "kids", "fields", "lo", "hi", "tok", "special")
@@ -310,7 +310,7 @@ class _Node:
 
 def _new_node(kind, lo, tok, special):
     node = _Node()
-    node.type, node.kids, node.fields, node.lo, node.hi, node.tok, node.special = kind, [], {}, lo, lo, tok, special
+    node.type, node.kids, node.fields, node.lo, node.hi, node.tok, node.special = kind, [], None, lo, lo, tok, special
     return node
 
 
@@ -339,6 +339,8 @@ class FlatTree:
         slice without its newlines."""
         text = self.text
         spans = self.spans
+        if text.isascii() and len(set(spans)) == len(spans):  # the common case, without the index dict
+            return [(i, p.replace("\n", "") if "\n" in p else p) for i, p in enumerate([text[a:b] for a, b in spans])]
         last = {span: i for i, span in enumerate(spans)}
         if text.isascii():
             code = []
@@ -365,23 +367,23 @@ class FlatTree:
 MAX_PRINT_DEPTH = 2000
 
 
-def new_interner():
-    """A subtree interner: key (a tuple describing a node's printed form, children as ids) -> id."""
-    ids = {}
+def new_interner() -> dict:
+    """A subtree interner shared by the snippets of one computation: key (a tuple describing a node's
+    printed form, its children as ids) -> id."""
+    return {}
 
-    def intern(key):
-        value = ids.get(key)
-        if value is None:
-            value = ids[key] = len(ids)
-        return value
 
-    return intern
+def _intern(ids: dict, key) -> int:
+    value = ids.get(key)
+    if value is None:
+        value = ids[key] = len(ids)
+    return value
 
 
 _SEXP_TOKEN = re.compile(r"""\(|\)|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|[^\s()]+""")
 
 
-def _printed_id(sexp: str, intern) -> int:
+def _printed_id(sexp: str, ids: dict) -> int:
     """The id of a subtree printed by tree-sitter (``str(node)``), read back into the same keys as
     ``flatten_tree_sitter`` builds, so a printed and an assembled subtree share an id exactly when
     their s-expressions are equal. Iterative; linear in the length of ``sexp``."""
@@ -402,7 +404,7 @@ def _printed_id(sexp: str, intern) -> int:
                     key = ("MISSING", arg[1:-1] if quoted else arg, not quoted)
                 else:
                     key = ("UNEXPECTED", arg)
-                ident = intern(key)
+                ident = _intern(ids, key)
                 if stack:
                     stack[-1][1] += (field, ident)
                 else:
@@ -416,7 +418,7 @@ def _printed_id(sexp: str, intern) -> int:
             continue
         if tok == ")":
             kind, pieces, own_field = stack.pop()
-            ident = intern((kind, tuple(pieces)))
+            ident = _intern(ids, (kind, tuple(pieces)))
             if stack:
                 stack[-1][1] += (own_field, ident)
             else:
@@ -428,7 +430,7 @@ def _printed_id(sexp: str, intern) -> int:
         i += 1
     while stack:  # an unclosed s-expression (an anonymous root): close it
         kind, pieces, own_field = stack.pop()
-        ident = intern(("UNCLOSED", kind, tuple(pieces)))
+        ident = _intern(ids, ("UNCLOSED", kind, tuple(pieces)))
         if stack:
             stack[-1][1] += (own_field, ident)
         else:
@@ -449,10 +451,14 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
     """
     spans, types, subtrees = [], [], []
     string_types = _STRING_TYPES
+    ids = intern
+    ids_get = ids.get
+    leaf_ids = {}  # node type -> id of the named leaf "(type)"
     cursor = root.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-    # one frame per open node: [flow node or None, printed pieces, field, named, type, is a token,
-    #                           field inherited by the children (anonymous nodes only)]
+    # one frame per open node: [flow node or None, printed pieces (field, id, field, id, ...), field,
+    #   named, type, is a token, field inherited by the children (anonymous nodes only),
+    #   tree-sitter node (only when it holds an error), a child holds an error, depth below]
     frames = []
     top = None
     in_token = 0  # > 0 inside a string literal with children (one token)
@@ -462,21 +468,30 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
     while True:
         node = cursor.node
         kind = node.type
-        count = node.child_count
         field = cursor.field_name
-        piece_field = field if field is not None or up is None else up[6]
-        if count == 0:
-            piece = None
+        if up is None:
+            piece_field = field
+        elif field is None:
+            piece_field = up[6]
+        else:
+            piece_field = field
+        if node.child_count == 0:
+            ident = None
             if any_error and (kind == "ERROR" or node.has_error):
                 # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
                 # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
                 # character, hidden children); printing one leaf costs O(1)
-                key = None
-                piece = _printed_id(str(node), intern)
+                ident = _printed_id(str(node), ids)
+                if up is not None:
+                    up[8] = True
             elif node.is_named:
-                key = (kind, ())
-            else:
-                key = None  # an anonymous leaf is not printed
+                ident = leaf_ids.get(kind)
+                if ident is None:
+                    key = (kind, ())
+                    ident = ids_get(key)
+                    if ident is None:
+                        ident = ids[key] = len(ids)
+                    leaf_ids[kind] = ident
             if in_token == 0:
                 if kind != "comment":
                     i = len(spans)
@@ -493,21 +508,24 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
                 if up is not None:
                     owner = up[0]
                     owner.kids.append(child)
-                    if field is not None and field not in owner.fields:
-                        owner.fields[field] = child
+                    if field is not None:
+                        fields = owner.fields
+                        if fields is None:
+                            owner.fields = {field: child}
+                        elif field not in fields:
+                            fields[field] = child
             if up is None:  # the root is a subtree even without children
-                if piece is not None:
-                    subtrees.append(piece)
-                else:
-                    subtrees.append(intern(key if node.is_named else ("ROOT", kind)))
+                if ident is None:
+                    key = ("ROOT", kind)
+                    ident = ids_get(key)
+                    if ident is None:
+                        ident = ids[key] = len(ids)
+                subtrees.append(ident)
                 break
-            if key is not None:
-                up[1].append(piece_field)
-                up[1].append(intern(key))
-            elif piece is not None:
-                up[1].append(piece_field)
-                up[1].append(piece)
-                up[8] = True
+            if ident is not None:
+                pieces = up[1]
+                pieces.append(piece_field)
+                pieces.append(ident)
         else:
             is_token = False
             flow = None
@@ -523,25 +541,34 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
                         top = _new_node(kind, i, i, False)
                         top.hi = i + 1
                 else:
-                    flow = child = _new_node(kind, len(spans), -1, kind in special_types)
+                    flow = child = _Node()
+                    flow.type = kind
+                    flow.kids = []
+                    flow.fields = None
+                    flow.lo = len(spans)
+                    flow.tok = -1
+                    flow.special = kind in special_types
                     if up is None:
                         top = flow
                 if up is not None:
                     owner = up[0]
                     owner.kids.append(child)
-                    if field is not None and field not in owner.fields:
-                        owner.fields[field] = child
+                    if field is not None:
+                        fields = owner.fields
+                        if fields is None:
+                            owner.fields = {field: child}
+                        elif field not in fields:
+                            fields[field] = child
             elif kind in string_types:
                 in_token += 1
                 is_token = True
             named = node.is_named
-            error = any_error and node.has_error
-            if error and up is not None:
-                up[8] = True
-            # [flow, pieces, field, named, type, is token, inherited field, tree-sitter node (only when
-            #  it holds an error), a child holds an error, depth below]
-            up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field,
-                  node if error else None, False, 0]
+            if any_error and node.has_error:
+                if up is not None:
+                    up[8] = True
+                up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, node, False, 0]
+            else:
+                up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, None, False, 0]
             frames.append(up)
             first_child()
             continue
@@ -551,35 +578,45 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
                 break
             flow, pieces, piece_field, named, kind, is_token, _, ts_node, error_below, depth = frames.pop()
             up = frames[-1] if frames else None
-            if up is not None and up[9] <= depth:
-                up[9] = depth + 1
             if flow is not None:
                 flow.hi = len(spans)
                 if flow.special and up is not None and up[0] is not None:
                     up[0].special = True
             if is_token:
                 in_token -= 1
-            if ts_node is not None and not error_below and kind != "ERROR":
-                # The node holds an error but none of its visible children does: a MISSING token of a
-                # hidden rule (e.g. python's `_newline`), which str() prints and the cursor never shows.
-                # Such nodes are disjoint (none contains another), so printing them costs linear time
-                # in all; only a subtree deeper than the printer's safe recursion depth is not printed.
-                if depth <= MAX_PRINT_DEPTH:
-                    ident = _printed_id(str(ts_node), intern)
-                    subtrees.append(ident)
-                    if up is not None:
-                        up[1].append(piece_field)
-                        up[1].append(ident)
-                    continue
-                unprinted += 1
+            if any_error:
+                if up is not None and up[9] <= depth:
+                    up[9] = depth + 1
+                if ts_node is not None and not error_below and kind != "ERROR":
+                    # The node holds an error but none of its visible children does: a MISSING token of a
+                    # hidden rule (e.g. python's `_newline`), which str() prints and the cursor never
+                    # shows. Such nodes are disjoint (none contains another), so printing them costs
+                    # linear time in all; a subtree deeper than the printer's safe recursion depth is
+                    # not printed (and counted in ``unprinted``).
+                    if depth <= MAX_PRINT_DEPTH:
+                        ident = _printed_id(str(ts_node), ids)
+                        subtrees.append(ident)
+                        if up is not None:
+                            up[1].append(piece_field)
+                            up[1].append(ident)
+                        continue
+                    unprinted += 1
             if named:
-                ident = intern((kind, tuple(pieces)))
+                key = (kind, tuple(pieces))
+                ident = ids_get(key)
+                if ident is None:
+                    ident = ids[key] = len(ids)
                 subtrees.append(ident)
                 if up is not None:
-                    up[1].append(piece_field)
-                    up[1].append(ident)
+                    pieces = up[1]
+                    pieces.append(piece_field)
+                    pieces.append(ident)
             else:  # not printed: its printed children stand in the parent's s-expression
-                subtrees.append(intern(("ANONYMOUS", kind, tuple(pieces))))
+                key = ("ANONYMOUS", kind, tuple(pieces))
+                ident = ids_get(key)
+                if ident is None:
+                    ident = ids[key] = len(ids)
+                subtrees.append(ident)
                 if up is not None:
                     up[1].extend(pieces)
         else:
@@ -796,7 +833,8 @@ class _Flow:
 
     @staticmethod
     def field(node, name):
-        return node.fields.get(name)
+        fields = node.fields
+        return fields.get(name) if fields else None
 
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
@@ -927,7 +965,7 @@ class _Flow:
         if style == "python" and kind == "for_in_clause":
             lefts, rights = [self.field(node, "left")], [node.kids[-1]]
         else:
-            if style == "python" and "right" not in node.fields:
+            if style == "python" and self.field(node, "right") is None:
                 return
             lefts, rights = self.pairs(node)
             if style == "ruby" and kind == "operator_assignment":
@@ -962,12 +1000,25 @@ class _Flow:
     def generic(self, node):
         do_first = self.r["do_first"]
         kids = node.kids
-        if do_first:
+        if do_first and any(self.kind(k) in do_first for k in kids):
             kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
-        flat = self.flat
+            flat = self.flat
+            for child in kids:
+                if not flat(child):
+                    yield child
+            return
+        # children in order cover the node's tokens in order: the rule-free runs between children with
+        # rules are processed as one token range each
+        tokens = self.tokens
+        lo = node.lo
         for child in kids:
-            if not flat(child):
+            if child.__class__ is not int and child.special and child.tok < 0:
+                if lo < child.lo:
+                    tokens(lo, child.lo)
                 yield child
+                lo = child.hi
+        if lo < node.hi:
+            tokens(lo, node.hi)
 
     def pairs(self, node):
         left_node = self.field(node, "left")
@@ -1157,9 +1208,13 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
     used = set()
     sets = []
     for entry in entries:
-        if entry[4] is not None:
+        positions = entry[4]
+        if positions is not None:
             used.add(entry[1])
-            sets.append(entry[4])
+            if positions.__class__ is int:
+                used.add(positions)
+            else:
+                sets.append(positions)
     _positions(sets, used)
     merged = {}  # position -> [name, relation, parent names, merged more than once]
     for name, pos, relation, parents, _ in entries:
@@ -1184,7 +1239,7 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
                 names[parent] = f"var_{len(names)}"
         if name not in names:
             names[name] = f"var_{len(names)}"
-        items.append((names[name], relation, tuple(names[p] for p in parents)))
+        items.append((names[name], relation, tuple([names[p] for p in parents])))
     return items, False
 
 
@@ -1193,10 +1248,11 @@ class Snippet:
 
     ``subtrees``: subtree ids (see FlatTree); ``flow``: normalised data-flow items; ``parse_error``:
     the parse holds ERROR/MISSING nodes; ``dataflow_limited``: the data-flow extraction exceeded its
-    work limit and ``flow`` is empty."""
+    work limit and ``flow`` is empty; ``unprinted``: subtrees over a hidden MISSING token nested too
+    deep for tree-sitter's printer, compared without that token."""
 
     __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error",
-                 "dataflow_limited")
+                 "dataflow_limited", "unprinted")
 
     def __init__(
         self, code: str, lang: str, comment_rule: str, strip: bool, intern, comment_passes: int = 1, trees=None
@@ -1208,6 +1264,7 @@ class Snippet:
             clean = remove_comments(clean, lang, comment_rule)
         tree = parse_flat(clean, lang, intern, trees)
         self.parse_error = tree.has_error
+        self.unprinted = tree.unprinted
         self.subtrees = tree.subtrees
         self.subtree_set = None
         self.subtree_counts = None
@@ -1434,6 +1491,7 @@ def _corpus_codebleu(
     rows = []
     bad_predictions, bad_references = [], []
     limited_predictions, limited_references = [], []
+    unprinted = []
     for i, (pred, refs) in enumerate(zip(predictions, references)):
         hyp_tokens = (pred.strip() if strip else pred).split()
         refs_tokens = [(r.strip() if strip else r).split() for r in refs]
@@ -1447,6 +1505,8 @@ def _corpus_codebleu(
                 bad_predictions.append(i)
             if ref_snip.parse_error and i not in bad_references[-1:]:
                 bad_references.append(i)
+            if (hyp_snip.unprinted or ref_snip.unprinted) and i not in unprinted[-1:]:
+                unprinted.append(i)
             if hyp_snip.dataflow_limited or ref_snip.dataflow_limited:
                 if hyp_snip.dataflow_limited and i not in limited_predictions[-1:]:
                     limited_predictions.append(i)
@@ -1469,5 +1529,6 @@ def _corpus_codebleu(
     scores, df_total = score(rows)
     per = [dict(score([row])[0], dataflow_limited=row[4]) for row in rows] if per_example else None
     notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0,
-             "limited_predictions": limited_predictions, "limited_references": limited_references}
+             "limited_predictions": limited_predictions, "limited_references": limited_references,
+             "unprinted": unprinted}
     return scores, per, notes

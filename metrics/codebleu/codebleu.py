@@ -12,6 +12,7 @@ from ._codebleu_core import (
     KEYS,
     KEYWORD_SETS,
     LANGUAGES,
+    MAX_PRINT_DEPTH,
     MISSING_DATAFLOW,
     corpus_codebleu,
 )
@@ -275,6 +276,14 @@ def _warn(notes: dict, lang: str) -> None:
                 "flow, and their per-example results say dataflow_limited=True",
                 stacklevel=3,
             )
+    if notes["unprinted"]:
+        idx = notes["unprinted"]
+        warnings.warn(
+            f"codebleu: examples {', '.join(str(i) for i in idx[:10])}{', ...' if len(idx) > 10 else ''} hold a "
+            f"tree-sitter error-recovery subtree nested more than {MAX_PRINT_DEPTH} levels deep over a hidden "
+            "MISSING token; it is compared without that token (the reference's printer would crash there)",
+            stacklevel=3,
+        )
     if notes["no_dataflow"]:
         warnings.warn(
             "codebleu: no data flow was extracted from any reference; dataflow_match is 0 "
