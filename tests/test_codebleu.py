@@ -535,11 +535,14 @@ def test_subtree_ids_equal_printed_sexps(lang):
         snippets.append("".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 20))))
     parser = core.get_parser(lang)
     intern = core.new_interner()
+    names = core._grammar_names(lang, parser.language)
     by_text, by_id = [], []
-    for code in snippets:
+    for k, code in enumerate(snippets):
         root = parser.parse(code.encode()).root_node
         by_text.append(Counter(_reference_sexps(root)))
-        by_id.append(Counter(core.flatten_tree_sitter(root, code, core._SPECIAL[lang], intern).subtrees))
+        # both ways of reading node types and fields (strings, or ids through the grammar's tables)
+        flat = core.flatten_tree_sitter(root, code, core._SPECIAL[lang], intern, names if k % 2 else None)
+        by_id.append(Counter(flat.subtrees))
     for a, b in ((a, b) for a in range(len(snippets)) for b in range(len(snippets))):
         member = (sum(c for s, c in by_text[a].items() if s in by_text[b]),
                   sum(c for s, c in by_id[a].items() if s in by_id[b]))

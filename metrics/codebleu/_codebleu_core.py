@@ -35,6 +35,7 @@ import itertools
 import math
 import operator
 import re
+import sys
 import tokenize
 from collections import Counter
 
@@ -301,8 +302,8 @@ def _dedupe(items) -> list:
 
 
 class _Node:
-    """An internal node of a flat tree: type, children (a token child is its int index), the first
-    child of each field name (a dict, or None when no child has a field), token range [lo, hi), its token index (-1 unless it is a token root),
+    """An internal node of a flat tree: type, children (a token child is its int index), the children
+    with a field name (a flat list name, child, name, child, ...; None when there are none), token range [lo, hi), its token index (-1 unless it is a token root),
     and whether its subtree holds a node with a data-flow rule (``special``)."""
 
     __slots__ = ("type", "kids", "fields", "lo", "hi", "tok", "special")
@@ -439,7 +440,7 @@ def _printed_id(sexp: str, ids: dict) -> int:
 
 
 
-def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
+def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> FlatTree:
     """Flatten a tree-sitter parse with one cursor walk.
 
     Subtree ids follow what ``str(node)`` prints: a named node is ``(type child child ...)`` over its
@@ -448,6 +449,8 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
     is ``(UNEXPECTED c)`` (the only node printed, a leaf), a MISSING leaf ``(MISSING type)``. The id of a node is the interned tuple
     (type, field, child id, field, child id, ...), so building all of them costs time linear in the
     size of the tree, whatever its depth, where printing every subtree costs size x depth.
+    ``names``: (node type names by kind id, field names by field id) of the grammar; with them the walk
+    reads ids instead of creating a string per node.
     """
     spans, types, subtrees = [], [], []
     string_types = _STRING_TYPES
@@ -465,10 +468,19 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
     unprinted = 0
     any_error = root.has_error
     up = None
+    kind_names, field_names = names if names is not None else (None, None)
+    n_kinds = len(kind_names) if names is not None else 0
     while True:
         node = cursor.node
-        kind = node.type
-        field = cursor.field_name
+        if kind_names is None:
+            kind = node.type
+            field = cursor.field_name
+        else:
+            kind = node.kind_id
+            kind = kind_names[kind] if kind < n_kinds else node.type  # ERROR is 65535
+            field = cursor.field_id
+            if field is not None:
+                field = field_names[field]
         if up is None:
             piece_field = field
         elif field is None:
@@ -509,11 +521,10 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
                     owner = up[0]
                     owner.kids.append(child)
                     if field is not None:
-                        fields = owner.fields
-                        if fields is None:
-                            owner.fields = {field: child}
-                        elif field not in fields:
-                            fields[field] = child
+                        if owner.fields is None:
+                            owner.fields = [field, child]
+                        else:
+                            owner.fields += (field, child)
             if up is None:  # the root is a subtree even without children
                 if ident is None:
                     key = ("ROOT", kind)
@@ -554,11 +565,10 @@ def flatten_tree_sitter(root, text: str, special_types, intern) -> FlatTree:
                     owner = up[0]
                     owner.kids.append(child)
                     if field is not None:
-                        fields = owner.fields
-                        if fields is None:
-                            owner.fields = {field: child}
-                        elif field not in fields:
-                            fields[field] = child
+                        if owner.fields is None:
+                            owner.fields = [field, child]
+                        else:
+                            owner.fields += (field, child)
             elif kind in string_types:
                 in_token += 1
                 is_token = True
@@ -834,7 +844,11 @@ class _Flow:
     @staticmethod
     def field(node, name):
         fields = node.fields
-        return fields.get(name) if fields else None
+        if fields:
+            for k in range(0, len(fields), 2):
+                if fields[k] == name:
+                    return fields[k + 1]
+        return None
 
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
@@ -1282,13 +1296,27 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     some could not be printed (counted like ``unprinted``). Tokens and data flow come from the same
     flattening as for the wheels."""
     if trees is None:
-        root = get_parser(lang).parse(code.encode("utf8")).root_node
-        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+        parser = get_parser(lang)
+        root = parser.parse(code.encode("utf8")).root_node
+        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern, _grammar_names(lang, parser.language))
     root = trees.parse(lang, code.encode("utf8"))
     tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
     tree.subtrees, exact = trees.subtree_ids(root, intern)
     tree.unprinted = 0 if exact else max(1, tree.unprinted)
     return tree
+
+
+_NAMES = {}
+
+
+def _grammar_names(lang, language):
+    """(node type name by kind id, field name by field id) of a grammar, one shared string each."""
+    names = _NAMES.get(lang)
+    if names is None:
+        kinds = [sys.intern(language.node_kind_for_id(i) or "") for i in range(language.node_kind_count)]
+        fields = [None] + [sys.intern(language.field_name_for_id(i) or "") for i in range(1, language.field_count + 1)]
+        names = _NAMES[lang] = (kinds, fields)
+    return names
 
 
 

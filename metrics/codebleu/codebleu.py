@@ -63,6 +63,7 @@ Args:
         rust. Required (no default) except in the `fusion_brain_2021` preset (python).
     weights (`list` of 4 `float`, optional): weights of ngram_match, weighted_ngram_match,
         syntax_match, dataflow_match. Default [0.25, 0.25, 0.25, 0.25] (`paper` preset: 0.1, 0.1, 0.4, 0.4).
+        Finite, >= 0, not all 0, with a finite sum; a 1-D numpy array is accepted.
     keywords (`str`, optional): keyword lists of the weighted n-gram match: "codexglue" (python: the 35
         keywords of 2020) or "pypi" (python: 38, adds match/case/type). Other languages: same lists.
     remove_comments (`str`, optional): comment removal before the AST and data-flow matches: "java"
@@ -83,7 +84,8 @@ Args:
         `fusion_brain_2021` presets give the official numbers exactly. Recorded in the signature as
         `grammar:<file name>@<sha256 prefix>`. Default: the grammar wheels of tree-sitter 0.26.
     return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
-        as a corpus of one). Default False.
+        as a corpus of one), plus `dataflow_limited` (True when a data flow of the example was left out
+        by the work limit). Default False.
 Returns:
     codebleu (`float`): the weighted combination, in [0, 1] when the weights sum to 1.
     ngram_match (`float`), weighted_ngram_match (`float`), syntax_match (`float`), dataflow_match (`float`).
