@@ -368,10 +368,23 @@ class FlatTree:
 MAX_PRINT_DEPTH = 2000
 
 
-def new_interner() -> dict:
-    """A subtree interner shared by the snippets of one computation: key (a tuple describing a node's
-    printed form, its children as ids) -> id."""
-    return {}
+class Interner(dict):
+    """Subtree ids shared by the snippets of one computation: key (a tuple describing a node's printed
+    form, its children as ids) -> id. ``interner(key)`` returns the key's id, giving it the next one
+    if it is new; the flattening reads and writes the dict directly."""
+
+    __slots__ = ()
+
+    def __call__(self, key) -> int:
+        value = self.get(key)
+        if value is None:
+            value = self[key] = len(self)
+        return value
+
+
+def new_interner() -> Interner:
+    """A fresh, empty interner (see ``Interner``)."""
+    return Interner()
 
 
 def _intern(ids: dict, key) -> int:
