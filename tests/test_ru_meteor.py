@@ -305,6 +305,22 @@ def test_caches_are_used():
     assert set(core._STEM_CACHES["porter"]) == {"dogs", "running", "dog", "runs", "the"}
 
 
+fuzz_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20) | st.sampled_from(
+    ["@@UNKNOWN@@", "one hundred and five", "point five", "I cannot", "2.5", "-3", "«да» — нет…", "", " ", "\u200b\u0301"]
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(st.sampled_from(["captioning", "vqa", "nltk", "ru"]), fuzz_text, st.lists(fuzz_text, min_size=1, max_size=3))
+def test_seeded_fuzz_nothing_escapes(rwn, preset, prediction, references):
+    """Any text through every preset's pipeline: a score in [0, 1], never an exception."""
+    opts = {k: v for k, v in bench.core_presets()[preset].items() if k != "corpus_score"}
+    if preset != "nltk":
+        opts["ruwordnet_path"] = rwn
+    (value,) = core.meteor_per_example([prediction], [references], **opts)
+    assert 0.0 <= value <= 1.0
+
+
 # ------------------------------------------------------------------------------------------------
 # bad input
 # ------------------------------------------------------------------------------------------------

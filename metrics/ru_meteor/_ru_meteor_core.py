@@ -148,11 +148,21 @@ def _morph():
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 
+def lemma_of(text: str) -> str:
+    """``normal_form`` of pymorphy3's most probable parse. pymorphy3 raises ValueError on letters that
+    have no Unicode name (its Latin-script check calls ``unicodedata.name``; e.g. Tangut): such text is
+    its own lemma, as pymorphy3 treats other unknown words (the official code would crash there)."""
+    try:
+        return _morph().parse(text)[0].normal_form
+    except ValueError:
+        return text.lower()
+
+
 @functools.lru_cache(maxsize=1 << 16)
 def fb_vqa_normalize(text: str) -> str:
     """The official VisualQA ``get_lemma(remove_punc(text))``: one parse of the whole string."""
     text = text.translate(_ASCII_PUNCT).lower()
-    lemma = _morph().parse(text)[0].normal_form
+    lemma = lemma_of(text)
     return RU_NUMBER_WORDS.get(lemma, lemma)
 
 
@@ -238,8 +248,8 @@ def _stem_function(stemmer: str):
         snowball = _require("nltk.stem.snowball", "nltk", "nltk==3.10.4")
         return snowball.SnowballStemmer("russian").stem
     if stemmer == "pymorphy3":
-        parse = _morph().parse
-        return lambda token: parse(token)[0].normal_form.replace("ё", "е")
+        _morph()
+        return lambda token: lemma_of(token).replace("ё", "е")
     if stemmer == "none":
         return str
     raise ValueError(f"`stemmer` must be one of {list(STEMMERS)}, got {stemmer!r}")
