@@ -29,6 +29,8 @@ clip = load_core("fid_clip", "_clip")
 bench = load_script("bench_fid_clip")  # holds the transcription of pytorch-fid's calculate_frechet_distance
 
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+# tiny test sets have fewer images than feature dimensions: the warning is tested once, silenced elsewhere
+pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
 
 
 @pytest.fixture(scope="module")
@@ -400,7 +402,8 @@ def test_generation_and_captioning_scores(models):
     gen, real = random_images(5, seed=13), random_images(5, seed=14, size=(44, 44))
     texts = ["a cat"] * 3 + ["a dog"] * 2
     m = load_metric("fid_clip")
-    r = m.compute(predictions=gen, references=real, texts=texts, clip_model=str(models["hf"]), feature_extractor=Stats4())
+    with pytest.warns(UserWarning, match="fewer samples than dimensions"):
+        r = m.compute(predictions=gen, references=real, texts=texts, clip_model=str(models["hf"]), feature_extractor=Stats4())
     assert list(r) == ["fid", "clip_score", "score", "signature"]
     assert r["score"] == pytest.approx(0.5 * (r["clip_score"] + (200 - min(200, r["fid"])) / 200), abs=1e-12)
     assert r["signature"].endswith("|comb:generation|v:0.1.0")
