@@ -4,6 +4,7 @@ its architecture, tiny random models loaded through the real loading code, prope
 evaluate.load, Trainer, demo. Nothing is downloaded."""
 
 import json
+import math
 import warnings
 
 import numpy as np
@@ -494,6 +495,46 @@ def test_bad_inputs(models, tmp_path):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 m.compute(**kwargs)
+
+
+_leaf = st.one_of(
+    st.none(), st.booleans(), st.integers(-300, 300), st.integers(10**300, 10**400), st.floats(allow_nan=True),
+    st.text(max_size=8), st.binary(max_size=12), st.complex_numbers(max_magnitude=5),
+)
+_array = st.tuples(
+    st.lists(st.integers(0, 5), min_size=0, max_size=4),
+    st.sampled_from(["uint8", "int64", "float32", "float64", "bool", "complex64", "object", "U2"]),
+    st.sampled_from([0.0, 0.5, 1.0, 255.0, -1.0, float("nan"), float("inf"), 300.0]),
+).map(lambda t: np.full(t[0], t[2]).astype(t[1]) if t[1] not in ("U2", "object") else np.full(t[0], t[2]).astype(t[1]))
+_image = st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from(["RGB", "L", "RGBA", "P", "1", "I;16"])).map(
+    lambda t: Image.new(t[2], (t[0], t[1]))
+)
+_example = st.one_of(_leaf, _array, _image, st.lists(_leaf, max_size=3), st.dictionaries(st.text(max_size=2), _leaf, max_size=2))
+_side = st.one_of(st.none(), st.lists(_example, min_size=1, max_size=4), _array)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(_side, _side, st.one_of(st.none(), st.lists(st.one_of(st.text(max_size=6), _leaf), max_size=4)))
+def test_seeded_fuzz_nothing_but_value_and_type_errors_escape(predictions, references, texts):
+    """Hostile examples of every kind on both sides: a result or a ValueError/TypeError, nothing else."""
+    m = load_metric("fid_clip")
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = m.compute(predictions=predictions, references=references, texts=texts,
+                          feature_extractor=torch.nn.Flatten())
+    except (ValueError, TypeError):
+        return
+    assert set(r) <= {"fid", "clip_score", "score", "signature"} and math.isfinite(r.get("fid", 0.0))
+
+
+def test_a_refused_compute_leaves_the_module_usable():
+    m = load_metric("fid_clip")
+    with pytest.raises(ValueError):
+        m.compute(predictions=X1, references=X1, clip_clamp="yes")
+    with pytest.raises(ValueError):
+        m.compute(predictions=X1, references=[[0.0, 0.0, 0.0]] * 3)
+    assert m.compute(predictions=X1, references=X1)["fid"] == pytest.approx(0.0, abs=1e-12)
 
 
 def test_unknown_preset():

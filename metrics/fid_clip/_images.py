@@ -75,10 +75,14 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
 
 
 def _features(x, where: str) -> dict:
+    if isinstance(x, np.ndarray) and x.dtype.kind not in "iuf" and not (
+        x.dtype == object and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in x)
+    ):
+        raise TypeError(f"`{where}`: a feature vector must contain real numbers, got dtype {x.dtype}")
     try:
         v = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"`{where}`: a feature vector must contain numbers only") from None
+    except (TypeError, ValueError, OverflowError):
+        raise TypeError(f"`{where}`: a feature vector must contain real numbers only") from None
     if v.ndim != 1 or v.size == 0:
         raise ValueError(f"`{where}`: a feature vector must be 1-D and non-empty, got shape {v.shape}")
     if not np.isfinite(v).all():
@@ -106,6 +110,8 @@ def pack(item, where: str) -> dict:
         _decode_file(io.BytesIO(bytes(item)), where)
         return {"kind": "image", "text": "", "data": bytes(item)}
     if type(item).__module__.startswith("PIL.") and hasattr(item, "convert"):
+        if min(item.size) < 1:
+            raise ValueError(f"`{where}`: empty PIL image of size {item.size}")
         try:
             img = item.convert("RGB")
         except (OSError, ValueError) as err:
@@ -121,8 +127,9 @@ def pack(item, where: str) -> dict:
             return _features(item, where)
         return {"kind": "image", "text": "", "data": _png(_array_to_pil(item, where, channels_first=False))}
     if isinstance(item, list | tuple):
-        if any(isinstance(v, bool) for v in item):
-            raise TypeError(f"`{where}`: a feature vector must contain numbers, not booleans")
+        if not all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+                   for v in item):
+            raise TypeError(f"`{where}`: a feature vector must be a list of real numbers")
         return _features(item, where)
     raise TypeError(
         f"`{where}` must be an image (file path, bytes, PIL image, numpy array or torch tensor) or a feature "
