@@ -13,6 +13,7 @@ from ._mm_common import (
     mean,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, mean_statistic
 
 _CITATION = """\
 @inproceedings{biten2019scene,
@@ -51,9 +52,14 @@ Args:
     text_norm (`str`, optional): "ws+lower" (strip, lower-case, collapse whitespace), "lower", "none".
     length_norm (`str`, optional): "raw_upper" (max len(x.upper()) over raw strings, official),
         "normalized_upper" (same over normalised strings, PyPI `anls`), "raw" (max len over raw strings).
+    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of `anls`,
+        resampling questions. Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the score of every question. Default False.
 Returns:
     anls (`float`): mean score over questions, in [0, 1].
+    anls_ci_low, anls_ci_high (`float`): with `confidence`, the bootstrap interval of `anls`.
     signature (`str`): every option that changes the number.
     per_example (`list` of `float`): with `return_per_example=True`, one score per question.
 Examples:
@@ -64,6 +70,9 @@ Examples:
     (0.5, 'anls|preset:default|thr:0.5|bound:inclusive|norm:ws+lower|len:raw_upper|v:0.1.0')
     >>> anls.compute(predictions=["ac"], references=["ab"], boundary="strict")["anls"]
     0.0
+    >>> r = anls.compute(predictions=["a", "b", "c", "d"], references=["a", "b", "c", "x"], confidence=0.9)
+    >>> r["anls"], r["anls_ci_low"], r["anls_ci_high"], r["signature"].split("|")[-5:]
+    (0.75, 0.25, 1.0, ['ci:bs-pct', 'conf:0.9', 'bs:1000', 'seed:12345', 'v:0.1.0'])
 """
 
 PRESETS = {
@@ -77,7 +86,7 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Anls(TextPairInputs, evaluate.Metric):
+class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("anls", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -97,8 +106,12 @@ class Anls(TextPairInputs, evaluate.Metric):
         boundary=None,
         text_norm=None,
         length_norm=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = resolve_options(
             "anls",
             self.config_name,
@@ -119,6 +132,8 @@ class Anls(TextPairInputs, evaluate.Metric):
                 "bound": opts["boundary"],
                 "norm": opts["text_norm"],
                 "len": opts["length_norm"],
+                **resampling.signature_fields(),
             },
         )
-        return make_result({"anls": mean(scores)}, signature, scores, return_per_example)
+        values = self._with_intervals({"anls": mean(scores)}, mean_statistic({"anls": scores}), resampling, signature)
+        return make_result(values, signature, scores, return_per_example)

@@ -39,6 +39,8 @@ import sys
 import tokenize
 from collections import Counter
 
+import numpy as np
+
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 KEYWORD_SETS = ("pypi", "codexglue")
 COMMENT_RULES = ("none", "java", "lang")
@@ -1572,4 +1574,30 @@ def _corpus_codebleu(
     notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0,
              "limited_predictions": limited_predictions, "limited_references": limited_references,
              "unprinted": unprinted}
+    notes["stats"] = sufficient_stats(rows)
     return scores, per, notes
+
+
+STATS_COLUMNS = (
+    *(f"ngram_num{k}" for k in range(1, 5)), *(f"ngram_den{k}" for k in range(1, 5)), "ngram_ref_len", "hyp_len",
+    *(f"weighted_num{k}" for k in range(1, 5)), *(f"weighted_den{k}" for k in range(1, 5)), "weighted_ref_len",
+    "weighted_hyp_len", "syntax_match", "syntax_total", "dataflow_match", "dataflow_total",
+)  # fmt: skip
+
+
+def sufficient_stats(rows) -> np.ndarray:
+    """One row of :data:`STATS_COLUMNS` per example: the counts whose column sums give the corpus
+    scores (BLEU and weighted n-gram counts and lengths, syntax and data-flow matches over the
+    example's references), for recomputing the scores on resampled examples."""
+    out = np.zeros((len(rows), len(STATS_COLUMNS)), dtype=np.float64)
+    for i, (bleu, weighted, syntax, dataflow, *_) in enumerate(rows):
+        for start, (nums, dens, ref_len, hyp_len) in ((0, bleu), (10, weighted)):
+            out[i, start : start + 4] = nums
+            out[i, start + 4 : start + 8] = dens
+            out[i, start + 8] = ref_len
+            out[i, start + 9] = hyp_len
+        out[i, 20] = sum(m for m, _ in syntax)
+        out[i, 21] = sum(t for _, t in syntax)
+        out[i, 22] = sum(m for m, _ in dataflow)
+        out[i, 23] = sum(t for _, t in dataflow)
+    return out

@@ -5,10 +5,12 @@ import os
 import warnings
 
 import evaluate
+import numpy as np
 
 from ._codebleu_core import (
     COMMENT_RULES,
     DATAFLOW_WORK_PER_TOKEN,
+    EPSILON,
     KEYS,
     KEYWORD_SETS,
     LANGUAGES,
@@ -27,6 +29,7 @@ from ._mm_common import (
     resolve_options,
 )
 from ._ts_legacy import open_library
+from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, ratio
 
 _CITATION = """\
 @article{ren2020codebleu,
@@ -83,12 +86,19 @@ Args:
         With the `my-languages.so` that CodeXGLUE and Fusion Brain 2021 ship, the `default` and
         `fusion_brain_2021` presets give the official numbers exactly. Recorded in the signature as
         `grammar:<file name>@<sha256 prefix>`. Default: the grammar wheels of tree-sitter 0.26.
+    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the 5 scores,
+        resampling code pairs (corpus scores recomputed from the resampled n-gram, syntax and data-flow
+        counts, not by re-parsing). Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
         as a corpus of one), plus `dataflow_limited` (True when a data flow of the example was left out
         by the work limit). Default False.
 Returns:
     codebleu (`float`): the weighted combination, in [0, 1] when the weights sum to 1.
     ngram_match (`float`), weighted_ngram_match (`float`), syntax_match (`float`), dataflow_match (`float`).
+    codebleu_ci_low, codebleu_ci_high, ngram_match_ci_low, ... (`float`): with `confidence`, the
+        bootstrap interval of each of the 5 scores.
     signature (`str`): every option that changes the number.
     per_example (`list` of `dict`): with `return_per_example=True`.
 Examples:
@@ -170,7 +180,7 @@ def _check_weights(weights) -> list:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Codebleu(TextPairInputs, evaluate.Metric):
+class Codebleu(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("codebleu", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -194,8 +204,12 @@ class Codebleu(TextPairInputs, evaluate.Metric):
         missing_dataflow=None,
         ast_clipping=None,
         grammar_library=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = resolve_options(
             "codebleu",
             self.config_name,
@@ -235,9 +249,34 @@ class Codebleu(TextPairInputs, evaluate.Metric):
                 "astclip": opts["ast_clipping"],
                 "tok": "split",
                 **({"grammar": trees.label()} if trees is not None else {}),
+                **resampling.signature_fields(),
             },
         )
-        return make_result({key: scores[key] for key in KEYS}, signature, per_example, return_per_example)
+        statistic = _statistic(notes["stats"], opts["weights"], opts["missing_dataflow"])
+        values = self._with_intervals({key: scores[key] for key in KEYS}, statistic, resampling, signature)
+        return make_result(values, signature, per_example, return_per_example)
+
+
+def _statistic(stats, weights, missing_dataflow: str) -> Statistic:
+    """CodeBLEU and its four components from pooled per-example counts (columns of
+    `_codebleu_core.STATS_COLUMNS`): corpus BLEU with CodeXGLUE's 0.1 floor for the two n-gram
+    components, pooled match ratios for syntax and data flow, combined like `_codebleu_core.combine`."""
+    a, b, c, d = weights
+
+    def scores(s):
+        ngram = bleu(s[..., 0:4], s[..., 4:8], s[..., 8], s[..., 9], zero_floor=EPSILON)
+        weighted = bleu(s[..., 10:14], s[..., 14:18], s[..., 18], s[..., 19], zero_floor=EPSILON)
+        syntax = ratio(s[..., 20], s[..., 21])
+        dataflow = ratio(s[..., 22], s[..., 23])
+        counted = dataflow
+        if missing_dataflow == "one":
+            counted = np.where(s[..., 23] == 0, 1.0, dataflow)
+        elif missing_dataflow == "zero_is_one":
+            counted = np.where(dataflow == 0, 1.0, dataflow)
+        total = a * ngram + b * weighted + c * syntax + d * counted
+        return np.stack([total, ngram, weighted, syntax, dataflow], axis=-1)
+
+    return Statistic(KEYS, stats, scores)
 
 
 def check_codebleu_options(opts: dict) -> dict:

@@ -2,8 +2,17 @@
 
 import datasets
 import evaluate
+import numpy as np
 
-from ._det_f1_core import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, det_f1, normalize_batch
+from ._det_f1_core import (
+    BOUNDARIES,
+    BOX_FORMATS,
+    MATCHINGS,
+    MISSING_CLASS,
+    count_per_image,
+    normalize_batch,
+    scores,
+)
 from ._mm_common import (
     TrainerResults,
     build_signature,
@@ -15,6 +24,7 @@ from ._mm_common import (
     make_result,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, Statistic, precision_recall_f1
 
 _CITATION = """\
 @misc{fusionbrain2021,
@@ -57,12 +67,19 @@ Args:
         "xyxy" ([x1, y1, x2, y2]).
     missing_class (`str`, optional): what a requested class absent from the prediction means:
         "error" (ValueError, as the script's assertion) or "empty" (no box predicted).
+    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of f1,
+        precision and recall, resampling images (micro scores recomputed from the resampled counts).
+        Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the scores and counts of every image.
 Returns:
     f1 (`float`): micro F1 over all (image, requested class) groups, in [0, 1].
     precision (`float`): TP / (TP + FP), 0 when there is no prediction.
     recall (`float`): TP / (TP + FN), 0 when there is nothing to find.
     tp, fp, fn (`float`): the counts.
+    f1_ci_low, f1_ci_high, precision_ci_low, ..., recall_ci_high (`float`): with `confidence`, the
+        bootstrap interval of each score.
     signature (`str`): every option that changes the number.
     per_example (`list` of `dict`): with `return_per_example=True`, the same six keys per image.
 Examples:
@@ -116,7 +133,7 @@ _IMAGE = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DetF1(TrainerResults, evaluate.Metric):
+class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("det_f1", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -151,8 +168,12 @@ class DetF1(TrainerResults, evaluate.Metric):
         iou_boundary=None,
         box_format=None,
         missing_class=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = resolve_options(
             "det_f1",
             self.config_name,
@@ -170,7 +191,8 @@ class DetF1(TrainerResults, evaluate.Metric):
         check_choice(opts["iou_boundary"], BOUNDARIES, "iou_boundary")
         check_choice(opts["box_format"], BOX_FORMATS, "box_format")
         check_choice(opts["missing_class"], MISSING_CLASS, "missing_class")
-        result = det_f1(list(predictions), list(references), return_per_example=return_per_example, **opts)
+        counts = count_per_image(list(predictions), list(references), **opts)
+        result = scores(*counts.sum(axis=0).tolist())
         signature = build_signature(
             "det_f1",
             self.config_name,
@@ -180,7 +202,19 @@ class DetF1(TrainerResults, evaluate.Metric):
                 "bound": opts["iou_boundary"],
                 "fmt": opts["box_format"],
                 "miss": opts["missing_class"],
+                **resampling.signature_fields(),
             },
         )
-        per_example = result.pop("per_example", None)
-        return make_result(result, signature, per_example, return_per_example)
+        per_example = [scores(*row) for row in counts.tolist()] if return_per_example else None
+        values = self._with_intervals(result, _statistic(counts), resampling, signature)
+        return make_result(values, signature, per_example, return_per_example)
+
+
+def _statistic(counts) -> Statistic:
+    """Per-image (tp, fp, fn); micro F1, precision and recall from the pooled counts."""
+
+    def prf(sums):
+        precision, recall, f1 = precision_recall_f1(sums[..., 0], sums[..., 1], sums[..., 2])
+        return np.stack([f1, precision, recall], axis=-1)
+
+    return Statistic(("f1", "precision", "recall"), counts, prf)

@@ -1,6 +1,7 @@
 """1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module."""
 
 import evaluate
+import numpy as np
 
 from ._mm_common import (
     TextPairInputs,
@@ -12,6 +13,7 @@ from ._mm_common import (
     mean,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, Statistic
 from ._ned_core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example
 
 _CITATION = """\
@@ -56,6 +58,11 @@ Args:
         their ASCII counterparts (ICDAR 2019 ReCTS). Default False.
     both_empty (`float`, optional): score of a pair of two empty strings, 0 (official AIJ 2022) or 1
         (ICDAR / mmocr). A pair with one empty string always scores 0.
+    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the three
+        scores, resampling examples (`cer` recomputed from the resampled edit and length sums).
+        Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the scores of every example. Default False.
 Returns:
     one_minus_ned (`float`): mean over examples of the best 1 - NED, in [0, 1].
@@ -63,6 +70,8 @@ Returns:
         (after the same normalisation), in [0, 1].
     cer (`float`): corpus character error rate, sum of edit distances to the chosen references over
         the sum of their lengths (at least 1); it can exceed 1.
+    one_minus_ned_ci_low, one_minus_ned_ci_high, string_accuracy_ci_low, ..., cer_ci_high (`float`):
+        with `confidence`, the bootstrap interval of each score.
     signature (`str`): every option that changes the numbers.
     per_example (`list` of `dict`): with `return_per_example=True`, per example a dict with
         `one_minus_ned`, `string_accuracy` and `cer` (edits / max(1, reference length)).
@@ -90,7 +99,7 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Ned(TextPairInputs, evaluate.Metric):
+class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("ned", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -113,8 +122,12 @@ class Ned(TextPairInputs, evaluate.Metric):
         case_fold=None,
         fullwidth_to_halfwidth=None,
         both_empty=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = resolve_options(
             "ned",
             self.config_name,
@@ -135,18 +148,39 @@ class Ned(TextPairInputs, evaluate.Metric):
         signature = build_signature(
             "ned",
             self.config_name,
-            {"case": opts["case_fold"], "fw2hw": opts["fullwidth_to_halfwidth"], "empty": opts["both_empty"]},
+            {
+                "case": opts["case_fold"],
+                "fw2hw": opts["fullwidth_to_halfwidth"],
+                "empty": opts["both_empty"],
+                **resampling.signature_fields(),
+            },
         )
         per_example = [
             {"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)
         ]
+        values = {
+            "one_minus_ned": mean(ned_scores),
+            "string_accuracy": mean(exact),
+            "cer": corpus_cer(per["edits"], per["ref_chars"]),
+        }
+        statistic = _statistic(per["one_minus_ned"], per["string_accuracy"], per["edits"], per["ref_chars"])
         return make_result(
-            {
-                "one_minus_ned": mean(ned_scores),
-                "string_accuracy": mean(exact),
-                "cer": corpus_cer(per["edits"], per["ref_chars"]),
-            },
+            self._with_intervals(values, statistic, resampling, signature),
             signature,
             per_example,
             return_per_example,
         )
+
+
+def _statistic(one_minus_ned, exact, edits, ref_chars) -> Statistic:
+    """Per-example sufficient statistics: the two means, and ``cer`` = sum(edits) / max(1, sum(lengths))."""
+    n = len(one_minus_ned)
+
+    def scores(sums):
+        return np.stack(
+            [sums[..., 0] / max(n, 1), sums[..., 1] / max(n, 1), sums[..., 2] / np.maximum(sums[..., 3], 1.0)],
+            axis=-1,
+        )
+
+    stats = np.column_stack([one_minus_ned, exact, edits, ref_chars])
+    return Statistic(("one_minus_ned", "string_accuracy", "cer"), stats, scores)

@@ -1,6 +1,7 @@
 """METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK), as an evaluate module."""
 
 import evaluate
+import numpy as np
 
 from ._mm_common import (
     TextPairInputs,
@@ -13,6 +14,7 @@ from ._mm_common import (
     mean,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, Statistic, mean_statistic, ratio
 from ._ru_meteor_core import (
     NUMBER_WORDS,
     NUMERICS,
@@ -189,7 +191,7 @@ def check_options(opts: dict) -> dict:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class RuMeteor(TextPairInputs, evaluate.Metric):
+class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("ru_meteor", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -222,8 +224,12 @@ class RuMeteor(TextPairInputs, evaluate.Metric):
         corpus_score=None,
         wordnet_path=None,
         ruwordnet_path=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         check_bool(return_per_example, "return_per_example")
         opts = resolve_options(
             "ru_meteor",
@@ -269,6 +275,28 @@ class RuMeteor(TextPairInputs, evaluate.Metric):
                 "refs": opts["reference_agg"],
                 "corpus": corpus,
                 "lib": library_versions(opts),
+                **resampling.signature_fields(),
             },
         )
+        statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
+        values = self._with_intervals(values, statistic, resampling, signature)
         return make_result(values, signature, scores, return_per_example)
+
+
+def _statistic(scores, stats, alpha: float, beta: float, gamma: float) -> Statistic:
+    """Mean sentence METEOR, and (with the corpus score) METEOR of the pooled (matches, hyp_len,
+    ref_len, chunks) of every example's best reference, 0 where the formula divides by zero."""
+    n = len(scores)
+    if stats is None:
+        return mean_statistic({"meteor": scores})
+
+    def fn(s):
+        matches, hyp_len, ref_len, chunks = s[..., 1], s[..., 2], s[..., 3], s[..., 4]
+        precision, recall = ratio(matches, hyp_len), ratio(matches, ref_len)
+        fmean = ratio(precision * recall, alpha * precision + (1 - alpha) * recall)
+        penalty = gamma * ratio(chunks, matches) ** beta
+        defined = (hyp_len > 0) & (ref_len > 0) & (matches > 0)
+        corpus = np.where(defined, (1 - penalty) * fmean, 0.0)
+        return np.stack([s[..., 0] / max(n, 1), corpus], axis=-1)
+
+    return Statistic(("meteor", "meteor_corpus"), np.column_stack([scores, np.asarray(stats, dtype=float)]), fn)

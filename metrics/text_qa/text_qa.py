@@ -12,6 +12,7 @@ from ._mm_common import (
     mean,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, mean_statistic
 from ._text_qa_core import MEASURES, lemmatizer_version, text_qa_per_example
 
 _CITATION = """\
@@ -47,9 +48,14 @@ Args:
     measure (`str`, optional): "f1" (token F1, TextQA) or "exact_match" (MathQA). It names the result key.
     keep_hyphen (`bool`, optional): keep `-` when deleting ASCII punctuation (MathQA: negative numbers).
     letter_fallback (`bool`, optional): the official [abcde] fallback for scores <= 0.5 (see above).
+    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of the
+        score, resampling questions. Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the score of every question. Default False.
 Returns:
     f1 or exact_match (`float`): mean over questions of the best score over accepted answers, in [0, 1].
+    f1_ci_low, f1_ci_high (or exact_match_ci_low, ...) (`float`): with `confidence`, its bootstrap interval.
     signature (`str`): every option that changes the number, and the lemmatiser version.
     per_example (`list` of `float`): with `return_per_example=True`, one score per question.
 Examples:
@@ -77,7 +83,7 @@ PRESETS = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class TextQa(TextPairInputs, evaluate.Metric):
+class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("text_qa", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -96,8 +102,12 @@ class TextQa(TextPairInputs, evaluate.Metric):
         measure=None,
         keep_hyphen=None,
         letter_fallback=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = resolve_options(
             "text_qa",
             self.config_name,
@@ -118,6 +128,9 @@ class TextQa(TextPairInputs, evaluate.Metric):
                 "hyphen": opts["keep_hyphen"],
                 "fallback": opts["letter_fallback"],
                 "lemma": lemmatizer,
+                **resampling.signature_fields(),
             },
         )
-        return make_result({opts["measure"]: mean(scores)}, signature, scores, return_per_example)
+        key = opts["measure"]
+        values = self._with_intervals({key: mean(scores)}, mean_statistic({key: scores}), resampling, signature)
+        return make_result(values, signature, scores, return_per_example)

@@ -53,15 +53,19 @@ def _counts(hyp: list[str], refs: list[list[str]]) -> tuple[int, int, int, int]:
 
 
 def bleu1_scores(
-    predictions: list[str], references: list[list[str]], lowercase: bool = False
-) -> tuple[np.ndarray, float]:
-    """(sentence BLEU-1 of every question, corpus BLEU-1 over all of them)."""
+    predictions: list[str], references: list[list[str]], lowercase: bool = False, return_counts: bool = False
+):
+    """(sentence BLEU-1 of every question, corpus BLEU-1 over all of them); with ``return_counts`` also
+    the ``(n, 4)`` array of per-question (clipped matches, max(1, hyp_len), closest ref_len, hyp_len),
+    whose column sums give the corpus form."""
     per_example = np.empty(len(predictions), dtype=np.float64)
+    counts = np.zeros((len(predictions), 4), dtype=np.float64)
     totals = [0, 0, 0, 0]
     for i, (pred, refs) in enumerate(zip(predictions, references)):
-        counts = _counts(tokenize(pred, lowercase), [tokenize(r, lowercase) for r in refs])
-        per_example[i] = _bleu(*counts)
+        row = _counts(tokenize(pred, lowercase), [tokenize(r, lowercase) for r in refs])
+        per_example[i] = _bleu(*row)
+        counts[i] = row
         for k in range(4):
-            totals[k] += counts[k]
+            totals[k] += row[k]
     corpus = _bleu(*totals) if len(predictions) else 0.0
-    return per_example, corpus
+    return (per_example, corpus, counts) if return_counts else (per_example, corpus)

@@ -5,6 +5,7 @@ import os
 
 import datasets
 import evaluate
+import numpy as np
 
 from ._mm_common import (
     TrainerResults,
@@ -19,6 +20,7 @@ from ._mm_common import (
     mean,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, mean_statistic
 from ._vqa_bleu import bleu1_scores
 from ._vqa_core import (
     LANGUAGES,
@@ -92,6 +94,12 @@ Args:
     wordnet_path (`str`, optional): wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0);
         default: NLTK's data path (NLTK_DATA). Nothing is downloaded.
     lowercase (`bool`, optional): bleu1: lower-case before the whitespace split. Default False.
+    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the main
+        scores (accuracy; tdiuc: accuracy, arithmetic_mpt, harmonic_mpt; wups; bleu1 and bleu1_corpus),
+        resampling questions (corpus and per-type scores recomputed from resampled counts). No interval
+        for the per-type / per-language breakdowns nor the N-MPTs. Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the score of every question. Default False.
 Returns:
     accuracy (`float`): vqa_v2, fusion_brain_2021, tdiuc (overall exact-match accuracy): mean over
@@ -101,6 +109,7 @@ Returns:
         `accuracy_question_type/<t>` and `normalized_accuracy_question_type/<t>`.
     wups (`float`): wups: mean WUPS over questions.
     bleu1 (`float`), bleu1_corpus (`float`): bleu1: mean sentence BLEU-1, and the corpus BLEU-1.
+    <key>_ci_low, <key>_ci_high (`float`): with `confidence`, the bootstrap interval of each main score.
     signature (`str`): every option that changes the number.
     per_example (`list` of `float`): with `return_per_example=True`, one score per question.
 Examples:
@@ -165,7 +174,7 @@ def _features(scorer: str) -> list:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class VqaAcc(TrainerResults, evaluate.Metric):
+class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("vqa_acc", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -250,8 +259,12 @@ class VqaAcc(TrainerResults, evaluate.Metric):
         threshold=None,
         wordnet_path=None,
         lowercase=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         scorer = self._scorer
         given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
         unknown = sorted(k for k, v in given.items() if v is not None and k not in EXTRA_INPUTS[scorer])
@@ -291,6 +304,7 @@ class VqaAcc(TrainerResults, evaluate.Metric):
             check_choice(opts["normalize"], NORMALIZE_MODES, "normalize")
             scores = vqa_v2_per_question(predictions, references, normalize=opts["normalize"])
             values = {"accuracy": mean(scores.tolist())}
+            statistic = mean_statistic({"accuracy": scores})
             if question_types is not None:
                 for t, v in group_means(scores, list(question_types)).items():
                     values[f"accuracy_question_type/{t}"] = v
@@ -302,6 +316,7 @@ class VqaAcc(TrainerResults, evaluate.Metric):
             languages = list(languages) if languages is not None else ["en"] * len(predictions)
             scores = fusion_brain_per_question(predictions, references, languages)
             values = {"accuracy": mean(scores.tolist())}
+            statistic = mean_statistic({"accuracy": scores})
             for lang, v in group_means(scores, languages).items():
                 values[f"accuracy_language/{lang}"] = v
             fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
@@ -315,6 +330,7 @@ class VqaAcc(TrainerResults, evaluate.Metric):
                 predictions, single, list(question_types), epsilon=eps, answer_key=key
             )
             values = dict(summary)
+            statistic = _tdiuc_statistic(scores, list(question_types), eps)
             for t, v in acc.items():
                 values[f"accuracy_question_type/{t}"] = v
             for t, v in nacc.items():
@@ -332,13 +348,52 @@ class VqaAcc(TrainerResults, evaluate.Metric):
                 path = os.fspath(path)
             scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
             values = {"wups": mean(scores.tolist())}
+            statistic = mean_statistic({"wups": scores})
             wn_version = "none" if thr == -1.0 else load_wordnet(path).get_version()
             fields = {"thr": thr, "answers": n_answers or "any", "wn": wn_version}
         else:  # bleu1
             if not isinstance(opts["lowercase"], bool):
                 raise TypeError(f"`lowercase` must be a bool, got {type(opts['lowercase']).__name__}")
-            scores, corpus = bleu1_scores(predictions, references, lowercase=opts["lowercase"])
+            scores, corpus, counts = bleu1_scores(
+                predictions, references, lowercase=opts["lowercase"], return_counts=True
+            )
             values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus}
+            statistic = _bleu1_statistic(scores, counts)
             fields = {"tok": "lower+split" if opts["lowercase"] else "split", "answers": n_answers or "any"}
-        signature = build_signature("vqa_acc", self.config_name, fields)
+        signature = build_signature("vqa_acc", self.config_name, {**fields, **resampling.signature_fields()})
+        values = self._with_intervals(values, statistic, resampling, signature)
         return make_result(values, signature, scores.tolist(), return_per_example)
+
+
+def _tdiuc_statistic(correct, question_types: list[str], epsilon: float) -> Statistic:
+    """Overall accuracy and the arithmetic / harmonic mean-per-type accuracies from per-type counts
+    (`_vqa_tdiuc.tdiuc_scores`: acc_t + eps on the 0-100 scale, the types present, capped at 1). A type
+    absent from a resample is left out of that resample's means."""
+    types = sorted(set(question_types))
+    index = {t: k for k, t in enumerate(types)}
+    onehot = np.zeros((len(correct), len(types)))
+    onehot[np.arange(len(correct)), [index[t] for t in question_types]] = 1.0
+    stats = np.column_stack([correct, onehot, onehot * np.asarray(correct)[:, None]])
+    n, n_types = len(correct), len(types)
+
+    def scores(s):
+        count, hits = s[..., 1 : 1 + n_types], s[..., 1 + n_types :]
+        present = count > 0
+        acc = 100 * np.divide(hits, count, out=np.zeros_like(hits), where=present) + epsilon
+        k = present.sum(axis=-1)
+        arithmetic = np.where(present, acc, 0.0).sum(axis=-1) / np.maximum(k, 1) / 100
+        harmonic = k / np.where(present, 1.0 / acc, 0.0).sum(axis=-1) / 100
+        return np.stack([s[..., 0] / max(n, 1), np.minimum(arithmetic, 1.0), np.minimum(harmonic, 1.0)], axis=-1)
+
+    return Statistic(("accuracy", "arithmetic_mpt", "harmonic_mpt"), stats, scores)
+
+
+def _bleu1_statistic(sentence_scores, counts) -> Statistic:
+    """Mean sentence BLEU-1, and corpus BLEU-1 from the pooled (matches, max(1, hyp_len), ref_len, hyp_len)."""
+    n = len(sentence_scores)
+
+    def scores(s):
+        corpus = bleu(s[..., 1:2], s[..., 2:3], s[..., 3], s[..., 4])
+        return np.stack([s[..., 0] / max(n, 1), corpus], axis=-1)
+
+    return Statistic(("bleu1", "bleu1_corpus"), np.column_stack([sentence_scores, counts]), scores)

@@ -384,11 +384,22 @@ def paired_test(
 
 
 class PairedComparison:
-    """Mixin for an ``evaluate.Metric`` whose ``_compute`` records its sufficient statistics with
-    :meth:`_keep_statistic`: adds ``compare``, the paired test of two systems on the same references."""
+    """Mixin for an ``evaluate.Metric`` (listed before it): ``_compute`` passes its scores through
+    :meth:`_with_intervals`, which adds the interval keys when asked and records the sufficient
+    statistics; ``compare`` runs the paired test of two systems on the same references."""
 
-    def _keep_statistic(self, statistic: Statistic, signature: str) -> None:
+    _last_statistic = None
+
+    def compute(self, *args, **kwargs):
+        """Like ``evaluate.Metric.compute``; the resampling options are checked before anything is cached."""
+        Resampling(kwargs.get("confidence"), kwargs.get("n_resamples"), kwargs.get("seed"))
+        return super().compute(*args, **kwargs)
+
+    def _with_intervals(self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature):
+        """``values`` followed by ``<key>_ci_low``/``<key>_ci_high`` of every key of ``statistic`` (when
+        ``resampling`` asks for an interval); the statistic is kept for :meth:`compare`."""
         self._last_statistic = (statistic, signature)
+        return {**values, **interval_values(statistic, resampling)}
 
     def compare(
         self,
@@ -396,7 +407,7 @@ class PairedComparison:
         predictions_a=None,
         predictions_b=None,
         references=None,
-        test="paired_bootstrap",
+        test="approximate_randomization",
         n_resamples=None,
         seed=None,
         confidence=0.95,
@@ -405,11 +416,12 @@ class PairedComparison:
         """Paired significance test of system A against system B on the same references.
 
         Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
-        and per-example inputs). ``test``: "paired_bootstrap" (sacrebleu paired-bs, default 1000
-        resamples) or "approximate_randomization" (sacrebleu paired-ar, default 10000 trials);
-        ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
-        ``<key>_difference`` (A - B), ``<key>_ci_low``/``<key>_ci_high`` (paired bootstrap interval of
-        A - B at ``confidence``) and ``<key>_p_value`` (two-sided), then ``signature``.
+        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar,
+        ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs, 1000
+        resamples); ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
+        ``<key>_difference`` (A - B), ``<key>_difference_ci_low``/``_high`` (paired bootstrap interval of
+        A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
+        (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
         """
         if test not in TESTS:
             raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
@@ -432,8 +444,8 @@ class PairedComparison:
             out[f"{key}_a"] = values["score_a"]
             out[f"{key}_b"] = values["score_b"]
             out[f"{key}_difference"] = values["difference"]
-            out[f"{key}_ci_low"] = values["ci_low"]
-            out[f"{key}_ci_high"] = values["ci_high"]
+            out[f"{key}_difference_ci_low"] = values["ci_low"]
+            out[f"{key}_difference_ci_high"] = values["ci_high"]
             out[f"{key}_p_value"] = values["p_value"]
         head, _, version = signature.rpartition("|v:")
         extra = "|".join(f"{k}:{v}" for k, v in fields.items())
