@@ -109,7 +109,9 @@ def test_compare_two_systems_through_the_module(name, run):
     # system B: the first prediction replaced by (the first of) its references
     first = inputs["references"][0]
     other = [first if isinstance(first, str | dict) else first[0]] + preds[1:]
-    res = metric.compare(predictions_a=preds, predictions_b=other, test="paired_bootstrap", n_resamples=300, **inputs)
+    res = metric.compare(
+        predictions_a=preds, predictions_b=other, test="paired_bootstrap", n_resamples=300, **inputs
+    )
     assert "paired-bs|n:300" in res["signature"]
     for key in statistic.keys:
         assert res[f"{key}_difference"] == pytest.approx(res[f"{key}_a"] - res[f"{key}_b"])

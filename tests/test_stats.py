@@ -27,6 +27,7 @@ S = load_core("anls", "_mm_stats")
         ({"confidence": "0.95"}, TypeError, "confidence"),
         ({"confidence": float("nan")}, ValueError, "confidence"),
         ({"confidence": 0.9, "n_resamples": 0}, ValueError, "n_resamples"),
+        ({"confidence": 0.9, "n_resamples": 10**7}, ValueError, "n_resamples"),
         ({"confidence": 0.9, "n_resamples": 10.0}, TypeError, "n_resamples"),
         ({"confidence": 0.9, "n_resamples": True}, TypeError, "n_resamples"),
         ({"confidence": 0.9, "seed": -1}, ValueError, "seed"),

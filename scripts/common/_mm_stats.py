@@ -36,6 +36,7 @@ DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
 CHUNK_ELEMENTS = 1 << 22
+MAX_RESAMPLES = 1_000_000
 TESTS = ("paired_bootstrap", "approximate_randomization")
 _TEST_TAGS = {"paired_bootstrap": "paired-bs", "approximate_randomization": "paired-ar"}
 
@@ -67,13 +68,18 @@ def check_confidence(confidence, arg: str = "confidence") -> float:
     return value
 
 
-def check_count(value, arg: str, low: int = 1) -> int:
-    """A whole number >= ``low`` (numpy integers accepted, bools and floats refused)."""
+def check_count(value, arg: str, low: int = 1, high: int | None = None) -> int:
+    """A whole number in [low, high] (numpy integers accepted, bools and floats refused)."""
     if not _is_int(value):
         raise TypeError(f"`{arg}` must be a whole number >= {low}, got {type(value).__name__} ({value!r})")
-    if int(value) < low:
-        raise ValueError(f"`{arg}` must be a whole number >= {low}, got {value!r}")
+    if int(value) < low or (high is not None and int(value) > high):
+        raise ValueError(f"`{arg}` must be a whole number in [{low}, {high}], got {value!r}")
     return int(value)
+
+
+def check_resamples(value, arg: str = "n_resamples") -> int:
+    """A number of resamples or trials, 1 to MAX_RESAMPLES (time and memory grow with it)."""
+    return check_count(value, arg, 1, MAX_RESAMPLES)
 
 
 class Resampling:
@@ -82,9 +88,7 @@ class Resampling:
 
     def __init__(self, confidence=None, n_resamples=None, seed=None):
         self.confidence = None if confidence is None else check_confidence(confidence)
-        self.n_resamples = (
-            DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
-        )
+        self.n_resamples = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         self.seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
 
     @property
@@ -235,7 +239,7 @@ def bootstrap_interval(
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap interval of every score of ``statistic``: ``{key: (low, high)}``."""
     confidence = check_confidence(confidence)
-    n_resamples = check_count(n_resamples, "n_resamples")
+    n_resamples = check_resamples(n_resamples)
     seed = check_count(seed, "seed", low=0)
     if statistic.n == 0:
         return {key: (math.nan, math.nan) for key in statistic.keys}
@@ -299,7 +303,7 @@ def paired_bootstrap(
     paired-bs (resampled |A - B| centred on its mean, compared with the observed |A - B|).
     """
     _check_pair(a, b)
-    n_resamples = check_count(n_resamples, "n_resamples")
+    n_resamples = check_resamples(n_resamples)
     seed = check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
     sums_a, sums_b = bootstrap_sums([a.stats, b.stats], n_resamples, seed)
@@ -326,7 +330,7 @@ def approximate_randomization(
     the interval of A - B from a paired bootstrap with ``n_resamples`` (same seed).
     """
     _check_pair(a, b)
-    n_trials = check_count(n_trials, "n_resamples")
+    n_trials = check_resamples(n_trials)
     seed = check_count(seed, "seed", low=0)
     n = a.n
     total_a, total_b = a.stats.sum(axis=0), b.stats.sum(axis=0)
@@ -375,10 +379,10 @@ def paired_test(
     seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
     if test == "paired_bootstrap":
-        n = DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
+        n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         results = paired_bootstrap(a, b, n, seed, confidence)
     else:
-        n = DEFAULT_AR_TRIALS if n_resamples is None else check_count(n_resamples, "n_resamples")
+        n = DEFAULT_AR_TRIALS if n_resamples is None else check_resamples(n_resamples)
         results = approximate_randomization(a, b, n, seed, confidence)
     return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed}
 
@@ -395,7 +399,9 @@ class PairedComparison:
         Resampling(kwargs.get("confidence"), kwargs.get("n_resamples"), kwargs.get("seed"))
         return super().compute(*args, **kwargs)
 
-    def _with_intervals(self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature):
+    def _with_intervals(
+        self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature
+    ):
         """``values`` followed by ``<key>_ci_low``/``<key>_ci_high`` of every key of ``statistic`` (when
         ``resampling`` asks for an interval); the statistic is kept for :meth:`compare`."""
         self._last_statistic = (statistic, signature)
