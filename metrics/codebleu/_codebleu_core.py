@@ -39,8 +39,6 @@ import sys
 import tokenize
 from collections import Counter
 
-import numpy as np
-
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 KEYWORD_SETS = ("pypi", "codexglue")
 COMMENT_RULES = ("none", "java", "lang")
@@ -1585,19 +1583,16 @@ STATS_COLUMNS = (
 )  # fmt: skip
 
 
-def sufficient_stats(rows) -> np.ndarray:
+def sufficient_stats(rows) -> list[list[float]]:
     """One row of :data:`STATS_COLUMNS` per example: the counts whose column sums give the corpus
     scores (BLEU and weighted n-gram counts and lengths, syntax and data-flow matches over the
     example's references), for recomputing the scores on resampled examples."""
-    out = np.zeros((len(rows), len(STATS_COLUMNS)), dtype=np.float64)
-    for i, (bleu, weighted, syntax, dataflow, *_) in enumerate(rows):
-        for start, (nums, dens, ref_len, hyp_len) in ((0, bleu), (10, weighted)):
-            out[i, start : start + 4] = nums
-            out[i, start + 4 : start + 8] = dens
-            out[i, start + 8] = ref_len
-            out[i, start + 9] = hyp_len
-        out[i, 20] = sum(m for m, _ in syntax)
-        out[i, 21] = sum(t for _, t in syntax)
-        out[i, 22] = sum(m for m, _ in dataflow)
-        out[i, 23] = sum(t for _, t in dataflow)
+    out = []
+    for bleu, weighted, syntax, dataflow, *_ in rows:
+        row = []
+        for nums, dens, ref_len, hyp_len in (bleu, weighted):
+            row += [*nums, *dens, ref_len, hyp_len]
+        row += [sum(m for m, _ in syntax), sum(t for _, t in syntax)]
+        row += [sum(m for m, _ in dataflow), sum(t for _, t in dataflow)]
+        out.append(row)
     return out
