@@ -286,3 +286,27 @@ def test_bleu_equals_codebleu_and_nltk_bleu1_combination():
         assert float(ours) == pytest.approx(cb._combine(nums, dens, ref_len, hyp_len), rel=1e-12, abs=1e-15)
         one = S.bleu(nums[:1], dens[:1], ref_len, hyp_len)
         assert float(one) == pytest.approx(vb._bleu(nums[0], dens[0], ref_len, hyp_len), rel=1e-12, abs=1e-15)
+
+
+def test_frechet_distance_from_resampled_moments():
+    """FID of a resample from the weighted first/second moments = FID of the copied resample with
+    np.cov and scipy's sqrtm (the pytorch-fid formula)."""
+    from scipy import linalg
+
+    rng = np.random.default_rng(8)
+    gen = rng.normal(size=(80, 6)) @ rng.normal(size=(6, 6))
+    ref = rng.normal(0.3, 1.0, size=(120, 6))
+    mu_ref, sigma_ref = ref.mean(axis=0), np.cov(ref, rowvar=False)
+    idx = np.random.default_rng(12345).integers(0, 80, size=(3, 80))
+    for row in idx:
+        mu, sigma = S.weighted_moments(gen, np.bincount(row, minlength=80))
+        np.testing.assert_allclose(mu, gen[row].mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(sigma, np.cov(gen[row], rowvar=False), rtol=1e-9, atol=1e-12)
+        diff = mu_ref - mu
+        covmean = linalg.sqrtm(sigma_ref @ sigma).real
+        expected = diff @ diff + np.trace(sigma_ref) + np.trace(sigma) - 2 * np.trace(covmean)
+        assert S.frechet_distance(mu_ref, sigma_ref, mu, sigma) == pytest.approx(expected, rel=1e-8)
+    low, high = S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
+    point = S.frechet_distance(mu_ref, sigma_ref, gen.mean(axis=0), np.cov(gen, rowvar=False))
+    assert low < point < high
+    assert (low, high) == S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
