@@ -11,6 +11,8 @@
     mm-score ru-meteor --format fusion_brain_2022_vqa --gt vqa_gt.json --pred vqa_pred.json --synonyms none
     mm-score fusion-brain-2021 FOLDER        # integral score: sum of the four rounded sub-task scores
     mm-score fusion-brain-2022 FOLDER        # integral score: (1/15) x sum of the open sub-task scores
+    mm-score anls --gt G.json --pred A.json --confidence 0.95             # + bootstrap interval(s)
+    mm-score anls --gt G.json --pred A.json --compare-pred B.json         # paired test of A against B
 
 (`python scripts/mm_score.py ...` is the same command.) Every metric command takes `--preset`, the
 metric's options, `--per-example out.jsonl`, `--json`; `mm-score COMMAND --help` describes the file
@@ -341,6 +343,27 @@ def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_exam
     return result
 
 
+def compare(cmd: Command, args, preset: str, loaded: Loaded, options: dict) -> dict:
+    """metric.compare of --pred (system A) against --compare-pred (system B) on the same ground truth."""
+    if args.per_example or options.get("confidence") is not None:
+        raise ValueError("--compare-pred prints a paired test: leave out --per-example and --confidence")
+    loaded_b = cmd.formats[args.format].read(argparse.Namespace(**{**vars(args), "pred": args.compare_pred}))
+    if cmd.prepare:
+        loaded_b = cmd.prepare(loaded_b, preset)
+    if loaded_b.ids != loaded.ids:
+        raise FormatError(args.compare_pred, "does not cover the same ground-truth records as --pred")
+    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
+        os.environ.setdefault(var, "1")
+    metric = load_metric(cmd.metric, preset)
+    accepted = set(metric.info.features[0] if isinstance(metric.info.features, list) else metric.info.features)
+    columns = {k: v for k, v in loaded.columns.items() if k in accepted}
+    kwargs = {k: v for k, v in options.items() if v is not None and k not in ("confidence", "n_resamples", "seed")}
+    return metric.compare(
+        predictions_a=loaded.predictions, predictions_b=loaded_b.predictions, references=loaded.references,
+        test=args.test, n_resamples=options.get("n_resamples"), seed=options.get("seed"), **columns, **kwargs,
+    )  # fmt: skip
+
+
 def write_per_example(path: str, loaded: Loaded, result: dict) -> None:
     """One JSON line per example, in ground-truth order: {"id": ..., <primary key>: score} (or the
     example's dict of scores)."""
@@ -370,7 +393,10 @@ def run_metric(cmd: Command, args) -> int:
         loaded = cmd.prepare(loaded, preset)
     options = {dest: getattr(args, dest) for dest in args.option_dests}
     try:
-        result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
+        if args.compare_pred:
+            result = compare(cmd, args, preset, loaded, options)
+        else:
+            result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
     except ValueError as err:  # name the flag beside the option: `threshold` (--threshold)
         message = str(err)
         for dest in args.option_dests:
@@ -605,6 +631,9 @@ INTEGRALS = {
 # ----------------------------------------------------------------------------------------------
 COMMON_EPILOG = """Output: the result dict (scores, signature, examples) as text, or as JSON with --json.
 --per-example FILE writes one JSON line per example: {"id": ..., "<score>": ...}.
+--confidence 0.95 adds <score>_ci_low / <score>_ci_high (percentile bootstrap over the examples).
+--compare-pred B.json prints, per score, <score>_a, <score>_b, <score>_difference (A - B), its interval
+and <score>_p_value (approximate randomisation, 10,000 trials, or --test paired_bootstrap, 1,000 resamples).
 Errors (a malformed file, a metric error) are one line naming the file, the record and the field; exit status 2."""
 
 
@@ -635,7 +664,18 @@ def build_parser() -> argparse.ArgumentParser:
         before = {a.dest for a in p._actions}
         group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
         cmd.add_options(group)
+        stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
+        stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
+        stats.add_argument("--n-resamples", type=int, metavar="N",
+                           help="bootstrap resamples (default 1000); with --compare-pred: resamples or trials")
+        stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
         p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before])
+        paired = p.add_argument_group("paired comparison (sacrebleu's paired tests)")
+        paired.add_argument("--compare-pred", metavar="FILE",
+                            help="predictions of a second system (same format as --pred): print the difference "
+                                 "--pred minus this, its paired bootstrap interval and the p-value")
+        paired.add_argument("--test", choices=["approximate_randomization", "paired_bootstrap"],
+                            default="approximate_randomization", help="paired test (default approximate_randomization)")
         p.add_argument("--per-example", metavar="FILE", help="write per-example scores as JSON lines")
         p.add_argument("--json", action="store_true", help="print the result as JSON")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,

@@ -136,3 +136,36 @@ def test_compare_finds_a_real_difference_and_refuses_bad_calls():
         metric.compare(predictions_a=good, predictions_b=bad, references=refs, confidence=2.0)
     with pytest.raises(ValueError, match="return_per_example"):
         metric.compare(predictions_a=good, predictions_b=bad, references=refs, return_per_example=True)
+
+
+def test_command_line_interval_and_paired_test(tmp_path, capsys):
+    from helpers import load_script
+
+    cli = load_script("mm_score")
+    rng = np.random.default_rng(2)
+    answers = ["".join(rng.choice(list("abcdef"), size=6)) for _ in range(60)]
+    gt = {"dataset_name": "docvqa", "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)]}
+    sys_a = [{"questionId": i, "answer": a if i % 4 else "zzz"} for i, a in enumerate(answers)]
+    sys_b = [{"questionId": i, "answer": a if i % 2 else "zzz"} for i, a in enumerate(answers)]
+    paths = {}
+    for name, obj in (("gt", gt), ("a", sys_a), ("b", sys_b)):
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(obj))
+
+    def run(*argv):
+        code = cli.main(["anls", "--gt", str(paths["gt"]), "--pred", str(paths["a"]), *argv, "--no-progress", "--json"])
+        out = capsys.readouterr()
+        return code, (json.loads(out.out) if code == 0 else out.err)
+
+    code, out = run("--confidence", "0.9", "--n-resamples", "300", "--seed", "4")
+    direct = load_metric("anls").compute(
+        predictions=[r["answer"] for r in sys_a], references=answers, confidence=0.9, n_resamples=300, seed=4
+    )
+    assert code == 0 and {k: out[k] for k in direct} == direct
+    code, out = run("--compare-pred", str(paths["b"]), "--test", "paired_bootstrap", "--n-resamples", "500")
+    assert code == 0 and out["anls_difference"] == pytest.approx(0.75 - 0.5) and out["anls_p_value"] < 0.05
+    assert "test:paired-bs|n:500|conf:0.95|seed:12345" in out["signature"] and out["examples"] == 60
+    code, err = run("--compare-pred", str(paths["b"]), "--confidence", "0.9")
+    assert code == 2 and "--compare-pred" in err and "Traceback" not in err
+    code, err = run("--confidence", "2")
+    assert code == 2 and "--confidence" in err and len(err.strip().splitlines()) == 1
