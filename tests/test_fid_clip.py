@@ -610,3 +610,22 @@ def test_demo_scores_uploads_and_draws_the_histogram(models, tmp_path):
                            str(models["inception"]), "", None, api_name="/compute")
     finally:
         demo.close()
+
+
+def test_clip_score_interval_and_paired_comparison(models):
+    """confidence= resamples image-text pairs (the statistic of a resample = the metric on it);
+    compare() pairs two image sets on the same texts; FID alone has no interval (clear error)."""
+    images, other = random_images(6, seed=21), random_images(6, seed=22)
+    texts = ["a cat", "a dog", "dog", "cat", "a", "b"]
+    m = load_metric("fid_clip")
+    r = m.compute(predictions=images, texts=texts, clip_model=str(models["hf"]), confidence=0.9, n_resamples=200)
+    assert r["clip_score_ci_low"] <= r["clip_score_ci_high"] and "|ci:bs-pct|conf:0.9|bs:200|" in r["signature"]
+    statistic, _ = m._last_statistic
+    rows = [3, 3, 0, 5, 1, 1]
+    again = m.compute(predictions=[images[i] for i in rows], texts=[texts[i] for i in rows], clip_model=str(models["hf"]))
+    assert statistic.scores(statistic.stats[rows].sum(axis=0))[0] == pytest.approx(again["clip_score"], abs=1e-6)
+    res = m.compare(predictions_a=images, predictions_b=other, texts=texts, clip_model=str(models["hf"]), n_resamples=500)
+    assert res["clip_score_difference"] == pytest.approx(res["clip_score_a"] - res["clip_score_b"])
+    assert 0 < res["clip_score_p_value"] <= 1 and "test:paired-ar|n:500" in res["signature"]
+    with pytest.raises(ValueError, match="confidence"):
+        m.compute(predictions=[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], references=X1, confidence=0.95)

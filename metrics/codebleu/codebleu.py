@@ -28,8 +28,8 @@ from ._mm_common import (
     make_result,
     resolve_options,
 )
-from ._ts_legacy import open_library
 from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, ratio
+from ._ts_legacy import open_library
 
 _CITATION = """\
 @article{ren2020codebleu,

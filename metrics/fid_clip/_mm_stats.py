@@ -36,6 +36,7 @@ DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
 CHUNK_ELEMENTS = 1 << 22
+MAX_RESAMPLES = 1_000_000
 TESTS = ("paired_bootstrap", "approximate_randomization")
 _TEST_TAGS = {"paired_bootstrap": "paired-bs", "approximate_randomization": "paired-ar"}
 
@@ -67,13 +68,18 @@ def check_confidence(confidence, arg: str = "confidence") -> float:
     return value
 
 
-def check_count(value, arg: str, low: int = 1) -> int:
-    """A whole number >= ``low`` (numpy integers accepted, bools and floats refused)."""
+def check_count(value, arg: str, low: int = 1, high: int | None = None) -> int:
+    """A whole number in [low, high] (numpy integers accepted, bools and floats refused)."""
     if not _is_int(value):
         raise TypeError(f"`{arg}` must be a whole number >= {low}, got {type(value).__name__} ({value!r})")
-    if int(value) < low:
-        raise ValueError(f"`{arg}` must be a whole number >= {low}, got {value!r}")
+    if int(value) < low or (high is not None and int(value) > high):
+        raise ValueError(f"`{arg}` must be a whole number in [{low}, {high}], got {value!r}")
     return int(value)
+
+
+def check_resamples(value, arg: str = "n_resamples") -> int:
+    """A number of resamples or trials, 1 to MAX_RESAMPLES (time and memory grow with it)."""
+    return check_count(value, arg, 1, MAX_RESAMPLES)
 
 
 class Resampling:
@@ -82,9 +88,7 @@ class Resampling:
 
     def __init__(self, confidence=None, n_resamples=None, seed=None):
         self.confidence = None if confidence is None else check_confidence(confidence)
-        self.n_resamples = (
-            DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
-        )
+        self.n_resamples = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         self.seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
 
     @property
@@ -235,7 +239,7 @@ def bootstrap_interval(
 ) -> dict[str, tuple[float, float]]:
     """Percentile bootstrap interval of every score of ``statistic``: ``{key: (low, high)}``."""
     confidence = check_confidence(confidence)
-    n_resamples = check_count(n_resamples, "n_resamples")
+    n_resamples = check_resamples(n_resamples)
     seed = check_count(seed, "seed", low=0)
     if statistic.n == 0:
         return {key: (math.nan, math.nan) for key in statistic.keys}
@@ -261,6 +265,64 @@ def interval_values(statistic: Statistic, resampling: Resampling) -> dict[str, f
         out[f"{key}_ci_low"] = low
         out[f"{key}_ci_high"] = high
     return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Frechet distance (FID) from resampled moments
+# ----------------------------------------------------------------------------------------------
+def _psd_sqrt(matrix) -> np.ndarray:
+    """Symmetric square root of a (numerically) positive semi-definite matrix, by eigendecomposition."""
+    w, v = np.linalg.eigh((matrix + matrix.T) / 2)
+    return (v * np.sqrt(np.clip(w, 0.0, None))) @ v.T
+
+
+def frechet_distance(mu1, sigma1, mu2, sigma2, sqrt_sigma1=None) -> float:
+    """``||mu1 - mu2||^2 + tr(S1) + tr(S2) - 2 tr((S1^1/2 S2 S1^1/2)^1/2)`` (= the FID formula with
+    ``tr sqrtm(S1 S2)``, computed from symmetric eigendecompositions; ``sqrt_sigma1`` may be given)."""
+    mu1, mu2 = np.asarray(mu1, dtype=np.float64), np.asarray(mu2, dtype=np.float64)
+    sigma1, sigma2 = np.asarray(sigma1, dtype=np.float64), np.asarray(sigma2, dtype=np.float64)
+    root = _psd_sqrt(sigma1) if sqrt_sigma1 is None else sqrt_sigma1
+    middle = root @ sigma2 @ root
+    tr_covmean = np.sqrt(np.clip(np.linalg.eigvalsh((middle + middle.T) / 2), 0.0, None)).sum()
+    diff = mu1 - mu2
+    return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * tr_covmean)
+
+
+def weighted_moments(features, counts) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance (ddof 1) of the rows of ``features`` repeated ``counts`` times: the moments
+    of a resample from the first and second moments of the rows, no copy of the resample."""
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum()
+    mu = counts @ features / n
+    second = (features * counts[:, None]).T @ features
+    return mu, (second - n * np.outer(mu, mu)) / max(n - 1.0, 1.0)
+
+
+def bootstrap_fid_interval(
+    features, mu_ref, sigma_ref, confidence: float = 0.95, n_resamples: int = 200, seed: int = DEFAULT_SEED
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of FID(generated, reference) resampling the generated images.
+
+    ``features``: ``(n, d)`` generated-image features; the reference moments stay fixed (they are
+    usually precomputed dataset statistics). Row indices as :func:`bootstrap_sums`. Each resample costs
+    ``O(n d^2 + d^3)`` (its covariance and one eigendecomposition, BLAS/LAPACK), so for Inception
+    features (d = 2048) a few hundred resamples are the practical range.
+    """
+    confidence = check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
+    seed = check_count(seed, "seed", low=0)
+    features = np.asarray(features, dtype=np.float64)
+    n = features.shape[0]
+    root = _psd_sqrt(np.asarray(sigma_ref, dtype=np.float64))
+    rng = np.random.default_rng(seed)
+    values = np.empty(n_resamples)
+    for start, rows in _chunks(n_resamples, n):
+        indices = rng.integers(0, n, size=(rows, n))
+        for r in range(rows):  # one covariance and one eigendecomposition per resample (BLAS-bound)
+            mu, sigma = weighted_moments(features, np.bincount(indices[r], minlength=n))
+            values[start + r] = frechet_distance(mu_ref, sigma_ref, mu, sigma, sqrt_sigma1=root)
+    low, high = percentile_interval(values[:, None], confidence)
+    return float(low[0]), float(high[0])
 
 
 # ----------------------------------------------------------------------------------------------
@@ -299,7 +361,7 @@ def paired_bootstrap(
     paired-bs (resampled |A - B| centred on its mean, compared with the observed |A - B|).
     """
     _check_pair(a, b)
-    n_resamples = check_count(n_resamples, "n_resamples")
+    n_resamples = check_resamples(n_resamples)
     seed = check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
     sums_a, sums_b = bootstrap_sums([a.stats, b.stats], n_resamples, seed)
@@ -326,7 +388,7 @@ def approximate_randomization(
     the interval of A - B from a paired bootstrap with ``n_resamples`` (same seed).
     """
     _check_pair(a, b)
-    n_trials = check_count(n_trials, "n_resamples")
+    n_trials = check_resamples(n_trials)
     seed = check_count(seed, "seed", low=0)
     n = a.n
     total_a, total_b = a.stats.sum(axis=0), b.stats.sum(axis=0)
@@ -375,10 +437,10 @@ def paired_test(
     seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
     if test == "paired_bootstrap":
-        n = DEFAULT_RESAMPLES if n_resamples is None else check_count(n_resamples, "n_resamples")
+        n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         results = paired_bootstrap(a, b, n, seed, confidence)
     else:
-        n = DEFAULT_AR_TRIALS if n_resamples is None else check_count(n_resamples, "n_resamples")
+        n = DEFAULT_AR_TRIALS if n_resamples is None else check_resamples(n_resamples)
         results = approximate_randomization(a, b, n, seed, confidence)
     return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed}
 
@@ -395,7 +457,9 @@ class PairedComparison:
         Resampling(kwargs.get("confidence"), kwargs.get("n_resamples"), kwargs.get("seed"))
         return super().compute(*args, **kwargs)
 
-    def _with_intervals(self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature):
+    def _with_intervals(
+        self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature
+    ):
         """``values`` followed by ``<key>_ci_low``/``<key>_ci_high`` of every key of ``statistic`` (when
         ``resampling`` asks for an interval); the statistic is kept for :meth:`compare`."""
         self._last_statistic = (statistic, signature)

@@ -25,6 +25,7 @@ from ._mm_common import (
     make_result,
     resolve_options,
 )
+from ._mm_stats import PairedComparison, Resampling, Statistic
 
 _CITATION = """\
 @inproceedings{heusel2017gans,
@@ -98,6 +99,11 @@ Args:
     device (`str`, optional): "cpu" (default), "cuda" or "cuda:N".
     batch_size (`int`, optional): images per forward pass. Default 20.
     progress (`bool`, optional): show a tqdm bar (default: when there are more than 5 batches).
+    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of
+        `clip_score` (`clip_score_ci_low`/`_high`), resampling image-text pairs; needs `texts`.
+        Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
         when only FID is computed: FID has no per-example value).
 Returns:
@@ -161,7 +167,7 @@ _MODELS = {}  # loaded networks, kept between compute calls (Trainer evaluations
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class FidClip(TrainerResults, evaluate.Metric):
+class FidClip(TrainerResults, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("fid_clip", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -236,8 +242,12 @@ class FidClip(TrainerResults, evaluate.Metric):
         device=None,
         batch_size=None,
         progress=None,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
         return_per_example=False,
     ):
+        resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options(
             {
                 "inception_weights": inception_weights,
@@ -260,6 +270,11 @@ class FidClip(TrainerResults, evaluate.Metric):
         )
         check_bool(return_per_example, "return_per_example")
         texts = [t[0] if t else None for t in texts]
+        if resampling.enabled and not any(t is not None for t in texts):
+            raise ValueError(
+                "`confidence`: fid_clip gives a bootstrap interval of the CLIP score (give `texts`); "
+                "FID has no per-example value to resample here"
+            )
         preds = [p for p in predictions if p["kind"] != "none"]
         refs = [r for r in references if r["kind"] != "none"]
         scores, fields = {}, {}
@@ -320,8 +335,24 @@ class FidClip(TrainerResults, evaluate.Metric):
             fields["comb"] = "generation"
         if per_example is None:
             per_example = []  # FID is a set-level score: no per-example values without a CLIP score
-        signature = build_signature("fid_clip", self.config_name, fields)
+        signature = build_signature("fid_clip", self.config_name, {**fields, **resampling.signature_fields()})
+        if "clip_score" in scores:
+            statistic = _clip_statistic(per_example, opts["clip_clamp"])
+            scores = self._with_intervals(scores, statistic, resampling, signature)
+        else:
+            self._last_statistic = None  # FID alone: nothing per example to resample or pair
         return make_result(scores, signature, per_example, return_per_example)
+
+
+def _clip_statistic(per_example, clamp: str) -> Statistic:
+    """The mean CLIP score over pairs (clamped at 0 for ``clip_clamp="mean"``), for resampling pairs."""
+    n = len(per_example)
+
+    def scores(sums):
+        mean = sums / max(n, 1)
+        return np.maximum(mean, 0.0) if clamp == "mean" else mean
+
+    return Statistic(("clip_score",), per_example, scores)
 
 
 def _examples(values, arg: str) -> list:
