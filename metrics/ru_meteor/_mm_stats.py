@@ -102,6 +102,15 @@ class Resampling:
         return {"ci": "bs-pct", "conf": self.confidence, "bs": self.n_resamples, "seed": self.seed}
 
 
+RESAMPLING_OPTIONS = ("confidence", "n_resamples", "seed")
+
+
+def split_resampling(options: Mapping[str, object]) -> tuple[dict, Resampling]:
+    """(the other options, the checked :class:`Resampling`) of a dict of ``compute`` options."""
+    rest = {key: value for key, value in options.items() if key not in RESAMPLING_OPTIONS}
+    return rest, Resampling(*(options.get(key) for key in RESAMPLING_OPTIONS))
+
+
 # ----------------------------------------------------------------------------------------------
 # Sufficient statistics
 # ----------------------------------------------------------------------------------------------
@@ -454,7 +463,7 @@ class PairedComparison:
 
     def compute(self, *args, **kwargs):
         """Like ``evaluate.Metric.compute``; the resampling options are checked before anything is cached."""
-        Resampling(kwargs.get("confidence"), kwargs.get("n_resamples"), kwargs.get("seed"))
+        split_resampling(kwargs)
         return super().compute(*args, **kwargs)
 
     def _with_intervals(

@@ -86,6 +86,11 @@ Args:
     wordnet_path (`str`, optional): NLTK data directory holding corpora/wordnet (default: NLTK's data path).
     ruwordnet_path (`str`, optional): the RuWordNet SQLite file (default: $RUWORDNET_DB, then the
         `ruwordnet` package's static/ruwordnet-2021.db or static/ruwordnet.db).
+    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of `meteor`
+        (and `meteor_corpus`, recomputed from the resampled pooled counts), resampling examples.
+        Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the score of every example. Default False.
 Returns:
     meteor (`float`): mean over examples of the per-example METEOR, in [0, 1].
