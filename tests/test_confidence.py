@@ -13,7 +13,7 @@ import pytest
 from helpers import ROOT, load_metric
 
 METRICS = ["anls", "ned", "text_qa", "vqa_acc", "det_f1", "codebleu", "ru_meteor"]
-NOT_INPUTS = ("config_name", "predictions", "references", "kwargs", "expected")
+NOT_INPUTS = ("config_name", "predictions", "references", "kwargs", "expected", "note")
 
 
 def _runs():
