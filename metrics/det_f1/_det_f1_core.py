@@ -189,6 +189,24 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
     return classes, lists
 
 
+def _plain_class_dicts(examples) -> tuple:
+    """(classes per image, box lists per image) when every image is a plain ``dict`` of string classes
+    to ``list`` box lists and none could be a record (no class named "classes"): a few C-level
+    passes over the whole batch instead of :func:`_parts` per image. (None, None) otherwise: the
+    per-image path then checks, converts and names what is wrong."""
+    examples = examples if type(examples) is list else list(examples)
+    if not examples or not set(map(type, examples)) <= {dict}:
+        return None, None
+    chain = itertools.chain.from_iterable
+    all_classes = list(chain(examples))
+    if "classes" in all_classes or not set(map(type, all_classes)) <= {str}:
+        return None, None
+    lists_of = list(map(list, map(dict.values, examples)))
+    if not set(map(type, chain(lists_of))) <= {list}:
+        return None, None
+    return list(map(list, examples)), lists_of
+
+
 def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
     """Every image of a batch in the packed form ``{"classes": [str], "counts": [int], "coords": [float]}``.
 
@@ -199,14 +217,18 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
     the whole batch); errors name ``arg``, the image index (``start`` + position) and the class.
     Coordinate values (NaN, negative sizes) are checked when scoring (they depend on ``box_format``).
     """
-    classes_of, lists_of = [], []
-    for i, example in enumerate(examples):
-        classes, lists = _parts(example, arg, start + i)
-        if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
-            where = f"`{arg}[{start + i}]` class"
-            lists = [b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)]
-        classes_of.append(classes)
-        lists_of.append(lists)
+    classes_of, lists_of = _plain_class_dicts(examples)
+    if classes_of is None:
+        classes_of, lists_of = [], []
+        for i, example in enumerate(examples):
+            classes, lists = _parts(example, arg, start + i)
+            if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
+                where = f"`{arg}[{start + i}]` class"
+                lists = [
+                    b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)
+                ]
+            classes_of.append(classes)
+            lists_of.append(lists)
     all_lists = [b for lists in lists_of for b in lists]
     counts = list(map(len, all_lists))
     for g in [g for g, n in enumerate(counts) if n == 1]:
@@ -215,28 +237,42 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
             all_lists[g] = []
             counts[g] = 0
     flat = [box for b in all_lists for box in b]
-    arr = np.zeros((0, 4), dtype=np.float64)
+    coords = []
     if flat:
+        chain = itertools.chain.from_iterable
         try:
-            arr = np.array(flat)
-            ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
-            # numpy turns a bool mixed with numbers into 1/0: refuse it like box_array does
-            ok = ok and not any(type(v) is bool or type(v) is np.bool_ for box in flat for v in box)
-        except (ValueError, TypeError):
-            ok = False
-        if not ok:  # find and name the first bad box
-            for i, (classes, lists) in enumerate(zip(classes_of, lists_of)):
-                for c, b in zip(classes, lists):
-                    box_array(b, f"`{arg}[{start + i}]` class {c!r}")
-            raise ValueError(f"`{arg}`: every box must be 4 numbers")  # pragma: no cover
-    coords = arr.astype(np.float64, copy=False).ravel().tolist()
-    out, group, pos = [], 0, 0
+            # fast path: plain Python boxes of 4 ints/floats, one C pass each
+            plain = set(map(len, flat)) == {4} and set(map(type, chain(flat))) <= {float, int}
+        except TypeError:  # a box without len() or not iterable: the checked path names it
+            plain = False
+        if plain:
+            coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat)).tolist()
+        else:
+            try:
+                arr = np.array(flat)
+                ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
+                # numpy turns a bool mixed with numbers into 1/0: refuse it like box_array does
+                ok = ok and not ({bool, np.bool_} & set(map(type, chain(flat))))
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:  # find and name the first bad box
+                for i, (classes, lists) in enumerate(zip(classes_of, lists_of)):
+                    for c, b in zip(classes, lists):
+                        box_array(b, f"`{arg}[{start + i}]` class {c!r}")
+                raise ValueError(f"`{arg}`: every box must be 4 numbers")  # pragma: no cover
+            coords = arr.astype(np.float64, copy=False).ravel().tolist()
+    boxes_before = list(itertools.accumulate(counts, initial=0))  # boxes before each group
+    out, group = [], 0
     for classes in classes_of:
-        image_counts = counts[group : group + len(classes)]
-        group += len(classes)
-        end = pos + 4 * sum(image_counts)
-        out.append({"classes": classes, "counts": image_counts, "coords": coords[pos:end]})
-        pos = end
+        end = group + len(classes)
+        out.append(
+            {
+                "classes": classes,
+                "counts": counts[group:end],
+                "coords": coords[4 * boxes_before[group] : 4 * boxes_before[end]],
+            }
+        )
+        group = end
     return out
 
 
@@ -311,6 +347,11 @@ def _flatten(predictions, references, missing_class: str):
     """
     if missing_class not in MISSING_CLASS:
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
+    if is_arrow(predictions) and is_arrow(references):
+        flat = _flatten_arrow(predictions, references)
+        if flat is not None:
+            return flat
+        predictions, references = predictions.to_pylist(), references.to_pylist()
     if all(is_packed(x) for x in predictions) and all(is_packed(x) for x in references):
         return _flatten_packed(predictions, references, missing_class)
     predictions = [unpack(x) if is_packed(x) else x for x in predictions]
@@ -391,6 +432,36 @@ def _flatten_packed(predictions, references, missing_class: str):
         pr,
         g_cls,
     )
+
+
+def is_arrow(column) -> bool:
+    """True for a pyarrow (Chunked)Array: the packed column as the evaluate module reads it."""
+    return hasattr(column, "to_pylist") and hasattr(column, "type") and not isinstance(column, np.ndarray)
+
+
+def _packed_fields(column):
+    """(class offsets per image, flat classes, counts, (N, 4) coords) of a pyarrow packed column,
+    read as numpy without making a Python object per box."""
+    if hasattr(column, "combine_chunks"):
+        column = column.combine_chunks()
+    fields = dict(zip((f.name for f in column.type), column.flatten()))  # flatten() honours slicing
+    classes = fields["classes"]
+    offsets = np.asarray(classes.offsets, dtype=np.int64)
+    counts = fields["counts"].flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    coords = fields["coords"].flatten().to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    return offsets - offsets[0], classes.flatten(), counts, coords.reshape(-1, 4)
+
+
+def _flatten_arrow(predictions, references):
+    """:func:`_flatten_packed` straight from the Arrow columns, when every image's predicted classes
+    are its requested classes in the same order (the usual case); None otherwise (the caller then
+    takes the per-image path, which also handles missing classes)."""
+    ref_off, ref_cls, n_gt, gt = _packed_fields(references)
+    pred_off, pred_cls, n_pred, pr = _packed_fields(predictions)
+    if not (np.array_equal(ref_off, pred_off) and ref_cls.equals(pred_cls)):
+        return None
+    g_img = np.repeat(np.arange(len(ref_off) - 1, dtype=np.int64), np.diff(ref_off))
+    return g_img, n_gt, n_pred, gt, pr, ref_cls.to_pylist()
 
 
 def _boxes_of_lists(lists: list, arg, g_img, g_cls):

@@ -21,6 +21,7 @@ from ._mm_common import (
     check_number,
     check_preset,
     check_same_length,
+    checked_features,
     make_result,
     resolve_options,
 )
@@ -136,14 +137,20 @@ _IMAGE = {
 class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("det_f1", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features({"predictions": dict(_IMAGE), "references": dict(_IMAGE)}),
+            # add_batch checks and packs every image, so evaluate's per-value encoding is skipped
+            features=checked_features(datasets.Features({"predictions": dict(_IMAGE), "references": dict(_IMAGE)})),
             homepage="https://github.com/ai-forever/fusion_brain_aij2021",
             reference_urls=["https://github.com/ai-forever/fusion_brain_aij2021/tree/main/evaluation/zsOD_F1"],
         )
+        # _compute reads the packed columns as Arrow arrays (list offsets and values as numpy, no Python
+        # object per box). Set after construction: MetricInfo refuses any format for non-Value features,
+        # a check meant for "numpy"; the "arrow" formatter handles struct columns.
+        info.format = "arrow"
+        return info
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument, image index and class) and convert every image
@@ -191,7 +198,7 @@ class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
         check_choice(opts["iou_boundary"], BOUNDARIES, "iou_boundary")
         check_choice(opts["box_format"], BOX_FORMATS, "box_format")
         check_choice(opts["missing_class"], MISSING_CLASS, "missing_class")
-        counts = count_per_image(list(predictions), list(references), **opts)
+        counts = count_per_image(predictions, references, **opts)
         result = scores(*counts.sum(axis=0).tolist())
         signature = build_signature(
             "det_f1",

@@ -13,6 +13,7 @@ Errors: every check raises ``ValueError`` (bad value) or ``TypeError`` (bad type
 names the argument, the example index and what was expected.
 """
 
+import itertools
 import math
 import numbers
 from collections.abc import Iterable, Mapping, Sequence
@@ -138,9 +139,26 @@ def check_string(value, where: str) -> str:
     return value
 
 
+def _all_valid_text(strings: list) -> bool:
+    """True when every element is a ``str`` that Arrow can store, checked in a few C passes (the
+    per-element checks then only run to name the first bad one)."""
+    if not set(map(type, strings)) <= {str}:
+        return False
+    joined = "".join(strings)
+    if joined.isascii():
+        return True
+    try:
+        joined.encode("utf-8")  # any lone surrogate fails, joined or not
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def check_strings(values, arg: str) -> list[str]:
     """One string per example; None or any non-string is an error naming its index."""
     values = check_list(values, arg)
+    if _all_valid_text(values):
+        return values
     for i, value in enumerate(values):
         check_string(value, f"{arg}[{i}]")
     return values
@@ -149,6 +167,10 @@ def check_strings(values, arg: str) -> list[str]:
 def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
     """Per example either one string or a non-empty list of strings; returns lists of strings."""
     values = check_list(values, arg)
+    if set(map(type, values)) <= {list} and min(map(len, values)) > 0:
+        out = list(map(list, values))
+        if _all_valid_text(list(itertools.chain.from_iterable(out))):
+            return out
     out = []
     for i, refs in enumerate(values):
         if isinstance(refs, str):
@@ -221,6 +243,38 @@ class TrainerResults:
         return result if for_trainer is False else trainer_scores(result, prefix)
 
 
+_CHECKED_FEATURES = []
+
+
+def checked_features(features):
+    """``features`` (a ``datasets.Features`` or a list of them) as ``Features`` that skip evaluate's
+    per-value Python encoding.
+
+    evaluate's ``add_batch`` runs ``Features.encode_batch``, which walks every value of every example
+    in Python (``encode_nested_example``) before Arrow converts the lists in C. Our modules' own
+    ``add_batch`` has already checked every value and turned it into the stored Python type (str,
+    int, float, lists of them), so that walk changes nothing and costs more than most metrics: these
+    features pass the columns on as lists. Use them only in a module whose ``add_batch`` (and so
+    ``add`` and ``compute``) checks and converts every input first. Schema, stored data and
+    results are unchanged.
+    """
+    if isinstance(features, list):
+        return [checked_features(f) for f in features]
+    if not _CHECKED_FEATURES:
+        import datasets
+
+        class CheckedFeatures(datasets.Features):
+            """Features whose ``encode_batch`` keeps the (already checked) columns as they are."""
+
+            def encode_batch(self, batch):
+                if set(batch) != set(self):
+                    raise ValueError(f"Column mismatch between batch {set(batch)} and features {set(self)}")
+                return {key: column if type(column) is list else list(column) for key, column in batch.items()}
+
+        _CHECKED_FEATURES.append(CheckedFeatures)
+    return _CHECKED_FEATURES[0](features)
+
+
 class TextPairInputs(TrainerResults):
     """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
     reference strings (``class Anls(TextPairInputs, evaluate.Metric)``).
@@ -235,10 +289,13 @@ class TextPairInputs(TrainerResults):
         import datasets
 
         string = datasets.Value("string")
-        return [
-            datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
-            datasets.Features({"predictions": string, "references": string}),
-        ]
+        # add_batch below checks every value, so evaluate's per-value encoding is skipped
+        return checked_features(
+            [
+                datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
+                datasets.Features({"predictions": string, "references": string}),
+            ]
+        )
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument and example index) before Arrow encoding."""

@@ -33,6 +33,7 @@ its pymorphy lemma then the Russian number map, no article removal); the score i
 equals one of the GT strings, used as given, else 0.
 """
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -154,7 +155,12 @@ def normalize_answer(text: str, lang: str = "en", ascii_digits: bool = True) -> 
 
 
 def _ids(strings, index: dict) -> np.ndarray:
-    return np.fromiter((index.setdefault(s, len(index)) for s in strings), dtype=np.int64, count=len(strings))
+    """Integer id of every string; new strings get the next ids in first-seen order (``index`` is
+    updated). One Python step per distinct string, C loops over the rest."""
+    for s in dict.fromkeys(strings):
+        if s not in index:
+            index[s] = len(index)
+    return np.fromiter(map(index.__getitem__, strings), dtype=np.int64, count=len(strings))
 
 
 def vqa_v2_per_question(
@@ -171,9 +177,9 @@ def vqa_v2_per_question(
     n = len(predictions)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=n)
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=n)
     raw_index: dict = {}
-    gt_raw = _ids([s for refs in references for s in refs], raw_index)
+    gt_raw = _ids(list(itertools.chain.from_iterable(references)), raw_index)
     pred_raw = _ids(predictions, raw_index)
     uniques = list(raw_index)
     clean_index: dict = {}

@@ -16,6 +16,7 @@ from ._mm_common import (
     check_reference_lists,
     check_same_length,
     check_strings,
+    checked_features,
     make_result,
     mean,
     resolve_options,
@@ -163,14 +164,15 @@ EXTRA_INPUTS = {
 
 def _features(scorer: str) -> list:
     extra = {name: datasets.Value("string") for name in EXTRA_INPUTS[scorer]}
-    return [
+    # add_batch checks every value, so evaluate's per-value encoding is skipped (checked_features)
+    return checked_features([
         datasets.Features(
             {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string")), **extra}
         ),
         datasets.Features(
             {"predictions": datasets.Value("string"), "references": datasets.Value("string"), **extra}
         ),
-    ]
+    ])
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -292,8 +294,11 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
             raise ValueError(f"`num_answers` must be a whole number (0 = any), got {opts['num_answers']!r}")
         n_answers = int(n_answers)
         predictions = list(predictions)
-        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        if n_answers:
+        if set(map(type, references)) <= {list}:  # as stored: one list per question
+            references = list(references)
+        else:
+            references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
+        if n_answers and set(map(len, references)) != {n_answers}:
             for i, refs in enumerate(references):
                 if len(refs) != n_answers:
                     raise ValueError(

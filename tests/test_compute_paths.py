@@ -1,0 +1,99 @@
+"""Every way of feeding a metric gives the same result: compute in one call, add_batch in pieces, add
+one example at a time, and evaluate's distributed mode (num_process=2, two real processes sharing
+a cache directory). Guards the fast Arrow paths (checked_features, det_f1's Arrow reader)."""
+
+import multiprocessing
+import random
+
+import pytest
+from helpers import METRICS
+
+METRICS_CHECKED = ["anls", "det_f1", "ned", "text_qa", "vqa_acc"]
+
+
+def _texts(n: int, seed: int):
+    rng = random.Random(seed)
+    words = ["cat", "two", "red", "the lamp", "Yes", "no", "a b", "ёж", "1,000", ""]
+    preds = [rng.choice(words) for _ in range(n)]
+    refs = [
+        rng.choice(words[:-1]) if rng.random() < 0.3 else [rng.choice(words[:-1]) for _ in range(rng.randint(1, 3))]
+        for _ in range(n)
+    ]
+    return preds, refs
+
+
+def _images(n: int, seed: int):
+    rng = random.Random(seed)
+    classes = ["cat", "dog", "lamp"]
+
+    def boxes(k):
+        return [[rng.randint(0, 50), rng.randint(0, 50), rng.randint(1, 30), rng.randint(1, 30)] for _ in range(k)]
+
+    refs, preds = [], []
+    for i in range(n):
+        wanted = rng.sample(classes, rng.randint(1, 3))
+        refs.append({c: boxes(rng.randint(0, 3)) for c in wanted})
+        if i % 3 == 0:  # record form, classes in another order
+            order = wanted[::-1]
+            preds.append({"classes": order, "boxes": [boxes(rng.randint(0, 3)) for _ in order]})
+        elif i % 3 == 1:
+            preds.append({c: boxes(rng.randint(0, 3)) for c in wanted})
+        else:  # extra class and float coordinates
+            preds.append({c: [[x + 0.5 for x in b] for b in boxes(rng.randint(0, 2))] for c in wanted + ["bird"]})
+    return preds, refs
+
+
+def _inputs(name: str, n: int = 60):
+    if name == "det_f1":
+        return _images(n, 1)
+    return _texts(n, 2)
+
+
+def _load(name, **kwargs):
+    import evaluate
+
+    return evaluate.load(str(METRICS / name), **kwargs)
+
+
+def _worker(name, rank, cache_dir, queue):
+    preds, refs = _inputs(name)
+    half = len(preds) // 2
+    part = slice(0, half) if rank == 0 else slice(half, None)
+    metric = _load(name, num_process=2, process_id=rank, experiment_id="paths", cache_dir=cache_dir)
+    metric.add_batch(predictions=preds[part], references=refs[part])
+    queue.put((rank, metric.compute(return_per_example=True)))
+
+
+@pytest.mark.parametrize("name", METRICS_CHECKED)
+def test_add_batch_add_and_compute_agree(name, tmp_path):
+    preds, refs = _inputs(name)
+    metric = _load(name, cache_dir=str(tmp_path))
+    whole = metric.compute(predictions=preds, references=refs, return_per_example=True)
+    for cut in (1, 17, 59):
+        metric.add_batch(predictions=preds[:cut], references=refs[:cut])
+        metric.add_batch(predictions=preds[cut:], references=refs[cut:])
+        assert metric.compute(return_per_example=True) == whole
+    for p, r in zip(preds, refs):
+        metric.add(prediction=p, reference=r)
+    assert metric.compute(return_per_example=True) == whole
+    in_memory = _load(name, keep_in_memory=True)
+    assert in_memory.compute(predictions=preds, references=refs, return_per_example=True) == whole
+
+
+@pytest.mark.parametrize("name", ["det_f1", "vqa_acc", "anls"])
+def test_distributed_mode_agrees(name, tmp_path):
+    preds, refs = _inputs(name)
+    whole = _load(name, cache_dir=str(tmp_path / "single")).compute(
+        predictions=preds, references=refs, return_per_example=True
+    )
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    procs = [ctx.Process(target=_worker, args=(name, rank, str(tmp_path / "dist"), queue)) for rank in (0, 1)]
+    for p in procs:
+        p.start()
+    results = dict(queue.get(timeout=300) for _ in procs)
+    for p in procs:
+        p.join(timeout=60)
+        assert p.exitcode == 0
+    assert results[1] is None
+    assert results[0] == whole
