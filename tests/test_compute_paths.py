@@ -46,7 +46,11 @@ def _images(n: int, seed: int):
 def _inputs(name: str, n: int = 60):
     if name == "det_f1":
         return _images(n, 1)
-    return _texts(n, 2)
+    preds, refs = _texts(n, 2)
+    if name == "vqa_acc":  # the default preset (VQA v2) wants 10 answers per question
+        refs = [([r] if isinstance(r, str) else r) * 10 for r in refs]
+        refs = [r[:10] for r in refs]
+    return preds, refs
 
 
 def _load(name, **kwargs):
