@@ -6,7 +6,18 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import card_body, load_metric, parse_alternatives, parse_items, safe_compute
+from _mm_demo import (
+    ResultPanel,
+    card_body,
+    chosen,
+    chosen_number,
+    connect,
+    load_metric,
+    option_choice,
+    option_number,
+    parse_alternatives,
+    parse_items,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "anls.py"
@@ -16,44 +27,50 @@ EXAMPLE_PREDICTIONS = "hello world\nreciept\nac\n12.0\n new york "
 EXAMPLE_REFERENCES = "Hello World\nreceipt\nab\n$12.00 | 12\nnew  york"
 
 
-def compute(predictions: str, references: str, preset: str, threshold, boundary: str, text_norm: str, length_norm: str):
-    """Score the answers; empty option fields fall back to the preset's values."""
-    metric = load_metric(SCRIPT, preset)
-    result = safe_compute(
-        metric,
-        predictions=parse_items(predictions, "predictions"),
-        references=parse_alternatives(references, "references"),
-        threshold=None if threshold in (None, "") else float(threshold),
-        boundary=boundary or None,
-        text_norm=text_norm or None,
-        length_norm=length_norm or None,
+def compute(predictions: str, references: str, preset: str, threshold: str, boundary: str, text_norm: str, length_norm: str):
+    """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's values."""
+    preds = parse_items(predictions, "predictions")
+    refs = parse_alternatives(references, "references")
+    result = load_metric(SCRIPT, preset).compute(
+        predictions=preds,
+        references=refs,
+        threshold=chosen_number(threshold, "threshold"),
+        boundary=chosen(boundary),
+        text_norm=chosen(text_norm),
+        length_norm=chosen(length_norm),
         return_per_example=True,
     )
-    return result
+    return result, {"prediction": preds, "references": refs}
 
 
 def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
     gr.Markdown(
         "**ANLS** for DocVQA-style answers. One answer per line; a reference line may list accepted "
-        "answers separated by ` | ` (or paste JSON lists). Leave an option on *preset* to use the preset's value."
+        "answers separated by ` | ` (or paste JSON lists). Options left on *preset* (or empty) use the preset's value."
     )
     with gr.Row():
-        predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-        references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
-    with gr.Row():
-        preset = gr.Dropdown(PRESETS, value="default", label="preset")
-        threshold = gr.Number(None, label="threshold (empty = preset)", minimum=0, maximum=1)
-        boundary = gr.Dropdown(["", "inclusive", "strict"], value="", label="boundary")
-        text_norm = gr.Dropdown(["", "ws+lower", "lower", "none"], value="", label="text_norm")
-        length_norm = gr.Dropdown(["", "raw_upper", "normalized_upper", "raw"], value="", label="length_norm")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    output = gr.JSON(label="result")
-    button.click(
+        with gr.Column():
+            with gr.Row():
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=6, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
+            with gr.Row():
+                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
+                threshold = option_number("threshold", elem_id=f"{api_prefix}opt_threshold")
+                boundary = option_choice("boundary", ["inclusive", "strict"], elem_id=f"{api_prefix}opt_boundary")
+                text_norm = option_choice("text_norm", ["ws+lower", "lower", "none"], elem_id=f"{api_prefix}opt_text_norm")
+                length_norm = option_choice(
+                    "length_norm", ["raw_upper", "normalized_upper", "raw"], elem_id=f"{api_prefix}opt_length_norm"
+                )
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+        with gr.Column():
+            panel = ResultPanel(api_prefix)
+    connect(
+        button,
         compute,
-        inputs=[predictions, references, preset, threshold, boundary, text_norm, length_norm],
-        outputs=output,
-        api_name=f"{api_prefix}compute",
+        [predictions, references, preset, threshold, boundary, text_norm, length_norm],
+        panel,
+        f"{api_prefix}compute",
     )
 
 

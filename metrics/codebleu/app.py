@@ -7,7 +7,7 @@ The metric is loaded by script path through evaluate (never `import codebleu`, w
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import card_body, load_metric, safe_compute
+from _mm_demo import ResultPanel, card_body, connect, load_metric
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "codebleu.py"
@@ -28,39 +28,51 @@ def _weights(text: str):
     try:
         return [float(x) for x in text.replace(" ", "").split(",")]
     except ValueError:
-        raise gr.Error("`weights` must be 4 comma-separated numbers, e.g. 0.25,0.25,0.25,0.25") from None
+        raise ValueError("`weights` must be 4 comma-separated numbers, e.g. 0.25,0.25,0.25,0.25") from None
 
 
 def compute(prediction: str, reference: str, lang: str, preset: str, weights: str):
-    """Score one prediction against one reference; an empty weights field uses the preset's weights."""
-    metric = load_metric(SCRIPT, preset)
-    return safe_compute(
-        metric,
+    """Score one prediction against one reference: (result, table columns); an empty weights field
+    uses the preset's weights."""
+    result = load_metric(SCRIPT, preset).compute(
         predictions=[prediction or ""],
         references=[reference or ""],
         lang=lang,
         weights=_weights(weights),
+        return_per_example=True,
     )
+    return result, {"prediction": [prediction or ""], "reference": [reference or ""]}
 
 
 def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
     gr.Markdown(
         "**CodeBLEU**: n-gram, keyword-weighted n-gram, AST-subtree and data-flow match between a generated "
-        "snippet and a reference. Pick the language; the result shows the four components and the signature."
+        "snippet and a reference. Pick the language; the result shows the four components and the signature. "
+        "Weights left empty are the preset's."
     )
     with gr.Row():
-        prediction = gr.Code(EXAMPLE_PREDICTION, language="python", lines=10, label="prediction")
-        reference = gr.Code(EXAMPLE_REFERENCE, language="python", lines=10, label="reference")
-    with gr.Row():
-        lang = gr.Dropdown(LANGUAGES, value="python", label="language")
-        preset = gr.Dropdown(PRESETS, value="default", label="preset")
-        weights = gr.Textbox("", label="weights (empty = preset)", placeholder="0.25,0.25,0.25,0.25")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    output = gr.JSON(label="result")
-    button.click(
-        compute, inputs=[prediction, reference, lang, preset, weights], outputs=output, api_name=f"{api_prefix}compute"
-    )
+        with gr.Column():
+            with gr.Row():
+                prediction = gr.Code(
+                    EXAMPLE_PREDICTION, language="python", lines=10, label="prediction", elem_id=f"{api_prefix}preds"
+                )
+                reference = gr.Code(
+                    EXAMPLE_REFERENCE, language="python", lines=10, label="reference", elem_id=f"{api_prefix}refs"
+                )
+            with gr.Row():
+                lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")
+                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
+                weights = gr.Textbox(
+                    "",
+                    label="weights",
+                    placeholder="empty = preset, e.g. 0.25,0.25,0.25,0.25",
+                    elem_id=f"{api_prefix}opt_weights",
+                )
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+        with gr.Column():
+            panel = ResultPanel(api_prefix)
+    connect(button, compute, [prediction, reference, lang, preset, weights], panel, f"{api_prefix}compute")
 
     def _highlight(name):
         return gr.update(language=_HIGHLIGHT.get(name)), gr.update(language=_HIGHLIGHT.get(name))

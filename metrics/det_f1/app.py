@@ -8,7 +8,17 @@ from pathlib import Path
 
 import gradio as gr
 from _det_f1_core import box_status, from_fusion_brain, normalize_example, unpack
-from _mm_demo import card_body, load_metric, safe_compute
+from _mm_demo import (
+    ResultPanel,
+    card_body,
+    chosen,
+    chosen_number,
+    connect,
+    load_metric,
+    option_choice,
+    option_number,
+    parse_json,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -16,19 +26,24 @@ SCRIPT = HERE / "det_f1.py"
 PRESETS = ["default", "fusion_brain_2021", "one_to_one"]
 MAX_PANELS = 4
 
-EXAMPLE_REFERENCES = json.dumps(
+
+def _one_image_per_line(value: dict) -> str:
+    """JSON with one image per line (a person reads boxes at a glance; indent=1 spreads them over pages)."""
+    lines = [f"  {json.dumps(name)}: {json.dumps(classes)}" for name, classes in value.items()]
+    return "{\n" + ",\n".join(lines) + "\n}"
+
+
+EXAMPLE_REFERENCES = _one_image_per_line(
     {
         "street.jpg": {"cat": [[20, 20, 100, 80], [200, 40, 60, 60], [300, 150, 80, 60]], "dog": []},
         "room.jpg": {"a red chair": [[40, 60, 120, 140]], "a lamp": [[250, 30, 40, 120]]},
-    },
-    indent=1,
+    }
 )
-EXAMPLE_PREDICTIONS = json.dumps(
+EXAMPLE_PREDICTIONS = _one_image_per_line(
     {
         "street.jpg": {"cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]], "dog": [[200, 40, 60, 60]]},
         "room.jpg": {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
-    },
-    indent=1,
+    }
 )
 
 COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (255, 140, 0), "dup": (150, 150, 150)}
@@ -37,10 +52,7 @@ COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (
 def parse_images(text: str, arg: str):
     """JSON: a Fusion Brain dict `{image: {class: boxes}}` (returned as is), a list of per-image dicts,
     or one image dict (both returned as a list)."""
-    try:
-        value = json.loads(text or "")
-    except json.JSONDecodeError as err:
-        raise gr.Error(f"`{arg}` is not valid JSON: {err}") from None
+    value = parse_json(text, arg)
     if isinstance(value, list):
         return value
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
@@ -109,28 +121,24 @@ def draw_images(names, predictions, references, options):
     return canvas
 
 
-def compute(references: str, predictions: str, preset: str, matching: str, iou_threshold, iou_boundary: str, box_format: str):
-    """Score the detections and draw them; empty option fields fall back to the preset's values."""
+def compute(references: str, predictions: str, preset: str, matching: str, iou_threshold: str, iou_boundary: str, box_format: str):
+    """Score the detections and draw them: (result, table columns, picture). Options left on "preset" /
+    empty use the preset's values."""
     refs = parse_images(references, "references")
     preds = parse_images(predictions, "predictions")
     if isinstance(refs, dict) and isinstance(preds, dict):  # Fusion Brain files: align by image key
-        try:
-            preds, refs, names = from_fusion_brain(refs, preds)
-        except (ValueError, TypeError) as err:
-            raise gr.Error(str(err)) from None
+        preds, refs, names = from_fusion_brain(refs, preds)
     elif isinstance(refs, dict) or isinstance(preds, dict):
-        raise gr.Error("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
+        raise ValueError("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
     else:
         names = [f"image {i}" for i in range(len(refs))]
-    metric = load_metric(SCRIPT, preset)
-    result = safe_compute(
-        metric,
+    result = load_metric(SCRIPT, preset).compute(
         predictions=preds,
         references=refs,
-        matching=matching or None,
-        iou_threshold=None if iou_threshold in (None, "") else float(iou_threshold),
-        iou_boundary=iou_boundary or None,
-        box_format=box_format or None,
+        matching=chosen(matching),
+        iou_threshold=chosen_number(iou_threshold, "iou_threshold"),
+        iou_boundary=chosen(iou_boundary),
+        box_format=chosen(box_format),
         return_per_example=True,
     )
     used = dict(part.split(":", 1) for part in result["signature"].split("|")[1:])  # the resolved options
@@ -145,7 +153,7 @@ def compute(references: str, predictions: str, preset: str, matching: str, iou_t
             "box_format": used["fmt"],
         },
     )
-    return result, picture
+    return result, {"image": names}, picture
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -155,28 +163,33 @@ def build_ui(api_prefix: str = "") -> None:
         "`{image: {class: [[x, y, w, h], ...]}}` (or a list of per-image `{class: boxes}`); the ground-truth "
         "classes are the requested ones, `[]` = class absent. Picture: ground truth **green** (dashed "
         "**orange** when no prediction hits it), hits **blue**, false positives **red**, uncounted "
-        "consecutive duplicates grey. Leave an option empty to use the preset's value."
+        "consecutive duplicates grey. Options left on *preset* (or empty) use the preset's value."
     )
     with gr.Row():
-        references = gr.Code(EXAMPLE_REFERENCES, language="json", label="references (ground truth)")
-        predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", label="predictions")
-    with gr.Row():
-        preset = gr.Dropdown(PRESETS, value="default", label="preset")
-        matching = gr.Dropdown(["", "any", "one_to_one"], value="", label="matching")
-        iou_threshold = gr.Number(None, label="iou_threshold (empty = preset)", minimum=0, maximum=1)
-        iou_boundary = gr.Dropdown(["", "inclusive", "strict"], value="", label="iou_boundary")
-        box_format = gr.Dropdown(["", "xywh", "xyxy"], value="", label="box_format")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    with gr.Row():
-        output = gr.JSON(label="result")
-        picture = gr.Image(label="boxes", type="pil")
-    button.click(
+        with gr.Column():
+            with gr.Row():
+                references = gr.Code(
+                    EXAMPLE_REFERENCES, language="json", label="references (ground truth)", elem_id=f"{api_prefix}refs"
+                )
+                predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", label="predictions", elem_id=f"{api_prefix}preds")
+            with gr.Row():
+                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
+                matching = option_choice("matching", ["any", "one_to_one"], elem_id=f"{api_prefix}opt_matching")
+                iou_threshold = option_number("iou_threshold", elem_id=f"{api_prefix}opt_iou_threshold")
+                iou_boundary = option_choice("iou_boundary", ["inclusive", "strict"], elem_id=f"{api_prefix}opt_iou_boundary")
+                box_format = option_choice("box_format", ["xywh", "xyxy"], elem_id=f"{api_prefix}opt_box_format")
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+            picture = gr.Image(label="boxes", type="pil", elem_id=f"{api_prefix}picture")
+        with gr.Column():
+            panel = ResultPanel(api_prefix, table_label="per image")
+    connect(
+        button,
         compute,
-        inputs=[references, predictions, preset, matching, iou_threshold, iou_boundary, box_format],
-        outputs=[output, picture],
-        api_name=f"{api_prefix}compute",
+        [references, predictions, preset, matching, iou_threshold, iou_boundary, box_format],
+        panel,
+        f"{api_prefix}compute",
+        extra_outputs=[picture],
     )
-
 
 with gr.Blocks(title="det_f1") as demo:
     gr.Markdown("# det_f1: zero-shot detection F1 @ IoU")

@@ -6,7 +6,17 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import card_body, load_metric, parse_alternatives, parse_items, safe_compute
+from _mm_demo import (
+    ResultPanel,
+    card_body,
+    chosen,
+    chosen_bool,
+    connect,
+    load_metric,
+    option_choice,
+    parse_alternatives,
+    parse_items,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "text_qa.py"
@@ -15,45 +25,50 @@ PRESETS = ["default", "textqa", "mathqa", "plain"]
 EXAMPLE_PREDICTIONS = "На 0.3 секунды\nулица Авиаконструктора Сухого\nтри кота\nответ: b\nжёлтого\n"
 EXAMPLE_REFERENCES = "на 0,3 секунды\nАвиаконструктора Сухого\n3 кота\na | b на лошади\nжелтый\n"
 
-_BOOLS = {"": None, "yes": True, "no": False}
-
 
 def compute(predictions: str, references: str, preset: str, measure: str, keep_hyphen: str, letter_fallback: str):
-    """Score the answers; empty option fields fall back to the preset's values."""
-    metric = load_metric(SCRIPT, preset)
-    return safe_compute(
-        metric,
-        predictions=parse_items(predictions, "predictions"),
-        references=parse_alternatives(references, "references"),
-        measure=measure or None,
-        keep_hyphen=_BOOLS[keep_hyphen or ""],
-        letter_fallback=_BOOLS[letter_fallback or ""],
+    """Score the answers: (result, table columns). Options left on "preset" use the preset's values."""
+    preds = parse_items(predictions, "predictions")
+    refs = parse_alternatives(references, "references")
+    result = load_metric(SCRIPT, preset).compute(
+        predictions=preds,
+        references=refs,
+        measure=chosen(measure),
+        keep_hyphen=chosen_bool(keep_hyphen, "keep_hyphen"),
+        letter_fallback=chosen_bool(letter_fallback, "letter_fallback"),
         return_per_example=True,
     )
+    return result, {"prediction": preds, "references": refs}
 
 
 def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
     gr.Markdown(
         "**Text QA** (AIJ 2022 TextQA token F1 / MathQA exact match, Russian lemmatisation). One answer per "
-        "line; a reference line may list accepted answers separated by ` | ` (or paste JSON lists). Leave an "
-        "option empty to use the preset's value."
+        "line; a reference line may list accepted answers separated by ` | ` (or paste JSON lists). Options "
+        "left on *preset* use the preset's value."
     )
     with gr.Row():
-        predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-        references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
-    with gr.Row():
-        preset = gr.Dropdown(PRESETS, value="default", label="preset")
-        measure = gr.Dropdown(["", "f1", "exact_match"], value="", label="measure")
-        keep_hyphen = gr.Dropdown(["", "yes", "no"], value="", label="keep_hyphen")
-        letter_fallback = gr.Dropdown(["", "yes", "no"], value="", label="letter_fallback")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    output = gr.JSON(label="result")
-    button.click(
+        with gr.Column():
+            with gr.Row():
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=6, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
+            with gr.Row():
+                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
+                measure = option_choice("measure", ["f1", "exact_match"], elem_id=f"{api_prefix}opt_measure")
+                keep_hyphen = option_choice("keep_hyphen", ["yes", "no"], elem_id=f"{api_prefix}opt_keep_hyphen")
+                letter_fallback = option_choice(
+                    "letter_fallback", ["yes", "no"], elem_id=f"{api_prefix}opt_letter_fallback"
+                )
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+        with gr.Column():
+            panel = ResultPanel(api_prefix)
+    connect(
+        button,
         compute,
-        inputs=[predictions, references, preset, measure, keep_hyphen, letter_fallback],
-        outputs=output,
-        api_name=f"{api_prefix}compute",
+        [predictions, references, preset, measure, keep_hyphen, letter_fallback],
+        panel,
+        f"{api_prefix}compute",
     )
 
 

@@ -11,9 +11,12 @@ Reference: Malinowski's ``calculate_wups.py`` (05.09.2015 revision, e.g. bupt-ci
 * dataset score: mean over questions (the script prints it x100; fractions here).
 
 The script's default threshold is 0.925; the published conventions are WUPS@0.9 and WUPS@0.0.
-Wu-Palmer maxima are cached per word pair (``lru_cache``). WordNet is read offline: from ``wordnet_path``
-(an NLTK data directory holding ``corpora/wordnet``, or that ``wordnet`` directory itself) or from
-NLTK's standard data path (``NLTK_DATA``, ``~/nltk_data``, ...); nothing is downloaded.
+Wu-Palmer maxima are cached per word pair (``lru_cache``). WordNet 3.0 is read offline, nothing is
+downloaded: from ``wordnet_path`` (an NLTK data directory holding ``corpora/wordnet``, that ``wordnet``
+directory itself, or a WordNet dict directory such as Debian's), else from NLTK's standard data path
+(``NLTK_DATA``, ``~/nltk_data``, ...), else from Debian's ``wordnet-base`` files in ``/usr/share/wordnet``
+(what a Hugging Face Space installs from ``packages.txt``). A dict directory lacks NLTK's ``lexnames``
+file (Debian ships it only as a man page): the reader then uses WordNet 3.0's fixed table ``LEXNAMES``.
 """
 
 import warnings
@@ -22,11 +25,30 @@ from pathlib import Path
 
 import numpy as np
 
+DEBIAN_WORDNET = "/usr/share/wordnet"  # Debian's wordnet-base (apt-get, or packages.txt in a Space)
 MISSING_WORDNET = (
-    "WordNet 3.0 for NLTK was not found{where}. Provide it offline: `apt-get install wordnet-base "
-    "wordnet-sense-index` then `bash scripts/setup_env.sh` (builds .build/nltk_data; set NLTK_DATA to it), "
-    "or pass `wordnet_path=` an NLTK data directory that holds corpora/wordnet (or that wordnet directory)."
+    "WordNet 3.0 was not found{where}. It is read offline, never downloaded: install Debian's `wordnet-base` "
+    "(in a Hugging Face Space: a line `wordnet-base` in packages.txt; on Debian/Ubuntu: `apt-get install "
+    "wordnet-base`; read from /usr/share/wordnet), or pass `wordnet_path=` an NLTK data directory holding "
+    "corpora/wordnet, or a WordNet 3.0 dict directory. `threshold=-1` (set accuracy) needs no WordNet."
 )
+
+# WordNet 3.0's lexicographer files in number order (lexnames(5WN)); NLTK reads them from a `lexnames`
+# file that Debian's wordnet-base does not install.
+LEXNAMES = (
+    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
+    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location noun.motive "
+    "noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process noun.quantity "
+    "noun.relation noun.shape noun.state noun.substance noun.time verb.body verb.change verb.cognition "
+    "verb.communication verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
+    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
+).split()
+_POS_CODE = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
+
+
+def lexnames_text() -> str:
+    """The `lexnames` file of WordNet 3.0 (``NN<TAB>name<TAB>pos``), as NLTK's reader expects it."""
+    return "".join(f"{i:02d}\t{name}\t{_POS_CODE[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
 
 
 def items2list(answer: str) -> list[str]:
@@ -34,15 +56,20 @@ def items2list(answer: str) -> list[str]:
     return [item.strip() for item in answer.split(",")]
 
 
-def _nltk_root(wordnet_path) -> str | None:
-    """The NLTK data directory to add to ``nltk.data.path`` for ``wordnet_path`` (None = standard path)."""
-    if wordnet_path is None:
-        return None
+def _is_dict_dir(path: Path) -> bool:
+    return (path / "data.noun").is_file() and (path / "index.noun").is_file()
+
+
+def _locate(wordnet_path) -> tuple[str | None, str]:
+    """(directory to add to ``nltk.data.path``, WordNet directory) for ``wordnet_path``: NLTK >= 3.10
+    opens corpora only under ``nltk.data.path``."""
     path = Path(wordnet_path).expanduser().resolve()
     if (path / "corpora" / "wordnet").is_dir():
-        return str(path)
+        return str(path), str(path / "corpora" / "wordnet")
     if path.name == "wordnet" and path.parent.name == "corpora" and path.is_dir():
-        return str(path.parent.parent)
+        return str(path.parent.parent), str(path)
+    if _is_dict_dir(path):
+        return str(path), str(path)
     raise ValueError(MISSING_WORDNET.format(where=f" under `wordnet_path`={str(wordnet_path)!r}"))
 
 
@@ -51,12 +78,20 @@ def load_wordnet(wordnet_path: str | None = None):
     Readers are cached per corpus directory (loading one takes seconds)."""
     import nltk
 
-    root = _nltk_root(wordnet_path)
+    if wordnet_path is not None:
+        root, location = _locate(wordnet_path)
+        where = f" under `wordnet_path`={str(wordnet_path)!r}"
+    else:
+        root, where = None, f" on NLTK's data path nor in {DEBIAN_WORDNET}"
+        try:
+            location = str(nltk.data.find("corpora/wordnet"))
+        except LookupError:
+            root = location = DEBIAN_WORDNET if _is_dict_dir(Path(DEBIAN_WORDNET)) else None
     if root is not None and root not in nltk.data.path:
-        nltk.data.path.insert(0, root)  # NLTK >= 3.10 only opens corpora under nltk.data.path
-    where = f" under `wordnet_path`={str(wordnet_path)!r}" if root else " on NLTK's data path"
+        nltk.data.path.insert(0, root)
     try:
-        location = str(Path(root) / "corpora" / "wordnet") if root else str(nltk.data.find("corpora/wordnet"))
+        if location is None:
+            raise LookupError("no WordNet")
         return _reader(location)
     except (LookupError, OSError) as err:
         raise ValueError(MISSING_WORDNET.format(where=where)) from err
@@ -64,11 +99,27 @@ def load_wordnet(wordnet_path: str | None = None):
 
 @lru_cache(maxsize=8)
 def _reader(location: str):
+    import io
+
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
+    class DictDirReader(WordNetCorpusReader):
+        """WordNetCorpusReader on a dict directory without `lexnames` (Debian's layout)."""
+
+        def open(self, file):
+            if file == "lexnames":
+                return io.StringIO(lexnames_text())
+            return super().open(file)
+
+        def map_wn(self, version="wordnet"):
+            # NLTK maps another corpus named `wordnet` onto this one (for OMW only); none here: identity.
+            return None
+
+    has_lexnames = (Path(location) / "lexnames").is_file()
+    reader = WordNetCorpusReader if has_lexnames else DictDirReader
     with warnings.catch_warnings():  # "multilingual functions are not available": no OMW, by design
         warnings.simplefilter("ignore", UserWarning)
-        return WordNetCorpusReader(location, None)
+        return reader(location, None)
 
 
 @lru_cache(maxsize=1 << 18)

@@ -6,7 +6,19 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import card_body, load_metric, parse_alternatives, parse_items, safe_compute
+from _mm_demo import (
+    ResultPanel,
+    card_body,
+    chosen,
+    chosen_bool,
+    chosen_number,
+    connect,
+    load_metric,
+    option_choice,
+    option_number,
+    parse_alternatives,
+    parse_items,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "vqa_acc.py"
@@ -43,32 +55,38 @@ def compute(
     types_a: str,
     types_b: str,
     normalize: str,
-    num_answers,
-    threshold,
+    num_answers: str,
+    threshold: str,
     lowercase: str,
 ):
-    """Score the answers; empty option fields fall back to the preset's values."""
-    metric = load_metric(SCRIPT, preset)
+    """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's
+    values; the per-question columns are read only by the presets that use them."""
+    preds = parse_items(predictions, "predictions")
+    refs = parse_alternatives(references, "references")
+    columns = {"prediction": preds, "references": refs}
     kwargs = {}
     if preset in ("default", "vqa_v2"):
         kwargs = {"question_types": _column(types_a, "question_types"), "answer_types": _column(types_b, "answer_types")}
-        kwargs["normalize"] = normalize or None
+        kwargs["normalize"] = chosen(normalize)
     elif preset == "tdiuc":
         kwargs = {"question_types": _column(types_a, "question_types")}
     elif preset == "fusion_brain_2021":
         kwargs = {"languages": _column(types_b, "languages")}
     elif preset == "wups":
-        kwargs = {"threshold": None if threshold in (None, "") else float(threshold)}
+        kwargs = {"threshold": chosen_number(threshold, "threshold")}
     elif preset == "bleu1":
-        kwargs = {"lowercase": {"": None, "yes": True, "no": False}[lowercase or ""]}
-    return safe_compute(
-        metric,
-        predictions=parse_items(predictions, "predictions"),
-        references=parse_alternatives(references, "references"),
-        num_answers=None if num_answers in (None, "") else int(num_answers),
+        kwargs = {"lowercase": chosen_bool(lowercase, "lowercase")}
+    for key in ("question_types", "answer_types", "languages"):
+        if kwargs.get(key):
+            columns[key] = kwargs[key]
+    result = load_metric(SCRIPT, preset).compute(
+        predictions=preds,
+        references=refs,
+        num_answers=chosen_number(num_answers, "num_answers", integer=True),
         return_per_example=True,
         **{k: v for k, v in kwargs.items() if v is not None},
     )
+    return result, columns
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -76,34 +94,46 @@ def build_ui(api_prefix: str = "") -> None:
     gr.Markdown(
         "**VQA accuracy** (VQA v2 official, Fusion Brain 2021, TDIUC, WUPS, BLEU-1). One answer per line; a "
         "reference line lists the annotator / accepted answers separated by ` | ` (or paste JSON lists). "
-        "Per-question columns (types, languages) are one value per line. Empty option = the preset's value."
+        "Per-question columns (types, languages) are one value per line. Options left on *preset* (or "
+        "empty) use the preset's value; picking a preset loads its example."
     )
     first = EXAMPLES["default"]
     with gr.Row():
-        preset = gr.Dropdown(PRESETS, value="default", label="preset")
-        normalize = gr.Dropdown(["", "official", "always", "never"], value="", label="normalize (vqa_v2)")
-        num_answers = gr.Number(None, label="num_answers (empty = preset, 0 = any)", precision=0)
-        threshold = gr.Number(None, label="threshold (wups; -1 = set accuracy)", minimum=-1, maximum=1)
-        lowercase = gr.Dropdown(["", "yes", "no"], value="", label="lowercase (bleu1)")
-    with gr.Row():
-        predictions = gr.Textbox(first[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-        references = gr.Textbox(first[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
-    with gr.Row():
-        types_a = gr.Textbox(first[2], lines=4, label="question_types (vqa_v2, tdiuc)")
-        types_b = gr.Textbox(first[3], lines=4, label="answer_types (vqa_v2) / languages (fusion_brain_2021)")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    output = gr.JSON(label="result")
+        with gr.Column():
+            with gr.Row():
+                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
+                normalize = option_choice(
+                    "normalize (vqa_v2)", ["official", "always", "never"], elem_id=f"{api_prefix}opt_normalize"
+                )
+                num_answers = option_number("num_answers (0 = any)", elem_id=f"{api_prefix}opt_num_answers")
+                threshold = option_number("threshold (wups; -1 = set accuracy)", elem_id=f"{api_prefix}opt_threshold")
+                lowercase = option_choice("lowercase (bleu1)", ["yes", "no"], elem_id=f"{api_prefix}opt_lowercase")
+            with gr.Row():
+                predictions = gr.Textbox(first[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(first[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
+            with gr.Row():
+                types_a = gr.Textbox(first[2], lines=4, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a")
+                types_b = gr.Textbox(
+                    first[3],
+                    lines=4,
+                    label="answer_types (vqa_v2) / languages (fusion_brain_2021)",
+                    elem_id=f"{api_prefix}types_b",
+                )
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+        with gr.Column():
+            panel = ResultPanel(api_prefix)
     preset.change(
         lambda p: EXAMPLES[p],
         inputs=preset,
         outputs=[predictions, references, types_a, types_b],
         api_name=f"{api_prefix}example",
     )
-    button.click(
+    connect(
+        button,
         compute,
-        inputs=[predictions, references, preset, types_a, types_b, normalize, num_answers, threshold, lowercase],
-        outputs=output,
-        api_name=f"{api_prefix}compute",
+        [predictions, references, preset, types_a, types_b, normalize, num_answers, threshold, lowercase],
+        panel,
+        f"{api_prefix}compute",
     )
 
 

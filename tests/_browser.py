@@ -1,0 +1,137 @@
+"""Drive the Gradio demos in Debian's headless Chromium through Playwright, as a person does.
+
+Components are found by the elem_ids every app.py sets (`<prefix>preds`, `<prefix>preset`,
+`<prefix>opt_<option>`, `<prefix>go`, `<prefix>headline`, ...; the prefix is `<metric>_` in the
+playground). Nothing here knows a metric: the cases live in tests/test_browser.py.
+"""
+
+import importlib.util
+import re
+import shutil
+import sys
+from pathlib import Path
+
+from helpers import free_port
+
+CHROMIUM = "/usr/bin/chromium"  # Debian's chromium (scripts/setup.d/chromium.sh); never `playwright install`
+FLAGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+TIMEOUT_MS = 60_000  # a compute on 2 shared cores (first call loads the metric) can take seconds
+
+
+def launch_browser(playwright):
+    """Headless Chromium from Debian; raises (the test fails) when it cannot start."""
+    executable = shutil.which("chromium") or CHROMIUM
+    if not Path(executable).exists():
+        raise RuntimeError(f"{CHROMIUM} is missing: run `bash scripts/setup_env.sh test` (apt-get install chromium)")
+    return playwright.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
+
+
+def start_app(app_path: Path):
+    """Import app.py (it builds `demo` without launching) and serve it on 127.0.0.1: (module, url)."""
+    if str(app_path.parent) not in sys.path:
+        sys.path.insert(0, str(app_path.parent))  # app.py imports its sibling helpers
+    spec = importlib.util.spec_from_file_location(f"browser_app_{app_path.parent.name}", app_path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    port = free_port()
+    module.demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    return module, f"http://127.0.0.1:{port}/"
+
+
+def _editable(page, elem_id: str):
+    """The editable element of a Textbox (textarea / input) or a Code editor (CodeMirror), once rendered."""
+    element = page.locator(f"#{elem_id}").locator(".cm-content, textarea, input").first
+    element.wait_for(state="visible")
+    return element
+
+
+def set_text(page, elem_id: str, text: str) -> None:
+    """Replace the text of a Textbox or a Code editor, as typed."""
+    element = _editable(page, elem_id)
+    if "cm-content" in (element.get_attribute("class") or ""):
+        element.click()
+        page.keyboard.press("Control+A")
+        page.keyboard.press("Delete")
+    element.fill(text)
+
+
+def get_text(page, elem_id: str) -> str:
+    element = _editable(page, elem_id)
+    if "cm-content" in (element.get_attribute("class") or ""):
+        return element.inner_text()
+    return element.input_value()
+
+
+def pick(page, elem_id: str, choice: str) -> None:
+    """Open a Dropdown and click one of its options."""
+    page.locator(f"#{elem_id} input").click()
+    page.get_by_role("option", name=choice, exact=True).click()
+    assert page.locator(f"#{elem_id} input").input_value() == choice
+
+
+def set_option(page, elem_id: str, value: str) -> None:
+    """A dropdown option (picked) or a text option (typed), whichever the component is."""
+    if page.locator(f"#{elem_id} ul, #{elem_id} [role=listbox], #{elem_id} .dropdown-arrow").count():
+        pick(page, elem_id, value)
+    else:
+        set_text(page, elem_id, value)
+
+
+def compute(page, prefix: str) -> None:
+    """Click Compute and wait until the headline shows a fresh result."""
+    headline = page.locator(f"#{prefix}headline")
+    before = headline.inner_text()
+    page.locator(f"#{prefix}go").click()
+    page.wait_for_function(
+        "([sel, before]) => { const e = document.querySelector(sel);"
+        " return e && e.querySelector('table') && e.innerText !== before; }",
+        arg=[f"#{prefix}headline", before],
+        timeout=TIMEOUT_MS,
+    )
+
+
+def read_headline(page, prefix: str) -> dict:
+    """The headline table: {key: text shown}."""
+    table = page.locator(f"#{prefix}headline table")
+    keys = [t.strip() for t in table.locator("th").all_inner_texts()]
+    values = [t.strip() for t in table.locator("td").all_inner_texts()]
+    return dict(zip(keys, values))
+
+
+def read_table(page, prefix: str) -> tuple[list[str], list[list[str]]]:
+    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts)."""
+    table = page.locator(f"#{prefix}table")
+    headers = [t.strip() for t in table.locator("[role=columnheader]").all_inner_texts()]
+    rows = []
+    for row in table.locator("[role=row]").all():
+        cells = [t.strip() for t in row.locator("[role=gridcell]").all_inner_texts()]
+        if any(cells):
+            rows.append(cells)
+    return headers, rows
+
+
+def histogram_drawn(page, prefix: str) -> bool:
+    """The histogram has been drawn (Vega renders a canvas or an SVG with marks)."""
+    plot = page.locator(f"#{prefix}histogram")
+    return plot.locator("canvas, svg .mark-rect").count() > 0
+
+
+def error_after_compute(page, prefix: str) -> str:
+    """Click Compute on bad input; return the text of the error message the page shows."""
+    toasts = page.locator("[data-testid=toast-body]")
+    for close in page.locator("[data-testid=toast-close]").all():  # earlier messages out of the way
+        close.click()
+    page.wait_for_function("() => !document.querySelector('[data-testid=toast-body]')", timeout=TIMEOUT_MS)
+    page.locator(f"#{prefix}go").click()
+    text = toasts.first.locator("[data-testid=toast-text]")
+    text.wait_for(state="visible", timeout=TIMEOUT_MS)
+    return re.sub(r"\s+", " ", text.inner_text()).strip()

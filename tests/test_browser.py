@@ -1,0 +1,363 @@
+"""The demos in a real browser (Debian's chromium through Playwright), used as a person uses them.
+
+Every per-metric app (metrics/*/app.py) and the playground (spaces/playground/app.py) is served on
+127.0.0.1 once per module; one Chromium serves the session. For each metric the table CASES says
+what a person does: leave the pre-filled example and press Compute, or type inputs, pick a preset,
+set an option and press Compute; the numbers shown (headline, per-example table) must equal the
+module's own `compute` on the same inputs and preset, rounded as shown, and the signature shown must
+be the module's. Garbage typed in (invalid JSON, wrong lengths, a bad option) must show a message
+naming what is wrong. Screenshots go to .build/screenshots/. A browser that cannot start fails the
+test: it is never skipped. Adding a metric = one entry in CASES (test_every_app_has_a_case checks).
+
+    MM_DOCS_SCREENSHOT=1 bash scripts/test.sh tests/test_browser.py   # also refresh docs/playground.png
+"""
+
+import os
+import re
+from dataclasses import dataclass, field
+
+import _browser as ui
+import pytest
+from helpers import ROOT, load_metric, metric_names
+
+SHOTS = ROOT / ".build" / "screenshots"
+APPS = [name for name in metric_names() if (ROOT / "metrics" / name / "app.py").is_file()]
+
+
+@dataclass
+class Run:
+    """One use of a demo: what the person does, and the module call that must give the same numbers."""
+
+    config: str  # the preset picked in the page (evaluate.load's config_name)
+    compute: dict  # the module's own compute(**compute) on the same inputs
+    typed: dict = field(default_factory=dict)  # elem_id suffix -> text typed (none: the pre-filled example)
+    options: dict = field(default_factory=dict)  # elem_id suffix -> choice picked / text typed
+    signature_has: tuple = ()  # parts the signature shown must hold (what "left on preset" resolved to)
+
+
+@dataclass
+class Garbage:
+    """Bad input typed in, and what the message shown must say (a regex)."""
+
+    typed: dict
+    message: str
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class Case:
+    runs: list  # the first run is the pre-filled example, untouched
+    garbage: list
+
+
+NOT_JSON = '["a", "b"'
+CASES = {
+    "anls": Case(
+        runs=[
+            Run(
+                "default",
+                {
+                    "predictions": ["hello world", "reciept", "ac", "12.0", " new york "],
+                    "references": ["Hello World", "receipt", "ab", ["$12.00", "12"], "new  york"],
+                },
+                signature_has=("thr:0.5", "bound:inclusive", "len:raw_upper"),
+            ),
+            Run(
+                "stvqa",
+                {"predictions": ["ac", "hello"], "references": ["ab", ["hallo", "hello"]], "threshold": 0.4},
+                typed={"preds": "ac\nhello", "refs": "ab\nhallo | hello"},
+                options={"opt_threshold": "0.4"},
+                signature_has=("preset:stvqa", "thr:0.4"),
+            ),
+        ],
+        garbage=[
+            Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
+            Garbage({"preds": "a\nb", "refs": "a"}, r"`predictions` has 2 examples but `references` has 1"),
+            Garbage({"preds": "a", "refs": "a"}, r"`threshold` must be a number.*'abc'", {"opt_threshold": "abc"}),
+        ],
+    ),
+    "ned": Case(
+        runs=[
+            Run(
+                "default",
+                {"predictions": ["хоп", "abce", "Hello", "ＡＢＣ"], "references": ["хор", ["abcd", "abce"], "hello", "ABC"]},
+                signature_has=("case:none", "fw2hw:no"),
+            ),
+            Run(
+                "icdar2019",
+                {"predictions": ["ABC", "Straße"], "references": ["abc", "STRASSE"], "case_fold": "none"},
+                typed={"preds": "ABC\nStraße", "refs": "abc\nSTRASSE"},
+                options={"opt_case_fold": "none"},
+                signature_has=("preset:icdar2019", "case:none"),
+            ),
+        ],
+        garbage=[
+            Garbage({"refs": NOT_JSON}, r"`references` is not valid JSON"),
+            Garbage({"preds": "a\nb\nc", "refs": "a"}, r"`predictions` has 3 examples but `references` has 1"),
+        ],
+    ),
+    "text_qa": Case(
+        runs=[
+            Run(
+                "default",
+                {
+                    "predictions": ["На 0.3 секунды", "улица Авиаконструктора Сухого", "три кота", "ответ: b", "жёлтого"],
+                    "references": ["на 0,3 секунды", "Авиаконструктора Сухого", "3 кота", ["a", "b на лошади"], "желтый"],
+                },
+                signature_has=("measure:f1", "hyphen:no", "fallback:yes"),
+            ),
+            Run(
+                "mathqa",
+                {"predictions": ["d) -3", "3"], "references": ["d -3", "-3"]},
+                typed={"preds": "d) -3\n3", "refs": "d -3\n-3"},
+                signature_has=("preset:mathqa", "measure:exact_match"),
+            ),
+        ],
+        garbage=[
+            Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
+            Garbage({"preds": "a", "refs": "a\nb"}, r"`predictions` has 1 examples but `references` has 2"),
+        ],
+    ),
+    "vqa_acc": Case(
+        runs=[
+            Run(
+                "default",
+                {
+                    "predictions": ["2", "red", "two", "A dog."],
+                    "references": [
+                        ["two", "two", "two", "2", "2", "2", "three", "three", "three", "three"],
+                        ["red"] + ["blue"] * 9,
+                        ["2"] * 10,
+                        ["dog"] * 5 + ["a dog"] * 5,
+                    ],
+                    "question_types": ["how many", "what color is the", "how many", "what animal is"],
+                    "answer_types": ["number", "other", "number", "other"],
+                },
+                signature_has=("norm:official", "answers:10"),
+            ),
+            Run(
+                "wups",
+                {"predictions": ["cat", "table, chair"], "references": ["dog", "chair,table"], "threshold": 0.0},
+                typed={"preds": "cat\ntable, chair", "refs": "dog\nchair,table"},
+                options={"opt_threshold": "0"},
+                signature_has=("preset:wups", "thr:0", "wn:3.0"),
+            ),
+            Run(  # picking the preset loads its example
+                "tdiuc",
+                {
+                    "predictions": ["red", "red", "red", "red", "2", "2"],
+                    "references": ["red", "red", "red", "blue", "2", "3"],
+                    "question_types": ["color"] * 4 + ["counting"] * 2,
+                },
+                signature_has=("preset:tdiuc",),
+            ),
+        ],
+        garbage=[
+            Garbage({"preds": "a", "refs": "a"}, r"`num_answers` must be a whole number.*'2\.5'", {"opt_num_answers": "2.5"}),
+            Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
+        ],
+    ),
+    "det_f1": Case(
+        runs=[
+            Run(
+                "default",
+                {
+                    "references": [
+                        {"cat": [[20, 20, 100, 80], [200, 40, 60, 60], [300, 150, 80, 60]], "dog": []},
+                        {"a red chair": [[40, 60, 120, 140]], "a lamp": [[250, 30, 40, 120]]},
+                    ],
+                    "predictions": [
+                        {"cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]], "dog": [[200, 40, 60, 60]]},
+                        {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
+                    ],
+                },
+                signature_has=("match:any", "iou:0.5", "fmt:xywh"),
+            ),
+            Run(
+                "one_to_one",
+                {
+                    "references": [{"cat": [[0, 0, 10, 10]]}, {"cat": [[0, 0, 10, 10]], "dog": []}],
+                    "predictions": [{"cat": [[1, 1, 10, 10], [0, 0, 10, 10]]}, {"cat": [[4, 4, 10, 10]], "dog": []}],
+                    "iou_threshold": 0.3,
+                },
+                typed={
+                    "refs": '[{"cat": [[0, 0, 10, 10]]}, {"cat": [[0, 0, 10, 10]], "dog": []}]',
+                    "preds": '[{"cat": [[1, 1, 10, 10], [0, 0, 10, 10]]}, {"cat": [[4, 4, 10, 10]], "dog": []}]',
+                },
+                options={"opt_iou_threshold": "0.3"},
+                signature_has=("preset:one_to_one", "match:one_to_one", "iou:0.3"),
+            ),
+        ],
+        garbage=[
+            Garbage({"preds": '{"a.jpg": {"cat": [[0, 0, 1, 1]]'}, r"`predictions` is not valid JSON"),
+            Garbage({"refs": '[{"cat": [[0, 0, 5, 5]]}]', "preds": '[{"cat": [[0, 0, -1, 5]]}]'}, r"predictions.*0"),
+        ],
+    ),
+    "codebleu": Case(
+        runs=[
+            Run(
+                "default",
+                {
+                    "predictions": ["def add(a, b):\n    return a + b\n"],
+                    "references": ["def sum(first, second):\n    return second + first\n"],
+                    "lang": "python",
+                },
+                signature_has=("lang:python", "w:0.25,0.25,0.25,0.25"),
+            ),
+            Run(
+                "pypi",
+                {
+                    "predictions": ["int f(int x) { return x + 1; }"],
+                    "references": ["int g(int y) { return y + 1; }"],
+                    "lang": "java",
+                    "weights": [0.1, 0.1, 0.4, 0.4],
+                },
+                typed={"preds": "int f(int x) { return x + 1; }", "refs": "int g(int y) { return y + 1; }"},
+                options={"lang": "java", "opt_weights": "0.1,0.1,0.4,0.4"},
+                signature_has=("preset:pypi", "lang:java", "w:0.1,0.1,0.4,0.4"),
+            ),
+        ],
+        garbage=[Garbage({}, r"`weights`", {"opt_weights": "1,2"})],
+    ),
+}
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixtures: one browser per session, each app served once per module
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        browser = ui.launch_browser(playwright)  # no skip: a browser that cannot start fails the tests
+    except Exception:
+        playwright.stop()
+        raise
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def served():
+    """name -> (app module, url); apps start on first use and stop when the module's tests end."""
+    apps = {}
+
+    def serve(name):
+        if name not in apps:
+            path = ROOT / "spaces" / "playground" / "app.py" if name == "playground" else ROOT / "metrics" / name / "app.py"
+            apps[name] = ui.start_app(path)
+        return apps[name]
+
+    yield serve
+    for module, _ in apps.values():
+        module.demo.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(ui.TIMEOUT_MS)
+    yield page
+    context.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# What a person does, and what they must see
+# ------------------------------------------------------------------------------------------------
+def do_run(page, run: Run, prefix: str = "") -> None:
+    if run.config != "default":
+        ui.pick(page, f"{prefix}preset", run.config)
+    for suffix, text in run.typed.items():
+        ui.set_text(page, f"{prefix}{suffix}", text)
+    for suffix, value in run.options.items():
+        ui.set_option(page, f"{prefix}{suffix}", value)
+    ui.compute(page, prefix)
+
+
+def check_shown(page, name: str, run: Run, prefix: str = "") -> None:
+    """The page shows the module's own numbers (rounded to 4 decimals) and its full signature."""
+    expected = load_metric(name, run.config).compute(**run.compute, return_per_example=True)
+    numbers = {k: v for k, v in expected.items() if isinstance(v, float)}
+    shown = ui.read_headline(page, prefix)
+    assert list(shown) == list(numbers), (shown, numbers)
+    for key, value in numbers.items():
+        assert float(shown[key]) == round(value, 4), (key, shown[key], value)
+    signature = ui.get_text(page, f"{prefix}signature")
+    assert signature == expected["signature"]
+    for part in run.signature_has:
+        assert f"|{part}|" in signature, (part, signature)
+    headers, rows = ui.read_table(page, prefix)
+    primary = next(iter(numbers))
+    per = [p[primary] if isinstance(p, dict) else p for p in expected["per_example"]]
+    assert len(rows) == len(per), (headers, rows)
+    column = headers.index(primary)
+    assert [float(row[column]) for row in rows] == [round(p, 4) for p in per]
+    assert ui.histogram_drawn(page, prefix)
+
+
+def check_garbage(page, garbage: Garbage, prefix: str = "") -> str:
+    for suffix, text in garbage.typed.items():
+        ui.set_text(page, f"{prefix}{suffix}", text)
+    for suffix, value in garbage.options.items():
+        ui.set_option(page, f"{prefix}{suffix}", value)
+    message = ui.error_after_compute(page, prefix)
+    assert re.search(garbage.message, message), message
+    return message
+
+
+# ------------------------------------------------------------------------------------------------
+# Tests
+# ------------------------------------------------------------------------------------------------
+def test_every_app_has_a_case():
+    assert sorted(CASES) == sorted(APPS), "add the new metric's demo to CASES"
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_metric_app_gives_the_module_numbers(page, served, name):
+    _, url = served(name)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for i, run in enumerate(CASES[name].runs):
+        page.goto(url)  # a fresh page: every option on "preset"
+        do_run(page, run)
+        check_shown(page, name, run)
+        page.screenshot(path=str(SHOTS / f"{name}_{i}_{run.config}.png"), full_page=True)
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_metric_app_names_what_is_wrong(page, served, name):
+    _, url = served(name)
+    page.goto(url)
+    for i, garbage in enumerate(CASES[name].garbage):
+        check_garbage(page, garbage)
+        page.screenshot(path=str(SHOTS / f"{name}_error_{i}.png"))
+
+
+def test_playground_every_tab(page, served):
+    module, url = served("playground")
+    page.goto(url)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for name in module.NAMES:
+        prefix = f"{name}_"
+        page.get_by_role("tab", name=module.TITLES.get(name, name), exact=True).click()
+        run = CASES[name].runs[0]
+        do_run(page, run, prefix)
+        check_shown(page, name, run, prefix)
+        if name == module.NAMES[0]:
+            page.screenshot(path=str(SHOTS / "playground.png"))
+            if os.environ.get("MM_DOCS_SCREENSHOT"):
+                save_docs_screenshot(SHOTS / "playground.png")
+        check_garbage(page, CASES[name].garbage[0], prefix)
+    page.screenshot(path=str(SHOTS / "playground_last_tab.png"), full_page=True)
+
+
+def save_docs_screenshot(shot) -> None:
+    """docs/playground.png: the screenshot, scaled to 1000 px wide and palette-quantised (small)."""
+    from PIL import Image
+
+    image = Image.open(shot).convert("RGB")
+    image = image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS)
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(ROOT / "docs" / "playground.png", optimize=True)
