@@ -4,8 +4,9 @@
     python scripts/publish.py push  --org ORG [--only anls,ned] [--private]     # needs HF_TOKEN and network
 
 `stage` writes one folder per Space under OUT/ORG/: every metrics/<name>/ folder (the metric script,
-its helpers, card, app.py, requirements.txt) with the card's `evaluate.load("metrics/<name>")` examples
-rewritten to `evaluate.load("ORG/<name>")`, plus the playground Space (`multimodal-metrics-playground`)
+its helpers, card, app.py, requirements.txt, packages.txt where the Space needs Debian packages) with
+the card rewritten for the Space (`rewrite_card_text`: `evaluate.load("ORG/<name>")`, commands naming
+repository files marked as such), plus the playground Space (`multimodal-metrics-playground`)
 holding app.py and a copy of every metric folder under metrics/. Because OUT/ORG/<name>/<name>.py
 exists, `evaluate.load("ORG/<name>")` run from OUT resolves to the staged copy: the tests load the
 staged Spaces exactly that way.
@@ -36,13 +37,26 @@ def metric_names(only: str | None = None) -> list[str]:
     return names
 
 
+# Inline code naming a file of the collection's repository (scripts, tests, examples, build outputs): a
+# Space holds only the metric folder, so the staged card says where such a command runs.
+REPO_NOTE = " in the collection's repository"
+REPO_ONLY = re.compile(r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bsetup\.cfg)[^`\n]*)`(?!" + REPO_NOTE + ")")
+
+
+def rewrite_card_text(text: str, org: str, name: str) -> str:
+    """The card as the Space shows it: `evaluate.load("metrics/<name>")` becomes `evaluate.load("<org>/<name>")`
+    (the repo-only alternative in a comment is dropped, not turned into the same call twice), the
+    placeholder org becomes ORG, and commands naming repository files say they run in the repository."""
+    text = re.sub(rf"""[ \t]*# or evaluate\.load\((["'])metrics/{name}\1\) in the repo""", "", text)
+    text = re.sub(rf"""(["'])metrics/{name}\1""", rf"\1{org}/{name}\1", text)
+    text = text.replace("multimodal-metrics/", f"{org}/")
+    return REPO_ONLY.sub(lambda m: f"`{m.group(1)}`{REPO_NOTE}", text)
+
+
 def _rewrite_card(card: Path, org: str, name: str) -> None:
     if not card.is_file():
         raise SystemExit(f"{card} is missing: every Space needs its card")
-    text = card.read_text(encoding="utf-8")
-    text = re.sub(rf"""(["'])metrics/{name}\1""", rf"\1{org}/{name}\1", text)
-    text = text.replace("multimodal-metrics/", f"{org}/")
-    card.write_text(text, encoding="utf-8")
+    card.write_text(rewrite_card_text(card.read_text(encoding="utf-8"), org, name), encoding="utf-8")
 
 
 def stage(org: str, out: Path, only: str | None = None) -> list[Path]:

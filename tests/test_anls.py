@@ -246,10 +246,12 @@ def test_trainer_compute_metrics():
 def test_demo_serves_and_computes():
     demo, client = serve_app(ROOT / "metrics" / "anls" / "app.py")
     try:
-        result = client.predict("hello world\nac", "Hello World\nab | x", "default", None, "", "", "", api_name="/compute")
+        result = client.predict(
+            "hello world\nac", "Hello World\nab | x", "default", "", "preset", "preset", "preset", api_name="/compute"
+        )[0]
         assert result["anls"] == pytest.approx(0.75)
         assert result["per_example"] == [1.0, 0.5]
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", None, "", "", "", api_name="/compute")
+            client.predict("a\nb", "a", "default", "", "preset", "preset", "preset", api_name="/compute")
     finally:
         demo.close()

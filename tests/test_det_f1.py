@@ -388,7 +388,7 @@ def test_demo_serves_scores_and_draws():
     try:
         refs = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]], "dog": []}})
         preds = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 5], [1, 1, 10, 10]], "dog": [[5, 5, 5, 5]]}})
-        result, picture = client.predict(refs, preds, "default", "", None, "", "", api_name="/compute")
+        result, *_, picture = client.predict(refs, preds, "default", "preset", "", "preset", "preset", api_name="/compute")
         assert (result["tp"], result["fp"], result["fn"]) == (2.0, 1.0, 0.0)
         assert result["per_example"][0]["f1"] == result["f1"]
         from PIL import Image
@@ -396,14 +396,14 @@ def test_demo_serves_scores_and_draws():
         path = picture["path"] if isinstance(picture, dict) else picture
         with Image.open(path) as img:
             assert img.width > 100 and img.height > 100
-        result, _ = client.predict(refs, preds, "one_to_one", "", None, "strict", "", api_name="/compute")
+        result, *_ = client.predict(refs, preds, "one_to_one", "preset", "", "strict", "preset", api_name="/compute")
         assert (result["tp"], result["fp"], result["fn"]) == (1.0, 2.0, 1.0)
         assert "|bound:strict|" in result["signature"]
         with pytest.raises(Exception, match="same images"):
-            client.predict(refs, json.dumps({"b.jpg": {"cat": []}}), "default", "", None, "", "", api_name="/compute")
+            client.predict(refs, json.dumps({"b.jpg": {"cat": []}}), "default", "preset", "", "preset", "preset", api_name="/compute")
         with pytest.raises(Exception, match="negative width/height"):
-            client.predict(refs, json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}), "default", "", None, "", "",
-                           api_name="/compute")
+            client.predict(refs, json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}), "default", "preset", "", "preset",
+                           "preset", api_name="/compute")
     finally:
         demo.close()
 

@@ -283,13 +283,15 @@ def test_trainer_compute_metrics():
 def test_demo_serves_and_computes():
     demo, client = serve_app(ROOT / "metrics" / "ned" / "app.py")
     try:
-        result = client.predict("хоп\nabce", "хор\nabcd | abce", "default", "", "", "", api_name="/compute")
+        result = client.predict(
+            "хоп\nabce", "хор\nabcd | abce", "default", "preset", "preset", "preset", api_name="/compute"
+        )[0]
         assert result["one_minus_ned"] == pytest.approx((2 / 3 + 1.0) / 2)
         assert result["string_accuracy"] == 0.5
         assert len(result["per_example"]) == 2
-        result = client.predict("ABC", "abc", "icdar2019", "", "", "", api_name="/compute")
+        result = client.predict("ABC", "abc", "icdar2019", "preset", "preset", "preset", api_name="/compute")[0]
         assert result["one_minus_ned"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", "", "", "", api_name="/compute")
+            client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")
     finally:
         demo.close()

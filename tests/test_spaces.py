@@ -1,5 +1,6 @@
 """The Spaces as users meet them: staged by scripts/publish.py, loaded as `<org>/<name>`, playground served."""
 
+import re
 import sys
 
 import pytest
@@ -45,7 +46,129 @@ def test_playground_serves_every_metric_tab(staged):
         endpoints = set(api["named_endpoints"])
         for name in NAMES:
             assert f"/{name}_compute" in endpoints, f"playground lacks the {name} tab"
-        result = client.predict("ac", "ab", "default", None, "", "", "", api_name="/anls_compute")
+        result = client.predict(
+            "ac", "ab", "default", "", "preset", "preset", "preset", api_name="/anls_compute"
+        )[0]
         assert result["anls"] == 0.5
     finally:
         demo.close()
+
+
+# ------------------------------------------------------------------------------------------------
+# Hub-ready: what the Hub reads from each staged Space
+# ------------------------------------------------------------------------------------------------
+# Keys of a Space's README front matter that the Hub reads (Spaces configuration reference), plus the
+# ones evaluate's own metric cards carry (`description`, `datasets`).
+HUB_KEYS = {
+    "title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "python_version", "app_file", "app_port",
+    "base_path", "fullWidth", "header", "short_description", "models", "datasets", "tags", "thumbnail", "pinned",
+    "hf_oauth", "hf_oauth_scopes", "hf_oauth_expiration_minutes", "hf_oauth_authorized_org", "disable_embedding",
+    "startup_duration_timeout", "custom_headers", "preload_from_hub", "license", "suggested_hardware",
+    "suggested_storage", "description",
+}  # fmt: skip
+HUB_COLORS = {"red", "yellow", "green", "blue", "indigo", "purple", "pink", "gray"}
+SPACE_PYTHON = "3.11"  # setup.cfg's python_requires; numpy 2.4 needs >= 3.11 (the Hub's default is older)
+
+
+def spaces(staged):
+    out, folders = staged
+    return {folder.name: folder for folder in folders}
+
+
+def front_matter(card_text: str) -> dict:
+    import yaml
+
+    assert card_text.startswith("---\n"), "the card must open with YAML front matter"
+    return yaml.safe_load(card_text[4 : card_text.index("\n---", 4)])
+
+
+def requirement_lines(folder) -> set[str]:
+    lines = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    return {line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()}
+
+
+@pytest.mark.parametrize("name", NAMES + [publish.PLAYGROUND])
+def test_staged_front_matter_is_what_the_hub_reads(staged, name):
+    import gradio
+
+    folder = spaces(staged)[name]
+    meta = front_matter((folder / "README.md").read_text(encoding="utf-8"))
+    assert set(meta) <= HUB_KEYS, f"keys the Hub does not read: {sorted(set(meta) - HUB_KEYS)}"
+    assert meta["sdk"] == "gradio" and meta["sdk_version"] == gradio.__version__
+    assert f"gradio=={gradio.__version__}" in requirement_lines(folder)
+    assert str(meta["python_version"]) == SPACE_PYTHON  # a quoted string: YAML reads 3.10 as 3.1
+    assert (folder / meta["app_file"]).is_file()
+    assert meta["colorFrom"] in HUB_COLORS and meta["colorTo"] in HUB_COLORS
+    assert isinstance(meta["title"], str) and 0 < len(meta["title"]) <= 30
+    assert len(meta.get("short_description", "")) <= 60
+    assert isinstance(meta["pinned"], bool) and isinstance(meta.get("tags", []), list)
+
+
+@pytest.mark.parametrize("name", NAMES + [publish.PLAYGROUND])
+def test_staged_card_links_and_commands_work_in_the_space(staged, name):
+    import re
+
+    folder = spaces(staged)[name]
+    text = (folder / "README.md").read_text(encoding="utf-8")
+    for target in re.findall(r"!?\[[^\]]*\]\(([^)\s]+)[^)]*\)", text):  # markdown links and images
+        if re.match(r"[a-z]+:|#", target):
+            continue
+        assert (folder / target.split("#")[0]).exists(), f"link to {target}, which the Space lacks"
+    for line in text.splitlines():
+        loads = re.findall(r"""evaluate\.load\((["'][^"']+["'])\)""", line)
+        assert len(loads) == len(set(loads)), f"the same evaluate.load twice: {line}"
+        assert "metrics/" not in "".join(re.findall(r"""evaluate\.load\(([^)]*)\)""", line)), line
+    for span in re.finditer(r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/)[^`\n]*)`", text):
+        after = text[span.end() : span.end() + len(publish.REPO_NOTE)]
+        assert after == publish.REPO_NOTE, f"`{span.group(1)}` names a file the Space lacks, unmarked"
+
+
+@pytest.mark.parametrize("name", NAMES + [publish.PLAYGROUND])
+def test_staged_space_lists_the_debian_packages_it_reads(staged, name):
+    folder = spaces(staged)[name]
+    packages = folder / "packages.txt"
+    listed = packages.read_text(encoding="utf-8").split() if packages.exists() else []
+    if list(folder.rglob("_vqa_wups.py")):  # the wups preset reads Debian's WordNet files
+        assert "wordnet-base" in listed
+    for package in listed:
+        assert re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", package), package
+
+
+def test_metric_requirements_are_within_the_playground(staged):
+    """Every metric Space's pins appear, identical, in the playground's: resolving the playground's
+    set for the Space's Python then proves every metric Space resolvable (a subset of a solvable
+    set of pins is solvable by the same versions)."""
+    folders = spaces(staged)
+    playground = requirement_lines(folders[publish.PLAYGROUND])
+    for name in NAMES:
+        missing = requirement_lines(folders[name]) - playground
+        assert not missing, f"{name} pins what the playground lacks: {sorted(missing)}"
+
+
+def test_playground_requirements_resolve_for_the_space_python(staged, tmp_path):
+    """`pip install --dry-run --python-version 3.11 --only-binary=:all:` on the playground's pins: the
+    Hub installs them on Python 3.11. Needs the package index (reachable here and in CI); a network
+    failure is retried, then reported as such."""
+    import json
+    import subprocess
+    import sys
+
+    folder = spaces(staged)[publish.PLAYGROUND]
+    report = tmp_path / "report.json"
+    cmd = [
+        sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
+        "--python-version", SPACE_PYTHON, "--only-binary=:all:", "--retries", "3", "--timeout", "60",
+        "--report", str(report), "-r", str(folder / "requirements.txt"),
+    ]  # fmt: skip
+    for _attempt in range(2):
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=480)
+        if out.returncode == 0 or "ResolutionImpossible" in out.stderr or "No matching distribution" in out.stderr:
+            break
+    assert out.returncode == 0, out.stderr[-3000:]
+    def canonical(name):
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    resolved = {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in json.loads(report.read_text())["install"]}
+    for line in requirement_lines(folder):
+        package, version = line.split("==")
+        assert resolved.get(canonical(package)) == version, (line, resolved.get(canonical(package)))

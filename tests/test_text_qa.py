@@ -257,12 +257,14 @@ def test_trainer_compute_metrics():
 def test_demo_serves_and_computes():
     demo, client = serve_app(ROOT / "metrics" / "text_qa" / "app.py")
     try:
-        result = client.predict("три кота\nответ: b", "3 кота\na | b на лошади", "default", "", "", "", api_name="/compute")
+        result = client.predict(
+            "три кота\nответ: b", "3 кота\na | b на лошади", "default", "preset", "preset", "preset", api_name="/compute"
+        )[0]
         assert result["f1"] == pytest.approx(0.75)
         assert result["per_example"] == pytest.approx([1.0, 0.5])
-        result = client.predict("d) -3", "d -3", "mathqa", "", "", "", api_name="/compute")
+        result = client.predict("d) -3", "d -3", "mathqa", "preset", "preset", "preset", api_name="/compute")[0]
         assert result["exact_match"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", "", "", "", api_name="/compute")
+            client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")
     finally:
         demo.close()

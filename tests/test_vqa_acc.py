@@ -1,8 +1,12 @@
 """vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo (the command line: test_mm_score.py)."""
 
 import math
+import os
 import random
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -256,8 +260,28 @@ def test_wups_wordnet_path_option(tmp_path):
         assert metric.compute(predictions=["cat"], references=["dog"], wordnet_path=path)["wups"] == pytest.approx(
             0.085714, abs=1e-6
         )
-    with pytest.raises(ValueError, match=r"wordnet_path.*wordnet-base.*setup_env\.sh"):
+    with pytest.raises(ValueError, match=r"wordnet_path.*wordnet-base.*packages\.txt"):
         metric.compute(predictions=["cat"], references=["dog"], wordnet_path=str(tmp_path))
+
+
+def test_wups_reads_debian_wordnet_files():
+    """Debian's wordnet-base layout (/usr/share/wordnet, no `lexnames` file): the Space's WordNet
+    (packages.txt). Same numbers as NLTK's copy, by path and as the fallback when NLTK has none."""
+    assert not (Path(wups.DEBIAN_WORDNET) / "lexnames").exists()
+    lexnames = (ROOT / ".build" / "nltk_data" / "corpora" / "wordnet" / "lexnames").read_text()
+    assert wups.lexnames_text() == lexnames  # the table equals the file built from Debian's man page
+    kw = dict(predictions=["cat", "table,chair", "couch"], references=["dog", "chair,table", "sofa"])
+    metric = load_metric("vqa_acc", "wups")
+    expected = metric.compute(**kw, threshold=0.0)
+    assert metric.compute(**kw, threshold=0.0, wordnet_path=wups.DEBIAN_WORDNET) == expected
+    script = (
+        "import evaluate, json, sys; m = evaluate.load(sys.argv[1], 'wups'); "
+        f"print(json.dumps(m.compute(predictions={kw['predictions']!r}, references={kw['references']!r}, threshold=0.0)))"
+    )
+    env = {**os.environ, "NLTK_DATA": str(ROOT / ".build" / "no_nltk_data"), "HOME": str(ROOT / ".build" / "no_home")}
+    out = subprocess.run([sys.executable, "-c", script, str(METRICS / "vqa_acc")], env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == expected
 
 
 # ------------------------------------------------------------------------------------------------
@@ -457,7 +481,7 @@ def test_unknown_preset():
 
 
 def test_missing_wordnet_message_says_how_to_provide_it(tmp_path):
-    with pytest.raises(ValueError, match=r"apt-get install wordnet-base.*scripts/setup_env\.sh.*wordnet_path"):
+    with pytest.raises(ValueError, match=r"packages\.txt.*apt-get install wordnet-base.*wordnet_path"):
         wups.wups_per_question(["a"], [["b"]], wordnet_path=str(tmp_path))
 
 
@@ -492,10 +516,10 @@ def test_demo_serves_compute():
             "how many\nwhat color\nhow many\nwhat",
             "number\nother\nnumber\nother",
         )
-        r = client.predict(preds, refs, "default", qtypes, atypes, "", None, None, "", api_name="/compute")
+        r = client.predict(preds, refs, "default", qtypes, atypes, "preset", "", "", "preset", api_name="/compute")[0]
         assert r["accuracy"] == pytest.approx((1 + 0.3 + 0 + 1) / 4)
         assert r["accuracy_answer_type/other"] == pytest.approx(0.65)
-        r = client.predict("cat", "dog", "wups", "", "", "", None, -1, "", api_name="/compute")
+        r = client.predict("cat", "dog", "wups", "", "", "preset", "", "-1", "preset", api_name="/compute")[0]
         assert r["wups"] == 0.0
     finally:
         demo.close()

@@ -92,8 +92,9 @@ Args:
         outside it is always wrong and all such GTs form one answer class in N-MPT. Default: none.
     threshold (`float`, optional): wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1
         (plain set accuracy, no WordNet).
-    wordnet_path (`str`, optional): wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0);
-        default: NLTK's data path (NLTK_DATA). Nothing is downloaded.
+    wordnet_path (`str`, optional): wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0),
+        or a WordNet dict directory; default: NLTK's data path (NLTK_DATA), then Debian's wordnet-base
+        files in /usr/share/wordnet. Nothing is downloaded.
     lowercase (`bool`, optional): bleu1: lower-case before the whitespace split. Default False.
     confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the main
         scores (accuracy; tdiuc: accuracy, arithmetic_mpt, harmonic_mpt; wups; bleu1 and bleu1_corpus),

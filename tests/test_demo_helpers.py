@@ -1,0 +1,60 @@
+"""The demos' shared helpers (scripts/common/_mm_demo.py) on their own, without a browser."""
+
+import importlib.util
+
+import pytest
+from helpers import ROOT
+
+
+@pytest.fixture(scope="module")
+def demo():
+    spec = importlib.util.spec_from_file_location("mm_demo_helpers", ROOT / "scripts" / "common" / "_mm_demo.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_empty_options_mean_the_preset(demo):
+    for sent in (None, "", "preset", "  "):
+        assert demo.chosen_number(sent, "threshold") is None
+    assert demo.chosen(None) is None and demo.chosen("preset") is None and demo.chosen("strict") == "strict"
+    assert demo.chosen_number("0", "threshold") == 0.0  # a typed 0 is a 0, not the preset
+    assert demo.chosen_number(-1, "threshold") == -1.0
+    assert demo.chosen_number("10", "num_answers", integer=True) == 10
+    assert (demo.chosen_bool("preset", "x"), demo.chosen_bool("yes", "x"), demo.chosen_bool("no", "x")) == (None, True, False)
+
+
+def test_bad_options_name_the_option(demo):
+    with pytest.raises(ValueError, match=r"`threshold` must be a number .*'abc'"):
+        demo.chosen_number("abc", "threshold")
+    with pytest.raises(ValueError, match=r"`num_answers` must be a whole number .*'2.5'"):
+        demo.chosen_number("2.5", "num_answers", integer=True)
+    with pytest.raises(ValueError, match=r"`keep_hyphen` must be preset, yes or no"):
+        demo.chosen_bool("maybe", "keep_hyphen")
+    with pytest.raises(ValueError, match=r"`predictions` is not valid JSON"):
+        demo.parse_items('["a", ', "predictions")
+    with pytest.raises(ValueError, match=r"`references` is not valid JSON"):
+        demo.parse_json("{", "references")
+
+
+def test_numbers_are_rounded_for_reading(demo):
+    assert [demo.fmt(v) for v in (0.5, 2 / 3, 1.0, 12.0, 0.00001, -0.00001, 123.456789)] == [
+        "0.5", "0.6667", "1", "12", "0", "0", "123.4568",
+    ]  # fmt: skip
+    assert demo.fmt(float("nan")) == "nan"
+    result = {"f1": 2 / 3, "precision": 0.5, "signature": "x|v:1", "per_example": [{"f1": 1.0, "precision": 1.0}, {"f1": 0.0, "precision": 0.0}]}
+    assert demo.primary_key(result) == "f1"
+    assert demo.headline(result).splitlines() == ["| **f1** | precision |", "|---|---|", "| **0.6667** | 0.5 |"]
+    headers, rows = demo.per_example_rows(result, {"image": ["a.jpg", "b.jpg"]})
+    assert headers == ["#", "image", "f1", "precision"]
+    assert rows == [[0, "a.jpg", "1", "1"], [1, "b.jpg", "0", "0"]]
+    _, rows = demo.per_example_rows({"anls": 0.5, "per_example": [0.5]}, {"references": [["a", "b"]]})
+    assert rows == [[0, "a | b", "0.5"]]
+
+
+def test_histogram_bins_every_score_once(demo):
+    frame = demo.histogram([0.0, 0.05, 0.5, 1.0, 1.0])
+    assert len(frame) == 10 and frame["examples"].sum() == 5
+    assert list(frame["examples"])[0] == 2 and list(frame["examples"])[-1] == 2  # 1.0 falls in the last bin
+    wide = demo.histogram([10.0, 250.0, 31.5])  # scores outside [0, 1] (FID): bins over [min, max]
+    assert wide["examples"].sum() == 3 and wide["score"][0].startswith("10")
