@@ -120,9 +120,10 @@ def read_table(page, prefix: str) -> tuple[list[str], list[list[str]]]:
 
 
 def histogram_drawn(page, prefix: str) -> bool:
-    """The histogram has been drawn (Vega renders a canvas or an SVG with marks)."""
-    plot = page.locator(f"#{prefix}histogram")
-    return plot.locator("canvas, svg .mark-rect").count() > 0
+    """The histogram gets drawn (Vega renders a canvas or SVG marks, a moment after the result)."""
+    marks = page.locator(f"#{prefix}histogram").locator("canvas, svg .mark-rect").first
+    marks.wait_for(state="attached", timeout=TIMEOUT_MS)
+    return True
 
 
 def error_after_compute(page, prefix: str) -> str:
