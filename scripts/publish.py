@@ -37,10 +37,13 @@ def metric_names(only: str | None = None) -> list[str]:
     return names
 
 
-# Inline code naming a file of the collection's repository (scripts, tests, examples, build outputs): a
-# Space holds only the metric folder, so the staged card says where such a command runs.
+# Inline code naming a file or command of the collection's repository (scripts, tests, examples, build
+# outputs, the mm-score command line): a Space holds only the metric folder, so the staged card says
+# where such a command runs.
 REPO_NOTE = " in the collection's repository"
-REPO_ONLY = re.compile(r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bsetup\.cfg)[^`\n]*)`(?!" + REPO_NOTE + ")")
+REPO_ONLY = re.compile(
+    r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bsetup\.cfg|\bmm-score\b)[^`\n]*)`(?!" + REPO_NOTE + ")"
+)
 
 
 def rewrite_card_text(text: str, org: str, name: str) -> str:
