@@ -1,5 +1,6 @@
 """vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo (the command line: test_mm_score.py)."""
 
+import json
 import math
 import os
 import random
