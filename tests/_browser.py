@@ -86,6 +86,13 @@ def set_option(page, elem_id: str, value: str) -> None:
         set_text(page, elem_id, value)
 
 
+def upload(page, elem_id: str, paths: list[str]) -> None:
+    """Choose files in a File component and wait until the upload is done (the page lists a file)."""
+    page.locator(f"#{elem_id} input[type=file]").set_input_files(paths)
+    page.locator(f"#{elem_id}").get_by_text(Path(paths[0]).name).first.wait_for(state="attached", timeout=TIMEOUT_MS)
+    page.wait_for_load_state("networkidle")
+
+
 def compute(page, prefix: str) -> None:
     """Click Compute and wait until the headline shows a fresh result."""
     headline = page.locator(f"#{prefix}headline")

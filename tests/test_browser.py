@@ -14,7 +14,9 @@ test: it is never skipped. Adding a metric = one entry in CASES (test_every_app_
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import _browser as ui
 import pytest
@@ -29,10 +31,11 @@ class Run:
     """One use of a demo: what the person does, and the module call that must give the same numbers."""
 
     config: str  # the preset picked in the page (evaluate.load's config_name)
-    compute: dict  # the module's own compute(**compute) on the same inputs
+    compute: dict | Callable  # the module's own compute(**compute) on the same inputs (or resources -> dict)
     typed: dict = field(default_factory=dict)  # elem_id suffix -> text typed (none: the pre-filled example)
     options: dict = field(default_factory=dict)  # elem_id suffix -> choice picked / text typed
     signature_has: tuple = ()  # parts the signature shown must hold (what "left on preset" resolved to)
+    files: dict = field(default_factory=dict)  # elem_id suffix -> resource key of the files uploaded
 
 
 @dataclass
@@ -46,8 +49,29 @@ class Garbage:
 
 @dataclass
 class Case:
-    runs: list  # the first run is the pre-filled example, untouched
+    runs: list  # the first run is the pre-filled example, untouched (where the demo has one)
     garbage: list
+    score: str | None = None  # the per-example score's name when it is not the primary key
+    resources: Callable | None = None  # folder -> {key: path or paths}, formatted into typed/options as {key}
+
+
+def fid_clip_resources(folder: Path) -> dict:
+    """Tiny random FID Inception weights and CLIP checkpoint (the real loading code reads them), and
+    three generated and three real images: everything offline."""
+    from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
+    from helpers import load_core
+    from PIL import Image
+
+    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), folder)
+    tiny_hf_clip(folder / "clip-tiny")
+    images = {}
+    for side, seed, size in (("gen", 20, (32, 32)), ("real", 21, (30, 30))):
+        images[side] = []
+        for i, pixels in enumerate(random_images(3, seed=seed, size=size)):
+            path = folder / f"{side}{i}.png"
+            Image.fromarray(pixels).save(path)
+            images[side].append(str(path))
+    return {"inception": str(weights), "clip": str(folder / "clip-tiny"), **images}
 
 
 NOT_JSON = '["a", "b"'
@@ -219,6 +243,29 @@ CASES = {
         ],
         garbage=[Garbage({}, r"`weights`", {"opt_weights": "1,2"})],
     ),
+    "fid_clip": Case(
+        runs=[
+            Run(
+                "default",
+                lambda res: {
+                    "predictions": res["gen"],
+                    "references": res["real"],
+                    "texts": ["a cat", "a dog", "cat dog"],
+                    "inception_weights": res["inception"],
+                    "clip_model": res["clip"],
+                },
+                files={"gen": "gen", "real": "real"},
+                typed={"prompts": "a cat\na dog\ncat dog"},
+                options={"opt_inception_weights": "{inception}", "opt_clip_model": "{clip}"},
+            ),
+        ],
+        garbage=[
+            Garbage({"prompts": "a cat"}, r"`pre_resize` must be a whole number.*'1.5'", {"opt_pre_resize": "1.5"}),
+            Garbage({"prompts": "a cat"}, r"upload the generated images", {"opt_pre_resize": ""}),
+        ],
+        score="clip_score",
+        resources=fid_clip_resources,
+    ),
 }
 
 
@@ -256,6 +303,20 @@ def served():
         module.demo.close()
 
 
+@pytest.fixture(scope="module")
+def resources(tmp_path_factory):
+    """name -> the case's resources (built once per module)."""
+    built = {}
+
+    def get(name):
+        if name not in built:
+            make = CASES[name].resources
+            built[name] = make(tmp_path_factory.mktemp(name)) if make else {}
+        return built[name]
+
+    return get
+
+
 @pytest.fixture
 def page(browser):
     context = browser.new_context(viewport={"width": 1360, "height": 900})
@@ -268,19 +329,23 @@ def page(browser):
 # ------------------------------------------------------------------------------------------------
 # What a person does, and what they must see
 # ------------------------------------------------------------------------------------------------
-def do_run(page, run: Run, prefix: str = "") -> None:
+def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
+    res = res or {}
     if run.config != "default":
         ui.pick(page, f"{prefix}preset", run.config)
+    for suffix, key in run.files.items():
+        ui.upload(page, f"{prefix}{suffix}", res[key])
     for suffix, text in run.typed.items():
-        ui.set_text(page, f"{prefix}{suffix}", text)
+        ui.set_text(page, f"{prefix}{suffix}", text.format(**res) if res else text)
     for suffix, value in run.options.items():
-        ui.set_option(page, f"{prefix}{suffix}", value)
+        ui.set_option(page, f"{prefix}{suffix}", value.format(**res) if res else value)
     ui.compute(page, prefix)
 
 
-def check_shown(page, name: str, run: Run, prefix: str = "") -> None:
+def check_shown(page, name: str, run: Run, prefix: str = "", res: dict | None = None) -> None:
     """The page shows the module's own numbers (rounded to 4 decimals) and its full signature."""
-    expected = load_metric(name, run.config).compute(**run.compute, return_per_example=True)
+    kwargs = run.compute(res) if callable(run.compute) else run.compute
+    expected = load_metric(name, run.config).compute(**kwargs, return_per_example=True)
     numbers = {k: v for k, v in expected.items() if isinstance(v, float)}
     shown = ui.read_headline(page, prefix)
     assert list(shown) == list(numbers), (shown, numbers)
@@ -291,7 +356,7 @@ def check_shown(page, name: str, run: Run, prefix: str = "") -> None:
     for part in run.signature_has:
         assert f"|{part}|" in signature, (part, signature)
     headers, rows = ui.read_table(page, prefix)
-    primary = next(iter(numbers))
+    primary = CASES[name].score or next(iter(numbers))
     per = [p[primary] if isinstance(p, dict) else p for p in expected["per_example"]]
     assert len(rows) == len(per), (headers, rows)
     column = headers.index(primary)
@@ -317,13 +382,14 @@ def test_every_app_has_a_case():
 
 
 @pytest.mark.parametrize("name", APPS)
-def test_metric_app_gives_the_module_numbers(page, served, name):
+def test_metric_app_gives_the_module_numbers(page, served, resources, name):
     _, url = served(name)
+    res = resources(name)
     SHOTS.mkdir(parents=True, exist_ok=True)
     for i, run in enumerate(CASES[name].runs):
         page.goto(url)  # a fresh page: every option on "preset"
-        do_run(page, run)
-        check_shown(page, name, run)
+        do_run(page, run, res=res)
+        check_shown(page, name, run, res=res)
         page.screenshot(path=str(SHOTS / f"{name}_{i}_{run.config}.png"), full_page=True)
 
 
@@ -336,7 +402,7 @@ def test_metric_app_names_what_is_wrong(page, served, name):
         page.screenshot(path=str(SHOTS / f"{name}_error_{i}.png"))
 
 
-def test_playground_every_tab(page, served):
+def test_playground_every_tab(page, served, resources):
     module, url = served("playground")
     page.goto(url)
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -344,8 +410,8 @@ def test_playground_every_tab(page, served):
         prefix = f"{name}_"
         page.get_by_role("tab", name=module.TITLES.get(name, name), exact=True).click()
         run = CASES[name].runs[0]
-        do_run(page, run, prefix)
-        check_shown(page, name, run, prefix)
+        do_run(page, run, prefix, resources(name))
+        check_shown(page, name, run, prefix, resources(name))
         if name == module.NAMES[0]:
             page.screenshot(path=str(SHOTS / "playground.png"))
             if os.environ.get("MM_DOCS_SCREENSHOT"):

@@ -575,7 +575,7 @@ def test_fid_only_has_no_per_example_values():
 # ------------------------------------------------------------------------------------------------
 # demo
 # ------------------------------------------------------------------------------------------------
-def test_demo_scores_uploads_and_draws_the_histogram(models, tmp_path):
+def test_demo_scores_uploads(models, tmp_path):
     from gradio_client import handle_file
 
     gen, real = [], []
@@ -587,9 +587,9 @@ def test_demo_scores_uploads_and_draws_the_histogram(models, tmp_path):
         Image.fromarray(arr).save(real[-1])
     demo, client = serve_app(ROOT / "metrics" / "fid_clip" / "app.py")
     try:
-        result, table, picture = client.predict(
+        result, headline, signature, table, histogram = client.predict(
             [handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "a cat\na dog\ncat dog",
-            "default", str(models["inception"]), str(models["hf"]), None, api_name="/compute",
+            "default", str(models["inception"]), str(models["hf"]), "", api_name="/compute",
         )
         expected = load_metric("fid_clip").compute(
             predictions=[str(p) for p in gen], references=[str(p) for p in real], texts=["a cat", "a dog", "cat dog"],
@@ -597,17 +597,16 @@ def test_demo_scores_uploads_and_draws_the_histogram(models, tmp_path):
         )
         assert result["fid"] == pytest.approx(expected["fid"], rel=1e-9)
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
+        assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table
-        assert [r[0] for r in rows] == [p.name for p in gen]
-        assert [r[2] for r in rows] == pytest.approx(expected["per_example"], abs=1e-6)
-        path = picture["path"] if isinstance(picture, dict) else picture
-        with Image.open(path) as img:
-            assert img.width > 100
+        assert [r[1] for r in rows] == [p.name for p in gen]
+        assert [float(r[3]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
+        assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
         with pytest.raises(Exception, match="one prompt per generated image"):
-            client.predict([handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", None, api_name="/compute")
+            client.predict([handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute")
         with pytest.raises(Exception, match="at least 2 images per side"):
             client.predict([handle_file(str(gen[0]))], [handle_file(str(p)) for p in real], "", "default",
-                           str(models["inception"]), "", None, api_name="/compute")
+                           str(models["inception"]), "", "", api_name="/compute")
     finally:
         demo.close()
 

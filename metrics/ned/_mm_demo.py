@@ -189,10 +189,11 @@ def headline(result: dict) -> str:
     return "\n".join([head, rule, row])
 
 
-def per_example_rows(result: dict, columns: dict) -> tuple[list[str], list[list]]:
+def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
     """(headers, rows) of the per-example table: the given input columns, then the scores (the
-    primary one first, then the metric's other parts), numbers rounded."""
-    primary = primary_key(result)
+    primary one first, then the metric's other parts), numbers rounded. `score` names a per-example
+    float when it is not the primary key (fid_clip: one CLIP score per image beside one FID)."""
+    primary = score or primary_key(result)
     per = result.get("per_example") or []
     parts = [primary] if per and not isinstance(per[0], dict) else []
     if per and isinstance(per[0], dict):
@@ -206,9 +207,9 @@ def per_example_rows(result: dict, columns: dict) -> tuple[list[str], list[list]
     return headers, rows
 
 
-def per_example_scores(result: dict) -> list[float]:
-    """The primary score of every example."""
-    primary = primary_key(result)
+def per_example_scores(result: dict, score: str | None = None) -> list[float]:
+    """The primary score (or the `score` part) of every example."""
+    primary = score or primary_key(result)
     per = result.get("per_example") or []
     return [float(s[primary] if isinstance(s, dict) else s) for s in per]
 
@@ -262,32 +263,34 @@ class ResultPanel:
         """The output components, in the order `show` returns their values (raw result first)."""
         return [self.raw, self.headline, self.signature, self.table, self.histogram]
 
-    def show(self, result: dict, columns: dict) -> tuple:
-        """Values for `outputs`; `columns` maps table column names to the per-example input values."""
+    def show(self, result: dict, columns: dict, score: str | None = None) -> tuple:
+        """Values for `outputs`; `columns` maps table column names to the per-example input values;
+        `score` names the per-example score when it is not the result's primary key."""
         import gradio as gr
         import pandas as pd
 
-        headers, rows = per_example_rows(result, columns)
-        frame = histogram(per_example_scores(result))
+        headers, rows = per_example_rows(result, columns, score)
+        frame = histogram(per_example_scores(result, score))
         return (
             result,
             headline(result) + f"\n\n{len(rows)} example(s)",
             result.get("signature", ""),
             pd.DataFrame(rows, columns=headers),
             # bins in numeric order (not alphabetical), the axis named after the primary score
-            gr.BarPlot(value=frame, sort=list(frame["score"]), x_title=f"per-example {primary_key(result)}"),
+            gr.BarPlot(value=frame, sort=list(frame["score"]), x_title=f"per-example {score or primary_key(result)}"),
         )
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
     """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
-    panel shows the result, `extra_outputs` (e.g. a picture) get the extra values. Errors anywhere in
+    panel shows the result, `extra_outputs` (e.g. a picture) get the extra values. A handler that sets
+    `handler.per_example_score` names the per-example score when it is not the primary key. Errors anywhere in
     the handler are shown in the page (`shows_errors`). The API endpoint keeps the handler's parameters."""
 
     @functools.wraps(handler)
     def run(*args):
         result, columns, *extras = handler(*args)
-        return (*panel.show(result, columns), *extras)
+        return (*panel.show(result, columns, getattr(handler, "per_example_score", None)), *extras)
 
     button.click(shows_errors(run), inputs=inputs, outputs=panel.outputs + list(extra_outputs), api_name=api_name)
 
