@@ -49,10 +49,13 @@ REPO_ONLY = re.compile(
 def rewrite_card_text(text: str, org: str, name: str) -> str:
     """The card as the Space shows it: `evaluate.load("metrics/<name>")` becomes `evaluate.load("<org>/<name>")`
     (the repo-only alternative in a comment is dropped, not turned into the same call twice), the
-    placeholder org becomes ORG, and commands naming repository files say they run in the repository."""
+    placeholder org becomes ORG, a link to another metric's card becomes that metric's Space, and
+    commands naming repository files say they run in the repository."""
     text = re.sub(rf"""[ \t]*# or evaluate\.load\((["'])metrics/{name}\1\) in the repo""", "", text)
     text = re.sub(rf"""(["'])metrics/{name}\1""", rf"\1{org}/{name}\1", text)
     text = text.replace("multimodal-metrics/", f"{org}/")
+    # another metric's card (`../<other>/README.md` in the repo) is that metric's Space on the Hub
+    text = re.sub(r"\]\(\.\./([A-Za-z0-9_]+)/README\.md\)", rf"](https://huggingface.co/spaces/{org}/\1)", text)
     return REPO_ONLY.sub(lambda m: f"`{m.group(1)}`{REPO_NOTE}", text)
 
 

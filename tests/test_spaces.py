@@ -171,4 +171,5 @@ def test_playground_requirements_resolve_for_the_space_python(staged, tmp_path):
     resolved = {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in json.loads(report.read_text())["install"]}
     for line in requirement_lines(folder):
         package, version = line.split("==")
-        assert resolved.get(canonical(package)) == version, (line, resolved.get(canonical(package)))
+        found = resolved.get(canonical(package), "")
+        assert found.split("+")[0] == version, (line, found)  # a local build (+cpu) of the pinned version counts
