@@ -87,9 +87,17 @@ def set_option(page, elem_id: str, value: str) -> None:
 
 
 def upload(page, elem_id: str, paths: list[str]) -> None:
-    """Choose files in a File component and wait until the upload is done (the page lists a file)."""
-    page.locator(f"#{elem_id} input[type=file]").set_input_files(paths)
-    page.locator(f"#{elem_id}").get_by_text(Path(paths[0]).name).first.wait_for(state="attached", timeout=TIMEOUT_MS)
+    """Choose files in a File component and wait until the upload is done (the page lists a file);
+    chosen again once when the component was not ready for them."""
+    for attempt in range(2):
+        page.locator(f"#{elem_id} input[type=file]").set_input_files(paths)
+        listed = page.locator(f"#{elem_id}").get_by_text(Path(paths[0]).name).first
+        try:
+            listed.wait_for(state="attached", timeout=TIMEOUT_MS // 4 if attempt == 0 else TIMEOUT_MS)
+            break
+        except Exception:  # noqa: BLE001 - a Playwright timeout: choose the files again
+            if attempt:
+                raise
     page.wait_for_load_state("networkidle")
 
 

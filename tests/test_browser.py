@@ -243,6 +243,33 @@ CASES = {
         ],
         garbage=[Garbage({}, r"`weights`", {"opt_weights": "1,2"})],
     ),
+    "ru_meteor": Case(
+        runs=[
+            Run(
+                "captioning",
+                {
+                    "predictions": ["две птицы летали над водою", "над водой летают две птицы", "кошка спит на диване"],
+                    "references": [
+                        ["две птицы летают над водой", "птицы над озером"],
+                        "две птицы летают над водой",
+                        "кот спит на диване",
+                    ],
+                    "synonyms": "none",
+                },
+                signature_has=("preset:captioning", "syn:none"),
+            ),
+            Run(
+                "nltk",
+                {"predictions": ["a sofa", "the cat sat"], "references": ["a couch", "the cat sat"], "synonyms": "none"},
+                typed={"preds": "a sofa\nthe cat sat", "refs": "a couch\nthe cat sat"},
+                signature_has=("preset:nltk", "syn:none"),
+            ),
+        ],
+        garbage=[
+            Garbage({"preds": "a\nb", "refs": "a"}, r"`predictions` has 2 examples but `references` has 1"),
+            Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
+        ],
+    ),
     "fid_clip": Case(
         runs=[
             Run(
@@ -331,7 +358,7 @@ def page(browser):
 # ------------------------------------------------------------------------------------------------
 def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
     res = res or {}
-    if run.config != "default":
+    if ui.get_text(page, f"{prefix}preset") != run.config:
         ui.pick(page, f"{prefix}preset", run.config)
     for suffix, key in run.files.items():
         ui.upload(page, f"{prefix}{suffix}", res[key])

@@ -2,15 +2,29 @@
 
 Copied byte for byte into every metrics/<name>/ folder by scripts/sync_common.py (the canonical copy
 is scripts/common/_mm_demo.py); app.py imports it as a sibling module. No metric logic here.
+
+What a demo is made of:
+* options: `option_choice` (a dropdown whose first choice is "preset") and `option_number` (a text
+  box, empty = preset). A browser sends what it shows, so "the preset's value" has to be a visible
+  choice: a gr.Number left empty shows and sends 0. `chosen`, `chosen_bool` and `chosen_number` turn
+  what was sent back into the option value (None = the preset's).
+* errors: `shows_errors` wraps the whole event handler (parsing included), so bad input of any kind
+  (invalid JSON, wrong lengths, a bad option) is shown in the page as a message naming what is wrong.
+* results: `ResultPanel` shows the headline numbers rounded, the full signature, a per-example table
+  and a histogram of the per-example scores, plus the raw result (the API's first output).
 """
 
+import functools
 import json
+import math
 import sys
 from pathlib import Path
 
 import evaluate
 
 _LOADED = {}
+PRESET = "preset"  # the option choice that means "the preset's value"
+DIGITS = 4  # headline and table numbers are rounded to this many decimals
 
 
 def load_metric(script: Path, preset: str):
@@ -46,6 +60,82 @@ def parse_alternatives(text: str, arg: str, separator: str = " | ") -> list:
     return [line.split(separator) if separator in line else line for line in items]
 
 
+def parse_json(text: str, arg: str):
+    """Any JSON value; a ValueError naming `arg` when the text is not JSON."""
+    try:
+        return json.loads(text or "")
+    except json.JSONDecodeError as err:
+        raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# Options: "preset" is a visible choice, an empty text box means the preset's value
+# ------------------------------------------------------------------------------------------------
+def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None):
+    """A dropdown whose first choice, selected, is "preset" (the preset's value)."""
+    import gradio as gr
+
+    return gr.Dropdown([PRESET, *choices], value=PRESET, label=label, info=info, elem_id=elem_id)
+
+
+def option_number(label: str, elem_id: str | None = None, info: str | None = None):
+    """A text box for a number; left empty it means the preset's value (gr.Number would send 0)."""
+    import gradio as gr
+
+    return gr.Textbox("", label=label, placeholder="empty = preset", info=info, max_lines=1, elem_id=elem_id)
+
+
+def chosen(value):
+    """What a dropdown sent: None for the "preset" choice (or nothing), else the value."""
+    return None if value in (None, "", PRESET) else value
+
+
+def chosen_bool(value, arg: str):
+    """A yes/no dropdown: None for "preset", True for "yes", False for "no"."""
+    value = chosen(value)
+    if value is None:
+        return None
+    if value not in ("yes", "no"):
+        raise ValueError(f"`{arg}` must be preset, yes or no, got {value!r}")
+    return value == "yes"
+
+
+def chosen_number(text, arg: str, integer: bool = False):
+    """A number typed in a text box (None when empty or "preset"); a ValueError naming `arg` otherwise."""
+    if isinstance(text, (int, float)) and not isinstance(text, bool):  # an API client may send a number
+        text = str(text)
+    text = chosen((text or "").strip())
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"`{arg}` must be a number (or empty for the preset's value), got {text!r}") from None
+    if integer:
+        if not value.is_integer():
+            raise ValueError(f"`{arg}` must be a whole number (or empty for the preset's value), got {text!r}")
+        return int(value)
+    return value
+
+
+# ------------------------------------------------------------------------------------------------
+# Errors
+# ------------------------------------------------------------------------------------------------
+def shows_errors(handler):
+    """Wrap an event handler: a ValueError/TypeError anywhere in it (parsing or compute) becomes a
+    gr.Error, which the page shows as a message (a bare "Error" is all a browser sees otherwise)."""
+    import gradio as gr
+
+    @functools.wraps(handler)
+    def wrapper(*args, **kwargs):
+        try:
+            return handler(*args, **kwargs)
+        except (ValueError, TypeError) as err:
+            raise gr.Error(str(err), print_exception=False) from None
+
+    return wrapper
+
+
 def safe_compute(metric, **kwargs) -> dict:
     """metric.compute(...) with bad input shown as a readable error in the UI, not a traceback."""
     import gradio as gr
@@ -54,6 +144,155 @@ def safe_compute(metric, **kwargs) -> dict:
         return metric.compute(**kwargs)
     except (ValueError, TypeError) as err:
         raise gr.Error(str(err)) from None
+
+
+# ------------------------------------------------------------------------------------------------
+# Results a person can read
+# ------------------------------------------------------------------------------------------------
+def fmt(value) -> str:
+    """A number rounded to DIGITS decimals, without trailing zeros (0.5, 0.7333, 12, nan)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if math.isnan(value) or math.isinf(value):
+        return str(value)
+    text = f"{round(float(value), DIGITS):.{DIGITS}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def cell(value) -> str:
+    """A table cell: strings as they are, alternatives joined by ' | ', anything else as compact JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return " | ".join(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def numbers_of(result: dict) -> dict:
+    """The aggregate numbers of a result, in its order (the primary key comes first by convention)."""
+    return {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+
+
+def primary_key(result: dict) -> str:
+    """The result's primary key: its first number (anls, one_minus_ned, f1 / exact_match, accuracy, ...)."""
+    return next(iter(numbers_of(result)), "score")
+
+
+def headline(result: dict) -> str:
+    """Markdown table: the aggregate numbers of `result`, rounded, the primary one first and in bold."""
+    numbers = numbers_of(result)
+    primary = primary_key(result)
+    keys = list(numbers)
+    head = "| " + " | ".join(f"**{k}**" if k == primary else k for k in keys) + " |"
+    rule = "|" + "---|" * len(keys)
+    row = "| " + " | ".join(f"**{fmt(numbers[k])}**" if k == primary else fmt(numbers[k]) for k in keys) + " |"
+    return "\n".join([head, rule, row])
+
+
+def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
+    """(headers, rows) of the per-example table: the given input columns, then the scores (the
+    primary one first, then the metric's other parts), numbers rounded. `score` names a per-example
+    float when it is not the primary key (fid_clip: one CLIP score per image beside one FID)."""
+    primary = score or primary_key(result)
+    per = result.get("per_example") or []
+    parts = [primary] if per and not isinstance(per[0], dict) else []
+    if per and isinstance(per[0], dict):
+        parts = ([primary] if primary in per[0] else []) + [k for k in per[0] if k != primary]
+    headers = ["#", *columns, *parts]
+    rows = []
+    for i, score in enumerate(per):
+        values = [score] if not isinstance(score, dict) else [score.get(k) for k in parts]
+        inputs = [cell(col[i]) if i < len(col) else "" for col in columns.values()]
+        rows.append([i, *inputs, *(fmt(v) for v in values)])
+    return headers, rows
+
+
+def per_example_scores(result: dict, score: str | None = None) -> list[float]:
+    """The primary score (or the `score` part) of every example."""
+    primary = score or primary_key(result)
+    per = result.get("per_example") or []
+    return [float(s[primary] if isinstance(s, dict) else s) for s in per]
+
+
+def histogram(scores: list[float], bins: int = 10):
+    """A DataFrame (`score` bin label, `examples` count) of the scores: bins over [0, 1] when every
+    score lies there, else over [min, max]. Labels are the bins' lower edges, in order."""
+    import numpy as np
+    import pandas as pd
+
+    values = np.array([s for s in scores if not math.isnan(s)], dtype=float)
+    low, high = (0.0, 1.0) if values.size == 0 or (values.min() >= 0 and values.max() <= 1) else (values.min(), values.max())
+    if high == low:
+        high = low + 1.0
+    counts, edges = np.histogram(values, bins=bins, range=(low, high))
+    labels = [f"{fmt(a)}–{fmt(b)}" for a, b in zip(edges[:-1], edges[1:])]
+    return pd.DataFrame({"score": labels, "examples": counts.astype(int)})
+
+
+class ResultPanel:
+    """The result half of a demo (create it inside the layout where it should appear): headline
+    numbers, the full signature, the per-example table, the histogram and the raw result JSON."""
+
+    def __init__(self, api_prefix: str = "", table_label: str = "per example"):
+        import gradio as gr
+
+        self.headline = gr.Markdown("*Press Compute.*", elem_id=f"{api_prefix}headline")
+        self.signature = gr.Textbox(
+            label="signature (every setting that changes the number)",
+            interactive=False,
+            lines=2,
+            max_lines=6,
+            elem_id=f"{api_prefix}signature",
+        )
+        self.table = gr.Dataframe(
+            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table"
+        )
+        self.histogram = gr.BarPlot(
+            x="score",
+            y="examples",
+            label="histogram of the per-example scores",
+            y_title="examples",
+            height=220,
+            elem_id=f"{api_prefix}histogram",
+        )
+        with gr.Accordion("raw result (JSON)", open=False):
+            self.raw = gr.JSON(label="result", elem_id=f"{api_prefix}raw")
+
+    @property
+    def outputs(self) -> list:
+        """The output components, in the order `show` returns their values (raw result first)."""
+        return [self.raw, self.headline, self.signature, self.table, self.histogram]
+
+    def show(self, result: dict, columns: dict, score: str | None = None) -> tuple:
+        """Values for `outputs`; `columns` maps table column names to the per-example input values;
+        `score` names the per-example score when it is not the result's primary key."""
+        import gradio as gr
+        import pandas as pd
+
+        headers, rows = per_example_rows(result, columns, score)
+        frame = histogram(per_example_scores(result, score))
+        return (
+            result,
+            headline(result) + f"\n\n{len(rows)} example(s)",
+            result.get("signature", ""),
+            pd.DataFrame(rows, columns=headers),
+            # bins in numeric order (not alphabetical), the axis named after the primary score
+            gr.BarPlot(value=frame, sort=list(frame["score"]), x_title=f"per-example {score or primary_key(result)}"),
+        )
+
+
+def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
+    """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
+    panel shows the result, `extra_outputs` (e.g. a picture) get the extra values. A handler that sets
+    `handler.per_example_score` names the per-example score when it is not the primary key. Errors anywhere in
+    the handler are shown in the page (`shows_errors`). The API endpoint keeps the handler's parameters."""
+
+    @functools.wraps(handler)
+    def run(*args):
+        result, columns, *extras = handler(*args)
+        return (*panel.show(result, columns, getattr(handler, "per_example_score", None)), *extras)
+
+    button.click(shows_errors(run), inputs=inputs, outputs=panel.outputs + list(extra_outputs), api_name=api_name)
 
 
 def card_body(card: Path) -> str:

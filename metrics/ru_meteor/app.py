@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import card_body, load_metric, parse_alternatives, parse_items, safe_compute
+from _mm_demo import ResultPanel, card_body, connect, load_metric, parse_alternatives, parse_items
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "ru_meteor.py"
@@ -62,18 +62,19 @@ def alignment_html(prediction: str, references: list, options: dict) -> str:
 
 
 def compute(predictions: str, references: str, preset: str, synonyms: str, example):
-    """Score the examples; `synonyms="preset"` uses the preset's synonym source (it needs its resource)."""
+    """Score the examples: (result, table columns, alignment of one example). `synonyms="preset"` uses
+    the preset's synonym source (it needs its resource); "none" (the demo's default) runs without."""
     metric = load_metric(SCRIPT, preset)
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     kwargs = {} if synonyms in ("", "preset", None) else {"synonyms": synonyms}
-    result = safe_compute(metric, predictions=preds, references=refs, return_per_example=True, **kwargs)
+    result = metric.compute(predictions=preds, references=refs, return_per_example=True, **kwargs)
     index = int(example or 1) - 1
     if not 0 <= index < len(preds):
-        raise gr.Error(f"`example` must be between 1 and {len(preds)}")
+        raise ValueError(f"`example` must be between 1 and {len(preds)}")
     options = dict(inspect.getmodule(type(metric)).PRESETS[preset], **kwargs)
     chosen = refs[index] if isinstance(refs[index], list) else [refs[index]]
-    return result, alignment_html(preds[index], chosen, options)
+    return result, {"prediction": preds, "references": refs}, alignment_html(preds[index], chosen, options)
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -82,23 +83,30 @@ def build_ui(api_prefix: str = "") -> None:
         "**METEOR** for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK). One example "
         "per line; a reference line may list several references separated by ` | ` (or paste JSON lists). "
         "RuWordNet is not on PyPI, so the demo runs without the synonym stage unless you choose one whose "
-        "resource this machine has."
+        "resource this machine has (*preset*: the preset's source)."
     )
     with gr.Row():
-        predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, label="predictions", elem_id=f"{api_prefix}preds")
-        references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, label="references", elem_id=f"{api_prefix}refs")
-    with gr.Row():
-        preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
-        synonyms = gr.Dropdown(SYNONYM_CHOICES, value="none", label="synonyms", elem_id=f"{api_prefix}synonyms")
-        example = gr.Number(1, precision=0, minimum=1, label="show the alignment of example #", elem_id=f"{api_prefix}example")
-    button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-    output = gr.JSON(label="result")
-    aligned = gr.HTML(label="alignment", elem_id=f"{api_prefix}alignment")
-    button.click(
+        with gr.Column():
+            with gr.Row():
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, label="references", elem_id=f"{api_prefix}refs")
+            with gr.Row():
+                preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
+                synonyms = gr.Dropdown(SYNONYM_CHOICES, value="none", label="synonyms", elem_id=f"{api_prefix}opt_synonyms")
+                example = gr.Number(
+                    1, precision=0, minimum=1, label="show the alignment of example #", elem_id=f"{api_prefix}example"
+                )
+            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+            aligned = gr.HTML(label="alignment", elem_id=f"{api_prefix}alignment")
+        with gr.Column():
+            panel = ResultPanel(api_prefix)
+    connect(
+        button,
         compute,
-        inputs=[predictions, references, preset, synonyms, example],
-        outputs=[output, aligned],
-        api_name=f"{api_prefix}compute",
+        [predictions, references, preset, synonyms, example],
+        panel,
+        f"{api_prefix}compute",
+        extra_outputs=[aligned],
     )
 
 
