@@ -5,7 +5,9 @@ Every per-metric app (metrics/*/app.py) and the playground (spaces/playground/ap
 what a person does: leave the pre-filled example and press Compute, or type inputs, pick a preset,
 set an option and press Compute; the numbers shown (headline, per-example table) must equal the
 module's own `compute` on the same inputs and preset, rounded as shown, and the signature shown must
-be the module's. Garbage typed in (invalid JSON, wrong lengths, a bad option) must show a message
+be the module's. Every demo asks for the 95% bootstrap interval (`_mm_demo.CONFIDENCE`): a headline
+number with an interval reads `value [low, high]`, equal to the module's `compute(...,
+confidence=0.95, n_resamples=1000, seed=12345)`; a number without one (FID) shows just the value. Garbage typed in (invalid JSON, wrong lengths, a bad option) must show a message
 naming what is wrong. Screenshots go to .build/screenshots/. A browser that cannot start fails the
 test: it is never skipped. Adding a metric = one entry in CASES (test_every_app_has_a_case checks).
 
@@ -36,6 +38,7 @@ class Run:
     options: dict = field(default_factory=dict)  # elem_id suffix -> choice picked / text typed
     signature_has: tuple = ()  # parts the signature shown must hold (what "left on preset" resolved to)
     files: dict = field(default_factory=dict)  # elem_id suffix -> resource key of the files uploaded
+    intervals: tuple = ()  # headline keys that must show their bootstrap interval `value [low, high]`
 
 
 @dataclass
@@ -75,6 +78,8 @@ def fid_clip_resources(folder: Path) -> dict:
 
 
 NOT_JSON = '["a", "b"'
+CI = {"confidence": 0.95, "n_resamples": 1000, "seed": 12345}  # what the demos ask (the module's defaults)
+CI_SIGNATURE = "|ci:bs-pct|conf:0.95|bs:1000|seed:12345|"
 CASES = {
     "anls": Case(
         runs=[
@@ -85,6 +90,7 @@ CASES = {
                     "references": ["Hello World", "receipt", "ab", ["$12.00", "12"], "new  york"],
                 },
                 signature_has=("thr:0.5", "bound:inclusive", "len:raw_upper"),
+                intervals=("anls",),
             ),
             Run(
                 "stvqa",
@@ -92,6 +98,7 @@ CASES = {
                 typed={"preds": "ac\nhello", "refs": "ab\nhallo | hello"},
                 options={"opt_threshold": "0.4"},
                 signature_has=("preset:stvqa", "thr:0.4"),
+                intervals=("anls",),
             ),
         ],
         garbage=[
@@ -106,6 +113,7 @@ CASES = {
                 "default",
                 {"predictions": ["хоп", "abce", "Hello", "ＡＢＣ"], "references": ["хор", ["abcd", "abce"], "hello", "ABC"]},
                 signature_has=("case:none", "fw2hw:no"),
+                intervals=("one_minus_ned",),
             ),
             Run(
                 "icdar2019",
@@ -196,6 +204,7 @@ CASES = {
                     ],
                 },
                 signature_has=("match:any", "iou:0.5", "fmt:xywh"),
+                intervals=("f1", "precision", "recall"),
             ),
             Run(
                 "one_to_one",
@@ -210,6 +219,7 @@ CASES = {
                 },
                 options={"opt_iou_threshold": "0.3"},
                 signature_has=("preset:one_to_one", "match:one_to_one", "iou:0.3"),
+                intervals=("f1",),
             ),
         ],
         garbage=[
@@ -372,14 +382,25 @@ def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
 def check_shown(page, name: str, run: Run, prefix: str = "", res: dict | None = None) -> None:
     """The page shows the module's own numbers (rounded to 4 decimals) and its full signature."""
     kwargs = run.compute(res) if callable(run.compute) else run.compute
-    expected = load_metric(name, run.config).compute(**kwargs, return_per_example=True)
-    numbers = {k: v for k, v in expected.items() if isinstance(v, float)}
+    expected = load_metric(name, run.config).compute(**kwargs, **CI, return_per_example=True)
+    bounds = ("_ci_low", "_ci_high")
+    numbers = {k: v for k, v in expected.items() if isinstance(v, float) and not k.endswith(bounds)}
     shown = ui.read_headline(page, prefix)
     assert list(shown) == list(numbers), (shown, numbers)
     for key, value in numbers.items():
-        assert float(shown[key]) == round(value, 4), (key, shown[key], value)
+        parts = re.fullmatch(r"(\S+)(?: \[(\S+), (\S+)\])?", shown[key])
+        assert parts, (key, shown[key])
+        assert float(parts[1]) == round(value, 4), (key, shown[key], value)
+        if f"{key}_ci_low" in expected:  # the module's own interval, rounded as shown
+            interval = [round(expected[f"{key}{b}"], 4) for b in bounds]
+            assert parts[2] is not None and [float(parts[2]), float(parts[3])] == interval, (key, shown[key], interval)
+        else:  # no interval for this number (FID): just the value
+            assert parts[2] is None, (key, shown[key])
+    for key in run.intervals:
+        assert f"{key}_ci_low" in expected and "[" in shown[key], (key, shown)
     signature = ui.get_text(page, f"{prefix}signature")
     assert signature == expected["signature"]
+    assert CI_SIGNATURE in signature, signature
     for part in run.signature_has:
         assert f"|{part}|" in signature, (part, signature)
     headers, rows = ui.read_table(page, prefix)

@@ -52,6 +52,22 @@ def test_numbers_are_rounded_for_reading(demo):
     assert rows == [[0, "a | b", "0.5"]]
 
 
+def test_headline_shows_the_interval_beside_its_number(demo):
+    result = {
+        "f1": 2 / 3,
+        "f1_ci_low": 0.25,
+        "f1_ci_high": 0.91234,
+        "fid": 12.5,  # no interval: just the value
+        "signature": "x|ci:bs-pct|conf:0.9|bs:1000|seed:7|v:1",
+    }
+    assert demo.primary_key(result) == "f1"
+    assert list(demo.numbers_of(result)) == ["f1", "fid"]  # the bounds are not rows of their own
+    lines = demo.headline(result).splitlines()
+    assert lines[:3] == ["| **f1** | fid |", "|---|---|", "| **0.6667 [0.25, 0.9123]** | 12.5 |"]
+    assert lines[-1] == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
+    assert "bootstrap" not in demo.headline({"f1": 0.5, "signature": "x|v:1"})
+
+
 def test_histogram_bins_every_score_once(demo):
     frame = demo.histogram([0.0, 0.05, 0.5, 1.0, 1.0])
     assert len(frame) == 10 and frame["examples"].sum() == 5

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 from _mm_demo import (
+    CONFIDENCE,
     ResultPanel,
     card_body,
     chosen,
@@ -39,6 +40,7 @@ def compute(predictions: str, references: str, preset: str, threshold: str, boun
         text_norm=chosen(text_norm),
         length_norm=chosen(length_norm),
         return_per_example=True,
+        confidence=CONFIDENCE,
     )
     return result, {"prediction": preds, "references": refs}
 

@@ -7,7 +7,7 @@ The metric is loaded by script path through evaluate (never `import codebleu`, w
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import ResultPanel, card_body, connect, load_metric
+from _mm_demo import CONFIDENCE, ResultPanel, card_body, connect, load_metric
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "codebleu.py"
@@ -40,6 +40,7 @@ def compute(prediction: str, reference: str, lang: str, preset: str, weights: st
         lang=lang,
         weights=_weights(weights),
         return_per_example=True,
+        confidence=CONFIDENCE,
     )
     return result, {"prediction": [prediction or ""], "reference": [reference or ""]}
 

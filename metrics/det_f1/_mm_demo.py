@@ -10,8 +10,10 @@ What a demo is made of:
   what was sent back into the option value (None = the preset's).
 * errors: `shows_errors` wraps the whole event handler (parsing included), so bad input of any kind
   (invalid JSON, wrong lengths, a bad option) is shown in the page as a message naming what is wrong.
-* results: `ResultPanel` shows the headline numbers rounded, the full signature, a per-example table
-  and a histogram of the per-example scores, plus the raw result (the API's first output).
+* results: `ResultPanel` shows the headline numbers rounded, each as `value [low, high]` where the
+  result has its bootstrap interval (`<key>_ci_low` / `<key>_ci_high`: the apps pass `confidence=
+  CONFIDENCE`), the full signature, a per-example table and a histogram of the per-example scores,
+  plus the raw result (the API's first output).
 """
 
 import functools
@@ -25,6 +27,10 @@ import evaluate
 _LOADED = {}
 PRESET = "preset"  # the option choice that means "the preset's value"
 DIGITS = 4  # headline and table numbers are rounded to this many decimals
+# Every demo asks for this percentile bootstrap interval (the module's default resamples and seed, so
+# the signature records `ci:bs-pct|conf:0.95|bs:1000|seed:12345` and the interval is reproducible).
+CONFIDENCE = 0.95
+CI_SUFFIXES = ("_ci_low", "_ci_high")
 
 
 def load_metric(script: Path, preset: str):
@@ -169,8 +175,38 @@ def cell(value) -> str:
 
 
 def numbers_of(result: dict) -> dict:
-    """The aggregate numbers of a result, in its order (the primary key comes first by convention)."""
-    return {k: v for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    """The aggregate numbers of a result, in its order (the primary key comes first by convention),
+    without the interval bounds (`<key>_ci_low` / `<key>_ci_high`: see `interval_of`)."""
+    return {
+        k: v
+        for k, v in result.items()
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.endswith(CI_SUFFIXES)
+    }
+
+
+def interval_of(result: dict, key: str) -> tuple | None:
+    """(low, high) of `key`'s bootstrap interval when the result has one, else None (FID, no confidence)."""
+    low, high = result.get(f"{key}_ci_low"), result.get(f"{key}_ci_high")
+    return None if low is None or high is None else (low, high)
+
+
+def shown_number(result: dict, key: str) -> str:
+    """`key`'s value rounded, followed by its interval `[low, high]` when the result has one."""
+    text = fmt(result[key])
+    bounds = interval_of(result, key)
+    return text if bounds is None else f"{text} [{fmt(bounds[0])}, {fmt(bounds[1])}]"
+
+
+def confidence_note(result: dict) -> str:
+    """What `[low, high]` means, read from the signature (`conf:`, `bs:`, `seed:`); "" without an interval."""
+    if not any(k.endswith(CI_SUFFIXES) for k in result):
+        return ""
+    parts = dict(p.split(":", 1) for p in str(result.get("signature", "")).split("|") if ":" in p)
+    level = fmt(float(parts.get("conf", CONFIDENCE)) * 100)
+    return (
+        f"[low, high]: {level}% percentile bootstrap interval over the examples "
+        f"({parts.get('bs', '?')} resamples, seed {parts.get('seed', '?')})"
+    )
 
 
 def primary_key(result: dict) -> str:
@@ -179,14 +215,17 @@ def primary_key(result: dict) -> str:
 
 
 def headline(result: dict) -> str:
-    """Markdown table: the aggregate numbers of `result`, rounded, the primary one first and in bold."""
-    numbers = numbers_of(result)
+    """Markdown table: the aggregate numbers of `result`, rounded, the primary one first and in bold;
+    a number with a bootstrap interval reads `value [low, high]`, and a note under the table says
+    which interval it is."""
     primary = primary_key(result)
-    keys = list(numbers)
+    keys = list(numbers_of(result))
     head = "| " + " | ".join(f"**{k}**" if k == primary else k for k in keys) + " |"
     rule = "|" + "---|" * len(keys)
-    row = "| " + " | ".join(f"**{fmt(numbers[k])}**" if k == primary else fmt(numbers[k]) for k in keys) + " |"
-    return "\n".join([head, rule, row])
+    cells = (f"**{shown_number(result, k)}**" if k == primary else shown_number(result, k) for k in keys)
+    row = "| " + " | ".join(cells) + " |"
+    note = confidence_note(result)
+    return "\n".join([head, rule, row] + ([f"\n{note}"] if note else []))
 
 
 def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
@@ -236,7 +275,10 @@ class ResultPanel:
     def __init__(self, api_prefix: str = "", table_label: str = "per example"):
         import gradio as gr
 
-        self.headline = gr.Markdown("*Press Compute.*", elem_id=f"{api_prefix}headline")
+        self.headline = gr.Markdown(
+            f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval.",
+            elem_id=f"{api_prefix}headline",
+        )
         self.signature = gr.Textbox(
             label="signature (every setting that changes the number)",
             interactive=False,

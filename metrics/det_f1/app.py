@@ -9,6 +9,7 @@ from pathlib import Path
 import gradio as gr
 from _det_f1_core import box_status, from_fusion_brain, normalize_example, unpack
 from _mm_demo import (
+    CONFIDENCE,
     ResultPanel,
     card_body,
     chosen,
@@ -140,6 +141,7 @@ def compute(references: str, predictions: str, preset: str, matching: str, iou_t
         iou_boundary=chosen(iou_boundary),
         box_format=chosen(box_format),
         return_per_example=True,
+        confidence=CONFIDENCE,
     )
     used = dict(part.split(":", 1) for part in result["signature"].split("|")[1:])  # the resolved options
     picture = draw_images(

@@ -11,7 +11,16 @@ import os
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import ResultPanel, card_body, chosen_number, connect, load_metric, option_number, parse_items
+from _mm_demo import (
+    CONFIDENCE,
+    ResultPanel,
+    card_body,
+    chosen_number,
+    connect,
+    load_metric,
+    option_number,
+    parse_items,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "fid_clip.py"
@@ -56,7 +65,12 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
         pre_resize=resize,
     )
     if texts is not None:
-        kwargs.update(texts=texts, clip_model=resolve_clip_model(clip_model), return_per_example=True)
+        kwargs.update(
+            texts=texts,
+            clip_model=resolve_clip_model(clip_model),
+            return_per_example=True,
+            confidence=CONFIDENCE,  # the CLIP score's interval (FID has none; without texts it is refused)
+        )
     result = load_metric(SCRIPT, preset).compute(**kwargs)
     return result, {"image": [Path(p).name for p in gen], "prompt": texts or []}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 from _mm_demo import (
+    CONFIDENCE,
     ResultPanel,
     card_body,
     chosen,
@@ -38,6 +39,7 @@ def compute(predictions: str, references: str, preset: str, case_fold: str, full
         fullwidth_to_halfwidth=chosen_bool(fullwidth, "fullwidth_to_halfwidth"),
         both_empty=chosen_number(both_empty, "both_empty"),
         return_per_example=True,
+        confidence=CONFIDENCE,
     )
     return result, {"prediction": preds, "references": refs}
 

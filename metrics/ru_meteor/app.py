@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import ResultPanel, card_body, connect, load_metric, parse_alternatives, parse_items
+from _mm_demo import CONFIDENCE, ResultPanel, card_body, connect, load_metric, parse_alternatives, parse_items
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "ru_meteor.py"
@@ -68,7 +68,9 @@ def compute(predictions: str, references: str, preset: str, synonyms: str, examp
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     kwargs = {} if synonyms in ("", "preset", None) else {"synonyms": synonyms}
-    result = metric.compute(predictions=preds, references=refs, return_per_example=True, **kwargs)
+    result = metric.compute(
+        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **kwargs
+    )
     index = int(example or 1) - 1
     if not 0 <= index < len(preds):
         raise ValueError(f"`example` must be between 1 and {len(preds)}")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 from _mm_demo import (
+    CONFIDENCE,
     ResultPanel,
     card_body,
     chosen,
@@ -37,6 +38,7 @@ def compute(predictions: str, references: str, preset: str, measure: str, keep_h
         keep_hyphen=chosen_bool(keep_hyphen, "keep_hyphen"),
         letter_fallback=chosen_bool(letter_fallback, "letter_fallback"),
         return_per_example=True,
+        confidence=CONFIDENCE,
     )
     return result, {"prediction": preds, "references": refs}
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import gradio as gr
 from _mm_demo import (
+    CONFIDENCE,
     ResultPanel,
     card_body,
     chosen,
@@ -84,6 +85,7 @@ def compute(
         references=refs,
         num_answers=chosen_number(num_answers, "num_answers", integer=True),
         return_per_example=True,
+        confidence=CONFIDENCE,
         **{k: v for k, v in kwargs.items() if v is not None},
     )
     return result, columns
