@@ -594,8 +594,13 @@ def test_demo_scores_uploads(models, tmp_path):
         expected = load_metric("fid_clip").compute(
             predictions=[str(p) for p in gen], references=[str(p) for p in real], texts=["a cat", "a dog", "cat dog"],
             inception_weights=str(models["inception"]), clip_model=str(models["hf"]), return_per_example=True,
+            confidence=0.95,  # the demo shows the CLIP score's 95% bootstrap interval (FID has none)
         )
         assert result["fid"] == pytest.approx(expected["fid"], rel=1e-9)
+        assert [result["clip_score_ci_low"], result["clip_score_ci_high"]] == pytest.approx(
+            [expected["clip_score_ci_low"], expected["clip_score_ci_high"]], rel=1e-9
+        )
+        assert "fid_ci_low" not in result and "[" in headline.split("\n")[2]
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
         assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table
