@@ -3,6 +3,7 @@
     python scripts/bench_vqa_acc.py            # 200,000 questions x 10 answers
     python scripts/bench_vqa_acc.py --quick    # 5,000 questions
     python scripts/bench_vqa_acc.py --n 50000 --seed 1
+    python scripts/bench_vqa_acc.py --wups     # wups preset: 10,000 questions vs calculate_wups.py
 
 Times, on the same generated answers in the same run: (1) `OfficialVQAEval`, a line-by-line Python 3 port
 of GT-Vision-Lab vqaEval.py @ a013f00 (its `evaluate` loop, `processPunctuation`, `processDigitArticle`,
@@ -15,6 +16,7 @@ import argparse
 import re
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 from _bench import ROOT, load_core, offline_env
@@ -127,13 +129,159 @@ def make_inputs(n: int, seed: int = 0, n_answers: int = 10):
     return predictions, references
 
 
+class MalinowskiWUPS:
+    """Transcription of Malinowski's calculate_wups.py (05.09.2015 revision; seeds_reference.md 3.3):
+    `items2list`, `fuzzy_set_membership_measure`, `score_it`, `wup_measure` with its nested
+    `get_semantic_field` / `get_stem_word` and no caching; `wn` is a WordNet reader of its own."""
+
+    def __init__(self, wn, thresh: float):
+        self.wn = wn
+        self.thresh = thresh
+
+    @staticmethod
+    def items2list(x):
+        return [l.strip() for l in x.split(",")]  # noqa: E741 (the script's name)
+
+    @staticmethod
+    def fuzzy_set_membership_measure(x, A, m):
+        return 0 if A == [] else max(map(lambda a: m(x, a), A))
+
+    def score_it(self, A, T, m):
+        if A == [] and T == []:
+            return 1
+        score_left = 0 if A == [] else np.prod(list(map(lambda a: self.fuzzy_set_membership_measure(a, T, m), A)))
+        score_right = 0 if T == [] else np.prod(list(map(lambda t: self.fuzzy_set_membership_measure(t, A, m), T)))
+        return min(score_left, score_right)
+
+    def wup_measure(self, a, b, similarity_threshold=0.925):
+        wn = self.wn
+
+        def get_semantic_field(a):
+            weight = 1.0
+            semantic_field = wn.synsets(a, pos=wn.NOUN)
+            return (semantic_field, weight)
+
+        def get_stem_word(a):
+            weight = 1.0
+            return (a, weight)
+
+        global_weight = 1.0
+        (a, global_weight_a) = get_stem_word(a)
+        (b, global_weight_b) = get_stem_word(b)
+        global_weight = min(global_weight_a, global_weight_b)
+        if a == b:
+            return 1.0 * global_weight
+        if a == [] or b == []:
+            return 0
+        interp_a, weight_a = get_semantic_field(a)
+        interp_b, weight_b = get_semantic_field(b)
+        if interp_a == [] or interp_b == []:
+            return 0
+        global_max = 0.0
+        for x in interp_a:
+            for y in interp_b:
+                local_score = x.wup_similarity(y)
+                if local_score > global_max:
+                    global_max = local_score
+        interp_weight = 0.1 if global_max < similarity_threshold else 1.0
+        return global_max * weight_a * weight_b * interp_weight * global_weight
+
+    def scores(self, gt_list, pred_list):
+        thresh = self.thresh
+        if thresh == -1:
+            measure = lambda x, y: float(x == y)  # noqa: E731 (the script's dirac_measure)
+        else:
+            measure = lambda x, y: self.wup_measure(x, y, thresh)  # noqa: E731
+        return [
+            self.score_it(self.items2list(ta), self.items2list(pa), measure) for (ta, pa) in zip(gt_list, pred_list)
+        ]
+
+
+WUPS_WORDS = [
+    "dog", "dogs", "Dog", "cat", "puppy", "animal", "horse", "cow", "sheep", "bird", "giraffe", "elephant",
+    "zebra", "bear", "car", "bus", "truck", "train", "bicycle", "motorcycle", "airplane", "boat", "table",
+    "chair", "sofa", "couch", "bed", "desk", "lamp", "television", "laptop", "computer", "phone", "book",
+    "clock", "vase", "bottle", "cup", "glass", "plate", "bowl", "fork", "knife", "spoon", "pizza", "banana",
+    "apple", "orange", "sandwich", "cake", "broccoli", "carrot", "kitchen", "bathroom", "bedroom", "room",
+    "window", "door", "wall", "floor", "tree", "grass", "sky", "water", "beach", "snow", "man", "woman",
+    "person", "child", "boy", "girl", "people", "red", "blue", "white", "black", "green", "yellow", "two",
+    "three", "tennis", "baseball", "frisbee", "kite", "umbrella", "bag", "hat", "shirt", "shoe", "tie",
+    "toilet", "sink", "refrigerator", "oven", "microwave", "living room", "traffic light", "xyzzy", "",
+]  # fmt: skip
+
+
+def make_wups_inputs(n: int, seed: int = 0):
+    """WUPS-style pairs with repeated words: one GT and one prediction per question, a fifth of them
+    comma-separated sets of 2-3 items, half the predictions equal to the GT or one of its items."""
+    rng = np.random.default_rng(seed)
+
+    def answer():
+        k = 1 if rng.random() < 0.8 else int(rng.integers(2, 4))
+        return ", ".join(WUPS_WORDS[j] for j in rng.integers(len(WUPS_WORDS), size=k))
+
+    gts, preds = [], []
+    for _ in range(n):
+        gt = answer()
+        pred = gt if rng.random() < 0.3 else (gt.split(",")[0] if rng.random() < 0.3 else answer())
+        gts.append(gt)
+        preds.append(pred)
+    return preds, gts
+
+
+def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
+    """WUPS preset vs the calculate_wups.py transcription, each on a WordNet reader of its own."""
+    offline_env()
+    import os
+
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    wups = load_core("vqa_acc", "_vqa_wups")
+    nltk_data = os.environ["NLTK_DATA"]
+    predictions, gts = make_wups_inputs(n, seed)
+    print(f"wups (threshold {threshold}) on {n:,} questions, {len(WUPS_WORDS)} distinct words (seed {seed})")
+    print(f"  WordNet: {nltk_data}; reader construction not timed (both sides build a fresh one)")
+
+    ref_wn = WordNetCorpusReader(str(Path(nltk_data) / "corpora" / "wordnet"), None)
+    t0 = time.process_time()
+    ref = MalinowskiWUPS(ref_wn, threshold).scores(gts, predictions)
+    t_ref = time.process_time() - t0
+
+    for cached in (wups.max_wup, wups._synset_wup, wups._noun_synsets, wups._reader):
+        cached.cache_clear()
+    wups.load_wordnet(nltk_data)  # fresh reader, untimed like the reference's
+    t0 = time.process_time()
+    ours = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet_path=nltk_data)
+    t_ours = time.process_time() - t0
+    assert ours.tolist() == [float(x) for x in ref], "per-question WUPS differ from calculate_wups.py"
+    print(f"  calculate_wups.py (transcription): {t_ref:8.3f} s CPU")
+    print(f"  wups_per_question (ours)         : {t_ours:8.3f} s CPU   speed-up x{t_ref / t_ours:.1f}")
+    if not skip_evaluate:
+        import evaluate
+
+        metric = evaluate.load(str(METRIC), "wups")
+        t0 = time.process_time()
+        result = metric.compute(
+            predictions=predictions, references=[[g] for g in gts], threshold=threshold, wordnet_path=nltk_data,
+            return_per_example=True,
+        )  # fmt: skip
+        t_eval = time.process_time() - t0
+        assert result["per_example"] == ours.tolist(), "evaluate.compute per-question WUPS differ"
+        print(f"  evaluate.load(..., 'wups').compute: {t_eval:7.3f} s CPU   speed-up x{t_ref / t_eval:.1f}")
+    print(f"  identical per-question scores: yes (WUPS {float(np.mean(ref)):.6f})")
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5,000 questions")
     parser.add_argument("--n", type=int, default=None, help="number of questions (default 200,000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--skip-evaluate", action="store_true", help="do not time evaluate.load(...).compute")
+    parser.add_argument("--wups", action="store_true", help="the wups preset vs calculate_wups.py (10,000)")
+    parser.add_argument("--threshold", type=float, default=0.9, help="--wups: WUPS threshold (0.9, 0.0, -1)")
     args = parser.parse_args(argv)
+    if args.wups:
+        return bench_wups(args.n or (1_000 if args.quick else 10_000), args.seed, args.threshold, args.skip_evaluate)
     n = args.n or (5_000 if args.quick else 200_000)
     predictions, references = make_inputs(n, args.seed)
     print(f"vqa_v2 on {n:,} questions x 10 answers (seed {args.seed})")

@@ -11,7 +11,9 @@ Reference: Malinowski's ``calculate_wups.py`` (05.09.2015 revision, e.g. bupt-ci
 * dataset score: mean over questions (the script prints it x100; fractions here).
 
 The script's default threshold is 0.925; the published conventions are WUPS@0.9 and WUPS@0.0.
-Wu-Palmer maxima are cached per word pair (``lru_cache``). WordNet 3.0 is read offline, nothing is
+Cached (``lru_cache``): noun synsets per word, Wu-Palmer similarity per ordered synset pair, its maximum
+per word pair, hypernym paths per synset, and the WordNet version NLTK would otherwise re-read in every
+``wup_similarity``. WordNet 3.0 is read offline, nothing is
 downloaded: from ``wordnet_path`` (an NLTK data directory holding ``corpora/wordnet``, that ``wordnet``
 directory itself, or a WordNet dict directory such as Debian's), else from NLTK's standard data path
 (``NLTK_DATA``, ``~/nltk_data``, ...), else from Debian's ``wordnet-base`` files in ``/usr/share/wordnet``
@@ -116,24 +118,59 @@ def _reader(location: str):
             return None
 
     has_lexnames = (Path(location) / "lexnames").is_file()
-    reader = WordNetCorpusReader if has_lexnames else DictDirReader
+    reader_class = WordNetCorpusReader if has_lexnames else DictDirReader
     with warnings.catch_warnings():  # "multilingual functions are not available": no OMW, by design
         warnings.simplefilter("ignore", UserWarning)
-        return reader(location, None)
+        reader = reader_class(location, None)
+    # NLTK re-reads the data file's header for the version inside every wup_similarity (Synset._needs_root):
+    # about 60% of a WUPS run. The version of an open corpus is constant, so it is read once.
+    version = reader.get_version()
+    reader.get_version = lambda: version
+    return reader
+
+
+@lru_cache(maxsize=1 << 16)
+def _noun_synsets(word: str, wordnet_path: str | None) -> tuple:
+    """``wn.synsets(word, pos=NOUN)`` once per distinct word."""
+    return tuple(load_wordnet(wordnet_path).synsets(word, pos="n"))
+
+
+@lru_cache(maxsize=1 << 20)
+def _synset_wup(x, y, wordnet_path: str | None):
+    """``x.wup_similarity(y)`` once per distinct ordered synset pair (words share synsets: dog, dogs, Dog)."""
+    _memoize_hypernym_paths(x)
+    _memoize_hypernym_paths(y)
+    return x.wup_similarity(y)
+
+
+def _memoize_hypernym_paths(synset) -> None:
+    """Give one Synset (shared through its reader's cache) a memo of ``_shortest_hypernym_paths``, which
+    NLTK recomputes by a graph walk in every ``shortest_path_distance`` (twice per ``wup_similarity``).
+    Its callers only read the returned dict, so the values are unchanged."""
+    if "_shortest_hypernym_paths" in vars(synset):
+        return
+    compute = synset._shortest_hypernym_paths
+    memo: dict = {}
+
+    def paths(simulate_root):
+        if simulate_root not in memo:
+            memo[simulate_root] = compute(simulate_root)
+        return memo[simulate_root]
+
+    synset._shortest_hypernym_paths = paths
 
 
 @lru_cache(maxsize=1 << 18)
 def max_wup(a: str, b: str, wordnet_path: str | None = None) -> float:
     """max over NOUN synset pairs of ``wup_similarity`` (0.0 when either word has no noun synset)."""
-    wn = load_wordnet(wordnet_path)
-    interp_a = wn.synsets(a, pos="n")
-    interp_b = wn.synsets(b, pos="n")
+    interp_a = _noun_synsets(a, wordnet_path)
+    interp_b = _noun_synsets(b, wordnet_path)
     if not interp_a or not interp_b:
         return 0.0
     best = 0.0
     for x in interp_a:
         for y in interp_b:
-            score = x.wup_similarity(y)
+            score = _synset_wup(x, y, wordnet_path)
             if score is not None and score > best:
                 best = score
     return best
