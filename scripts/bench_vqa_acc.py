@@ -4,6 +4,7 @@
     python scripts/bench_vqa_acc.py --quick    # 5,000 questions
     python scripts/bench_vqa_acc.py --n 50000 --seed 1
     python scripts/bench_vqa_acc.py --wups     # wups preset: 10,000 questions vs calculate_wups.py
+    python scripts/bench_vqa_acc.py --tdiuc    # tdiuc preset vs Kafle's script, 1,000 .. 1,000,000 questions
 
 Times, on the same generated answers in the same run: (1) `OfficialVQAEval`, a line-by-line Python 3 port
 of GT-Vision-Lab vqaEval.py @ a013f00 (its `evaluate` loop, `processPunctuation`, `processDigitArticle`,
@@ -271,6 +272,76 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     return 0
 
 
+def kafle_tdiuc(pred_answers, gt_answers, gt_types, ans_to_aid):
+    """Transcription of Kafle's TDIUC evaluation (seeds_reference.md 3.2; the loop as in the
+    block.bootstrap copy, with the normalised pass's list reset): answers become ids through the
+    answer key, a GT outside it is id -1, per-type lists, then the accuracies on the 0-100 scale."""
+    pred_aids, gt_aids, res_by_type = [], [], {}
+    for pred, gt, tp in zip(pred_answers, gt_answers, gt_types):
+        pred_aid = ans_to_aid[pred]
+        pred_aids.append(pred_aid)
+        res_by_type.setdefault(tp + "_pred", []).append(pred_aid)
+        gt_aid = ans_to_aid.get(gt, -1)
+        gt_aids.append(gt_aid)
+        res_by_type.setdefault(tp + "_gt", []).append(gt_aid)
+        res_by_type.setdefault(tp + ("_t" if gt_aid == pred_aid and gt_aid != -1 else "_f"), []).append(pred_aid)
+    accuracy = float(100 * np.mean(np.array(pred_aids) == np.array(gt_aids)))
+    from scipy import stats
+
+    types = list(set(gt_types))
+    eps = 1e-10
+    sum_acc = []
+    for tp in types:
+        t, f = res_by_type.get(tp + "_t", []), res_by_type.get(tp + "_f", [])
+        sum_acc.append(100 * (len(t) / len(t + f)) + eps)
+    out = {"accuracy": accuracy, "arithmetic_mpt": float(np.mean(np.array(sum_acc))),
+           "harmonic_mpt": float(stats.hmean(sum_acc))}  # fmt: skip
+    sum_acc = []
+    for tp in types:
+        per_ans_stat: dict = {}
+        for g, p in zip(res_by_type[tp + "_gt"], res_by_type[tp + "_pred"]):
+            per_ans_stat[str(g) + "_gt"] = per_ans_stat.get(str(g) + "_gt", 0) + 1
+            if g == p:
+                per_ans_stat[str(g)] = per_ans_stat.get(str(g), 0) + 1
+        unq_acc = 0
+        for unq_ans in set(res_by_type[tp + "_gt"]):
+            unq_acc += per_ans_stat.get(str(unq_ans), 0) / per_ans_stat[str(unq_ans) + "_gt"]
+        sum_acc.append(100 * unq_acc / len(set(res_by_type[tp + "_gt"])) + eps)
+    out["arithmetic_nmpt"] = float(np.mean(np.array(sum_acc)))
+    out["harmonic_nmpt"] = float(stats.hmean(sum_acc))
+    return out
+
+
+def bench_tdiuc(sizes, seed: int, budget_s: float = 120.0) -> int:
+    """tdiuc_scores vs the Kafle transcription at each size (CPU time), same summary numbers."""
+    tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
+    import scipy.stats  # noqa: F401  (imported by both sides: not timed)
+    rng = np.random.default_rng(seed)
+    answers = [f"answer{k}" for k in range(1_000)]
+    key = answers[:950]  # 5% of GT answers fall outside the answer key (id -1)
+    ans_to_aid = {a: k for k, a in enumerate(key)}  # the answer key; predictions stay inside it
+    types = ["object_presence", "counting", "color", "sport_recognition", "positional_reasoning", "scene_recognition",
+             "attribute", "activity_recognition", "object_recognition", "utility_affordance", "sentiment_understanding",
+             "absurd"]  # fmt: skip
+    print("tdiuc: Kafle's script (transcription) vs tdiuc_scores, CPU seconds (time.process_time)")
+    for n in sizes:
+        gt = [answers[k] for k in rng.zipf(1.5, size=n) % len(answers)]
+        pred = [g if g in ans_to_aid and rng.random() < 0.5 else key[int(rng.integers(len(key)))] for g in gt]
+        qt = [types[k] for k in rng.integers(len(types), size=n)]
+        t0 = time.process_time()
+        ref = kafle_tdiuc(pred, gt, qt, ans_to_aid)
+        t_ref = time.process_time() - t0
+        t0 = time.process_time()
+        ours = tdiuc.tdiuc_scores(pred, gt, qt, answer_key=key)[0]
+        t_ours = time.process_time() - t0
+        for name, value in ref.items():  # ours: fractions (script / 100, MPTs clipped at 1.0)
+            assert abs(ours[name] - min(value / 100, 1.0)) <= 1e-12, (name, ours[name], value)
+        print(f"  {n:>9,} questions: Kafle {t_ref:8.3f} s   ours {t_ours:8.3f} s   x{t_ref / t_ours:.1f}")
+        if t_ref + t_ours > budget_s / 10:
+            break
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5,000 questions")
@@ -279,7 +350,10 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-evaluate", action="store_true", help="do not time evaluate.load(...).compute")
     parser.add_argument("--wups", action="store_true", help="the wups preset vs calculate_wups.py (10,000)")
     parser.add_argument("--threshold", type=float, default=0.9, help="--wups: WUPS threshold (0.9, 0.0, -1)")
+    parser.add_argument("--tdiuc", action="store_true", help="the tdiuc preset vs Kafle's script, 1e3..1e6")
     args = parser.parse_args(argv)
+    if args.tdiuc:
+        return bench_tdiuc([1_000, 10_000, 100_000, 1_000_000], args.seed)
     if args.wups:
         return bench_wups(args.n or (1_000 if args.quick else 10_000), args.seed, args.threshold, args.skip_evaluate)
     n = args.n or (5_000 if args.quick else 200_000)
