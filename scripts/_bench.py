@@ -34,3 +34,33 @@ def timed(fn):
     start = time.perf_counter()
     out = fn()
     return out, time.perf_counter() - start
+
+
+def max_rss_mib() -> float:
+    """Peak resident memory of this process so far (MiB; Linux reports KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def run_scale(script: str, base_n: int, factors=(1, 10, 100), budget_s: float = 120.0) -> None:
+    """`--scale`: run `script --scale-child N` in a fresh process per size (so peak memory is that size's),
+    for N = base_n x each factor; stops before a size whose predicted time exceeds `budget_s`."""
+    import subprocess
+
+    print(f"{Path(script).name} --scale: one fresh process per size; CPU time per example, peak RSS (2 shared cores)")
+    for factor in factors:
+        n = base_n * factor
+        start = time.perf_counter()
+        out = subprocess.run([sys.executable, script, "--scale-child", str(n)], capture_output=True, text=True)
+        print(out.stdout.rstrip() or out.stderr[-2000:])
+        if (time.perf_counter() - start) * 10 > budget_s:
+            print(f"  (next size skipped: it would exceed {budget_s:.0f} s)")
+            break
+
+
+def scale_child_line(n: int, rss_inputs: float, pure_s: float, compute_s: float | None) -> str:
+    """One `--scale` line: per-example CPU time of the pure function and of compute, peak RSS."""
+    comp = f"compute {compute_s / n * 1e6:8.2f} us/ex" if compute_s is not None else "compute  (skipped)"
+    return (f"  {n:>10,} examples: pure {pure_s / n * 1e6:8.2f} us/ex   {comp}   "
+            f"peak RSS {max_rss_mib():7.1f} MiB (after inputs {rss_inputs:7.1f} MiB)")

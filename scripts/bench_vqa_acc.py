@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _bench import ROOT, load_core, offline_env
+from _bench import ROOT, load_core, max_rss_mib, offline_env, run_scale, scale_child_line
 
 METRIC = ROOT / "metrics" / "vqa_acc"
 
@@ -342,6 +342,23 @@ def bench_tdiuc(sizes, seed: int, budget_s: float = 120.0) -> int:
     return 0
 
 
+def scale_child(n: int) -> int:
+    """One size of `--scale`: CPU time of vqa_v2_per_question and of compute, peak RSS."""
+    offline_env()
+    import evaluate
+
+    metric = evaluate.load(str(METRIC))
+    predictions, references = make_inputs(n)
+    rss_inputs = max_rss_mib()
+    t0 = time.process_time()
+    core.vqa_v2_per_question(predictions, references)
+    pure = time.process_time() - t0
+    t0 = time.process_time()
+    metric.compute(predictions=predictions, references=references)
+    print(scale_child_line(n, rss_inputs, pure, time.process_time() - t0))
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="5,000 questions")
@@ -351,7 +368,14 @@ def main(argv=None) -> int:
     parser.add_argument("--wups", action="store_true", help="the wups preset vs calculate_wups.py (10,000)")
     parser.add_argument("--threshold", type=float, default=0.9, help="--wups: WUPS threshold (0.9, 0.0, -1)")
     parser.add_argument("--tdiuc", action="store_true", help="the tdiuc preset vs Kafle's script, 1e3..1e6")
+    parser.add_argument("--scale", action="store_true", help="vqa_v2 at 20,000 x 1, 10, 100 (fresh process each)")
+    parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.scale:
+        run_scale(__file__, 20_000)
+        return 0
+    if args.scale_child:
+        return scale_child(args.scale_child)
     if args.tdiuc:
         return bench_tdiuc([1_000, 10_000, 100_000, 1_000_000], args.seed)
     if args.wups:
