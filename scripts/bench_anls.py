@@ -11,7 +11,7 @@ import argparse
 import random
 import sys
 
-from _bench import ROOT, load_core, offline_env, timed
+from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
 
 offline_env()
 
@@ -46,7 +46,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2,000 questions instead of 20,000")
     parser.add_argument("-n", type=int, default=None, help="number of questions")
+    parser.add_argument("--scale", action="store_true", help="20,000 x 1, 10, 100 (fresh process each)")
+    parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scale:
+        return run_scale(__file__, 20000)
+    if args.scale_child:
+        import evaluate
+
+        core = load_core("anls", "_anls_core")
+        metric = evaluate.load(str(ROOT / "metrics" / "anls"), "stvqa")
+        return scale_child(args.scale_child, make_inputs, lambda p, r: core.anls_per_question(p, r, threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper"),
+                           lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
     n = args.n or (2_000 if args.quick else 20_000)
     preds, refs = make_inputs(n)
 

@@ -12,7 +12,7 @@ import argparse
 import random
 import sys
 
-from _bench import ROOT, load_core, offline_env, timed
+from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
 
 offline_env()
 
@@ -64,7 +64,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 pairs instead of 2,000")
     parser.add_argument("-n", type=int, default=None, help="number of pairs")
+    parser.add_argument("--scale", action="store_true", help="2,000 x 1, 10, 100 (fresh process each)")
+    parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scale:
+        return run_scale(__file__, 2000)
+    if args.scale_child:
+        import evaluate
+
+        core = load_core("ned", "_ned_core")
+        metric = evaluate.load(str(ROOT / "metrics" / "ned"))
+        return scale_child(args.scale_child, make_inputs, lambda p, r: core.ned_per_example(p, r),
+                           lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
     n = args.n or (200 if args.quick else 2_000)
     preds, refs = make_inputs(n)
 
