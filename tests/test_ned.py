@@ -228,8 +228,8 @@ def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
         (dict(predictions=["a"], references=["a"], both_empty="1"), TypeError, r"`both_empty` must be a number"),
         (
             dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth="yes"),
-            ValueError,
-            r"`fullwidth_to_halfwidth` must be one of",
+            TypeError,
+            r"`fullwidth_to_halfwidth` must be True or False",
         ),
         (dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth=1), TypeError, r"`fullwidth_to_halfwidth`"),
     ],

@@ -470,9 +470,9 @@ def test_bad_inputs_name_argument_and_index(tmp_path):
         wu.compute(predictions=["a"], references=["a"], threshold=2)
     with pytest.raises(ValueError, match=r"`threshold` must be -1 .* or a number in \[0, 1\]"):
         wu.compute(predictions=["a"], references=["a"], threshold=-0.5)
-    with pytest.raises(TypeError, match=r"`lowercase` must be a bool"):
+    with pytest.raises(TypeError, match=r"`lowercase` must be True or False"):
         load_metric("vqa_acc", "bleu1").compute(predictions=["a"], references=["a"], lowercase="yes")
-    with pytest.raises(TypeError, match=r"`return_per_example` must be a bool"):
+    with pytest.raises(TypeError, match=r"`return_per_example` must be True or False"):
         load_metric("vqa_acc", "bleu1").compute(predictions=["a"], references=["a"], return_per_example="no")
 
 

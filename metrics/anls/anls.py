@@ -98,6 +98,14 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
         )
 
+    def _options(self, passed):
+        opts = resolve_options("anls", self.config_name, PRESETS, passed)
+        opts["threshold"] = check_number(opts["threshold"], "threshold", 0.0, 1.0)
+        opts["boundary"] = check_choice(opts["boundary"], BOUNDARIES, "boundary")
+        opts["text_norm"] = check_choice(opts["text_norm"], TEXT_NORMS, "text_norm")
+        opts["length_norm"] = check_choice(opts["length_norm"], LENGTH_NORMS, "length_norm")
+        return opts
+
     def _compute(
         self,
         predictions,
@@ -112,16 +120,9 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
         return_per_example=False,
     ):
         resampling = Resampling(confidence, n_resamples, seed)
-        opts = resolve_options(
-            "anls",
-            self.config_name,
-            PRESETS,
-            {"threshold": threshold, "boundary": boundary, "text_norm": text_norm, "length_norm": length_norm},
+        opts = self._options(
+            {"threshold": threshold, "boundary": boundary, "text_norm": text_norm, "length_norm": length_norm}
         )
-        opts["threshold"] = check_number(opts["threshold"], "threshold", 0.0, 1.0)
-        check_choice(opts["boundary"], BOUNDARIES, "boundary")
-        check_choice(opts["text_norm"], TEXT_NORMS, "text_norm")
-        check_choice(opts["length_norm"], LENGTH_NORMS, "length_norm")
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         scores = anls_per_question(list(predictions), references, **opts).tolist()
         signature = build_signature(

@@ -192,6 +192,9 @@ class Codebleu(TextPairInputs, PairedComparison, evaluate.Metric):
             reference_urls=["https://arxiv.org/abs/2009.10297", "https://github.com/k4black/codebleu"],
         )
 
+    def _options(self, passed):
+        return check_codebleu_options(resolve_options("codebleu", self.config_name, PRESETS, passed))
+
     def _compute(
         self,
         predictions,
@@ -210,10 +213,7 @@ class Codebleu(TextPairInputs, PairedComparison, evaluate.Metric):
         return_per_example=False,
     ):
         resampling = Resampling(confidence, n_resamples, seed)
-        opts = resolve_options(
-            "codebleu",
-            self.config_name,
-            PRESETS,
+        opts = self._options(
             {
                 "lang": lang,
                 "weights": weights,
@@ -225,7 +225,6 @@ class Codebleu(TextPairInputs, PairedComparison, evaluate.Metric):
                 "grammar_library": grammar_library,
             },
         )
-        opts = check_codebleu_options(opts)
         check_bool(return_per_example, "return_per_example")
         trees = opts.pop("grammar_library")
         if trees is not None:

@@ -70,8 +70,20 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """IoU of xyxy boxes ``a[..., :]`` vs ``b[..., :]`` (aligned rows, or any broadcastable shapes).
 
     Same operations, in the same order, as the official script: inter = clip(min x2 - max x1) *
-    clip(min y2 - max y1), union = (area_a + area_b) - inter, IoU = inter / union, 0 where union = 0.
+    clip(min y2 - max y1), union = (area_a + area_b - inter), IoU = inter / union, 0 where union = 0.
+
+    Coordinates beyond 2**500 in magnitude (or nonzero below 2**-500) would overflow (underflow) the
+    areas: two identical [0, 0, 1e154, 1e154] boxes would get IoU inf/inf. Then every pair is first
+    scaled by a power of two (exact in floating point) that brings its largest coordinate near 1;
+    IoU is scale-invariant, so the result equals the exact IoU rounded once, and inputs in the usual
+    range take the unscaled path bit for bit.
     """
+    big = max(_magnitude(a), _magnitude(b))
+    small = min(_smallest(a), _smallest(b))
+    if big > _SAFE_HIGH or small < _SAFE_LOW:
+        _, exponent = np.frexp(np.maximum(np.abs(a).max(axis=-1), np.abs(b).max(axis=-1)))
+        shift = -exponent[..., None]
+        a, b = np.ldexp(a, shift), np.ldexp(b, shift)  # x * 2**shift, no intermediate overflow
     wx = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
     wy = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
     inter = np.maximum(wx, 0.0) * np.maximum(wy, 0.0)
@@ -79,6 +91,19 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
     union = area_a + area_b - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
+
+
+_SAFE_HIGH, _SAFE_LOW = 2.0**500, 2.0**-500
+
+
+def _magnitude(x: np.ndarray) -> float:
+    return float(np.abs(x).max()) if x.size else 0.0
+
+
+def _smallest(x: np.ndarray) -> float:
+    """Smallest nonzero magnitude (inf when there is none)."""
+    nonzero = np.abs(x[x != 0]) if x.size else x
+    return float(nonzero.min()) if nonzero.size else float("inf")
 
 
 def pairwise_iou(a, b, box_format: str = "xyxy") -> np.ndarray:
@@ -151,7 +176,12 @@ def box_array(boxes, where: str) -> np.ndarray:
         for v in box:
             if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
                 raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({v!r})")
+            if isinstance(v, int) and not -_MAX_INT_COORD <= v <= _MAX_INT_COORD:
+                raise ValueError(f"{where}, box {j}: a coordinate (an integer of {v.bit_length()} bits) is beyond the float64 range")
     return np.asarray([list(b) for b in boxes], dtype=np.float64).reshape(-1, 4)
+
+
+_MAX_INT_COORD = int(np.finfo(np.float64).max)
 
 
 def _is_no_box(boxes) -> bool:
@@ -170,6 +200,11 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
         )
     if is_record(example):
         classes, lists = list(example["classes"]), example["boxes"]
+        if not classes and hasattr(lists, "__len__") and not isinstance(lists, str | bytes) and len(lists) == 0:
+            raise ValueError(
+                f"{where0} is ambiguous: a record with no class, or a class dict whose classes 'classes' and "
+                "'boxes' have no box; give a record with at least one class, or add another class"
+            )
         if lists is None or isinstance(lists, str | bytes | Mapping) or not hasattr(lists, "__len__"):
             raise TypeError(f"{where0}['boxes'] must be a list with one box list per class")
         if len(lists) != len(classes):
@@ -180,12 +215,18 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
         if len(set(classes)) != len(classes):
             dup = next(c for c in classes if classes.count(c) > 1)
             raise ValueError(f"{where0}: class {dup!r} is listed twice")
-        return classes, lists
-    classes, lists = list(example.keys()), list(example.values())
-    if not set(map(type, classes)) <= {str}:
+    else:
+        classes, lists = list(example.keys()), list(example.values())
+    if not set(map(type, classes)) <= {str} or not "".join(classes).isascii():
         for c in classes:
             if not isinstance(c, str):
                 raise TypeError(f"{where0}: class names must be strings, got {type(c).__name__} ({c!r})")
+            try:
+                c.encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise ValueError(
+                    f"{where0}: class name {c!r} is not valid Unicode text ({err.reason} at position {err.start})"
+                ) from None
     return classes, lists
 
 
@@ -246,8 +287,11 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
         except TypeError:  # a box without len() or not iterable: the checked path names it
             plain = False
         if plain:
-            coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat)).tolist()
-        else:
+            try:
+                coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat)).tolist()
+            except OverflowError:  # an int beyond the float64 range: the checked path names it
+                plain = False
+        if not plain:
             try:
                 arr = np.array(flat)
                 ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
@@ -255,11 +299,13 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
                 ok = ok and not ({bool, np.bool_} & set(map(type, chain(flat))))
             except (ValueError, TypeError):
                 ok = False
-            if not ok:  # find and name the first bad box
-                for i, (classes, lists) in enumerate(zip(classes_of, lists_of)):
-                    for c, b in zip(classes, lists):
-                        box_array(b, f"`{arg}[{start + i}]` class {c!r}")
-                raise ValueError(f"`{arg}`: every box must be 4 numbers")  # pragma: no cover
+            if not ok:  # name the first bad box; numbers numpy keeps as objects (2**64) are fine
+                arrays = [
+                    box_array(b, f"`{arg}[{start + i}]` class {c!r}")
+                    for i, (classes, lists) in enumerate(zip(classes_of, lists_of))
+                    for c, b in zip(classes, lists)
+                ]
+                arr = np.concatenate(arrays) if arrays else np.zeros((0, 4), dtype=np.float64)
             coords = arr.astype(np.float64, copy=False).ravel().tolist()
     boxes_before = list(itertools.accumulate(counts, initial=0))  # boxes before each group
     out, group = [], 0
@@ -494,8 +540,9 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
         return
     finite = np.isfinite(boxes).all(axis=1)
     if box_format == "xywh":
-        size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0)
-        what = "negative width/height (w, h must be >= 0 in box_format 'xywh')"
+        with np.errstate(over="ignore", invalid="ignore"):
+            size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0) & np.isfinite(boxes[:, :2] + boxes[:, 2:]).all(axis=1)
+        what = "negative width/height or x + w, y + h beyond the float64 range (box_format 'xywh')"
     else:
         size_ok = (boxes[:, 2] >= boxes[:, 0]) & (boxes[:, 3] >= boxes[:, 1])
         what = "x2 < x1 or y2 < y1 (box_format 'xyxy' needs x2 >= x1 and y2 >= y1)"
@@ -508,6 +555,35 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
     j = k - int(np.concatenate(([0], np.cumsum(counts)))[g])
     reason = "NaN or infinite coordinate" if not finite[k] else what
     raise ValueError(f"`{arg}[{g_img[g]}]` class {g_cls[g]!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
+
+
+def _check_unrequested(predictions, references, box_format: str) -> None:
+    """Boxes of predicted classes the reference does not request are not scored (as in the script),
+    but a NaN/inf coordinate or a negative size there is still an error, as anywhere else."""
+    g_img, g_cls, counts, arrays = [], [], [], []
+    for i, (pred, ref) in enumerate(zip(predictions, references)):
+        if is_packed(pred) and is_packed(ref):
+            if pred["classes"] == ref["classes"]:
+                continue
+            requested, pos = set(ref["classes"]), 0
+            for c, n in zip(pred["classes"], pred["counts"]):
+                if c not in requested:
+                    g_img.append(i)
+                    g_cls.append(c)
+                    counts.append(n)
+                    arrays.append(np.asarray(pred["coords"][pos : pos + 4 * n], dtype=np.float64).reshape(-1, 4))
+                pos += 4 * n
+            continue
+        requested = set(as_class_dict(ref))
+        for c, boxes in as_class_dict(pred).items():
+            if c not in requested:
+                arr = box_array(boxes, f"`predictions[{i}]` class {c!r}")
+                g_img.append(i)
+                g_cls.append(c)
+                counts.append(len(arr))
+                arrays.append(arr)
+    if arrays:
+        _check_values(np.concatenate(arrays), "predictions", np.asarray(counts), g_img, g_cls, box_format)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -561,6 +637,7 @@ def count_per_group(
     g_img, n_gt, n_pred, gt_raw, pr_raw, g_cls = _flatten(predictions, references, missing_class)
     _check_values(gt_raw, "references", n_gt, g_img, g_cls, box_format)
     _check_values(pr_raw, "predictions", n_pred, g_img, g_cls, box_format)
+    _check_unrequested(predictions, references, box_format)
     gt, pr = to_xyxy(gt_raw, box_format), to_xyxy(pr_raw, box_format)
 
     n_groups = len(n_gt)

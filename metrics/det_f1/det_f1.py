@@ -14,6 +14,7 @@ from ._det_f1_core import (
     scores,
 )
 from ._mm_common import (
+    OptionsCheckedFirst,
     TrainerResults,
     build_signature,
     check_choice,
@@ -134,7 +135,7 @@ _IMAGE = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
+class DetF1(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metric):
     def _info(self):
         check_preset("det_f1", self.config_name, PRESETS)
         info = evaluate.MetricInfo(
@@ -166,6 +167,15 @@ class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
         """Add one image (checked like a batch of one)."""
         return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
+    def _options(self, passed):
+        opts = resolve_options("det_f1", self.config_name, PRESETS, passed)
+        opts["matching"] = check_choice(opts["matching"], MATCHINGS, "matching")
+        opts["iou_threshold"] = check_number(opts["iou_threshold"], "iou_threshold", 0.0, 1.0)
+        opts["iou_boundary"] = check_choice(opts["iou_boundary"], BOUNDARIES, "iou_boundary")
+        opts["box_format"] = check_choice(opts["box_format"], BOX_FORMATS, "box_format")
+        opts["missing_class"] = check_choice(opts["missing_class"], MISSING_CLASS, "missing_class")
+        return opts
+
     def _compute(
         self,
         predictions,
@@ -181,17 +191,14 @@ class DetF1(TrainerResults, PairedComparison, evaluate.Metric):
         return_per_example=False,
     ):
         resampling = Resampling(confidence, n_resamples, seed)
-        opts = resolve_options(
-            "det_f1",
-            self.config_name,
-            PRESETS,
+        opts = self._options(
             {
                 "matching": matching,
                 "iou_threshold": iou_threshold,
                 "iou_boundary": iou_boundary,
                 "box_format": box_format,
                 "missing_class": missing_class,
-            },
+            }
         )
         check_choice(opts["matching"], MATCHINGS, "matching")
         opts["iou_threshold"] = check_number(opts["iou_threshold"], "iou_threshold", 0.0, 1.0)

@@ -6,6 +6,7 @@ import numpy as np
 from ._mm_common import (
     TextPairInputs,
     build_signature,
+    check_bool,
     check_choice,
     check_number,
     check_preset,
@@ -115,6 +116,15 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
             ],
         )
 
+    def _options(self, passed):
+        opts = resolve_options("ned", self.config_name, PRESETS, passed)
+        opts["case_fold"] = check_choice(opts["case_fold"], CASE_FOLDS, "case_fold")
+        opts["fullwidth_to_halfwidth"] = check_bool(opts["fullwidth_to_halfwidth"], "fullwidth_to_halfwidth")
+        opts["both_empty"] = check_choice(
+            check_number(opts["both_empty"], "both_empty", 0.0, 1.0), BOTH_EMPTY_SCORES, "both_empty"
+        )
+        return opts
+
     def _compute(
         self,
         predictions,
@@ -128,18 +138,9 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
         return_per_example=False,
     ):
         resampling = Resampling(confidence, n_resamples, seed)
-        opts = resolve_options(
-            "ned",
-            self.config_name,
-            PRESETS,
-            {"case_fold": case_fold, "fullwidth_to_halfwidth": fullwidth_to_halfwidth, "both_empty": both_empty},
+        opts = self._options(
+            {"case_fold": case_fold, "fullwidth_to_halfwidth": fullwidth_to_halfwidth, "both_empty": both_empty}
         )
-        check_choice(opts["case_fold"], CASE_FOLDS, "case_fold")
-        check_choice(opts["fullwidth_to_halfwidth"], (False, True), "fullwidth_to_halfwidth")
-        if not isinstance(opts["fullwidth_to_halfwidth"], bool):
-            raise TypeError(f"`fullwidth_to_halfwidth` must be a bool, got {opts['fullwidth_to_halfwidth']!r}")
-        opts["both_empty"] = check_number(opts["both_empty"], "both_empty", 0.0, 1.0)
-        check_choice(opts["both_empty"], BOTH_EMPTY_SCORES, "both_empty")
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         per = ned_per_example(list(predictions), references, **opts)
         ned_scores = per["one_minus_ned"].tolist()

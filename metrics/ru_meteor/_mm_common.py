@@ -16,9 +16,11 @@ names the argument, the example index and what was expected.
 import itertools
 import math
 import numbers
+import os
 from collections.abc import Iterable, Mapping, Sequence
 
 COLLECTION_VERSION = "0.1.0"
+RESAMPLING_OPTIONS = ("confidence", "n_resamples", "seed")  # _mm_stats' options, beside every module's own
 
 
 # ----------------------------------------------------------------------------------------------
@@ -47,18 +49,49 @@ def resolve_options(
     return options
 
 
+def _short(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (error messages must stay readable for 1 MB inputs)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def check_choice(value, allowed: Iterable, arg: str):
-    """Raise ValueError unless ``value`` is one of ``allowed``."""
+    """Return the entry of ``allowed`` equal to ``value`` and of the same type, else raise.
+
+    Strict on type: ``True`` is not ``1``, a numpy array (even of one element) or a list is never a
+    choice (TypeError); a ``str`` subclass such as ``numpy.str_`` is accepted and returned as the plain
+    ``str`` of ``allowed``, so signatures always show the canonical value.
+    """
     allowed = list(allowed)
-    if value not in allowed:
-        raise ValueError(f"`{arg}` must be one of {allowed}, got {value!r}")
-    return value
+    for choice in allowed:
+        if isinstance(choice, str) and isinstance(value, str):
+            if value == choice:
+                return choice
+        elif type(value) is type(choice) and value == choice:
+            return choice
+    if any(isinstance(value, str) if isinstance(c, str) else type(value) is type(c) for c in allowed):
+        raise ValueError(f"`{arg}` must be one of {allowed}, got {_short(value)}")
+    raise TypeError(f"`{arg}` must be one of {allowed}, got {type(value).__name__} ({_short(value)})")
+
+
+def check_path(value, arg: str) -> str:
+    """A file-system path given as ``str`` or ``os.PathLike``, returned as ``str`` (NUL and lone
+    surrogates refused with a ValueError naming ``arg``)."""
+    if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
+        raise TypeError(f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({_short(value)})")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise TypeError(f"`{arg}` must be a text path, got {type(path).__name__} ({_short(path)})")
+    if "\x00" in path or not path:
+        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {_short(path)}")
+    check_string(path, arg)
+    return path
 
 
 def check_bool(value, arg: str) -> bool:
     """Raise TypeError unless ``value`` is True or False (1/0 and strings are refused)."""
     if not isinstance(value, bool):
-        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({value!r})")
+        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({_short(value)})")
     return value
 
 
@@ -70,8 +103,11 @@ def check_number(
     None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
     """
     if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({value!r})")
-    value = float(value)
+        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({_short(value)})")
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the float range (10**400)
+        raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {_short(value)}") from None
     if (
         math.isnan(value)
         or (math.isinf(value) and not allow_inf)
@@ -80,6 +116,75 @@ def check_number(
     ):
         raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {value!r}")
     return value
+
+
+class OptionsCheckedFirst:
+    """Mixin for an ``evaluate.Metric`` (listed before it): options are checked before evaluate
+    writes anything to its cache, and a computation that fails anyway leaves no lock or file.
+
+    evaluate's ``compute`` writes the batch to an Arrow cache file under a file lock and only then
+    calls ``_compute``; an option error raised there would leave the lock held (the next compute
+    waits, and in distributed mode every process fails). So the module declares its options once, in
+    ``_options(passed)``: resolve the preset with ``resolve_options`` and check every value, returning
+    the options ``_compute`` uses (``_compute`` calls it too). ``compute`` runs it, and checks
+    ``return_per_example``, before anything else. If ``_compute`` still raises (a resource missing at
+    compute time, a bug), the cache files of this computation are removed and their locks released,
+    as evaluate does after a success; data added before a refused ``compute`` is kept.
+
+    ``config_name`` is checked at construction: ``""`` or a non-string is refused (evaluate would
+    silently read them as the default preset); ``None`` (what ``evaluate.load(path)`` passes) is the
+    default preset.
+    """
+
+    def __init__(self, config_name=None, *args, **kwargs):
+        if config_name is not None and (not isinstance(config_name, str) or not config_name):
+            kind = TypeError if not isinstance(config_name, str) else ValueError
+            raise kind(f"`config_name` must be a preset name (a non-empty string) or None, got {_short(config_name)}")
+        super().__init__(str(config_name) if config_name is not None else None, *args, **kwargs)
+
+    def _options(self, passed: Mapping[str, object]) -> dict:
+        """Resolved and checked options (``passed``: option name -> value, None = not passed)."""
+        raise NotImplementedError
+
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Like ``evaluate.Metric.compute``; options are checked before the cache is touched."""
+        features = set(self._feature_names())
+        options = {key: value for key, value in kwargs.items() if key not in features}
+        for key in RESAMPLING_OPTIONS:  # checked by _mm_stats.Resampling in _compute (cache released if refused)
+            options.pop(key, None)
+        check_bool(options.pop("return_per_example", False), "return_per_example")
+        self._options(options)
+        self._mm_finalized = False
+        try:
+            return super().compute(predictions=predictions, references=references, **kwargs)
+        except BaseException:
+            if self._mm_finalized:
+                release_cache(self)
+            raise
+
+    def _finalize(self):
+        super()._finalize()
+        self._mm_finalized = True
+
+
+def release_cache(metric) -> None:
+    """After ``_compute`` of a finalized ``evaluate`` module raised: remove the gathered cache files
+    and release their locks (what evaluate does after a successful compute), drop the data."""
+    metric._mm_finalized = False
+    metric.data = None
+    metric.writer = None
+    metric.buf_writer = None
+    if metric.keep_in_memory or metric.process_id != 0:
+        return
+    locks, paths = metric.filelocks or [], metric.file_paths or []
+    metric.filelocks, metric.file_paths = None, None
+    for lock, path in reversed(list(zip(locks, paths))):
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        if lock is not None:
+            lock.release()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -130,7 +235,7 @@ def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
 def check_string(value, where: str) -> str:
     """One string that Arrow can store (UTF-8 encodable: no lone surrogates)."""
     if not isinstance(value, str):
-        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({value!r})")
+        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({_short(value)})")
     if not value.isascii():
         try:
             value.encode("utf-8")
@@ -275,9 +380,10 @@ def checked_features(features):
     return _CHECKED_FEATURES[0](features)
 
 
-class TextPairInputs(TrainerResults):
+class TextPairInputs(TrainerResults, OptionsCheckedFirst):
     """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
-    reference strings (``class Anls(TextPairInputs, evaluate.Metric)``).
+    reference strings (``class Anls(TextPairInputs, evaluate.Metric)``), with ``for_trainer``
+    (``TrainerResults``) and options checked first (``OptionsCheckedFirst``: the module defines ``_options``).
 
     It declares the two feature schemas (references as a list of strings or as one string) and
     checks every batch, with errors naming the argument and the example index, before evaluate

@@ -95,6 +95,13 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
             reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
         )
 
+    def _options(self, passed):
+        opts = resolve_options("text_qa", self.config_name, PRESETS, passed)
+        opts["measure"] = check_choice(opts["measure"], MEASURES, "measure")
+        check_bool(opts["keep_hyphen"], "keep_hyphen")
+        check_bool(opts["letter_fallback"], "letter_fallback")
+        return opts
+
     def _compute(
         self,
         predictions,
@@ -108,15 +115,7 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
         return_per_example=False,
     ):
         resampling = Resampling(confidence, n_resamples, seed)
-        opts = resolve_options(
-            "text_qa",
-            self.config_name,
-            PRESETS,
-            {"measure": measure, "keep_hyphen": keep_hyphen, "letter_fallback": letter_fallback},
-        )
-        check_choice(opts["measure"], MEASURES, "measure")
-        check_bool(opts["keep_hyphen"], "keep_hyphen")
-        check_bool(opts["letter_fallback"], "letter_fallback")
+        opts = self._options({"measure": measure, "keep_hyphen": keep_hyphen, "letter_fallback": letter_fallback})
         lemmatizer = lemmatizer_version()
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
         scores = text_qa_per_example(list(predictions), references, **opts)

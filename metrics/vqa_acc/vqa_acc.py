@@ -1,17 +1,19 @@
 """VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
 
 import hashlib
-import os
 
 import datasets
 import evaluate
 import numpy as np
 
 from ._mm_common import (
+    OptionsCheckedFirst,
     TrainerResults,
     build_signature,
+    check_bool,
     check_choice,
     check_number,
+    check_path,
     check_preset,
     check_reference_lists,
     check_same_length,
@@ -177,7 +179,7 @@ def _features(scorer: str) -> list:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
+class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metric):
     def _info(self):
         check_preset("vqa_acc", self.config_name, PRESETS)
         return evaluate.MetricInfo(
@@ -248,6 +250,39 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
             predictions=[prediction], references=[reference], **{k: [v] for k, v in kwargs.items() if v is not None}
         )
 
+    def _options(self, passed):
+        scorer = self._scorer
+        extras = ("question_types", "answer_types", "languages")
+        unknown = sorted(k for k in extras if passed.get(k) is not None and k not in EXTRA_INPUTS[scorer])
+        if unknown:
+            raise ValueError(
+                f"vqa_acc (preset {self.config_name!r}): unknown input(s) {unknown}; this preset accepts "
+                f"predictions, references{''.join(', ' + n for n in EXTRA_INPUTS[scorer])}"
+            )
+        passed = {k: v for k, v in passed.items() if v is not None and k not in extras}
+        opts = resolve_options("vqa_acc", self.config_name, PRESETS, passed)
+        n_answers = check_number(opts["num_answers"], "num_answers", 0, None)
+        if n_answers != int(n_answers):
+            raise ValueError(f"`num_answers` must be a whole number (0 = any), got {opts['num_answers']!r}")
+        opts["num_answers"] = int(n_answers)
+        if scorer == "vqa_v2":
+            opts["normalize"] = check_choice(opts["normalize"], NORMALIZE_MODES, "normalize")
+        elif scorer == "tdiuc":
+            opts["epsilon"] = check_number(opts["epsilon"], "epsilon", 0.0, 1.0)
+            if opts["answer_key"] is not None:
+                opts["answer_key"] = check_strings(opts["answer_key"], "answer_key")
+        elif scorer == "wups":
+            thr = opts["threshold"] = check_number(opts["threshold"], "threshold", -1.0, 1.0)
+            if thr != -1.0 and thr < 0.0:
+                raise ValueError(f"`threshold` must be -1 (set accuracy) or a number in [0, 1], got {thr!r}")
+            if opts["wordnet_path"] is not None:
+                opts["wordnet_path"] = check_path(opts["wordnet_path"], "wordnet_path")
+            if thr != -1.0:
+                load_wordnet(opts["wordnet_path"])  # a missing WordNet is refused before evaluate's cache
+        elif scorer == "bleu1":
+            check_bool(opts["lowercase"], "lowercase")
+        return opts
+
     def _compute(
         self,
         predictions,
@@ -269,31 +304,18 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
     ):
         resampling = Resampling(confidence, n_resamples, seed)
         scorer = self._scorer
-        given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
-        unknown = sorted(k for k, v in given.items() if v is not None and k not in EXTRA_INPUTS[scorer])
-        if unknown:
-            raise ValueError(
-                f"vqa_acc (preset {self.config_name!r}): unknown input(s) {unknown}; this preset accepts "
-                f"predictions, references{''.join(', ' + n for n in EXTRA_INPUTS[scorer])}"
-            )
-        passed = {
-            "normalize": normalize,
-            "num_answers": num_answers,
-            "epsilon": epsilon,
-            "answer_key": answer_key,
-            "threshold": threshold,
-            "wordnet_path": wordnet_path,
-            "lowercase": lowercase,
-        }
-        opts = resolve_options(
-            "vqa_acc", self.config_name, PRESETS, {k: v for k, v in passed.items() if v is not None}
+        opts = self._options(
+            {
+                "normalize": normalize,
+                "num_answers": num_answers,
+                "epsilon": epsilon,
+                "answer_key": answer_key,
+                "threshold": threshold,
+                "wordnet_path": wordnet_path,
+                "lowercase": lowercase,
+            }
         )
-        if not isinstance(return_per_example, bool):
-            raise TypeError(f"`return_per_example` must be a bool, got {type(return_per_example).__name__}")
-        n_answers = check_number(opts["num_answers"], "num_answers", 0, None)
-        if n_answers != int(n_answers):
-            raise ValueError(f"`num_answers` must be a whole number (0 = any), got {opts['num_answers']!r}")
-        n_answers = int(n_answers)
+        n_answers = opts["num_answers"]
         predictions = list(predictions)
         if set(map(type, references)) <= {list}:  # as stored: one list per question
             references = list(references)
@@ -307,7 +329,6 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
                         f"(preset {self.config_name!r}); pass num_answers=0 to accept any number"
                     )
         if scorer == "vqa_v2":
-            check_choice(opts["normalize"], NORMALIZE_MODES, "normalize")
             scores = vqa_v2_per_question(predictions, references, normalize=opts["normalize"])
             values = {"accuracy": mean(scores.tolist())}
             statistic = mean_statistic({"accuracy": scores})
@@ -327,10 +348,7 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
                 values[f"accuracy_language/{lang}"] = v
             fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
         elif scorer == "tdiuc":
-            eps = check_number(opts["epsilon"], "epsilon", 0.0, 1.0)
-            key = opts["answer_key"]
-            if key is not None:
-                key = check_strings(key, "answer_key")
+            eps, key = opts["epsilon"], opts["answer_key"]
             single = [refs[0] for refs in references]  # num_answers=0: the script reads answers[0]
             summary, scores, acc, nacc = tdiuc_scores(
                 predictions, single, list(question_types), epsilon=eps, answer_key=key
@@ -344,14 +362,7 @@ class VqaAcc(TrainerResults, PairedComparison, evaluate.Metric):
             digest = "none" if key is None else hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
             fields = {"answers": n_answers or "any", "eps": eps, "key": digest}
         elif scorer == "wups":
-            thr = check_number(opts["threshold"], "threshold", -1.0, 1.0)
-            if thr != -1.0 and thr < 0.0:
-                raise ValueError(f"`threshold` must be -1 (set accuracy) or a number in [0, 1], got {thr!r}")
-            path = opts["wordnet_path"]
-            if path is not None:
-                if not isinstance(path, str | os.PathLike):
-                    raise TypeError(f"`wordnet_path` must be a path (str), got {type(path).__name__}")
-                path = os.fspath(path)
+            thr, path = opts["threshold"], opts["wordnet_path"]
             scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
             values = {"wups": mean(scores.tolist())}
             statistic = mean_statistic({"wups": scores})

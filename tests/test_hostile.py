@@ -1,0 +1,137 @@
+"""Regression tests of issue 9 (hostile inputs): each case the issue's fuzzer found, at its cause."""
+
+import numpy as np
+import pytest
+from helpers import load_core, load_metric
+
+BOX = [[0, 0, 2, 2]]
+
+
+# ----------------------------------------------------------------------------------------------
+# det_f1
+# ----------------------------------------------------------------------------------------------
+def _det(pred, ref=None, **options):
+    return load_metric("det_f1").compute(predictions=[pred], references=[ref or {"cat": BOX}], **options)
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400), 2**1100])
+def test_det_f1_integer_beyond_float_range_is_named(value):
+    with pytest.raises(ValueError, match=r"`predictions\[0\]` class 'cat', box 0: .*beyond the float64 range"):
+        _det({"cat": [[value, 0, 1, 1]]})
+
+
+def test_det_f1_huge_but_finite_integer_is_a_coordinate():
+    # 2**64 does not fit numpy's integer types (object array): it is still a number, and scored
+    big = [[2**64, 0, 2**64, 2**64]]
+    r = _det({"cat": big}, {"cat": big}, return_per_example=True)
+    assert r["f1"] == 1.0
+
+
+def test_det_f1_lone_surrogate_class_name_is_named():
+    with pytest.raises(ValueError, match=r"`predictions\[0\]`: class name 'a\\ud800' is not valid Unicode"):
+        _det({"a\ud800": [], "cat": BOX})
+    with pytest.raises(ValueError, match=r"`references\[0\]`: class name"):
+        _det({"cat": BOX}, {"classes": ["\udfff"], "boxes": [BOX]})
+
+
+@pytest.mark.parametrize("size", [1e154, 1e200, 1e300, 1e-154, 1e-300, 5e-324 * 2**10])
+def test_det_f1_identical_boxes_at_extreme_scales_match(size):
+    box = [[0, 0, size, size]]
+    assert _det({"cat": box}, {"cat": box})["f1"] == 1.0
+    shifted = [[size / 2, 0, size, size]]  # IoU 1/3: a miss at 0.5, a hit at 0.3
+    assert _det({"cat": shifted}, {"cat": box})["f1"] == 0.0
+    assert _det({"cat": shifted}, {"cat": box}, iou_threshold=0.3)["f1"] == 1.0
+
+
+def test_det_f1_iou_scaling_is_exact_in_the_usual_range():
+    core = load_core("det_f1", "_det_f1_core")
+    rng = np.random.default_rng(0)
+    a = rng.uniform(0, 1000, size=(500, 4))
+    b = rng.uniform(0, 1000, size=(500, 4))
+    a[:, 2:] += a[:, :2]
+    b[:, 2:] += b[:, :2]
+    plain = core.paired_iou(a, b)
+    for power in (600, -600):  # scaled path: the same numbers after an exact power-of-two scaling
+        scale = 2.0**power
+        assert np.array_equal(core.paired_iou(a * scale, b * scale), plain)
+
+
+def test_det_f1_xywh_corner_beyond_float_range_is_named():
+    with pytest.raises(ValueError, match=r"class 'cat', box 0: .*beyond the float64 range"):
+        _det({"cat": [[1e308, 0, 1e308, 1]]})
+
+
+@pytest.mark.parametrize(
+    "bad, reason",
+    [
+        ([float("nan"), 0, 1, 1], "NaN or infinite"),
+        ([0, 0, float("inf"), 1], "NaN or infinite"),
+        ([0, 0, -1, 1], "negative width"),
+    ],
+)
+def test_det_f1_bad_boxes_in_unrequested_classes_are_refused(bad, reason):
+    with pytest.raises(ValueError, match=rf"`predictions\[0\]` class 'dog', box 0: {reason}"):
+        _det({"cat": BOX, "dog": [bad]})
+    with pytest.raises(ValueError, match=rf"`predictions\[0\]` class 'dog', box 0: {reason}"):
+        _det({"classes": ["dog", "cat"], "boxes": [[bad], BOX]})
+    core = load_core("det_f1", "_det_f1_core")
+    with pytest.raises(ValueError, match=rf"`predictions\[0\]` class 'dog', box 0: {reason}"):
+        core.det_f1([{"cat": BOX, "dog": [bad]}], [{"cat": BOX}])
+
+
+def test_det_f1_empty_record_is_ambiguous():
+    with pytest.raises(ValueError, match=r"`predictions\[0\]` is ambiguous"):
+        _det({"classes": [], "boxes": []})
+    # a class dict with classes named "classes" and "boxes" that do hold boxes is read as such
+    r = _det({"classes": BOX, "boxes": BOX}, {"classes": BOX, "boxes": [[]]}, return_per_example=True)
+    assert (r["tp"], r["fp"], r["fn"]) == (1.0, 1.0, 0.0)  # class "boxes" requested with no box: FP
+
+
+# ----------------------------------------------------------------------------------------------
+# Options: strict types
+# ----------------------------------------------------------------------------------------------
+TEXT = {"predictions": ["ac"], "references": [["ab"]]}
+
+
+@pytest.mark.parametrize(
+    "name, option, value",
+    [
+        ("anls", "length_norm", np.array(["raw_upper"])),
+        ("anls", "length_norm", np.array(["raw_upper", "raw"])),
+        ("anls", "boundary", ["strict"]),
+        ("anls", "boundary", b"strict"),
+        ("text_qa", "measure", np.array(["f1"])),
+        ("text_qa", "measure", {"f1"}),
+        ("ned", "case_fold", np.array("none")),
+        ("ned", "both_empty", np.array([1.0])),
+        ("anls", "threshold", np.array([0.5])),
+        ("anls", "threshold", 10**400),
+        ("anls", "threshold", np.bool_(True)),
+        ("codebleu", "lang", np.array(["python"])),
+        ("codebleu", "lang", ["python"]),
+    ],
+)
+def test_array_and_container_options_are_refused(name, option, value):
+    with pytest.raises((TypeError, ValueError), match=f"`{option}`"):
+        load_metric(name).compute(**TEXT, **{option: value})
+
+
+def test_numpy_string_scalar_option_gives_the_plain_signature():
+    r = load_metric("anls").compute(**TEXT, length_norm=np.str_("raw_upper"), boundary=np.str_("inclusive"))
+    assert r == load_metric("anls").compute(**TEXT)
+    assert "numpy" not in r["signature"] and "[" not in r["signature"]
+
+
+@pytest.mark.parametrize("path", ["a\x00b", "", b"/tmp", "\ud800", 3])
+def test_wups_wordnet_path_is_checked(path):
+    with pytest.raises((TypeError, ValueError), match="`wordnet_path`"):
+        load_metric("vqa_acc", "wups").compute(predictions=["dog"], references=["cat"], wordnet_path=path)
+
+
+def test_check_number_overflowing_integer_is_a_value_error():
+    common = load_core("anls", "_mm_common")
+    with pytest.raises(ValueError, match="`x` must be a number"):
+        common.check_number(10**400, "x", 0, 1)
+    with pytest.raises(ValueError, match="`x` must be one of"):
+        common.check_choice("z" * 10**6, ["a"], "x")
+    assert len(str(pytest.raises(ValueError, common.check_choice, "z" * 10**6, ["a"], "x").value)) < 300
