@@ -247,7 +247,7 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     ref = MalinowskiWUPS(ref_wn, threshold).scores(gts, predictions)
     t_ref = time.process_time() - t0
 
-    for cached in (wups.max_wup, wups._synset_wup, wups._noun_synsets, wups._reader):
+    for cached in (wups._max_wup, wups._synset_wup, wups._noun_synsets, wups._reader):
         cached.cache_clear()
     wups.load_wordnet(nltk_data)  # fresh reader, untimed like the reference's
     t0 = time.process_time()

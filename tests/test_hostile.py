@@ -135,3 +135,70 @@ def test_check_number_overflowing_integer_is_a_value_error():
     with pytest.raises(ValueError, match="`x` must be one of"):
         common.check_choice("z" * 10**6, ["a"], "x")
     assert len(str(pytest.raises(ValueError, common.check_choice, "z" * 10**6, ["a"], "x").value)) < 300
+
+
+# ----------------------------------------------------------------------------------------------
+# Letters without a Unicode name (Tangut) through pymorphy3
+# ----------------------------------------------------------------------------------------------
+TANGUT = ["\U00017d3b", "\U00017000", "\U000187f7", "\U00018d00", "a\U00017d3bб", "\U00017d3b\U00017d3c ответ"]
+
+
+@pytest.mark.parametrize("preset", ["default", "textqa", "mathqa", "plain"])
+def test_text_qa_tangut_letters_are_text(preset):
+    m = load_metric("text_qa", preset)
+    r = m.compute(predictions=TANGUT, references=[[t] for t in TANGUT], return_per_example=True)
+    assert r["per_example"] == [1.0] * len(TANGUT)
+    assert m.compute(predictions=["\U00017d3b"], references=["a"])[r and list(r)[0]] == 0.0
+
+
+def test_vqa_fusion_brain_ru_tangut_letters_are_text():
+    m = load_metric("vqa_acc", "fusion_brain_2021")
+    n = len(TANGUT)
+    r = m.compute(predictions=TANGUT, references=TANGUT, languages=["ru"] * n, return_per_example=True)
+    assert r["per_example"] == [1.0] * n
+
+
+def test_unnamed_letters_do_not_change_other_lemmas():
+    core = load_core("text_qa", "_text_qa_core")
+    words = ["Пять", "яблоки", "answer", "x-ray", "ёлки"]
+    before = [core.normalize_answer(w) for w in words]
+    core.normalize_answer("\U00017d3b")
+    assert [core.normalize_answer(w) for w in words] == before == ["5", "яблоко", "answer", "xray", "ёлка"]
+
+
+# ----------------------------------------------------------------------------------------------
+# wups: wordnet_path does not leak into NLTK's data path; distinct-pair scoring equals the reference
+# ----------------------------------------------------------------------------------------------
+def test_wups_wordnet_path_does_not_stay_on_nltk_data_path(root):
+    import nltk
+
+    before = list(nltk.data.path)
+    path = str(root / ".build" / "nltk_data")
+    m = load_metric("vqa_acc", "wups")
+    r = m.compute(predictions=["dog"], references=["cat"], wordnet_path=path)
+    assert 0 < r["wups"] < 1 and "|wn:3.0|" in r["signature"]
+    assert nltk.data.path == before
+
+
+def _reference_score(gt, pred, measure):
+    """score_it of calculate_wups.py, transcribed (every item pair, in order)."""
+    A, T = [x.strip() for x in gt.split(",")], [x.strip() for x in pred.split(",")]
+
+    def member(x, S):
+        return max(measure(x, s) for s in S) if S else 0
+
+    return float(min(np.prod([member(a, T) for a in A]), np.prod([member(t, A) for t in T])))
+
+
+def test_wups_distinct_pair_scoring_equals_the_reference():
+    import random
+
+    wups = load_core("vqa_acc", "_vqa_wups")
+    rng = random.Random(0)
+    words = ["dog", "cat", "chair", "table", "xyzzy", "animal", "Dog", "red", "car"]
+    for _ in range(150):
+        gt = ", ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+        pred = ",".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
+        for thr in (0.9, 0.0, -1):
+            measure = lambda a, b, thr=thr: wups.wup_measure(a, b, thr)  # noqa: E731
+            assert wups.wups_score(gt, pred, thr) == _reference_score(gt, pred, measure), (gt, pred, thr)

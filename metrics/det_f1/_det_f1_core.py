@@ -186,7 +186,12 @@ _MAX_INT_COORD = int(np.finfo(np.float64).max)
 
 def _is_no_box(boxes) -> bool:
     """``[[]]``: the script's spelling of "no box" (treated as ``[]``)."""
-    return len(boxes) == 1 and hasattr(boxes[0], "__len__") and len(boxes[0]) == 0
+    if len(boxes) != 1 or not hasattr(boxes[0], "__len__") or isinstance(boxes[0], str | bytes | Mapping):
+        return False
+    try:
+        return len(boxes[0]) == 0
+    except TypeError:  # a 0-d numpy array has __len__ but no length
+        return False
 
 
 def _parts(example, arg: str, index: int) -> tuple[list, list]:

@@ -89,7 +89,26 @@ def lemmatizer_version() -> str:
 @functools.lru_cache(maxsize=1 << 18)
 def lemmatize(token: str) -> str:
     """pymorphy3 normal form of the most probable parse of ``token`` (cached per token)."""
-    return _analyzer().parse(token)[0].normal_form
+    try:
+        return _analyzer().parse(token)[0].normal_form
+    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
+        _mark_unnamed_letters(token)
+        return _analyzer().parse(token)[0].normal_form
+
+
+def _mark_unnamed_letters(word: str) -> None:
+    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
+    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
+    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
+    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
+    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
+    import unicodedata
+
+    from pymorphy3 import shapes
+
+    for ch in set(word):
+        if ch.isalpha() and unicodedata.name(ch, None) is None:
+            shapes._latin_letters_cache[ch] = False
 
 
 def normalize_answer(text: str, keep_hyphen: bool = False) -> str:

@@ -110,7 +110,26 @@ def process_punctuation(text: str, ascii_digits: bool = True) -> str:
 
 @lru_cache(maxsize=65536)
 def _ru_lemma(word: str) -> str:
-    return _morph().parse(word)[0].normal_form
+    try:
+        return _morph().parse(word)[0].normal_form
+    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
+        _mark_unnamed_letters(word)
+        return _morph().parse(word)[0].normal_form
+
+
+def _mark_unnamed_letters(word: str) -> None:
+    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
+    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
+    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
+    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
+    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
+    import unicodedata
+
+    from pymorphy3 import shapes
+
+    for ch in set(word):
+        if ch.isalpha() and unicodedata.name(ch, None) is None:
+            shapes._latin_letters_cache[ch] = False
 
 
 @lru_cache(maxsize=1)

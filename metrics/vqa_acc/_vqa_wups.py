@@ -22,6 +22,7 @@ file (Debian ships it only as a man page): the reader then uses WordNet 3.0's fi
 """
 
 import warnings
+from contextlib import contextmanager, suppress
 from functools import lru_cache
 from pathlib import Path
 
@@ -62,41 +63,79 @@ def _is_dict_dir(path: Path) -> bool:
     return (path / "data.noun").is_file() and (path / "index.noun").is_file()
 
 
-def _locate(wordnet_path) -> tuple[str | None, str]:
-    """(directory to add to ``nltk.data.path``, WordNet directory) for ``wordnet_path``: NLTK >= 3.10
-    opens corpora only under ``nltk.data.path``."""
-    path = Path(wordnet_path).expanduser().resolve()
-    if (path / "corpora" / "wordnet").is_dir():
-        return str(path), str(path / "corpora" / "wordnet")
-    if path.name == "wordnet" and path.parent.name == "corpora" and path.is_dir():
-        return str(path.parent.parent), str(path)
-    if _is_dict_dir(path):
-        return str(path), str(path)
-    raise ValueError(MISSING_WORDNET.format(where=f" under `wordnet_path`={str(wordnet_path)!r}"))
+def _resolve(wordnet_path) -> tuple[str | None, str]:
+    """(directory to put on ``nltk.data.path`` or None, WordNet corpus directory) for ``wordnet_path``;
+    with no path: NLTK's data path, else Debian's dict directory. A clear ValueError when absent.
+    NLTK >= 3.10 opens corpus files only under ``nltk.data.path``."""
+    import nltk
+
+    if wordnet_path is None:
+        try:
+            return None, str(nltk.data.find("corpora/wordnet"))
+        except LookupError:
+            if _is_dict_dir(Path(DEBIAN_WORDNET)):
+                return DEBIAN_WORDNET, DEBIAN_WORDNET
+            raise ValueError(MISSING_WORDNET.format(where=f" on NLTK's data path nor in {DEBIAN_WORDNET}")) from None
+    where = f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
+    try:
+        path = Path(wordnet_path).expanduser().resolve()
+        if (path / "corpora" / "wordnet").is_dir():
+            return str(path), str(path / "corpora" / "wordnet")
+        if path.name == "wordnet" and path.parent.name == "corpora" and path.is_dir():
+            return str(path.parent.parent), str(path)
+        if _is_dict_dir(path):
+            return str(path), str(path)
+    except (OSError, ValueError) as err:  # a name too long, a NUL, ...: not a WordNet directory
+        raise ValueError(MISSING_WORDNET.format(where=where) + f" ({type(err).__name__}: {str(err)[:200]})") from None
+    raise ValueError(MISSING_WORDNET.format(where=where))
+
+
+@contextmanager
+def nltk_data_path(wordnet_path: str | None):
+    """The WordNet directory of ``wordnet_path`` (or Debian's fallback) on ``nltk.data.path`` for the
+    duration of the block only.
+
+    NLTK >= 3.10 opens corpus files only under ``nltk.data.path`` (checked when a reader is built and
+    on every file it opens); the directory is removed again afterwards, so a ``wordnet_path`` never
+    changes what the rest of the process may read. With no path and no WordNet at all, nothing is added
+    (the caller's own lookup gives the error).
+    """
+    import nltk
+
+    try:
+        root = _resolve(wordnet_path)[0]
+    except ValueError:
+        if wordnet_path is not None:
+            raise
+        root = None
+    if root is None or root in nltk.data.path:
+        yield root
+        return
+    nltk.data.path.insert(0, root)
+    try:
+        yield root
+    finally:
+        with suppress(ValueError):
+            nltk.data.path.remove(root)
 
 
 def load_wordnet(wordnet_path: str | None = None):
     """A WordNetCorpusReader found offline (see the module docstring); a clear ValueError otherwise.
-    Readers are cached per corpus directory (loading one takes seconds)."""
-    import nltk
-
-    if wordnet_path is not None:
-        root, location = _locate(wordnet_path)
-        where = f" under `wordnet_path`={str(wordnet_path)!r}"
-    else:
-        root, where = None, f" on NLTK's data path nor in {DEBIAN_WORDNET}"
+    Readers are cached per corpus directory (loading one takes seconds). Use the reader inside
+    :func:`nltk_data_path` when it comes from ``wordnet_path`` (NLTK checks the path on each read)."""
+    location = _resolve(wordnet_path)[1]
+    where = f" under `wordnet_path`={str(wordnet_path)[:200]!r}" if wordnet_path is not None else f" in {location}"
+    with nltk_data_path(wordnet_path):
         try:
-            location = str(nltk.data.find("corpora/wordnet"))
-        except LookupError:
-            root = location = DEBIAN_WORDNET if _is_dict_dir(Path(DEBIAN_WORDNET)) else None
-    if root is not None and root not in nltk.data.path:
-        nltk.data.path.insert(0, root)
-    try:
-        if location is None:
-            raise LookupError("no WordNet")
-        return _reader(location)
-    except (LookupError, OSError) as err:
-        raise ValueError(MISSING_WORDNET.format(where=where)) from err
+            return _reader(location)
+        except (LookupError, OSError) as err:
+            raise ValueError(MISSING_WORDNET.format(where=where)) from err
+
+
+def wordnet_version(wordnet_path: str | None = None) -> str:
+    """The version string of the WordNet in use (e.g. ``3.0``)."""
+    with nltk_data_path(wordnet_path):
+        return load_wordnet(wordnet_path).get_version()
 
 
 @lru_cache(maxsize=8)
@@ -129,14 +168,18 @@ def _reader(location: str):
     return reader
 
 
-@lru_cache(maxsize=1 << 16)
-def _noun_synsets(word: str, wordnet_path: str | None) -> tuple:
-    """``wn.synsets(word, pos=NOUN)`` once per distinct word."""
-    return tuple(load_wordnet(wordnet_path).synsets(word, pos="n"))
+def _location(wordnet_path: str | None) -> str:
+    """The corpus directory of the WordNet reader (resolved once per computation)."""
+    return _resolve(wordnet_path)[1]
+
+
+@lru_cache(maxsize=1 << 18)
+def _noun_synsets(location: str, word: str) -> tuple:
+    return tuple(_reader(location).synsets(word, pos="n"))
 
 
 @lru_cache(maxsize=1 << 20)
-def _synset_wup(x, y, wordnet_path: str | None):
+def _synset_wup(location: str, x, y):
     """``x.wup_similarity(y)`` once per distinct ordered synset pair (words share synsets: dog, dogs, Dog)."""
     _memoize_hypernym_paths(x)
     _memoize_hypernym_paths(y)
@@ -161,43 +204,76 @@ def _memoize_hypernym_paths(synset) -> None:
 
 
 @lru_cache(maxsize=1 << 18)
-def max_wup(a: str, b: str, wordnet_path: str | None = None) -> float:
-    """max over NOUN synset pairs of ``wup_similarity`` (0.0 when either word has no noun synset)."""
-    interp_a = _noun_synsets(a, wordnet_path)
-    interp_b = _noun_synsets(b, wordnet_path)
-    if not interp_a or not interp_b:
+def _max_wup(location: str, a: str, b: str) -> float:
+    interp_a = _noun_synsets(location, a)
+    if not interp_a:
+        return 0.0
+    interp_b = _noun_synsets(location, b)
+    if not interp_b:
         return 0.0
     best = 0.0
     for x in interp_a:
         for y in interp_b:
-            score = _synset_wup(x, y, wordnet_path)
+            score = _synset_wup(location, x, y)
             if score is not None and score > best:
                 best = score
     return best
+
+
+def max_wup(a: str, b: str, wordnet_path: str | None = None) -> float:
+    """max over NOUN synset pairs of ``wup_similarity`` (0.0 when either word has no noun synset).
+    Synsets are cached per word and maxima per word pair."""
+    load_wordnet(wordnet_path)
+    with nltk_data_path(wordnet_path):
+        return _max_wup(_location(wordnet_path), a, b)
+
+
+def _measure(a: str, b: str, threshold: float, location: str | None) -> float:
+    if threshold == -1:
+        return float(a == b)
+    if a == b:
+        return 1.0
+    score = _max_wup(location, a, b)
+    return score * 0.1 if score < threshold else score
 
 
 def wup_measure(a: str, b: str, threshold: float = 0.9, wordnet_path: str | None = None) -> float:
     """The reference's element measure (``threshold=-1``: Dirac measure)."""
     if threshold == -1:
         return float(a == b)
-    if a == b:
+    load_wordnet(wordnet_path)
+    with nltk_data_path(wordnet_path):
+        return _measure(a, b, threshold, _location(wordnet_path))
+
+
+def _score(gt: str, pred: str, threshold: float, location: str | None) -> float:
+    """``score_it`` with the same products in the same order as the reference, computed in
+    distinct(A) x distinct(T) element measures, and the second product skipped when the first is 0
+    (min(0, x) = 0 for x >= 0): the same number, at the cost of the distinct item pairs."""
+    A, T = items2list(gt), items2list(pred)
+    if not A and not T:  # unreachable from strings (items2list("") == [""]), kept as in the reference
         return 1.0
-    score = max_wup(a, b, wordnet_path)
-    return score * 0.1 if score < threshold else score
+    distinct_a, distinct_t = list(dict.fromkeys(A)), list(dict.fromkeys(T))
+
+    def member(x, S):
+        return max(_measure(x, s, threshold, location) for s in S) if S else 0
+
+    left_of = {a: member(a, distinct_t) for a in distinct_a}
+    left = np.prod([left_of[a] for a in A]) if A else 0
+    if left == 0:
+        return 0.0
+    right_of = {t: member(t, distinct_a) for t in distinct_t}
+    right = np.prod([right_of[t] for t in T]) if T else 0
+    return float(min(left, right))
 
 
 def wups_score(gt: str, pred: str, threshold: float = 0.9, wordnet_path: str | None = None) -> float:
     """``score_it(items2list(gt), items2list(pred))`` of the reference."""
-    A, T = items2list(gt), items2list(pred)
-    if not A and not T:  # unreachable from strings (items2list("") == [""]), kept as in the reference
-        return 1.0
-
-    def member(x, S):
-        return max(wup_measure(x, s, threshold, wordnet_path) for s in S) if S else 0
-
-    left = np.prod([member(a, T) for a in A]) if A else 0
-    right = np.prod([member(t, A) for t in T]) if T else 0
-    return float(min(left, right))
+    if threshold == -1:
+        return _score(gt, pred, threshold, None)
+    load_wordnet(wordnet_path)
+    with nltk_data_path(wordnet_path):
+        return _score(gt, pred, threshold, _location(wordnet_path))
 
 
 def wups_per_question(
@@ -205,9 +281,12 @@ def wups_per_question(
 ) -> np.ndarray:
     """WUPS of every question; with several GT answers a question keeps the best one (an extension:
     the reference has one GT per question)."""
+    location = None
     if threshold != -1:
         load_wordnet(wordnet_path)  # fail early and clearly
-    return np.array(
-        [max(wups_score(g, p, threshold, wordnet_path) for g in refs) for p, refs in zip(predictions, references)],
-        dtype=np.float64,
-    )
+        location = _location(wordnet_path)
+    with nltk_data_path(wordnet_path if threshold != -1 else None):
+        return np.array(
+            [max(_score(g, p, threshold, location) for g in refs) for p, refs in zip(predictions, references)],
+            dtype=np.float64,
+        )

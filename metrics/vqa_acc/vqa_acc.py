@@ -34,7 +34,7 @@ from ._vqa_core import (
     vqa_v2_per_question,
 )
 from ._vqa_tdiuc import tdiuc_scores
-from ._vqa_wups import load_wordnet, wups_per_question
+from ._vqa_wups import load_wordnet, wordnet_version, wups_per_question
 
 _CITATION = """\
 @inproceedings{goyal2017making,
@@ -366,7 +366,7 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
             values = {"wups": mean(scores.tolist())}
             statistic = mean_statistic({"wups": scores})
-            wn_version = "none" if thr == -1.0 else load_wordnet(path).get_version()
+            wn_version = "none" if thr == -1.0 else wordnet_version(path)
             fields = {"thr": thr, "answers": n_answers or "any", "wn": wn_version}
         else:  # bleu1
             if not isinstance(opts["lowercase"], bool):
