@@ -204,6 +204,24 @@ class Weights:
         return data.draw(st.lists(st.floats(0, 10, allow_nan=False), min_size=4, max_size=4).filter(lambda w: sum(w) > 0))
 
 
+@dataclass
+class PositiveInt:
+    def validity(self, v) -> str:
+        return VALID if type(v) is int and v >= 1 else INVALID
+
+    def draw(self, data):
+        return data.draw(st.integers(1, 64))
+
+
+@dataclass
+class Positive(Number):
+    def validity(self, v) -> str:
+        return VALID if super().validity(v) == VALID and float(v) > 0 else INVALID
+
+    def draw(self, data):
+        return data.draw(st.floats(0.01, 100))
+
+
 HOSTILE_WEIGHTS = [[1e308] * 4, [0, 0, 0, 0], [-1, 1, 1, 1], [float("nan"), 1, 1, 1], [1, 1, 1], (1, 1, 1, 1), np.ones(4)]
 
 
@@ -392,6 +410,36 @@ def _vqa_options(preset):
     return opts
 
 
+def _feature_validity(v) -> str:
+    """A feature value: a finite real within ±1e150 (beyond, the covariance overflows)."""
+    f = _finite_float(v)
+    return VALID if f is not None and abs(f) <= 1e150 else INVALID
+
+
+@st.composite
+def feature_sets(draw, dims=3):
+    """fid_clip on given feature vectors (no network): two sets of `dims`-d vectors."""
+    vec = st.lists(st.floats(-1e3, 1e3), min_size=dims, max_size=dims)
+    return {
+        "predictions": draw(st.lists(vec, min_size=dims + 2, max_size=dims + 4)),
+        "references": draw(st.lists(vec, min_size=dims + 2, max_size=dims + 4)),
+    }
+
+
+def _mutate_features(data, inputs: dict, options: dict):
+    arg = data.draw(st.sampled_from(["predictions", "references"]))
+    rows = [list(r) for r in inputs[arg]]
+    i = data.draw(st.integers(0, len(rows) - 1))
+    v = data.draw(hostile)
+    if data.draw(st.booleans()):
+        rows[i][0] = v
+        validity = _feature_validity(v)
+    else:
+        rows[i] = v
+        validity = INVALID if v is None or _is_real(v) else EITHER
+    return {**inputs, arg: rows}, arg, None, validity
+
+
 SPECS = {
     "anls": Spec(
         TEXT_PRESETS["anls"],
@@ -444,6 +492,22 @@ SPECS = {
         mutate=_mutate_det,
     ),
     "vqa_acc": Spec(VQA_PRESETS, vqa_inputs, _vqa_options),
+    # feature vectors only (no network); the path and model options are covered by test_fid_clip.py
+    "fid_clip": Spec(
+        ["default", "fusion_brain_2022", "clipscore"],
+        lambda p: feature_sets(),
+        lambda p: {
+            "pre_resize": Number(0, 4096),
+            "clip_lowercase": Bool(),
+            "clip_preprocess": Choice(("processor", "center_square_bilinear")),
+            "clip_truncation": Choice(("keep_end", "slice")),
+            "clip_clamp": Choice(("none", "per_example", "mean")),
+            "clip_scale": Positive(),
+            "batch_size": PositiveInt(),
+            "device": Choice(("cpu",)),
+        },
+        mutate=_mutate_features,
+    ),
 }
 # options every module must have valid by default (codebleu: `lang` is required unless the preset sets it)
 REQUIRED = {("codebleu", "default"): {"lang": "python"}, ("codebleu", "paper"): {"lang": "java"}, ("codebleu", "pypi"): {"lang": "go"}}
@@ -632,13 +696,33 @@ def _det_slots(example):
     ]
 
 
+_RNG = np.random.default_rng(0)
 EXAMPLES = {
+    "fid_clip": {"predictions": _RNG.normal(size=(6, 3)).tolist(), "references": _RNG.normal(size=(7, 3)).tolist()},
     "det_f1": {"predictions": [{"cat": [[1.0, 1.0, 2.0, 2.0]], "dog": []}], "references": [{"cat": [[1.0, 1.0, 2.0, 2.0]]}]},
     "vqa_acc:default": {"predictions": ["two"], "references": [["2"] * 10]},
     "vqa_acc:tdiuc": {"predictions": ["two"], "references": [["2"]], "question_types": ["count"]},
     "vqa_acc:fusion_brain_2021": {"predictions": ["пять"], "references": [["5"]], "languages": ["ru"]},
 }
-SLOTS = {"det_f1": _det_slots, "vqa_acc": lambda example: _text_slots(example, single_reference=EITHER)}
+def _feature_slots(example):
+    def put(i, j=None):
+        def f(inputs, v):
+            rows = [list(r) for r in inputs["predictions"]]
+            if j is None:
+                rows[i] = v
+            else:
+                rows[i][j] = v
+            return {**inputs, "predictions": rows}, "predictions", None
+
+        return f
+
+    return [
+        ("feature", put(0, 0), _feature_validity),
+        ("vector", put(0), lambda v: INVALID if v is None or _is_real(v) else EITHER),
+    ]
+
+
+SLOTS = {"fid_clip": _feature_slots, "det_f1": _det_slots, "vqa_acc": lambda example: _text_slots(example, single_reference=EITHER)}
 
 
 def _check_outcome(validity, result, err, named, index, where):

@@ -74,6 +74,9 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
     return Image.fromarray(np.ascontiguousarray(x)).convert("RGB")
 
 
+MAX_FEATURE = 1e150  # squares and sums of ~1e4 squares stay finite in float64
+
+
 def _features(x, where: str) -> dict:
     if isinstance(x, np.ndarray) and x.dtype.kind not in "iuf" and not (
         x.dtype == object and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in x)
@@ -87,6 +90,10 @@ def _features(x, where: str) -> dict:
         raise ValueError(f"`{where}`: a feature vector must be 1-D and non-empty, got shape {v.shape}")
     if not np.isfinite(v).all():
         raise ValueError(f"`{where}` contains NaN or infinite values")
+    if np.abs(v).max() > MAX_FEATURE:
+        raise ValueError(
+            f"`{where}`: feature values beyond ±{MAX_FEATURE:g} would overflow the covariance (products of two values)"
+        )
     return {"kind": "features", "text": "", "data": v.tobytes()}
 
 

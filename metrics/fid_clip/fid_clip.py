@@ -14,6 +14,7 @@ from ._fid_core import FrechetStats, captioning_score, frechet_distance, generat
 from ._images import NONE, image_batch, pack, unpack
 from ._inception import load_fid_inception, preprocess
 from ._mm_common import (
+    OptionsCheckedFirst,
     TrainerResults,
     as_list,
     build_signature,
@@ -167,7 +168,7 @@ _MODELS = {}  # loaded networks, kept between compute calls (Trainer evaluations
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class FidClip(TrainerResults, PairedComparison, evaluate.Metric):
+class FidClip(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metric):
     def _info(self):
         check_preset("fid_clip", self.config_name, PRESETS)
         return evaluate.MetricInfo(
