@@ -202,3 +202,19 @@ def test_wups_distinct_pair_scoring_equals_the_reference():
         for thr in (0.9, 0.0, -1):
             measure = lambda a, b, thr=thr: wups.wup_measure(a, b, thr)  # noqa: E731
             assert wups.wups_score(gt, pred, thr) == _reference_score(gt, pred, measure), (gt, pred, thr)
+
+
+def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):
+    core = load_core("det_f1", "_det_f1_core")
+    rng = np.random.default_rng(1)
+    preds, refs = [], []
+    for _ in range(5):
+        g = rng.uniform(0, 50, (30, 4))
+        p = np.concatenate([g[:20] + rng.normal(0, 1, (20, 4)), rng.uniform(0, 50, (15, 4))])
+        refs.append({"a": np.abs(g).tolist(), "b": np.abs(g[:7]).tolist()})
+        preds.append({"a": np.abs(p).tolist(), "b": np.abs(p[:9]).tolist()})
+    for matching in ("any", "one_to_one"):
+        whole = core.count_per_image(preds, refs, matching=matching)
+        monkeypatch.setattr(core, "PAIR_CHUNK", 37)  # chunk borders inside groups and images
+        assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
+        monkeypatch.undo()

@@ -35,8 +35,10 @@ The threshold test is ``iou >= t`` with ``iou_boundary="inclusive"`` (the script
 box as FP only when IoU < 0.5 for all ground-truth boxes, so IoU = 0.5 exactly is a TP) or
 ``iou > t`` with ``"strict"`` (the seed text: "IoU > 0.5").
 
-IoUs are computed with numpy over all (prediction, ground truth) pairs of all groups at once, with
-the same floating-point operations in the same order as the script (so IoU = t ties decide alike).
+IoUs are computed with numpy over all (prediction, ground truth) pairs of all groups, about a million
+pairs at a time (bounded memory), with the same floating-point operations in the same order as the
+script (so IoU = t ties decide alike). The cost is quadratic within a class of an image (every
+prediction against every ground-truth box, as in the script): 10,000 boxes on each side is 1e8 pairs.
 A ``[[]]`` box list means "no box" (the script does this for predictions; here for both sides).
 """
 
@@ -594,23 +596,40 @@ def _check_unrequested(predictions, references, box_format: str) -> None:
 # ----------------------------------------------------------------------------------------------
 # Counting
 # ----------------------------------------------------------------------------------------------
-def _pairs(n_gt: np.ndarray, n_pred: np.ndarray):
-    """Index arrays (pred_idx, gt_idx) of every (prediction, ground truth) pair inside each group,
-    ordered like ``itertools.product(pred, true)`` group after group."""
+PAIR_CHUNK = 1 << 20  # (prediction, ground truth) pairs whose IoUs are held in memory at once
+
+
+def _pairs(n_gt: np.ndarray, n_pred: np.ndarray, lo: int = 0, hi: int | None = None):
+    """Index arrays (pred_idx, gt_idx) of the (prediction, ground truth) pairs number ``lo`` to
+    ``hi - 1`` of all groups, numbered like ``itertools.product(pred, true)`` group after group."""
     n_pairs = n_gt * n_pred
-    total = int(n_pairs.sum())
-    if total == 0:
+    ends = np.cumsum(n_pairs)
+    total = int(ends[-1]) if len(ends) else 0
+    hi = total if hi is None else min(hi, total)
+    if hi <= lo:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     pred_start = np.concatenate(([0], np.cumsum(n_pred)[:-1]))
     gt_start = np.concatenate(([0], np.cumsum(n_gt)[:-1]))
-    group = np.repeat(np.arange(len(n_gt)), n_pairs)
-    pair_start = np.concatenate(([0], np.cumsum(n_pairs)[:-1]))
-    local = np.arange(total) - pair_start[group]  # position inside the group's product
+    pair_start = ends - n_pairs
+    index = np.arange(lo, hi, dtype=np.int64)
+    group = np.searchsorted(ends, index, side="right")
+    local = index - pair_start[group]  # position inside the group's product
     m = n_gt[group]
-    pred_idx = pred_start[group] + local // m
-    gt_idx = gt_start[group] + local % m
-    return pred_idx, gt_idx
+    return pred_start[group] + local // m, gt_start[group] + local % m
+
+
+def _hit_pairs(pr, gt, n_gt, n_pred, iou_threshold, iou_boundary):
+    """(pred_idx, gt_idx, iou) of the pairs that pass the threshold, computed ``PAIR_CHUNK`` pairs at
+    a time: memory stays bounded when one image has 10,000 boxes on each side (1e8 pairs)."""
+    total = int((n_gt * n_pred).sum())
+    parts = []
+    for lo in range(0, max(total, 1), PAIR_CHUNK):
+        pred_idx, gt_idx = _pairs(n_gt, n_pred, lo, lo + PAIR_CHUNK)
+        iou = paired_iou(pr[pred_idx], gt[gt_idx])
+        hit = passes(iou, iou_threshold, iou_boundary)
+        parts.append((pred_idx[hit], gt_idx[hit], iou[hit]))
+    return tuple(np.concatenate(x) for x in zip(*parts))
 
 
 def count_per_group(
@@ -647,12 +666,10 @@ def count_per_group(
 
     n_groups = len(n_gt)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
-    pred_idx, gt_idx = _pairs(n_gt, n_pred)
-    iou = paired_iou(pr[pred_idx], gt[gt_idx])
-    hit_pair = passes(iou, iou_threshold, iou_boundary)
+    hit_pred, hit_gt, hit_iou = _hit_pairs(pr, gt, n_gt, n_pred, iou_threshold, iou_boundary)
     positive = n_gt > 0
     if matching == "any":
-        hit = np.bincount(pred_idx[hit_pair], minlength=len(pr)) > 0
+        hit = np.bincount(hit_pred, minlength=len(pr)) > 0
         # itertools.groupby on the predicted box value: a box equal to the previous one of the same
         # group joins its run and is not counted again
         keep = np.ones(len(pr), dtype=bool)
@@ -665,7 +682,7 @@ def count_per_group(
         fp = np.where(positive, fp_scored, n_pred)
         fn = np.where(positive, np.maximum(n_gt - n_pred, 0), 0)
     else:
-        matched_pred, _ = _greedy_one_to_one(pred_idx[hit_pair], gt_idx[hit_pair], iou[hit_pair], len(pr), len(gt))
+        matched_pred, _ = _greedy_one_to_one(hit_pred, hit_gt, hit_iou, len(pr), len(gt))
         tp = np.bincount(pred_group, weights=matched_pred, minlength=n_groups).astype(np.int64)
         fp = n_pred - tp
         fn = n_gt - tp
