@@ -24,13 +24,14 @@ CASES = {
         {"iou_threshold": float("nan")},
     ),
     "vqa_acc": (None, {"predictions": ["yes"], "references": [["yes"] * 10]}, {"normalize": "sometimes"}),
+    "ru_meteor": (None, {"predictions": ["кот сидит"], "references": [["кот сидел"]]}, {"alpha": 2.0}),
     "fid_clip": (
         None,
         {"predictions": [[0.0, 1.0], [1.0, 0.5], [2.0, 0.0]], "references": [[0.5, 1.0], [1.5, 0.0], [0.0, 0.2]]},
         {"batch_size": 0},
     ),
 }
-GOOD_OPTIONS = {"codebleu": {"lang": "python"}}
+GOOD_OPTIONS = {"codebleu": {"lang": "python"}, "ru_meteor": {"synonyms": "none"}}
 
 
 def test_every_metric_has_a_case():

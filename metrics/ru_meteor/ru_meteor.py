@@ -212,6 +212,13 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
             ],
         )
 
+    def _options(self, passed):
+        passed = dict(passed)
+        resources = {key: passed.pop(key, None) for key in _RESOURCE_OPTIONS}
+        opts = resolve_options("ru_meteor", self.config_name, PRESETS, passed)
+        opts.update(resources)
+        return check_options(opts)
+
     def _compute(
         self,
         predictions,
@@ -236,10 +243,7 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
     ):
         resampling = Resampling(confidence, n_resamples, seed)
         check_bool(return_per_example, "return_per_example")
-        opts = resolve_options(
-            "ru_meteor",
-            self.config_name,
-            PRESETS,
+        opts = self._options(
             {
                 "preprocess": preprocess,
                 "number_words": number_words,
@@ -252,10 +256,10 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
                 "numeric": numeric,
                 "reference_agg": reference_agg,
                 "corpus_score": corpus_score,
-            },
+                "wordnet_path": wordnet_path,
+                "ruwordnet_path": ruwordnet_path,
+            }
         )
-        opts.update(wordnet_path=wordnet_path, ruwordnet_path=ruwordnet_path)
-        opts = check_options(opts)
         resources = resource_tag(opts["synonyms"], wordnet_path, ruwordnet_path)
         corpus = opts.pop("corpus_score")
         references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
