@@ -249,6 +249,10 @@ def _plain_class_dicts(examples) -> tuple:
     all_classes = list(chain(examples))
     if "classes" in all_classes or not set(map(type, all_classes)) <= {str}:
         return None, None
+    try:  # a lone surrogate in a class name: the per-image path names it
+        "".join(all_classes).encode("utf-8")
+    except UnicodeEncodeError:
+        return None, None
     lists_of = list(map(list, map(dict.values, examples)))
     if not set(map(type, chain(lists_of))) <= {list}:
         return None, None
@@ -567,6 +571,14 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
 def _check_unrequested(predictions, references, box_format: str) -> None:
     """Boxes of predicted classes the reference does not request are not scored (as in the script),
     but a NaN/inf coordinate or a negative size there is still an error, as anywhere else."""
+    if is_arrow(predictions) or is_arrow(references):  # the columns as the evaluate module reads them
+        if is_arrow(predictions) and is_arrow(references):
+            ref_off, ref_cls = _packed_fields(references)[:2]
+            pred_off, pred_cls = _packed_fields(predictions)[:2]
+            if np.array_equal(ref_off, pred_off) and ref_cls.equals(pred_cls):
+                return  # every predicted class is requested
+        predictions = predictions.to_pylist() if is_arrow(predictions) else predictions
+        references = references.to_pylist() if is_arrow(references) else references
     g_img, g_cls, counts, arrays = [], [], [], []
     for i, (pred, ref) in enumerate(zip(predictions, references)):
         if is_packed(pred) and is_packed(ref):
