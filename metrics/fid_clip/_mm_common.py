@@ -348,6 +348,114 @@ class TrainerResults:
         return result if for_trainer is False else trainer_scores(result, prefix)
 
 
+class ArrowColumn(Sequence):
+    """A checked batch column on its way to evaluate's writer: the pyarrow array that
+    ``checked_features``' ``encode_batch`` hands to the writer as it is (no second conversion).
+
+    evaluate's ``add_batch`` only looks at the length and the first example of a column (to choose
+    the feature schema and to check string types); to it this is a sequence of Python values.
+    """
+
+    def __init__(self, array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.array[index].to_pylist()
+        return self.array[index].as_py()
+
+
+def _unchecked_column(column):
+    """What ``checked_features`` gives the writer for one column: the Arrow array of an
+    ``ArrowColumn``, else the values as a list."""
+    if isinstance(column, ArrowColumn):
+        return column.array
+    return column if type(column) is list else list(column)
+
+
+def strings_to_arrow(values, arg: str):
+    """``check_strings`` done by Arrow: the strings as a pyarrow ``string`` array.
+
+    When every value is a ``str``, pyarrow converts the list in C and its UTF-8 encoding is the
+    validity check (a lone surrogate raises); anything else, or a failed conversion, goes through
+    ``check_strings``, whose error names the index.
+    """
+    import pyarrow as pa
+
+    values = check_list(values, arg)
+    if set(map(type, values)) <= {str}:
+        try:
+            return pa.array(values, type=pa.string())
+        except (UnicodeError, pa.ArrowException):
+            pass
+    return pa.array(check_strings(values, arg), type=pa.string())
+
+
+def reference_lists_to_arrow(values, arg: str = "references"):
+    """``check_reference_lists`` done by Arrow: a pyarrow ``list<string>`` array (a single string
+    becomes a list of one). Fast paths for all-strings and all-non-empty-lists-of-strings
+    batches; anything else goes through ``check_reference_lists`` (errors name the index)."""
+    import pyarrow as pa
+
+    values = check_list(values, arg)
+    types = set(map(type, values))
+    try:
+        if types <= {str}:
+            strings = pa.array(values, type=pa.string())
+            if isinstance(strings, pa.Array):
+                offsets = pa.array(range(len(values) + 1), type=pa.int32())
+                return pa.ListArray.from_arrays(offsets, strings)
+        elif types <= {list} and min(map(len, values)) > 0:
+            if set(map(type, itertools.chain.from_iterable(values))) <= {str}:
+                return pa.array(values, type=pa.list_(pa.string()))
+    except (UnicodeError, pa.ArrowException):
+        pass
+    return pa.array(check_reference_lists(values, arg), type=pa.list_(pa.string()))
+
+
+def read_strings(column) -> list:
+    """A string column as ``_compute`` receives it under ``info.format = "arrow"`` (a pyarrow
+    (Chunked)Array), as a list of ``str`` (decoded in C). A Python sequence is returned as a list."""
+    if hasattr(column, "to_pylist"):
+        return column.to_pylist()
+    return list(column)
+
+
+def read_reference_lists(column) -> list:
+    """A references column as ``_compute`` receives it under ``info.format = "arrow"`` (``list<string>``,
+    or ``string`` for one reference each), as a list of lists of ``str``."""
+    values = column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+    if set(map(type, values)) <= {list}:
+        return values
+    return [[refs] if isinstance(refs, str) else list(refs) for refs in values]
+
+
+def read_flat_references(column):
+    """A references column (see ``read_reference_lists``) as ``(flat, counts)``: every reference in
+    order as one list of ``str``, and the number of references of each example (int64 numpy array)."""
+    import numpy as np
+
+    if not hasattr(column, "type"):  # Python lists
+        values = [[refs] if isinstance(refs, str) else list(refs) for refs in column]
+        counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        return list(itertools.chain.from_iterable(values)), counts
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    flat, counts = [], []
+    for chunk in chunks:
+        if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+            flat += chunk.to_pylist()
+            counts.append(np.ones(len(chunk), dtype=np.int64))
+        else:
+            flat += chunk.flatten().to_pylist()
+            counts.append(chunk.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64))
+    return flat, (np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64))
+
+
 _CHECKED_FEATURES = []
 
 
@@ -359,9 +467,10 @@ def checked_features(features):
     in Python (``encode_nested_example``) before Arrow converts the lists in C. Our modules' own
     ``add_batch`` has already checked every value and turned it into the stored Python type (str,
     int, float, lists of them), so that walk changes nothing and costs more than most metrics: these
-    features pass the columns on as lists. Use them only in a module whose ``add_batch`` (and so
-    ``add`` and ``compute``) checks and converts every input first. Schema, stored data and
-    results are unchanged.
+    features pass the columns on as lists, or as the Arrow arrays an ``ArrowColumn`` carries (built
+    by the module's checks: ``strings_to_arrow``, ``reference_lists_to_arrow``). Use them only in a
+    module whose ``add_batch`` (and so ``add`` and ``compute``) checks and converts every input
+    first. Schema, stored data and results are unchanged.
     """
     if isinstance(features, list):
         return [checked_features(f) for f in features]
@@ -374,7 +483,7 @@ def checked_features(features):
             def encode_batch(self, batch):
                 if set(batch) != set(self):
                     raise ValueError(f"Column mismatch between batch {set(batch)} and features {set(self)}")
-                return {key: column if type(column) is list else list(column) for key, column in batch.items()}
+                return {key: _unchecked_column(column) for key, column in batch.items()}
 
         _CHECKED_FEATURES.append(CheckedFeatures)
     return _CHECKED_FEATURES[0](features)
@@ -404,11 +513,12 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
         )
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
+        """Check the batch (errors name the argument and example index) while converting it to the
+        Arrow arrays that evaluate's writer stores as they are (``ArrowColumn``)."""
+        predictions = strings_to_arrow(predictions, "predictions")
+        references = reference_lists_to_arrow(references, "references")
         check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=predictions, references=references, **kwargs)
+        return super().add_batch(predictions=ArrowColumn(predictions), references=ArrowColumn(references), **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
