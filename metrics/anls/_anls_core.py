@@ -111,8 +111,23 @@ def anls_per_question(
     valid (the evaluate module checks them); the defaults are the official RRC DocVQA scoring.
     """
     counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
+    flat_refs = [ref for refs in references for ref in refs]
+    return anls_per_question_flat(predictions, flat_refs, counts, threshold, boundary, text_norm, length_norm)
+
+
+def anls_per_question_flat(
+    predictions: list[str],
+    flat_references: list[str],
+    counts: np.ndarray,
+    threshold: float = 0.5,
+    boundary: str = "inclusive",
+    text_norm: str = "ws+lower",
+    length_norm: str = "raw_upper",
+) -> np.ndarray:
+    """:func:`anls_per_question` with the references given flat: every answer in question order and
+    ``counts[i]`` (>= 1) answers for question i (the layout the evaluate module reads from Arrow)."""
     pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
-    ref_n, ref_len = _prepare([ref for refs in references for ref in refs], text_norm, length_norm)
+    ref_n, ref_len = _prepare(flat_references, text_norm, length_norm)
     owner = np.repeat(np.arange(len(predictions)), counts)
     if len(owner) == len(predictions):  # one reference per question: no re-indexing needed
         sims = _similarities(pred_n, pred_len, ref_n, ref_len)
@@ -120,7 +135,7 @@ def anls_per_question(
         sims = _similarities([pred_n[i] for i in owner], pred_len[owner], ref_n, ref_len)
     sims = apply_threshold(sims, threshold=threshold, boundary=boundary)
     if len(sims) == 0:
-        return np.zeros(len(references), dtype=np.float64)
+        return np.zeros(len(counts), dtype=np.float64)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     return np.maximum.reduceat(sims, starts)
 

@@ -2,7 +2,7 @@
 
 import evaluate
 
-from ._anls_core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question
+from ._anls_core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 from ._mm_common import (
     TextPairInputs,
     build_signature,
@@ -11,6 +11,8 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
+    read_flat_references,
+    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, mean_statistic
@@ -89,7 +91,7 @@ PRESETS = {
 class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("anls", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -97,6 +99,10 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
             homepage="https://rrc.cvc.uab.es/?ch=17",
             reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
         )
+        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts).
+        # Set after construction: MetricInfo refuses a format for non-Value features.
+        info.format = "arrow"
+        return info
 
     def _options(self, passed):
         opts = resolve_options("anls", self.config_name, PRESETS, passed)
@@ -123,8 +129,8 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
         opts = self._options(
             {"threshold": threshold, "boundary": boundary, "text_norm": text_norm, "length_norm": length_norm}
         )
-        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        scores = anls_per_question(list(predictions), references, **opts).tolist()
+        flat_references, counts = read_flat_references(references)
+        scores = anls_per_question_flat(read_strings(predictions), flat_references, counts, **opts).tolist()
         signature = build_signature(
             "anls",
             self.config_name,

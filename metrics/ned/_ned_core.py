@@ -106,14 +106,27 @@ def ned_per_example(
     ``ref_chars`` are taken against the chosen reference: the first one with the best 1 - NED.
     Inputs are assumed valid (the evaluate module checks them); the defaults are the official AIJ 2022.
     """
+    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
+    flat_refs = [ref for refs in references for ref in refs]
+    return ned_per_example_flat(predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty)
+
+
+def ned_per_example_flat(
+    predictions: list[str],
+    flat_references: list[str],
+    counts: np.ndarray,
+    case_fold: str = "none",
+    fullwidth_to_halfwidth: bool = False,
+    both_empty: float = 0.0,
+) -> dict[str, np.ndarray]:
+    """:func:`ned_per_example` with the references given flat: every reference in example order and
+    ``counts[i]`` (>= 1) references for example i (the layout the evaluate module reads from Arrow)."""
     if case_fold not in CASE_FOLDS:
         raise ValueError(f"`case_fold` must be one of {list(CASE_FOLDS)}, got {case_fold!r}")
     n = len(predictions)
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
-    flat_refs = [ref for refs in references for ref in refs]
     owner = np.repeat(np.arange(n), counts)
-    preds = predictions if len(flat_refs) == n else [predictions[i] for i in owner]
-    sim, dist, ref_len = pair_scores(preds, flat_refs, case_fold, fullwidth_to_halfwidth, both_empty)
+    preds = predictions if len(flat_references) == n else [predictions[i] for i in owner]
+    sim, dist, ref_len = pair_scores(preds, flat_references, case_fold, fullwidth_to_halfwidth, both_empty)
     if n == 0:
         zeros = np.zeros(0, dtype=np.float64)
         return {"one_minus_ned": zeros, "string_accuracy": zeros, "edits": zeros, "ref_chars": zeros}

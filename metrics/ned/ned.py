@@ -12,10 +12,12 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
+    read_flat_references,
+    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic
-from ._ned_core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example
+from ._ned_core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
 
 _CITATION = """\
 @misc{fbc2_aij2022,
@@ -103,7 +105,7 @@ PRESETS = {
 class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("ned", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -115,6 +117,10 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
                 "https://github.com/clovaai/deep-text-recognition-benchmark",
             ],
         )
+        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts).
+        # Set after construction: MetricInfo refuses a format for non-Value features.
+        info.format = "arrow"
+        return info
 
     def _options(self, passed):
         opts = resolve_options("ned", self.config_name, PRESETS, passed)
@@ -141,11 +147,10 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
         opts = self._options(
             {"case_fold": case_fold, "fullwidth_to_halfwidth": fullwidth_to_halfwidth, "both_empty": both_empty}
         )
-        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        per = ned_per_example(list(predictions), references, **opts)
+        flat_references, counts = read_flat_references(references)
+        per = ned_per_example_flat(read_strings(predictions), flat_references, counts, **opts)
         ned_scores = per["one_minus_ned"].tolist()
         exact = per["string_accuracy"].tolist()
-        cers = cer_per_example(per["edits"], per["ref_chars"]).tolist()
         signature = build_signature(
             "ned",
             self.config_name,
@@ -156,9 +161,12 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
                 **resampling.signature_fields(),
             },
         )
-        per_example = [
-            {"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)
-        ]
+        per_example = None
+        if return_per_example is True:
+            cers = cer_per_example(per["edits"], per["ref_chars"]).tolist()
+            per_example = [
+                {"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)
+            ]
         values = {
             "one_minus_ned": mean(ned_scores),
             "string_accuracy": mean(exact),

@@ -12,6 +12,8 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
+    read_reference_lists,
+    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, mean_statistic, ratio
@@ -199,7 +201,7 @@ def check_options(opts: dict) -> dict:
 class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("ru_meteor", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -211,6 +213,10 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
                 "https://ruwordnet.ru/en",
             ],
         )
+        # _compute reads the Arrow columns (strings decoded in C). Set after construction: MetricInfo
+        # refuses a format for non-Value features.
+        info.format = "arrow"
+        return info
 
     def _options(self, passed):
         passed = dict(passed)
@@ -262,8 +268,9 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         )
         resources = resource_tag(opts["synonyms"], wordnet_path, ruwordnet_path)
         corpus = opts.pop("corpus_score")
-        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        scores, stats = meteor_per_example(list(predictions), references, return_stats=True, **opts)
+        scores, stats = meteor_per_example(
+            read_strings(predictions), read_reference_lists(references), return_stats=True, **opts
+        )
         values = {"meteor": mean(scores)}
         if corpus:
             values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])

@@ -10,6 +10,8 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
+    read_reference_lists,
+    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, mean_statistic
@@ -86,7 +88,7 @@ PRESETS = {
 class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
     def _info(self):
         check_preset("text_qa", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -94,6 +96,10 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
             homepage="https://github.com/ai-forever/fbc2_aij2022",
             reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
         )
+        # _compute reads the Arrow columns (strings decoded in C). Set after construction: MetricInfo
+        # refuses a format for non-Value features.
+        info.format = "arrow"
+        return info
 
     def _options(self, passed):
         opts = resolve_options("text_qa", self.config_name, PRESETS, passed)
@@ -117,8 +123,7 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
         resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options({"measure": measure, "keep_hyphen": keep_hyphen, "letter_fallback": letter_fallback})
         lemmatizer = lemmatizer_version()
-        references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        scores = text_qa_per_example(list(predictions), references, **opts)
+        scores = text_qa_per_example(read_strings(predictions), read_reference_lists(references), **opts)
         signature = build_signature(
             "text_qa",
             self.config_name,
