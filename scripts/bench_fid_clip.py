@@ -4,6 +4,7 @@
     .venv/bin/python scripts/bench_fid_clip.py --quick    # 256-d, 1,000 samples per side
     .venv/bin/python scripts/bench_fid_clip.py --scale    # also 10x samples (streamed) and peak memory
     .venv/bin/python scripts/bench_fid_clip.py --images 40  # also the FID Inception's images/s on CPU
+    .venv/bin/python scripts/bench_fid_clip.py --bootstrap 20 --n 5000   # only: FID bootstrap cost
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
 1. the Frechet distance from (mu, sigma): ours (Cholesky factor + symmetric eigenvalues) vs the
@@ -16,6 +17,10 @@ In the same run, on the same generated Inception-like features (non-negative, co
    side for pytorch-fid) does not fit the machine: the distance itself does not depend on N;
 4. with --images N, images/s of our FIDInceptionV3 (real size, random weights: same cost as the
    real weights) on 256x256 images, CPU (no GPU is lent to this task).
+With --bootstrap R (alone): R resamples of the FID interval (`_mm_stats.bootstrap_fid`: moments from
+multinomial counts, one syrk + one eigvalsh per resample) on n generated features against the other
+side's fixed moments, vs the naive loop (copy the resample, np.cov, pytorch-fid's sqrtm formula) on a
+few of the same resamples (values asserted equal), and `compute(confidence=0.95, n_resamples=R)`.
 Timings on a shared machine are noisy: compare the ratios, which are taken in the same run.
 """
 
@@ -75,6 +80,44 @@ def best(fn, repeat: int):
     return out, min(times)
 
 
+def _timed(fn):
+    start, cpu = time.perf_counter(), time.process_time()
+    out = fn()
+    return out, time.perf_counter() - start, time.process_time() - cpu
+
+
+def bench_bootstrap(n: int, d: int, resamples: int) -> int:
+    """Cost of the FID interval: set-up (centring, Cholesky factor, A = Y F) and then per resample, ours
+    (counts, one syrk + one eigvalsh) vs the naive copy + np.cov + sqrtm loop on the same resamples."""
+    stats = load_core("fid_clip", "_mm_stats")
+    gen, ref = features(n, d, 1), features(n, d, 2, shift=0.01)
+    mu_ref, sigma_ref = ref.mean(0), np.cov(ref, rowvar=False)
+    print(f"FID bootstrap, {d}-d features, {n:,} generated samples, reference moments fixed")
+    stats.bootstrap_fid(gen[: min(n, 64)], mu_ref, sigma_ref, 2, 12345)  # warm-up (BLAS threads, LAPACK)
+    _, wall1, cpu1 = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, 1, 12345))
+    values, wall, cpu = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, resamples + 1, 12345))
+    per_wall, per_cpu = (wall - wall1) / resamples, (cpu - cpu1) / resamples
+    print(f"  ours: set-up + 1 resample {wall1:.2f} s wall, {cpu1:.2f} s CPU; each further resample "
+          f"{per_wall:.3f} s wall, {per_cpu:.3f} s CPU ({resamples} timed); 200 resamples ~{wall1 + 199 * per_wall:.0f} s "
+          f"wall ({cpu1 + 199 * per_cpu:.0f} s CPU), 1,000 ~{wall1 + 999 * per_wall:.0f} s wall")
+    indices = np.random.default_rng(12345).integers(0, n, size=(1, n))  # the first row of the same stream
+    naive, wall_n, cpu_n = _timed(lambda: pytorch_fid_distance(gen[indices[0]].mean(0),
+                                                               np.cov(gen[indices[0]], rowvar=False), mu_ref, sigma_ref))
+    print(f"  naive (copy, np.cov, sqrtm): {wall_n:.2f} s wall, {cpu_n:.2f} s CPU per resample; ratio "
+          f"{wall_n / per_wall:.1f}x wall, {cpu_n / per_cpu:.1f}x CPU per resample")
+    rel = abs(values[0] - naive) / abs(naive)
+    print(f"  same resample, rel. diff {rel:.1e}")
+    assert rel < 1e-6, "values differ"
+    import evaluate
+
+    metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
+    r, wall_e, cpu_e = _timed(lambda: metric.compute(predictions=gen, reference_stats={"mu": mu_ref, "sigma": sigma_ref},
+                                                     confidence=0.95, n_resamples=resamples))  # fmt: skip
+    print(f"  compute(confidence=0.95, n_resamples={resamples}): {wall_e:.2f} s wall, {cpu_e:.2f} s CPU; "
+          f"FID {r['fid']:.4f} [{r['fid_ci_low']:.4f}, {r['fid_ci_high']:.4f}]")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="256-d, 1,000 samples per side")
@@ -83,12 +126,15 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", action="store_true", help="also 10x samples, streamed, with peak memory")
     parser.add_argument("--images", type=int, default=0, help="also time the FID Inception on this many images")
+    parser.add_argument("--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples")
     args = parser.parse_args()
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
     offline_env()
     core = load_core("fid_clip", "_fid_core")
     warnings.simplefilter("ignore", UserWarning)
+    if args.bootstrap:
+        return bench_bootstrap(n, d, args.bootstrap)
 
     a, b = features(n, d, 1), features(n, d, 2, shift=0.01)
     mu1, s1, mu2, s2 = a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False)

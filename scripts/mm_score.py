@@ -424,12 +424,31 @@ GENERATION_DOC = """Files (AIJ 2022 FusionBrain 2.0 image generation, split/gene
                      (no existing image there: that example's CLIP score is 0, as in the official loop)
 score = 0.5 * (CLIP + (200 - min(200, FID)) / 200). Preset fusion_brain_2022 (default here) reproduces the
 contest script; it needs the FID Inception weights (--inception-weights, pt_inception-2015-12-05-6726825d.pth)
-and the ruCLIP ViT-L/14-336 checkpoint folder (--clip-model), both local."""
+and the ruCLIP ViT-L/14-336 checkpoint folder (--clip-model), both local.
+--confidence C adds fid_ci_*, clip_score_ci_* and score_ci_*, resampling the generated images with their
+prompts (FID's reference images held fixed; FID's interval moved by the bootstrap bias estimate; 200
+resamples by default, see the fid_clip card). score_ci_* needs every prompt's image to exist and be a
+file of --pred-images (one joint resampling); otherwise fid and clip_score get separate intervals."""
+
+
+def _fid_clip_helper(name: str):
+    """metrics/fid_clip/<name>.py (a helper of the module, numpy only) loaded as a plain module."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"mm_fid_clip_{name}", ROOT / "metrics" / "fid_clip" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _aligned(loaded: Loaded, pred_images: list) -> bool:
+    """Every prompt's generated image exists and the prompts' images are exactly the folder's files."""
+    if any(image is None for image in loaded.predictions) or len(loaded.predictions) != len(pred_images):
+        return False
+    return sorted(os.path.realpath(p) for p in loaded.predictions) == sorted(os.path.realpath(p) for p in pred_images)
 
 
 def run_generation(args) -> int:
-    import importlib.util
-
     loaded = mm_formats.fb2022_generation(args.input, args.pred)
     for warning in loaded.warnings:
         print(f"mm-score fid-clip: warning: {warning}", file=sys.stderr)
@@ -438,9 +457,15 @@ def run_generation(args) -> int:
         raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
                                             f"{len(gt_images)}: one generated image per prompt (official assertion)")
     options = {dest: getattr(args, dest) for dest in args.option_dests}
+    resampling = {key: options.pop(key) for key in ("confidence", "n_resamples", "seed")}
+    if resampling["confidence"] is not None:
+        if _aligned(loaded, pred_images):
+            return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
+        print("mm-score fid-clip: warning: no score interval: it needs every prompt's image to exist and be a file "
+              f"of {args.pred_images} (one joint resampling); fid and clip_score get separate intervals", file=sys.stderr)
     fid = score("fid_clip", args.preset, Loaded(list(range(len(gt_images))), pred_images, gt_images,
                                                  gt_path=args.gt_images, pred_path=args.pred_images),
-                {**options, "clip_model": None}, False, args.progress)
+                {**options, **resampling, "clip_model": None}, False, args.progress)
     usable = [i for i, image in enumerate(loaded.predictions) if image is not None]
     per_example = [0.0] * len(loaded.ids)
     clip = {"signature": ""}
@@ -450,16 +475,46 @@ def run_generation(args) -> int:
         clip = score_clip(args.preset, pairs, {**options, "inception_weights": None}, args.progress)
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
-    spec = importlib.util.spec_from_file_location("mm_fid_core_cli", ROOT / "metrics" / "fid_clip" / "_fid_core.py")
-    core = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(core)
+    core = _fid_clip_helper("_fid_core")
     clip_score = sum(per_example) / len(per_example)
-    result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score,
-              "signature_fid": fid["signature"], "signature_clip": clip["signature"], "examples": len(loaded.ids)}
+    result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score}
+    if resampling["confidence"] is not None:  # the prompts resampled, a missing image counting 0 (as the score)
+        stats = _fid_clip_helper("_mm_stats")
+        checked = stats.Resampling(**resampling)
+        if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
+            checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])
+        low, high = stats.bootstrap_interval(stats.mean_statistic({"clip_score": per_example}), checked.confidence,
+                                             checked.n_resamples, checked.seed)["clip_score"]
+        result.update(fid_ci_low=fid["fid_ci_low"], fid_ci_high=fid["fid_ci_high"], clip_score_ci_low=low,
+                      clip_score_ci_high=high)
+        if clip["signature"]:
+            clip["signature"] = _with_fields(clip["signature"], checked.signature_fields())
+    result.update(signature_fid=fid["signature"], signature_clip=clip["signature"], examples=len(loaded.ids))
     if args.per_example:
         write_per_example(args.per_example, loaded, {"clip_score": 0.0, "per_example": per_example})
     print_result(result, args.json)
     return 0
+
+
+def run_generation_jointly(args, loaded: Loaded, gt_images: list, options: dict) -> int:
+    """--confidence with one existing generated image per prompt: one fid_clip computation gives FID, the
+    CLIP score, the score and their intervals from the same resamples of the (image, prompt) pairs."""
+    pairs = Loaded(loaded.ids, loaded.predictions, gt_images, {"texts": loaded.columns["texts"]}, args.input, args.pred)
+    joint = score("fid_clip", args.preset, pairs, options, True, args.progress)
+    result = {key: joint[key] for key in ("score", "fid", "clip_score")}
+    result.update({f"{key}{end}": joint[f"{key}{end}"] for key in result for end in ("_ci_low", "_ci_high")})
+    result.update(signature_fid=joint["signature"], signature_clip=joint["signature"], examples=len(loaded.ids))
+    if args.per_example:
+        write_per_example(args.per_example, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]})
+    print_result(result, args.json)
+    return 0
+
+
+def _with_fields(signature: str, fields: dict) -> str:
+    """`signature` with `fields` (k:v) inserted before its version field."""
+    head, _, version = signature.rpartition("|v:")
+    extra = "|".join(f"{k}:{v}" for k, v in fields.items())
+    return f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
 
 
 def score_clip(preset: str, pairs: Loaded, options: dict, progress) -> dict:
@@ -489,6 +544,10 @@ def add_generation_parser(sub) -> None:
     g.add_argument("--pre-resize", type=int, help="square resize before Inception (fusion_brain_2022: 256; 0 = none)")
     g.add_argument("--device", help="cpu (default), cuda or cuda:N")
     g.add_argument("--batch-size", type=int, help="images per forward pass (20)")
+    stats = p.add_argument_group("confidence interval (bootstrap over the generated images and their prompts)")
+    stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
+    stats.add_argument("--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)")
+    stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
     p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before], run=run_generation)
     p.add_argument("--per-example", metavar="FILE", help="write the CLIP score of every prompt as JSON lines")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

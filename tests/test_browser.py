@@ -7,7 +7,7 @@ set an option and press Compute; the numbers shown (headline, per-example table)
 module's own `compute` on the same inputs and preset, rounded as shown, and the signature shown must
 be the module's. Every demo asks for the 95% bootstrap interval (`_mm_demo.CONFIDENCE`): a headline
 number with an interval reads `value [low, high]`, equal to the module's `compute(...,
-confidence=0.95, n_resamples=1000, seed=12345)`; a number without one (FID) shows just the value. Garbage typed in (invalid JSON, wrong lengths, a bad option) must show a message
+confidence=0.95, n_resamples=1000, seed=12345)` (fid_clip: 200 resamples, the module's default with FID). Garbage typed in (invalid JSON, wrong lengths, a bad option) must show a message
 naming what is wrong. Screenshots go to .build/screenshots/. A browser that cannot start fails the
 test: it is never skipped. Adding a metric = one entry in CASES (test_every_app_has_a_case checks).
 
@@ -56,6 +56,8 @@ class Case:
     garbage: list
     score: str | None = None  # the per-example score's name when it is not the primary key
     resources: Callable | None = None  # folder -> {key: path or paths}, formatted into typed/options as {key}
+    ci: dict | None = None  # the resampling the demo asks for, when not CI (fid_clip: FID's 200 resamples)
+    ci_signature: str | None = None  # its signature fields, when not CI_SIGNATURE
 
 
 def fid_clip_resources(folder: Path) -> dict:
@@ -302,6 +304,8 @@ CASES = {
         ],
         score="clip_score",
         resources=fid_clip_resources,
+        ci={**CI, "n_resamples": 200},  # the module's default when FID is resampled
+        ci_signature="|ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345|",
     ),
 }
 
@@ -382,7 +386,8 @@ def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
 def check_shown(page, name: str, run: Run, prefix: str = "", res: dict | None = None) -> None:
     """The page shows the module's own numbers (rounded to 4 decimals) and its full signature."""
     kwargs = run.compute(res) if callable(run.compute) else run.compute
-    expected = load_metric(name, run.config).compute(**kwargs, **CI, return_per_example=True)
+    case = CASES[name]
+    expected = load_metric(name, run.config).compute(**kwargs, **(case.ci or CI), return_per_example=True)
     bounds = ("_ci_low", "_ci_high")
     numbers = {k: v for k, v in expected.items() if isinstance(v, float) and not k.endswith(bounds)}
     shown = ui.read_headline(page, prefix)
@@ -400,7 +405,7 @@ def check_shown(page, name: str, run: Run, prefix: str = "", res: dict | None = 
         assert f"{key}_ci_low" in expected and "[" in shown[key], (key, shown)
     signature = ui.get_text(page, f"{prefix}signature")
     assert signature == expected["signature"]
-    assert CI_SIGNATURE in signature, signature
+    assert (case.ci_signature or CI_SIGNATURE) in signature, signature
     for part in run.signature_has:
         assert f"|{part}|" in signature, (part, signature)
     headers, rows = ui.read_table(page, prefix)

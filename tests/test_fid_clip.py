@@ -594,19 +594,23 @@ def test_demo_scores_uploads(models, tmp_path):
         expected = load_metric("fid_clip").compute(
             predictions=[str(p) for p in gen], references=[str(p) for p in real], texts=["a cat", "a dog", "cat dog"],
             inception_weights=str(models["inception"]), clip_model=str(models["hf"]), return_per_example=True,
-            confidence=0.95,  # the demo shows the CLIP score's 95% bootstrap interval (FID has none)
+            confidence=0.95,  # the demo shows 95% bootstrap intervals (module defaults: 200 resamples with FID)
         )
         assert result["fid"] == pytest.approx(expected["fid"], rel=1e-9)
-        assert [result["clip_score_ci_low"], result["clip_score_ci_high"]] == pytest.approx(
-            [expected["clip_score_ci_low"], expected["clip_score_ci_high"]], rel=1e-9
-        )
-        assert "fid_ci_low" not in result and "[" in headline.split("\n")[2]
+        for key in ("fid", "clip_score", "score"):
+            assert [result[f"{key}_ci_low"], result[f"{key}_ci_high"]] == pytest.approx(
+                [expected[f"{key}_ci_low"], expected[f"{key}_ci_high"]], rel=1e-9
+            )
+        assert headline.split("\n")[2].count("[") == 3 and "bias estimate" in headline  # value [low, high] each
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
         assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table
         assert [r[1] for r in rows] == [p.name for p in gen]
         assert [float(r[3]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
+        fid_only = client.predict([handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "",
+                                  "default", str(models["inception"]), "", "", api_name="/compute")[0]
+        assert fid_only["fid_ci_low"] == pytest.approx(expected["fid_ci_low"], rel=1e-9)  # FID alone: its interval
         with pytest.raises(Exception, match="one prompt per generated image"):
             client.predict([handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute")
         with pytest.raises(Exception, match="at least 2 images per side"):
@@ -631,5 +635,6 @@ def test_clip_score_interval_and_paired_comparison(models):
     res = m.compare(predictions_a=images, predictions_b=other, texts=texts, clip_model=str(models["hf"]), n_resamples=500)
     assert res["clip_score_difference"] == pytest.approx(res["clip_score_a"] - res["clip_score_b"])
     assert 0 < res["clip_score_p_value"] <= 1 and "test:paired-ar|n:500" in res["signature"]
-    with pytest.raises(ValueError, match="confidence"):
-        m.compute(predictions=[[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]], references=X1, confidence=0.95)
+    with pytest.raises(ValueError, match="`texts`: compare"):
+        m.compare(predictions_a=X1, predictions_b=X1, references=X1)
+

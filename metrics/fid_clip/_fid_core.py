@@ -219,10 +219,12 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * tr)
 
 
-def generation_score(clip_score: float, fid: float) -> float:
+def generation_score(clip_score, fid):
     """AIJ 2022 image generation: 0.5 * (CLIP + (200 - min(200, FID)) / 200). FID >= 200 adds 0;
-    FID is not clipped below 0 (as the official script)."""
-    return 0.5 * (clip_score + (200.0 - min(200.0, fid)) / 200.0)
+    FID is not clipped below 0 (as the official script). Elementwise on arrays (bootstrap values);
+    a float for two numbers."""
+    score = 0.5 * (np.asarray(clip_score, dtype=np.float64) + (200.0 - np.minimum(200.0, fid)) / 200.0)
+    return float(score) if score.ndim == 0 else score
 
 
 def captioning_score(meteor: float, clip_score: float) -> float:

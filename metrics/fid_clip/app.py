@@ -63,14 +63,12 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
         references=ref or None,
         inception_weights=(inception_weights or "").strip() or None,
         pre_resize=resize,
+        # intervals of FID, the CLIP score and the score, resampling the generated images (the module's
+        # default resamples: 200 when FID is computed, the reference images held fixed)
+        confidence=CONFIDENCE,
     )
     if texts is not None:
-        kwargs.update(
-            texts=texts,
-            clip_model=resolve_clip_model(clip_model),
-            return_per_example=True,
-            confidence=CONFIDENCE,  # the CLIP score's interval (FID has none; without texts it is refused)
-        )
+        kwargs.update(texts=texts, clip_model=resolve_clip_model(clip_model), return_per_example=True)
     result = load_metric(SCRIPT, preset).compute(**kwargs)
     return result, {"image": [Path(p).name for p in gen], "prompt": texts or []}
 

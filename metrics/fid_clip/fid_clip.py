@@ -26,7 +26,14 @@ from ._mm_common import (
     make_result,
     resolve_options,
 )
-from ._mm_stats import PairedComparison, Resampling, Statistic
+from ._mm_stats import (
+    PairedComparison,
+    Resampling,
+    Statistic,
+    bootstrap_fid,
+    bootstrap_sums,
+    percentile_interval,
+)
 
 _CITATION = """\
 @inproceedings{heusel2017gans,
@@ -100,10 +107,14 @@ Args:
     device (`str`, optional): "cpu" (default), "cuda" or "cuda:N".
     batch_size (`int`, optional): images per forward pass. Default 20.
     progress (`bool`, optional): show a tqdm bar (default: when there are more than 5 batches).
-    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of
-        `clip_score` (`clip_score_ci_low`/`_high`), resampling image-text pairs; needs `texts`.
+    confidence (`float`, optional): e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high`
+        of `fid`, `clip_score` and the generation `score`, resampling the generated images (with
+        their texts); the reference side of FID is held fixed. `clip_score`: percentile interval;
+        `fid` (and `score`): percentile interval moved by the bootstrap bias estimate (resampled FIDs
+        are biased upwards, see the card). Keeps the generated features in memory (n x d float64).
         Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 200 when FID is
+        computed (one eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else 1000.
     seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
         when only FID is computed: FID has no per-example value).
@@ -111,6 +122,8 @@ Returns:
     fid (`float`): the Frechet distance (when both FID sides are given; >= 0 up to round-off).
     clip_score (`float`): mean CLIP score over the pairs (when `texts` are given).
     score (`float`): the Fusion Brain generation score (FID and CLIP) or captioning score (`meteor`).
+    <key>_ci_low, <key>_ci_high (`float`): with `confidence`, the interval of each score above (not of
+        the captioning `score`: METEOR is given as one number and cannot be resampled here).
     signature (`str`): every option that changes the number.
     per_example (`list` of `float`): with `return_per_example=True`, the CLIP score of every pair.
 Examples:
@@ -163,6 +176,8 @@ PREPROCESS = ("processor", "center_square_bilinear")
 TRUNCATION = ("keep_end", "slice")
 CLAMP = ("none", "per_example", "mean")
 
+FID_RESAMPLES = 200  # default n_resamples when FID is resampled (see the card: cost and Monte Carlo error)
+NAME_MAX = 255  # bytes per path component on Linux, macOS and Windows file systems
 _ITEM = {"kind": datasets.Value("string"), "text": datasets.Value("string"), "data": datasets.Value("binary")}
 _MODELS = {}  # loaded networks, kept between compute calls (Trainer evaluations, the demo)
 
@@ -271,34 +286,28 @@ class FidClip(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Me
         )
         check_bool(return_per_example, "return_per_example")
         texts = [t[0] if t else None for t in texts]
-        if resampling.enabled and not any(t is not None for t in texts):
-            raise ValueError(
-                "`confidence`: fid_clip gives a bootstrap interval of the CLIP score (give `texts`); "
-                "FID has no per-example value to resample here"
-            )
         preds = [p for p in predictions if p["kind"] != "none"]
         refs = [r for r in references if r["kind"] != "none"]
         scores, fields = {}, {}
+        features_p = stats_r = None
 
         # ---- FID --------------------------------------------------------------------------
         ref_side = refs or opts["reference_stats"] is not None
         if preds and ref_side:
-            stats_p, kind_p = side_statistics(preds, "predictions", opts)
+            if n_resamples is None:
+                resampling.n_resamples = FID_RESAMPLES
+            stats_p, kind_p, features_p = side_statistics(preds, "predictions", opts, keep=resampling.enabled)
             if opts["reference_stats"] is not None:
                 stats_r, kind_r = load_stats(opts["reference_stats"]), "stats"
             else:
-                stats_r, kind_r = side_statistics(refs, "references", opts)
+                stats_r, kind_r, _ = side_statistics(refs, "references", opts)
             if stats_p.dims != stats_r.dims:
                 raise ValueError(
                     f"feature sizes differ: `predictions` give {stats_p.dims}-d features, `references` "
                     f"{stats_r.dims}-d (use the same extractor, or statistics of the same features)"
                 )
             if opts["save_stats"] is not None:
-                folder = Path(os.fspath(opts["save_stats"]))
-                folder.mkdir(parents=True, exist_ok=True)
-                stats_p.save(folder / "predictions.npz")
-                if kind_r != "stats":
-                    stats_r.save(folder / "references.npz")
+                save_statistics(opts["save_stats"], stats_p, None if kind_r == "stats" else stats_r)
             scores["fid"] = frechet_distance(stats_p, stats_r)
             fields.update(fid_fields(opts, {kind_p, kind_r}))
         elif preds and not any(t is not None for t in texts):
@@ -336,13 +345,71 @@ class FidClip(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Me
             fields["comb"] = "generation"
         if per_example is None:
             per_example = []  # FID is a set-level score: no per-example values without a CLIP score
-        signature = build_signature("fid_clip", self.config_name, {**fields, **resampling.signature_fields()})
-        if "clip_score" in scores:
-            statistic = _clip_statistic(per_example, opts["clip_clamp"])
+        interval_fields = resampling.signature_fields()
+        if interval_fields and "fid" in scores:  # FID's interval is moved by the bootstrap bias estimate
+            interval_fields = {"ci": "bs-pct", "fidci": "bias-shift", **interval_fields}
+        signature = build_signature("fid_clip", self.config_name, {**fields, **interval_fields})
+        statistic = _clip_statistic(per_example, opts["clip_clamp"]) if "clip_score" in scores else None
+        self._last_statistic = None if statistic is None else (statistic, signature)  # compare() pairs CLIP scores
+        if resampling.enabled and "fid" in scores:
+            samples = fid_generation_samples(scores, features_p, stats_r, statistic, resampling)
+            scores = {**scores, **_intervals(samples, resampling.confidence)}
+        elif statistic is not None:
             scores = self._with_intervals(scores, statistic, resampling, signature)
-        else:
-            self._last_statistic = None  # FID alone: nothing per example to resample or pair
         return make_result(scores, signature, per_example, return_per_example)
+
+    def compare(self, **kwargs):
+        """Paired test of the CLIP scores of two image sets on the same texts (``texts`` required):
+        FID is a set-level score without per-example values, so it has no paired test here."""
+        if kwargs.get("texts") is None:
+            raise ValueError(
+                "`texts`: compare() runs a paired test of CLIP scores (one per image-text pair); FID has no "
+                "per-example values to pair (use `confidence=` for its bootstrap interval)"
+            )
+        return super().compare(**kwargs)
+
+
+def _rs(resampling: Resampling) -> tuple[int, int]:
+    return resampling.n_resamples, resampling.seed
+
+
+def fid_generation_samples(scores: dict, features, reference, statistic, resampling: Resampling) -> dict:
+    """Bootstrap values of `fid` (and `clip_score`, `score` when there are texts), all from the same
+    resamples of the generated images; the reference moments stay fixed. The FID values are moved by
+    the bootstrap bias estimate ``mean(FID*) - FID`` (resamples hold ~63% distinct images, so their
+    FID is biased upwards by about as much as FID at n is above FID at infinity)."""
+    fid = bootstrap_fid(features, reference.mean, reference.covariance, *_rs(resampling), overwrite=True)
+    fid -= fid.mean() - scores["fid"]
+    samples = {"fid": fid}
+    if statistic is not None:
+        if statistic.n != len(features):
+            raise RuntimeError(f"{statistic.n} CLIP pairs for {len(features)} generated images: cannot pair resamples")
+        (sums,) = bootstrap_sums([statistic.stats], *_rs(resampling))  # the same row indices as bootstrap_fid
+        samples["clip_score"] = statistic.scores(sums)[:, 0]
+        if "score" in scores:
+            samples["score"] = generation_score(samples["clip_score"], fid)
+    return samples
+
+
+def _intervals(samples: dict, confidence: float) -> dict:
+    """``<key>_ci_low`` / ``<key>_ci_high`` of each ``(R,)`` array of bootstrap values (percentile)."""
+    out = {}
+    for key, values in samples.items():
+        low, high = percentile_interval(values[:, None], confidence)
+        out[f"{key}_ci_low"], out[f"{key}_ci_high"] = float(low[0]), float(high[0])
+    return out
+
+
+def save_statistics(folder, predictions: FrechetStats, references: FrechetStats | None) -> None:
+    """Write ``predictions.npz`` (and ``references.npz``) into ``folder``; an OS error names `save_stats`."""
+    path = Path(os.fspath(folder))
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        predictions.save(path / "predictions.npz")
+        if references is not None:
+            references.save(path / "references.npz")
+    except OSError as err:
+        raise ValueError(f"`save_stats`: cannot write the statistics into {str(path)!r} ({err.strerror or err})") from None
 
 
 def _clip_statistic(per_example, clamp: str) -> Statistic:
@@ -375,6 +442,8 @@ def check_options(opts: dict) -> dict:
         value = opts[key]
         if value is not None and not isinstance(value, str | os.PathLike):
             raise TypeError(f"`{key}` must be a path, got {type(value).__name__}")
+    if opts["save_stats"] is not None:
+        check_folder_name(opts["save_stats"], "save_stats")
     extractor = opts["feature_extractor"]
     if extractor is not None and not callable(extractor):
         raise TypeError(f"`feature_extractor` must be a torch module (callable), got {type(extractor).__name__}")
@@ -407,6 +476,23 @@ def check_options(opts: dict) -> dict:
     if opts["progress"] is not None:
         check_bool(opts["progress"], "progress")
     return opts
+
+
+def check_folder_name(value, arg: str) -> None:
+    """A path whose every component fits the file system's name limit (ValueError naming `arg`)."""
+    text = os.fspath(value)
+    if isinstance(text, bytes) or not text or "\0" in text:
+        raise ValueError(f"`{arg}` must be a non-empty folder path (text without NUL characters), got {value!r}")
+    for part in Path(text).parts:
+        try:
+            size = len(os.fsencode(part))
+        except UnicodeError:
+            raise ValueError(f"`{arg}`: the folder name {part[:40]!r}... cannot be encoded for this file system") from None
+        if size > NAME_MAX:
+            raise ValueError(
+                f"`{arg}`: the folder name {part[:40]!r}... is {size} bytes long; file systems allow at most "
+                f"{NAME_MAX} bytes per name"
+            )
 
 
 def fid_fields(opts: dict, kinds: set) -> dict:
@@ -460,22 +546,29 @@ def _extractor(opts: dict):
     return _MODELS[key].to(opts["device"])
 
 
-def side_statistics(items: list, arg: str, opts: dict):
-    """FrechetStats of one side: feature vectors as given, or images through the extractor in batches."""
+def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
+    """(FrechetStats, kind, features) of one side: feature vectors as given, or images through the
+    extractor in batches. ``features`` is the (n, d) float64 array of every vector when ``keep`` (for
+    the bootstrap), else None: the items come from evaluate's cache (all batches, all processes), so
+    the vectors are read or computed here, once."""
     import torch
 
     kinds = {item["kind"] for item in items}
+    kept = None
     if kinds == {"features"}:
         dims = [len(item["data"]) // 8 for item in items]
         bad = next((i for i, d in enumerate(dims) if d != dims[0]), None)
         if bad is not None:
             raise ValueError(f"`{arg}[{bad}]` has a {dims[bad]}-d feature vector but `{arg}[0]` has {dims[0]}-d")
         stats = FrechetStats(dims[0])
+        kept = np.empty((len(items), dims[0])) if keep else None
         for start in range(0, len(items), 4096):
             chunk = items[start : start + 4096]
             rows = np.frombuffer(b"".join(c["data"] for c in chunk), dtype=np.float64).reshape(len(chunk), -1)
             stats.update(rows, arg, start)
-        return stats, "features"
+            if keep:
+                kept[start : start + len(chunk)] = rows
+        return stats, "features", kept
     if "features" in kinds:
         raise ValueError(f"`{arg}` mixes images and feature vectors: give one kind per side")
     model = _extractor(opts)
@@ -490,8 +583,11 @@ def side_statistics(items: list, arg: str, opts: dict):
                 raise ValueError(f"`feature_extractor` must return (B, d) features, got shape {tuple(feats.shape)}")
             stats = stats or FrechetStats(feats.shape[1])
             stats.update(feats, arg, start)
+            if keep:
+                kept = np.empty((len(items), feats.shape[1])) if kept is None else kept
+                kept[start : start + len(feats)] = feats
             bar.update(len(images))
-    return stats, "images"
+    return stats, "images", kept
 
 
 def _forward_grouped(model, tensors: list, device: str) -> np.ndarray:

@@ -28,7 +28,8 @@ _LOADED = {}
 PRESET = "preset"  # the option choice that means "the preset's value"
 DIGITS = 4  # headline and table numbers are rounded to this many decimals
 # Every demo asks for this percentile bootstrap interval (the module's default resamples and seed, so
-# the signature records `ci:bs-pct|conf:0.95|bs:1000|seed:12345` and the interval is reproducible).
+# the signature records `ci:bs-pct|conf:0.95|bs:1000|seed:12345` and the interval is reproducible;
+# fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
 CONFIDENCE = 0.95
 CI_SUFFIXES = ("_ci_low", "_ci_high")
 
@@ -203,9 +204,14 @@ def confidence_note(result: dict) -> str:
         return ""
     parts = dict(p.split(":", 1) for p in str(result.get("signature", "")).split("|") if ":" in p)
     level = fmt(float(parts.get("conf", CONFIDENCE)) * 100)
+    fid = (
+        "; FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
+        if parts.get("fidci") == "bias-shift"
+        else ""
+    )
     return (
         f"[low, high]: {level}% percentile bootstrap interval over the examples "
-        f"({parts.get('bs', '?')} resamples, seed {parts.get('seed', '?')})"
+        f"({parts.get('bs', '?')} resamples, seed {parts.get('seed', '?')}){fid}"
     )
 
 
