@@ -42,6 +42,7 @@ prediction against every ground-truth box, as in the script): 10,000 boxes on ea
 A ``[[]]`` box list means "no box" (the script does this for predictions; here for both sides).
 """
 
+import collections
 import itertools
 from collections.abc import Mapping, Sequence
 
@@ -80,17 +81,29 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     IoU is scale-invariant, so the result equals the exact IoU rounded once, and inputs in the usual
     range take the unscaled path bit for bit.
     """
-    big = max(_magnitude(a), _magnitude(b))
-    small = min(_smallest(a), _smallest(b))
-    if big > _SAFE_HIGH or small < _SAFE_LOW:
+    if not (_in_safe_range(a) and _in_safe_range(b)):
         _, exponent = np.frexp(np.maximum(np.abs(a).max(axis=-1), np.abs(b).max(axis=-1)))
         shift = -exponent[..., None]
         a, b = np.ldexp(a, shift), np.ldexp(b, shift)  # x * 2**shift, no intermediate overflow
-    wx = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0])
-    wy = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1])
+    a, b = _columns(a), _columns(b)
+    return _iou(a, b, _area(a), _area(b))
+
+
+def _columns(x: np.ndarray) -> tuple:
+    """The 4 coordinates of xyxy boxes ``x[..., 4]`` as 4 arrays."""
+    return x[..., 0], x[..., 1], x[..., 2], x[..., 3]
+
+
+def _area(c: tuple) -> np.ndarray:
+    return (c[2] - c[0]) * (c[3] - c[1])
+
+
+def _iou(a: tuple, b: tuple, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
+    """IoU of aligned xyxy boxes given as coordinate columns (:func:`_columns`) and their areas
+    (:func:`paired_iou` without the scaling)."""
+    wx = np.minimum(a[2], b[2]) - np.maximum(a[0], b[0])
+    wy = np.minimum(a[3], b[3]) - np.maximum(a[1], b[1])
     inter = np.maximum(wx, 0.0) * np.maximum(wy, 0.0)
-    area_a = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
-    area_b = (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1])
     union = area_a + area_b - inter
     return np.divide(inter, union, out=np.zeros_like(inter), where=union > 0)
 
@@ -98,14 +111,13 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 _SAFE_HIGH, _SAFE_LOW = 2.0**500, 2.0**-500
 
 
-def _magnitude(x: np.ndarray) -> float:
-    return float(np.abs(x).max()) if x.size else 0.0
-
-
-def _smallest(x: np.ndarray) -> float:
-    """Smallest nonzero magnitude (inf when there is none)."""
-    nonzero = np.abs(x[x != 0]) if x.size else x
-    return float(nonzero.min()) if nonzero.size else float("inf")
+def _in_safe_range(x: np.ndarray) -> bool:
+    """True when no coordinate is beyond 2**500 in magnitude nor nonzero below 2**-500 (areas and
+    their sums then neither overflow nor underflow)."""
+    if not x.size:
+        return True
+    magnitude = np.abs(x)
+    return bool(magnitude.max() <= _SAFE_HIGH) and not bool(((magnitude < _SAFE_LOW) & (magnitude > 0)).any())
 
 
 def pairwise_iou(a, b, box_format: str = "xyxy") -> np.ndarray:
@@ -237,50 +249,123 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
     return classes, lists
 
 
-def _plain_class_dicts(examples) -> tuple:
-    """(classes per image, box lists per image) when every image is a plain ``dict`` of string classes
-    to ``list`` box lists and none could be a record (no class named "classes"): a few C-level
-    passes over the whole batch instead of :func:`_parts` per image. (None, None) otherwise: the
-    per-image path then checks, converts and names what is wrong."""
-    examples = examples if type(examples) is list else list(examples)
-    if not examples or not set(map(type, examples)) <= {dict}:
-        return None, None
-    chain = itertools.chain.from_iterable
-    all_classes = list(chain(examples))
-    if "classes" in all_classes or not set(map(type, all_classes)) <= {str}:
-        return None, None
-    try:  # a lone surrogate in a class name: the per-image path names it
-        "".join(all_classes).encode("utf-8")
-    except UnicodeEncodeError:
-        return None, None
-    lists_of = list(map(list, map(dict.values, examples)))
-    if not set(map(type, chain(lists_of))) <= {list}:
-        return None, None
-    return list(map(list, examples)), lists_of
+class Columns:
+    """One side of a batch (predictions or references) as flat columns, what the module stores in Arrow.
 
-
-def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
-    """Every image of a batch in the packed form ``{"classes": [str], "counts": [int], "coords": [float]}``.
-
-    ``counts[k]`` is the number of boxes of ``classes[k]``; ``coords`` holds their 4 numbers each,
-    class after class (flat: Arrow stores and reads flat lists far faster than nested ones).
-    Accepts records or class dicts ``{class: boxes}``; box lists may be lists, numpy arrays or torch
-    tensors; ``[[]]`` is ``[]``. Structure and number types are checked (one vectorised check for
-    the whole batch); errors name ``arg``, the image index (``start`` + position) and the class.
-    Coordinate values (NaN, negative sizes) are checked when scoring (they depend on ``box_format``).
+    Image ``i`` owns the groups ``offsets[i]:offsets[i + 1]``; group ``g`` is the class ``classes[g]``
+    with ``counts[g]`` boxes, whose ``[4 numbers]`` rows follow each other in ``coords`` group after
+    group (in the input's box format). ``classes`` is a list of str, or a pyarrow string array when
+    read back from Arrow. ``len()`` is the number of images.
     """
-    classes_of, lists_of = _plain_class_dicts(examples)
-    if classes_of is None:
-        classes_of, lists_of = [], []
-        for i, example in enumerate(examples):
-            classes, lists = _parts(example, arg, start + i)
-            if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
-                where = f"`{arg}[{start + i}]` class"
-                lists = [
-                    b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)
-                ]
-            classes_of.append(classes)
-            lists_of.append(lists)
+
+    __slots__ = ("offsets", "classes", "counts", "coords")
+
+    def __init__(self, offsets, classes, counts, coords):
+        self.offsets = offsets  # (n_images + 1,) int64, offsets[0] = 0
+        self.classes = classes  # n_groups class names
+        self.counts = counts  # (n_groups,) int64
+        self.coords = coords  # (n_boxes, 4) float64
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+
+def pack(examples, arg: str, start: int = 0) -> Columns:
+    """Check a batch of images (class dicts or records) and convert it to :class:`Columns`.
+
+    Box lists may be lists, tuples, numpy arrays or torch tensors; ``[[]]`` is ``[]``. Structure and
+    number types are checked, errors name ``arg``, the image index (``start`` + position) and the
+    class. Coordinate values (NaN, negative sizes) are checked when scoring (they depend on
+    ``box_format``). Plain inputs (dicts of string classes to lists of ``[4 ints/floats]``) take a
+    few C-level passes over the whole batch; anything else the per-image path, which names what
+    is wrong.
+    """
+    examples = examples if type(examples) is list else list(examples)
+    columns = _pack_plain(examples)
+    return columns if columns is not None else _pack_checked(examples, arg, start)
+
+
+def _pack_plain(examples) -> Columns | None:
+    """:func:`pack` of plain class dicts in C-level passes; None when any image is not plain (not a
+    ``dict``, a class that is not a ``str`` or is named "classes" (a record?), a lone surrogate, a box
+    list or box that is not a ``list``, a box without 4 numbers, a number that is not exactly
+    ``int``/``float`` or is beyond the float64 range, ...). The batch is walked ``PLAIN_CHUNK`` images
+    at a time, so that the objects of a chunk are still in the CPU cache for its next pass."""
+    if not examples or not set(map(type, examples)) <= {dict}:
+        return None
+    classes, counts, coords = [], [], []
+    for lo in range(0, len(examples), PLAIN_CHUNK):
+        part = _plain_part(examples[lo : lo + PLAIN_CHUNK])
+        if part is None:
+            return None
+        classes += part[0]
+        counts.append(part[1])
+        coords.append(part[2])
+    n_classes = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
+    return Columns(_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords).reshape(-1, 4))
+
+
+PLAIN_CHUNK = 256  # images per pass of _pack_plain (about 100 KB of Python objects: fits a CPU cache)
+
+
+def _plain_part(examples: list) -> tuple | None:
+    """(classes, box counts, flat coordinates) of a chunk of plain class dicts, or None (see
+    :func:`_pack_plain`)."""
+    classes = _flat(examples)
+    if "classes" in classes or not set(map(type, classes)) <= {str}:
+        return None
+    try:
+        "".join(classes).encode("utf-8")
+    except UnicodeEncodeError:
+        return None
+    lists = _flat(map(dict.values, examples))
+    if not set(map(type, lists)) <= {list}:
+        return None
+    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
+    boxes = _flat(lists)
+    if not set(map(type, boxes)) <= {list}:
+        return None
+    if boxes and set(map(len, boxes)) != {4}:
+        lengths = np.fromiter(map(len, boxes), dtype=np.int64, count=len(boxes))
+        odd = np.flatnonzero(lengths != 4)
+        group = np.repeat(np.arange(len(counts)), counts)[odd]
+        if (lengths[odd] != 0).any() or (counts[group] != 1).any():
+            return None  # only [[]] (a group whose one box is empty: no box) is allowed
+        counts[group] = 0
+        boxes = [b for b in boxes if b]
+    values = _flat(boxes)
+    if not set(map(type, values)) <= {int, float}:
+        return None
+    try:
+        return classes, counts, np.fromiter(values, dtype=np.float64, count=len(values))
+    except OverflowError:  # an int beyond the float64 range: the checked path names it
+        return None
+
+
+def _flat(lists) -> list:
+    """The items of an iterable of lists in one list (``list.extend`` per list: no iterator objects)."""
+    out = []
+    collections.deque(map(out.extend, lists), maxlen=0)
+    return out
+
+
+def _offsets(sizes: np.ndarray) -> np.ndarray:
+    """[0, cumsum(sizes)...] as int64."""
+    out = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=out[1:])
+    return out
+
+
+def _pack_checked(examples, arg: str, start: int) -> Columns:
+    """:func:`pack`, image by image: every structure and type checked, errors name the first bad entry."""
+    classes_of, lists_of = [], []
+    for i, example in enumerate(examples):
+        classes, lists = _parts(example, arg, start + i)
+        if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
+            where = f"`{arg}[{start + i}]` class"
+            lists = [b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)]
+        classes_of.append(classes)
+        lists_of.append(lists)
     all_lists = [b for lists in lists_of for b in lists]
     counts = list(map(len, all_lists))
     for g in [g for g, n in enumerate(counts) if n == 1]:
@@ -289,7 +374,7 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
             all_lists[g] = []
             counts[g] = 0
     flat = [box for b in all_lists for box in b]
-    coords = []
+    coords = np.zeros((0, 4), dtype=np.float64)
     if flat:
         chain = itertools.chain.from_iterable
         try:
@@ -299,7 +384,7 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
             plain = False
         if plain:
             try:
-                coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat)).tolist()
+                coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat))
             except OverflowError:  # an int beyond the float64 range: the checked path names it
                 plain = False
         if not plain:
@@ -317,19 +402,43 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
                     for c, b in zip(classes, lists)
                 ]
                 arr = np.concatenate(arrays) if arrays else np.zeros((0, 4), dtype=np.float64)
-            coords = arr.astype(np.float64, copy=False).ravel().tolist()
-    boxes_before = list(itertools.accumulate(counts, initial=0))  # boxes before each group
-    out, group = [], 0
-    for classes in classes_of:
-        end = group + len(classes)
+            coords = arr.astype(np.float64, copy=False)
+    n_classes = np.fromiter(map(len, classes_of), dtype=np.int64, count=len(classes_of))
+    classes = [c for classes in classes_of for c in classes]
+    return Columns(_offsets(n_classes), classes, np.asarray(counts, dtype=np.int64), coords.reshape(-1, 4))
+
+
+def _pack_packed(examples) -> Columns:
+    """:class:`Columns` of images already in the packed form (structure assumed valid)."""
+    chain = itertools.chain.from_iterable
+    n_classes = np.fromiter((len(x["classes"]) for x in examples), dtype=np.int64, count=len(examples))
+    classes = list(chain(x["classes"] for x in examples))
+    counts = np.fromiter(chain(x["counts"] for x in examples), dtype=np.int64, count=len(classes))
+    coords = np.fromiter(chain(x["coords"] for x in examples), dtype=np.float64)
+    return Columns(_offsets(n_classes), classes, counts, coords.reshape(-1, 4))
+
+
+def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
+    """Every image of a batch in the packed form ``{"classes": [str], "counts": [int], "coords": [float]}``
+    (checked like :func:`pack`): ``counts[k]`` boxes of ``classes[k]``, their 4 numbers each in ``coords``."""
+    return packed_dicts(pack(examples, arg, start))
+
+
+def packed_dicts(columns: Columns) -> list[dict]:
+    """:class:`Columns` as one packed dict per image."""
+    classes = _pylist(columns.classes)
+    counts = columns.counts.tolist()
+    box_offsets = _offsets(columns.counts).tolist()
+    coords = columns.coords.ravel().tolist()
+    out, offsets = [], columns.offsets.tolist()
+    for lo, hi in zip(offsets[:-1], offsets[1:]):
         out.append(
             {
-                "classes": classes,
-                "counts": counts[group:end],
-                "coords": coords[4 * boxes_before[group] : 4 * boxes_before[end]],
+                "classes": classes[lo:hi],
+                "counts": counts[lo:hi],
+                "coords": coords[4 * box_offsets[lo] : 4 * box_offsets[hi]],
             }
         )
-        group = end
     return out
 
 
@@ -393,57 +502,122 @@ def from_fusion_brain(true_annot: Mapping, predictions: Mapping):
 
 
 # ----------------------------------------------------------------------------------------------
-# Flattening and checks
+# Arrow (what the evaluate module stores)
 # ----------------------------------------------------------------------------------------------
-def _flatten(predictions, references, missing_class: str):
-    """Every (image, requested class) group and its boxes as flat arrays.
+def is_arrow(column) -> bool:
+    """True for a pyarrow (Chunked)Array: the packed column as the evaluate module reads it."""
+    return hasattr(column, "to_pylist") and hasattr(column, "type") and not isinstance(column, np.ndarray)
 
-    Returns (group_image, n_gt, n_pred, gt_boxes, pred_boxes, group_class) where boxes are (N, 4)
-    float64 in the input format, stored group after group, and group_class the class names.
-    Images may be packed (what the evaluate module stores), records or class dicts.
+
+def to_arrow(columns: Columns):
+    """:class:`Columns` as a pyarrow struct array ``{classes: list<string>, counts: list<int64>,
+    coords: list<double>}``, one row per image, built from the numpy columns (no Python object per
+    box or coordinate)."""
+    import pyarrow as pa
+
+    box_offsets = _offsets(columns.counts)[columns.offsets]
+    if box_offsets[-1] * 4 > np.iinfo(np.int32).max:
+        raise ValueError(f"a batch holds at most {np.iinfo(np.int32).max // 4:,} boxes: add it in smaller batches")
+    offsets = pa.array(columns.offsets.astype(np.int32))
+    classes = columns.classes if is_arrow(columns.classes) else pa.array(columns.classes, type=pa.string())
+    fields = [
+        pa.ListArray.from_arrays(offsets, classes),
+        pa.ListArray.from_arrays(offsets, pa.array(columns.counts, type=pa.int64())),
+        pa.ListArray.from_arrays(pa.array((4 * box_offsets).astype(np.int32)), pa.array(columns.coords.ravel())),
+    ]
+    return pa.StructArray.from_arrays(fields, names=["classes", "counts", "coords"])
+
+
+def from_arrow(column) -> Columns:
+    """:class:`Columns` of a pyarrow packed column (as written by :func:`to_arrow`), read as numpy
+    without making a Python object per box; ``classes`` stays a pyarrow string array."""
+    if hasattr(column, "combine_chunks"):
+        column = column.combine_chunks()
+    fields = dict(zip((f.name for f in column.type), column.flatten()))  # flatten() honours slicing
+    classes = fields["classes"]
+    offsets = np.asarray(classes.offsets, dtype=np.int64)
+    counts = fields["counts"].flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    coords = fields["coords"].flatten().to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    return Columns(offsets - offsets[0], classes.flatten(), counts, coords.reshape(-1, 4))
+
+
+def columns_of(images, arg: str) -> Columns:
+    """One side of the input as :class:`Columns`: Columns as they are, Arrow columns read as numpy,
+    packed dicts (of :func:`normalize_batch`) taken as they are, anything else checked by :func:`pack`."""
+    if isinstance(images, Columns):
+        return images
+    if is_arrow(images):
+        return from_arrow(images)
+    images = images if type(images) is list else list(images)
+    if images and all(map(is_packed, images)):
+        return _pack_packed(images)
+    if any(map(is_packed, images)):
+        images = [unpack(x) if is_packed(x) else x for x in images]
+    return pack(images, arg)
+
+
+def _pylist(classes) -> list:
+    return classes.to_pylist() if is_arrow(classes) else list(classes)
+
+
+def _class_at(classes, g: int) -> str:
+    return classes[g].as_py() if is_arrow(classes) else classes[g]
+
+
+def _same_classes(a, b) -> bool:
+    if type(a) is list and type(b) is list:
+        return a == b
+    if is_arrow(a) and is_arrow(b):
+        return a.equals(b)
+    return _pylist(a) == _pylist(b)
+
+
+# ----------------------------------------------------------------------------------------------
+# Groups and checks
+# ----------------------------------------------------------------------------------------------
+def _groups(pred: Columns, ref: Columns, missing_class: str):
+    """Every (image, requested class) group with its boxes on both sides.
+
+    Returns (group_image, n_gt, n_pred, gt_boxes, pred_boxes, unrequested): boxes (N, 4) in the
+    input format group after group; ``unrequested`` is None, or (image, class, counts, boxes) of the
+    predicted classes that no reference requests (not scored, only checked).
+    When every image predicts exactly its requested classes in the same order (the usual case),
+    the columns are used as they are; otherwise predicted groups are looked up by (image, class).
     """
     if missing_class not in MISSING_CLASS:
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
-    if is_arrow(predictions) and is_arrow(references):
-        flat = _flatten_arrow(predictions, references)
-        if flat is not None:
-            return flat
-        predictions, references = predictions.to_pylist(), references.to_pylist()
-    if all(is_packed(x) for x in predictions) and all(is_packed(x) for x in references):
-        return _flatten_packed(predictions, references, missing_class)
-    predictions = [unpack(x) if is_packed(x) else x for x in predictions]
-    references = [unpack(x) if is_packed(x) else x for x in references]
-    g_img, g_cls, ref_all, pred_all = [], [], [], []
-    for i, (pred, ref) in enumerate(zip(predictions, references)):
-        ref_is_record = is_record(ref)
-        if ref_is_record:
-            classes, ref_lists = list(ref["classes"]), ref["boxes"]
-        else:
-            classes, ref_lists = list(ref), list(ref.values())
-        complete = True
-        if is_record(pred):
-            if pred["classes"] == classes:  # the usual case of records: same classes, same order
-                pred_lists = pred["boxes"]
-            else:
-                pred_map = dict(zip(pred["classes"], pred["boxes"]))
-                pred_lists = [pred_map.get(c) for c in classes]
-                complete = False
-        elif not ref_is_record and type(pred) is dict and pred.keys() >= ref.keys():
-            pred_lists = [pred[c] for c in classes]  # the usual case of class dicts
-        else:
-            pred_lists = [pred.get(c) for c in classes]
-            complete = False
-        if not complete and any(b is None for b in pred_lists):
-            pred_lists = [_missing(i, c, missing_class) if b is None else b for c, b in zip(classes, pred_lists)]
-        g_cls += classes
-        g_img += [i] * len(classes)
-        ref_all += ref_lists
-        pred_all += pred_lists
-    boxes = []
-    for arg, lists in (("references", ref_all), ("predictions", pred_all)):
-        boxes.append(_boxes_of_lists(lists, arg, g_img, g_cls))
-    (n_gt, gt), (n_pred, pr) = boxes
-    return np.asarray(g_img, dtype=np.int64), n_gt, n_pred, gt, pr, g_cls
+    n_images = len(ref)
+    g_img = np.repeat(np.arange(n_images, dtype=np.int64), np.diff(ref.offsets))
+    if np.array_equal(pred.offsets, ref.offsets) and _same_classes(pred.classes, ref.classes):
+        return g_img, ref.counts, pred.counts, ref.coords, pred.coords, None
+    ref_cls, pred_cls = _pylist(ref.classes), _pylist(pred.classes)
+    p_img = np.repeat(np.arange(len(pred), dtype=np.int64), np.diff(pred.offsets))
+    where = dict(zip(zip(p_img.tolist(), pred_cls), range(len(pred_cls))))
+    keys = zip(g_img.tolist(), ref_cls)
+    idx = np.fromiter(map(where.get, keys, itertools.repeat(-1)), dtype=np.int64, count=len(ref_cls))
+    found = idx >= 0
+    if not found.all() and missing_class == "error":
+        g = int(np.argmin(found))
+        _missing(int(g_img[g]), ref_cls[g], missing_class)
+    pred_start = _offsets(pred.counts)[:-1]
+    n_pred = np.where(found, pred.counts[idx], 0)
+    pr = pred.coords[_ranges(pred_start[idx[found]], n_pred[found])]
+    unused = np.ones(len(pred_cls), dtype=bool)
+    unused[idx[found]] = False
+    unrequested = None
+    if unused.any():
+        u = np.flatnonzero(unused)
+        boxes = pred.coords[_ranges(pred_start[u], pred.counts[u])]
+        unrequested = (p_img[u], [pred_cls[k] for k in u.tolist()], pred.counts[u], boxes)
+    return g_img, ref.counts, n_pred, ref.coords, pr, unrequested
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Concatenation of ``arange(s, s + n)`` for every (s, n), vectorised."""
+    total = int(lengths.sum())
+    if not total:
+        return np.zeros(0, dtype=np.int64)
+    return np.repeat(starts - _offsets(lengths)[:-1], lengths) + np.arange(total, dtype=np.int64)
 
 
 def _missing(index: int, cls: str, missing_class: str) -> list:
@@ -455,100 +629,17 @@ def _missing(index: int, cls: str, missing_class: str) -> list:
     return []
 
 
-def _flatten_packed(predictions, references, missing_class: str):
-    g_img, g_cls, n_gt, n_pred, gt_coords, pred_coords = [], [], [], [], [], []
-    for i, (pred, ref) in enumerate(zip(predictions, references)):
-        classes = ref["classes"]
-        g_cls += classes
-        g_img += [i] * len(classes)
-        n_gt += ref["counts"]
-        gt_coords += ref["coords"]
-        if pred["classes"] == classes:
-            n_pred += pred["counts"]
-            pred_coords += pred["coords"]
-            continue
-        where, pos = {}, 0
-        for c, n in zip(pred["classes"], pred["counts"]):
-            where[c] = (pos, n)
-            pos += 4 * n
-        for c in classes:
-            if c in where:
-                pos, n = where[c]
-                n_pred.append(n)
-                pred_coords += pred["coords"][pos : pos + 4 * n]
-            else:
-                _missing(i, c, missing_class)
-                n_pred.append(0)
-    gt = np.asarray(gt_coords, dtype=np.float64).reshape(-1, 4)
-    pr = np.asarray(pred_coords, dtype=np.float64).reshape(-1, 4)
-    return (
-        np.asarray(g_img, dtype=np.int64),
-        np.asarray(n_gt, dtype=np.int64),
-        np.asarray(n_pred, dtype=np.int64),
-        gt,
-        pr,
-        g_cls,
-    )
-
-
-def is_arrow(column) -> bool:
-    """True for a pyarrow (Chunked)Array: the packed column as the evaluate module reads it."""
-    return hasattr(column, "to_pylist") and hasattr(column, "type") and not isinstance(column, np.ndarray)
-
-
-def _packed_fields(column):
-    """(class offsets per image, flat classes, counts, (N, 4) coords) of a pyarrow packed column,
-    read as numpy without making a Python object per box."""
-    if hasattr(column, "combine_chunks"):
-        column = column.combine_chunks()
-    fields = dict(zip((f.name for f in column.type), column.flatten()))  # flatten() honours slicing
-    classes = fields["classes"]
-    offsets = np.asarray(classes.offsets, dtype=np.int64)
-    counts = fields["counts"].flatten().to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
-    coords = fields["coords"].flatten().to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-    return offsets - offsets[0], classes.flatten(), counts, coords.reshape(-1, 4)
-
-
-def _flatten_arrow(predictions, references):
-    """:func:`_flatten_packed` straight from the Arrow columns, when every image's predicted classes
-    are its requested classes in the same order (the usual case); None otherwise (the caller then
-    takes the per-image path, which also handles missing classes)."""
-    ref_off, ref_cls, n_gt, gt = _packed_fields(references)
-    pred_off, pred_cls, n_pred, pr = _packed_fields(predictions)
-    if not (np.array_equal(ref_off, pred_off) and ref_cls.equals(pred_cls)):
-        return None
-    g_img = np.repeat(np.arange(len(ref_off) - 1, dtype=np.int64), np.diff(ref_off))
-    return g_img, n_gt, n_pred, gt, pr, ref_cls.to_pylist()
-
-
-def _boxes_of_lists(lists: list, arg, g_img, g_cls):
-    """(counts, (N, 4) float64 boxes) of one box list per group (fast path: one fromiter)."""
-    try:
-        counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-        for g in np.flatnonzero(counts == 1).tolist():
-            if len(lists[g][0]) == 0:  # the script's [[]] = no box
-                lists[g] = []
-                counts[g] = 0
-        chain = itertools.chain.from_iterable
-        if set(map(len, chain(lists))) <= {4}:
-            n = int(counts.sum())
-            coords = np.fromiter(chain(chain(lists)), dtype=np.float64, count=4 * n)
-            return counts, coords.reshape(n, 4)
-    except (TypeError, ValueError):
-        pass
-    # slow path: a malformed box to name
-    counts, flat = [], []
-    for g, b in enumerate(lists):
-        arr = box_array(b, f"`{arg}[{g_img[g]}]` class {g_cls[g]!r}")
-        counts.append(len(arr))
-        flat.append(arr)
-    return np.asarray(counts, dtype=np.int64), np.concatenate(flat) if flat else np.zeros((0, 4))
-
-
 def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
     """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
     if not len(boxes):
         return
+    with np.errstate(over="ignore", invalid="ignore"):  # whole-array test first (the usual case: all fine)
+        if box_format == "xywh":
+            ends_ok = np.isfinite(boxes[:, :2] + boxes[:, 2:]).all() and (boxes[:, 2:] >= 0).all()
+        else:
+            ends_ok = (boxes[:, 2:] >= boxes[:, :2]).all()
+        if ends_ok and np.isfinite(boxes).all():
+            return
     finite = np.isfinite(boxes).all(axis=1)
     if box_format == "xywh":
         with np.errstate(over="ignore", invalid="ignore"):
@@ -563,47 +654,10 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
     k = int(np.flatnonzero(bad)[0])
     owner = np.repeat(np.arange(len(counts)), counts)
     g = int(owner[k])
-    j = k - int(np.concatenate(([0], np.cumsum(counts)))[g])
+    j = k - int(_offsets(counts)[g])
     reason = "NaN or infinite coordinate" if not finite[k] else what
-    raise ValueError(f"`{arg}[{g_img[g]}]` class {g_cls[g]!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
-
-
-def _check_unrequested(predictions, references, box_format: str) -> None:
-    """Boxes of predicted classes the reference does not request are not scored (as in the script),
-    but a NaN/inf coordinate or a negative size there is still an error, as anywhere else."""
-    if is_arrow(predictions) or is_arrow(references):  # the columns as the evaluate module reads them
-        if is_arrow(predictions) and is_arrow(references):
-            ref_off, ref_cls = _packed_fields(references)[:2]
-            pred_off, pred_cls = _packed_fields(predictions)[:2]
-            if np.array_equal(ref_off, pred_off) and ref_cls.equals(pred_cls):
-                return  # every predicted class is requested
-        predictions = predictions.to_pylist() if is_arrow(predictions) else predictions
-        references = references.to_pylist() if is_arrow(references) else references
-    g_img, g_cls, counts, arrays = [], [], [], []
-    for i, (pred, ref) in enumerate(zip(predictions, references)):
-        if is_packed(pred) and is_packed(ref):
-            if pred["classes"] == ref["classes"]:
-                continue
-            requested, pos = set(ref["classes"]), 0
-            for c, n in zip(pred["classes"], pred["counts"]):
-                if c not in requested:
-                    g_img.append(i)
-                    g_cls.append(c)
-                    counts.append(n)
-                    arrays.append(np.asarray(pred["coords"][pos : pos + 4 * n], dtype=np.float64).reshape(-1, 4))
-                pos += 4 * n
-            continue
-        requested = set(as_class_dict(ref))
-        for c, boxes in as_class_dict(pred).items():
-            if c not in requested:
-                arr = box_array(boxes, f"`predictions[{i}]` class {c!r}")
-                g_img.append(i)
-                g_cls.append(c)
-                counts.append(len(arr))
-                arrays.append(arr)
-    if arrays:
-        _check_values(np.concatenate(arrays), "predictions", np.asarray(counts), g_img, g_cls, box_format)
-
+    cls = _class_at(g_cls, g)
+    raise ValueError(f"`{arg}[{g_img[g]}]` class {cls!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
 
 # ----------------------------------------------------------------------------------------------
 # Counting
@@ -611,37 +665,50 @@ def _check_unrequested(predictions, references, box_format: str) -> None:
 PAIR_CHUNK = 1 << 20  # (prediction, ground truth) pairs whose IoUs are held in memory at once
 
 
-def _pairs(n_gt: np.ndarray, n_pred: np.ndarray, lo: int = 0, hi: int | None = None):
-    """Index arrays (pred_idx, gt_idx) of the (prediction, ground truth) pairs number ``lo`` to
-    ``hi - 1`` of all groups, numbered like ``itertools.product(pred, true)`` group after group."""
-    n_pairs = n_gt * n_pred
-    ends = np.cumsum(n_pairs)
-    total = int(ends[-1]) if len(ends) else 0
-    hi = total if hi is None else min(hi, total)
-    if hi <= lo:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    pred_start = np.concatenate(([0], np.cumsum(n_pred)[:-1]))
-    gt_start = np.concatenate(([0], np.cumsum(n_gt)[:-1]))
-    pair_start = ends - n_pairs
-    index = np.arange(lo, hi, dtype=np.int64)
-    group = np.searchsorted(ends, index, side="right")
-    local = index - pair_start[group]  # position inside the group's product
-    m = n_gt[group]
-    return pred_start[group] + local // m, gt_start[group] + local % m
+def _hit_pairs(pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=True):
+    """(pred_idx, gt_idx, iou) of the (prediction, ground truth) pairs of every group that pass the
+    threshold (only pred_idx, the others empty, when ``want_pairs`` is False).
 
-
-def _hit_pairs(pr, gt, n_gt, n_pred, iou_threshold, iou_boundary):
-    """(pred_idx, gt_idx, iou) of the pairs that pass the threshold, computed ``PAIR_CHUNK`` pairs at
-    a time: memory stays bounded when one image has 10,000 boxes on each side (1e8 pairs)."""
-    total = int((n_gt * n_pred).sum())
-    parts = []
-    for lo in range(0, max(total, 1), PAIR_CHUNK):
-        pred_idx, gt_idx = _pairs(n_gt, n_pred, lo, lo + PAIR_CHUNK)
-        iou = paired_iou(pr[pred_idx], gt[gt_idx])
+    Pairs are formed prediction by prediction (each against every ground-truth box of its group, in
+    order, like ``itertools.product(pred, true)``), for about ``PAIR_CHUNK`` pairs at a time (at least
+    one prediction): memory stays bounded when one image has 10,000 boxes on each side (1e8 pairs).
+    The xyxy coordinates and areas are computed once per box, as contiguous columns, when no
+    coordinate needs :func:`paired_iou`'s scaling (the same operations, so the same IoUs).
+    """
+    pred_group = np.repeat(np.arange(len(n_gt)), n_pred)
+    per_pred = n_gt[pred_group]  # pairs of each prediction
+    first_gt = _offsets(n_gt)[:-1][pred_group]  # first ground-truth box of each prediction's group
+    pair_end = np.cumsum(per_pred)
+    pr_cols, gt_cols = _xyxy_columns(pr_raw, box_format), _xyxy_columns(gt_raw, box_format)
+    safe = all(map(_in_safe_range, pr_cols + gt_cols))
+    if safe:
+        area_pr, area_gt = _area(pr_cols), _area(gt_cols)
+    else:
+        pr, gt = np.stack(pr_cols, axis=-1), np.stack(gt_cols, axis=-1)
+    parts, lo = [], 0
+    while lo < len(pr_raw):
+        done = int(pair_end[lo - 1]) if lo else 0
+        hi = max(lo + 1, int(np.searchsorted(pair_end, done + PAIR_CHUNK, side="right")))
+        pred_idx = np.repeat(np.arange(lo, hi), per_pred[lo:hi])
+        gt_idx = _ranges(first_gt[lo:hi], per_pred[lo:hi])
+        if safe:
+            a = tuple(np.take(c, pred_idx) for c in pr_cols)
+            b = tuple(np.take(c, gt_idx) for c in gt_cols)
+            iou = _iou(a, b, np.take(area_pr, pred_idx), np.take(area_gt, gt_idx))
+        else:
+            iou = paired_iou(np.take(pr, pred_idx, axis=0), np.take(gt, gt_idx, axis=0))
         hit = passes(iou, iou_threshold, iou_boundary)
-        parts.append((pred_idx[hit], gt_idx[hit], iou[hit]))
-    return tuple(np.concatenate(x) for x in zip(*parts))
+        parts.append((pred_idx[hit], gt_idx[hit], iou[hit]) if want_pairs else (pred_idx[hit],))
+        lo = hi
+    empty = np.zeros(0, dtype=np.int64)
+    found = [np.concatenate(x) for x in zip(*parts)] if parts else [empty]
+    return tuple(found) if want_pairs else (found[0], empty, np.zeros(0))
+
+
+def _xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
+    """(x1, y1, x2, y2) contiguous columns of (N, 4) boxes (the arithmetic of :func:`to_xyxy`)."""
+    x, y, c, d = (np.ascontiguousarray(boxes[:, k]) for k in range(4))
+    return (x, y, x + c, y + d) if box_format == "xywh" else (x, y, c, d)
 
 
 def count_per_group(
@@ -657,9 +724,11 @@ def count_per_group(
 
     ``predictions`` / ``references``: one image each, as a class dict ``{class: [[4 numbers], ...]}``,
     a record ``{"classes": [str], "boxes": [[[4 numbers], ...], ...]}`` or the packed form of
-    :func:`normalize_batch`; the requested classes of image i are the classes of ``references[i]``.
-    Structure is assumed valid (the evaluate module checks it in ``add_batch``); coordinate values
-    are checked here: NaN/inf or negative sizes raise ValueError naming the image, class and box.
+    :func:`normalize_batch`; or a whole side as :class:`Columns` or its Arrow column (what the
+    evaluate module stores). The requested classes of image i are the classes of ``references[i]``.
+    Structure and types are checked by :func:`pack` (not for packed forms, Columns and Arrow: the
+    module checked them in ``add_batch``); coordinate values are checked here: NaN/inf or negative
+    sizes raise ValueError naming the image, class and box.
     Returns ``(group_image, tp, fp, fn)`` int64 arrays, one entry per group.
     """
     if matching not in MATCHINGS:
@@ -670,22 +739,27 @@ def count_per_group(
         raise ValueError(f"`iou_boundary` must be one of {list(BOUNDARIES)}, got {iou_boundary!r}")
     if len(predictions) != len(references):
         raise ValueError(f"`predictions` has {len(predictions)} examples but `references` has {len(references)}")
-    g_img, n_gt, n_pred, gt_raw, pr_raw, g_cls = _flatten(predictions, references, missing_class)
-    _check_values(gt_raw, "references", n_gt, g_img, g_cls, box_format)
-    _check_values(pr_raw, "predictions", n_pred, g_img, g_cls, box_format)
-    _check_unrequested(predictions, references, box_format)
-    gt, pr = to_xyxy(gt_raw, box_format), to_xyxy(pr_raw, box_format)
-
-    n_groups = len(n_gt)
+    if missing_class not in MISSING_CLASS:
+        raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
+    pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
+    g_img, n_gt, n_pred, gt_raw, pr_raw, unrequested = _groups(pred, ref, missing_class)
+    _check_values(gt_raw, "references", n_gt, g_img, ref.classes, box_format)
+    _check_values(pr_raw, "predictions", n_pred, g_img, ref.classes, box_format)
+    if unrequested is not None:  # not scored (as in the script), but a bad box there is still an error
+        u_img, u_cls, u_counts, u_boxes = unrequested
+        _check_values(u_boxes, "predictions", u_counts, u_img, u_cls, box_format)
+    n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
-    hit_pred, hit_gt, hit_iou = _hit_pairs(pr, gt, n_gt, n_pred, iou_threshold, iou_boundary)
+    hit_pred, hit_gt, hit_iou = _hit_pairs(
+        pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=matching != "any"
+    )
     positive = n_gt > 0
     if matching == "any":
-        hit = np.bincount(hit_pred, minlength=len(pr)) > 0
+        hit = np.bincount(hit_pred, minlength=n_boxes) > 0
         # itertools.groupby on the predicted box value: a box equal to the previous one of the same
         # group joins its run and is not counted again
-        keep = np.ones(len(pr), dtype=bool)
-        if len(pr) > 1:
+        keep = np.ones(n_boxes, dtype=bool)
+        if n_boxes > 1:
             same = (pred_group[1:] == pred_group[:-1]) & (pr_raw[1:] == pr_raw[:-1]).all(axis=1)
             keep[1:] = ~same
         scored = positive[pred_group]
@@ -694,7 +768,7 @@ def count_per_group(
         fp = np.where(positive, fp_scored, n_pred)
         fn = np.where(positive, np.maximum(n_gt - n_pred, 0), 0)
     else:
-        matched_pred, _ = _greedy_one_to_one(hit_pred, hit_gt, hit_iou, len(pr), len(gt))
+        matched_pred, _ = _greedy_one_to_one(hit_pred, hit_gt, hit_iou, n_boxes, len(gt_raw))
         tp = np.bincount(pred_group, weights=matched_pred, minlength=n_groups).astype(np.int64)
         fp = n_pred - tp
         fn = n_gt - tp

@@ -1,0 +1,156 @@
+"""det_f1's columnar path: the C-level walk of plain class dicts (`_pack_plain`) must give exactly what
+the checked per-image path gives, or step aside (None) so that the checked path names the problem;
+the Arrow columns written by `add_batch` read back unchanged; classes in another order, extra and
+missing classes are aligned like the per-image rule."""
+
+import random
+
+import numpy as np
+import pytest
+from helpers import load_core, load_metric, load_script
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = load_core("det_f1", "_det_f1_core")
+bench = load_script("bench_det_f1")
+
+
+class Int(int):
+    pass
+
+
+class Float(float):
+    pass
+
+
+# values a coordinate may hold: the plain ones and everything the fast walk must not take as plain
+COORDS = st.one_of(
+    st.integers(-(2**70), 2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(
+        [0, 1, 2**53 + 1, 2**64, 2**1100, -(10**400), True, False, np.bool_(True), np.float32(0.5), np.int64(3),
+         np.uint64(2**64 - 1), np.float16(0.1), "1", b"1", None, Int(2), Float(1.5), 1j, [1], (1,)]
+    ),
+)
+PLAIN = st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6, allow_nan=False))
+BOX = st.one_of(
+    st.lists(PLAIN, min_size=4, max_size=4),
+    st.lists(COORDS, min_size=4, max_size=4),
+    st.lists(PLAIN, min_size=0, max_size=6),
+    st.lists(PLAIN, min_size=4, max_size=4).map(tuple),
+    st.lists(PLAIN, min_size=4, max_size=4).map(lambda b: np.asarray(b, dtype=np.float64)),
+    st.sampled_from(["abcd", b"abcd", None, {1, 2, 3, 4}, {"a": 1}, range(4), 7]),
+)
+BOX_LIST = st.one_of(
+    st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3),
+    st.lists(BOX, max_size=3),
+    st.just([[]]),
+    st.just([[], [1, 2, 3, 4]]),
+    st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3).map(tuple),
+    st.sampled_from([None, "cat", np.zeros((2, 4)), np.zeros((0, 4)), {(1, 2, 3, 4)}, 5]),
+)
+CLASS = st.one_of(st.sampled_from(["cat", "dog", "a lamp", "ёж", "classes", "boxes", "a\ud800", "", "counts"]), st.text(max_size=3))
+IMAGE = st.one_of(
+    st.dictionaries(CLASS, st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3), max_size=4),
+    st.dictionaries(CLASS, BOX_LIST, max_size=4),
+    st.dictionaries(st.sampled_from([1, b"cat", None, 1.5]), BOX_LIST, min_size=1, max_size=2),
+    st.sampled_from([None, "cat", [], 3, {"classes": ["cat"], "boxes": [[[0, 0, 1, 1]]]}, {"classes": [], "boxes": []}]),
+)
+
+
+def _same(a, b) -> bool:
+    return (
+        np.array_equal(a.offsets, b.offsets)
+        and core._pylist(a.classes) == core._pylist(b.classes)
+        and np.array_equal(a.counts, b.counts)
+        and a.coords.shape == b.coords.shape
+        and np.array_equal(a.coords, b.coords, equal_nan=True)
+    )
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(IMAGE, min_size=1, max_size=5))
+def test_fast_walk_equals_the_checked_path_or_steps_aside(images):
+    fast = core._pack_plain(images)
+    if fast is None:
+        return  # the checked path decides (and names what is wrong)
+    checked = core._pack_checked(images, "predictions", 0)  # must accept what the fast walk accepted
+    assert _same(fast, checked)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.dictionaries(CLASS, st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3), max_size=4),
+                min_size=1, max_size=6))
+def test_plain_batches_take_the_fast_walk(images):
+    if any("classes" in im or not "".join(im).isprintable() or "\ud800" in "".join(im) for im in images):
+        return
+    fast = core._pack_plain(images)
+    assert fast is not None
+    assert _same(fast, core._pack_checked(images, "predictions", 0))
+
+
+def test_fast_walk_across_chunks(monkeypatch):
+    true_annot, predictions = bench.generate(700, seed=3)
+    preds, _, _ = core.from_fusion_brain(true_annot, predictions)
+    whole = core._pack_plain(preds)
+    assert whole is not None and _same(whole, core._pack_checked(preds, "predictions", 0))
+    monkeypatch.setattr(core, "PLAIN_CHUNK", 7)
+    assert _same(core._pack_plain(preds), whole)
+    bad = [dict(p) for p in preds]
+    bad[650]["x"] = [[True, 0, 1, 1]]  # a bool in a late chunk: the checked path names it
+    assert core._pack_plain(bad) is None
+    with pytest.raises(TypeError, match=r"`predictions\[650\]` class 'x', box 0: coordinates must be numbers"):
+        core.pack(bad, "predictions")
+
+
+def test_arrow_columns_read_back_unchanged():
+    import pyarrow as pa
+
+    true_annot, predictions = bench.generate(300, seed=4)
+    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    for side in (preds, refs, [{}] + refs[:3] + [{"cat": []}]):
+        cols = core.pack(side, "predictions")
+        array = core.to_arrow(cols)
+        assert array.to_pylist() == core.normalize_batch(side, "predictions")
+        assert _same(core.from_arrow(pa.chunked_array([array[:7], array[7:]])), cols)
+        assert _same(core.from_arrow(array[5:]), core.pack(side[5:], "predictions"))  # slices honoured
+
+
+def _shuffled(images, rng, extra=False, records=False):
+    out = []
+    for im in images:
+        classes = list(im)
+        rng.shuffle(classes)
+        boxes = [im[c] for c in classes]
+        if extra:
+            classes.append("not requested")
+            boxes.append([[1, 2, 3, 4]])
+        out.append({"classes": classes, "boxes": boxes} if records else dict(zip(classes, boxes)))
+    return out
+
+
+@pytest.mark.parametrize("extra, records", [(False, False), (True, False), (True, True)])
+@pytest.mark.parametrize("matching", ["any", "one_to_one"])
+def test_classes_in_another_order_or_extra_give_the_same_counts(extra, records, matching):
+    true_annot, predictions = bench.generate(400, seed=5)
+    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    expected = core.count_per_image(preds, refs, matching=matching)
+    if matching == "any":
+        assert tuple(expected.sum(axis=0)) == bench.reference_counts(true_annot, predictions)
+    moved = _shuffled(preds, random.Random(6), extra, records)
+    assert np.array_equal(core.count_per_image(moved, refs, matching=matching), expected)
+    metric = load_metric("det_f1", "one_to_one" if matching == "one_to_one" else None)
+    r = metric.compute(predictions=moved, references=refs)
+    assert (r["tp"], r["fp"], r["fn"]) == tuple(float(x) for x in expected.sum(axis=0))
+
+
+def test_missing_class_named_in_image_order_on_every_path():
+    refs = [{"cat": [[0, 0, 1, 1]]}, {"cat": [], "dog": [], "owl": []}, {"bat": [], "owl": []}]
+    preds = [{"cat": []}, {"owl": [], "cat": []}, {"owl": []}]
+    for p in (preds, _shuffled(preds, random.Random(0), records=True)):
+        with pytest.raises(ValueError, match=r"`predictions\[1\]` has no entry for requested class 'dog'"):
+            core.det_f1(p, refs)
+        with pytest.raises(ValueError, match=r"`predictions\[1\]` has no entry for requested class 'dog'"):
+            load_metric("det_f1").compute(predictions=p, references=refs)
+    r = core.det_f1(preds, refs, missing_class="empty")
+    assert (r["tp"], r["fp"], r["fn"]) == (0.0, 0.0, 1.0)
