@@ -154,3 +154,33 @@ def test_missing_class_named_in_image_order_on_every_path():
             load_metric("det_f1").compute(predictions=p, references=refs)
     r = core.det_f1(preds, refs, missing_class="empty")
     assert (r["tp"], r["fp"], r["fn"]) == (0.0, 0.0, 1.0)
+
+
+@pytest.mark.parametrize("matching", ["any", "one_to_one"])
+def test_groups_counted_in_blocks_give_the_same_counts(monkeypatch, matching):
+    true_annot, predictions = bench.generate(300, seed=7, dense=True)
+    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    whole = core.count_per_image(preds, refs, matching=matching)
+    for block, chunk in ((1, core.PAIR_CHUNK), (7, 5), (100, 1)):
+        monkeypatch.setattr(core, "GROUP_BLOCK", block)
+        monkeypatch.setattr(core, "PAIR_CHUNK", chunk)
+        assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
+    monkeypatch.undo()
+
+
+def test_first_bad_box_named_like_a_single_pass(monkeypatch):
+    """Bad boxes in several blocks: references are named before predictions, then unrequested
+    classes, whatever block they are in."""
+    monkeypatch.setattr(core, "GROUP_BLOCK", 2)
+    refs = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
+    preds = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
+    preds[1] = {"cat": [[0, 0, -1, 1]], "dog": [[0, 0, float("nan"), 1]]}
+    refs[5] = {"cat": [[0, 0, float("inf"), 1]]}
+    with pytest.raises(ValueError, match=r"`references\[5\]` class 'cat', box 0: NaN or infinite"):
+        core.det_f1(preds, refs)
+    refs[5] = {"cat": [[0, 0, 1, 1]]}
+    with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'cat', box 0: negative width"):
+        core.det_f1(preds, refs)
+    preds[1]["cat"] = [[0, 0, 1, 1]]
+    with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'dog', box 0: NaN or infinite"):
+        core.det_f1(preds, refs)

@@ -117,7 +117,7 @@ def _in_safe_range(x: np.ndarray) -> bool:
     if not x.size:
         return True
     magnitude = np.abs(x)
-    return bool(magnitude.max() <= _SAFE_HIGH) and not bool(((magnitude < _SAFE_LOW) & (magnitude > 0)).any())
+    return bool(magnitude.max() <= _SAFE_HIGH) and not magnitude[magnitude < _SAFE_LOW].any()
 
 
 def pairwise_iou(a, b, box_format: str = "xyxy") -> np.ndarray:
@@ -629,17 +629,22 @@ def _missing(index: int, cls: str, missing_class: str) -> list:
     return []
 
 
-def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
-    """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
+def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
+    """True when every coordinate is finite and every box has a nonnegative size (whole-array tests)."""
     if not len(boxes):
-        return
-    with np.errstate(over="ignore", invalid="ignore"):  # whole-array test first (the usual case: all fine)
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
         if box_format == "xywh":
             ends_ok = np.isfinite(boxes[:, :2] + boxes[:, 2:]).all() and (boxes[:, 2:] >= 0).all()
         else:
             ends_ok = (boxes[:, 2:] >= boxes[:, :2]).all()
-        if ends_ok and np.isfinite(boxes).all():
-            return
+        return bool(ends_ok and np.isfinite(boxes).all())
+
+
+def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
+    """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
+    if _values_ok(boxes, box_format):
+        return
     finite = np.isfinite(boxes).all(axis=1)
     if box_format == "xywh":
         with np.errstate(over="ignore", invalid="ignore"):
@@ -680,7 +685,7 @@ def _hit_pairs(pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boun
     first_gt = _offsets(n_gt)[:-1][pred_group]  # first ground-truth box of each prediction's group
     pair_end = np.cumsum(per_pred)
     pr_cols, gt_cols = _xyxy_columns(pr_raw, box_format), _xyxy_columns(gt_raw, box_format)
-    safe = all(map(_in_safe_range, pr_cols + gt_cols))
+    safe = _in_safe_range(np.concatenate(pr_cols + gt_cols))
     if safe:
         area_pr, area_gt = _area(pr_cols), _area(gt_cols)
     else:
@@ -701,7 +706,9 @@ def _hit_pairs(pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boun
         parts.append((pred_idx[hit], gt_idx[hit], iou[hit]) if want_pairs else (pred_idx[hit],))
         lo = hi
     empty = np.zeros(0, dtype=np.int64)
-    found = [np.concatenate(x) for x in zip(*parts)] if parts else [empty]
+    if not parts:
+        return empty, empty, np.zeros(0)
+    found = [np.concatenate(x) for x in zip(*parts)]
     return tuple(found) if want_pairs else (found[0], empty, np.zeros(0))
 
 
@@ -743,11 +750,34 @@ def count_per_group(
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
     pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
     g_img, n_gt, n_pred, gt_raw, pr_raw, unrequested = _groups(pred, ref, missing_class)
-    _check_values(gt_raw, "references", n_gt, g_img, ref.classes, box_format)
-    _check_values(pr_raw, "predictions", n_pred, g_img, ref.classes, box_format)
+    options = (box_format, iou_threshold, iou_boundary, matching)
+    tp, fp, fn = (np.zeros(len(n_gt), dtype=np.int64) for _ in range(3))
+    gt_end, pred_end = _offsets(n_gt), _offsets(n_pred)
+    values_ok = True
+    for lo in range(0, len(n_gt), GROUP_BLOCK):
+        hi = min(lo + GROUP_BLOCK, len(n_gt))
+        gt = gt_raw[gt_end[lo] : gt_end[hi]]
+        pr = pr_raw[pred_end[lo] : pred_end[hi]]
+        values_ok = _values_ok(gt, box_format) and _values_ok(pr, box_format)
+        if not values_ok:
+            break
+        tp[lo:hi], fp[lo:hi], fn[lo:hi] = _count_block(n_gt[lo:hi], n_pred[lo:hi], gt, pr, *options)
+    if not values_ok:  # name the first bad box: all references first, then all predictions
+        _check_values(gt_raw, "references", n_gt, g_img, ref.classes, box_format)
+        _check_values(pr_raw, "predictions", n_pred, g_img, ref.classes, box_format)
     if unrequested is not None:  # not scored (as in the script), but a bad box there is still an error
         u_img, u_cls, u_counts, u_boxes = unrequested
         _check_values(u_boxes, "predictions", u_counts, u_img, u_cls, box_format)
+    return g_img, tp, fp, fn
+
+
+# groups counted at a time: the temporaries stay small (in the CPU cache, and reused by the allocator
+# instead of fresh pages for every large array)
+GROUP_BLOCK = 2048
+
+
+def _count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching):
+    """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`)."""
     n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
     hit_pred, hit_gt, hit_iou = _hit_pairs(
@@ -772,7 +802,7 @@ def count_per_group(
         tp = np.bincount(pred_group, weights=matched_pred, minlength=n_groups).astype(np.int64)
         fp = n_pred - tp
         fn = n_gt - tp
-    return g_img, tp, fp, fn
+    return tp, fp, fn
 
 
 def _greedy_one_to_one(pred_idx, gt_idx, iou, n_pred: int, n_gt: int) -> tuple[np.ndarray, np.ndarray]:
