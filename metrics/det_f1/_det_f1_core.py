@@ -35,9 +35,11 @@ The threshold test is ``iou >= t`` with ``iou_boundary="inclusive"`` (the script
 box as FP only when IoU < 0.5 for all ground-truth boxes, so IoU = 0.5 exactly is a TP) or
 ``iou > t`` with ``"strict"`` (the seed text: "IoU > 0.5").
 
-IoUs are computed with numpy over all (prediction, ground truth) pairs of all groups, about a million
-pairs at a time (bounded memory), with the same floating-point operations in the same order as the
-script (so IoU = t ties decide alike). The cost is quadratic within a class of an image (every
+Inputs are turned into flat columns (:class:`Columns`: class offsets per image, box counts per
+group, an (N, 4) float64 array of all boxes), which is also what the evaluate module stores in Arrow.
+IoUs are computed with numpy over the (prediction, ground truth) pairs of ``GROUP_BLOCK`` groups at a
+time, at most about ``PAIR_CHUNK`` pairs at once (bounded memory), with the same floating-point
+operations in the same order as the script (so IoU = t ties decide alike). The cost is quadratic within a class of an image (every
 prediction against every ground-truth box, as in the script): 10,000 boxes on each side is 1e8 pairs.
 A ``[[]]`` box list means "no box" (the script does this for predictions; here for both sides).
 """
@@ -332,7 +334,7 @@ def _plain_part(examples: list) -> tuple | None:
         if (lengths[odd] != 0).any() or (counts[group] != 1).any():
             return None  # only [[]] (a group whose one box is empty: no box) is allowed
         counts[group] = 0
-        boxes = [b for b in boxes if b]
+        boxes = list(filter(None, boxes))  # drop the empty boxes of [[]]
     values = _flat(boxes)
     if not set(map(type, values)) <= {int, float}:
         return None
