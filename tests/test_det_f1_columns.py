@@ -184,3 +184,41 @@ def test_first_bad_box_named_like_a_single_pass(monkeypatch):
     preds[1]["cat"] = [[0, 0, 1, 1]]
     with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'dog', box 0: NaN or infinite"):
         core.det_f1(preds, refs)
+
+
+SMALL_BOX = st.lists(st.integers(0, 20), min_size=4, max_size=4)
+
+
+@st.composite
+def _aligned_or_not(draw):
+    """(predictions, references): random requested classes, predictions with classes missing, extra,
+    in another order, or no class at all; class dicts or records."""
+    names = ["cat", "dog", "owl", "bat"]
+    refs, preds = [], []
+    for _ in range(draw(st.integers(1, 6))):
+        wanted = draw(st.lists(st.sampled_from(names), unique=True, max_size=4))
+        refs.append({c: draw(st.lists(SMALL_BOX, max_size=3)) for c in wanted})
+        given = draw(st.lists(st.sampled_from(names), unique=True, max_size=4))
+        pred = {c: draw(st.lists(SMALL_BOX, max_size=3)) for c in given}
+        if pred and draw(st.booleans()):
+            pred = {"classes": list(pred), "boxes": list(pred.values())}
+        preds.append(pred)
+    return preds, refs
+
+
+@settings(max_examples=150, deadline=None)
+@given(_aligned_or_not(), st.sampled_from(["any", "one_to_one"]))
+def test_alignment_against_the_per_image_rule(data, matching):
+    preds, refs = data
+    got = core.count_per_image(preds, refs, matching=matching, missing_class="empty")
+    for i, (pred, ref) in enumerate(zip(preds, refs)):
+        pred = core.as_class_dict(pred)
+        complete = {c: pred.get(c, []) for c in ref}  # a missing class: no box
+        if matching == "any":
+            expected = bench.reference_counts({"im": ref}, {"im": complete})
+        else:
+            expected = tuple(core.count_per_image([complete], [ref], matching=matching)[0])
+        assert tuple(got[i]) == expected
+    if any(not set(r) <= set(core.as_class_dict(p)) for p, r in zip(preds, refs)):
+        with pytest.raises(ValueError, match=r"has no entry for requested class"):
+            core.count_per_image(preds, refs, matching=matching)

@@ -518,8 +518,8 @@ def to_arrow(columns: Columns):
     import pyarrow as pa
 
     box_offsets = _offsets(columns.counts)[columns.offsets]
-    if box_offsets[-1] * 4 > np.iinfo(np.int32).max:
-        raise ValueError(f"a batch holds at most {np.iinfo(np.int32).max // 4:,} boxes: add it in smaller batches")
+    if max(box_offsets[-1] * 4, columns.offsets[-1]) > np.iinfo(np.int32).max:  # Arrow list offsets are int32
+        raise ValueError(f"at most {np.iinfo(np.int32).max // 4:,} boxes and {np.iinfo(np.int32).max:,} classes in all")
     offsets = pa.array(columns.offsets.astype(np.int32))
     classes = columns.classes if is_arrow(columns.classes) else pa.array(columns.classes, type=pa.string())
     fields = [
@@ -602,7 +602,8 @@ def _groups(pred: Columns, ref: Columns, missing_class: str):
         g = int(np.argmin(found))
         _missing(int(g_img[g]), ref_cls[g], missing_class)
     pred_start = _offsets(pred.counts)[:-1]
-    n_pred = np.where(found, pred.counts[idx], 0)
+    n_pred = np.zeros(len(ref_cls), dtype=np.int64)
+    n_pred[found] = pred.counts[idx[found]]
     pr = pred.coords[_ranges(pred_start[idx[found]], n_pred[found])]
     unused = np.ones(len(pred_cls), dtype=bool)
     unused[idx[found]] = False
