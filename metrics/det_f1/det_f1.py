@@ -15,6 +15,7 @@ from ._det_f1_core import (
     to_arrow,
 )
 from ._mm_common import (
+    ArrowColumn,
     OptionsCheckedFirst,
     TrainerResults,
     build_signature,
@@ -135,35 +136,6 @@ _IMAGE = {
 }
 
 
-class _ArrowColumn:
-    """A whole side of a batch, already checked and built as an Arrow struct array (``to_arrow``),
-    on its way through evaluate's ``add_batch``: ``len()`` and ``[i]`` (evaluate checks the string
-    fields of the first image) give Python values; ``_PackedFeatures.encode_batch`` hands the array
-    itself to the Arrow writer, which stores it without converting anything."""
-
-    __slots__ = ("array",)
-
-    def __init__(self, array):
-        self.array = array
-
-    def __len__(self) -> int:
-        return len(self.array)
-
-    def __getitem__(self, index):
-        return self.array[index].as_py()
-
-
-class _PackedFeatures(type(checked_features(datasets.Features()))):
-    """The stored schema; its ``encode_batch`` passes the Arrow columns of ``add_batch`` on as they are."""
-
-    def encode_batch(self, batch):
-        if any(type(column) is not _ArrowColumn for column in batch.values()):
-            return super().encode_batch(batch)
-        if set(batch) != set(self):
-            raise ValueError(f"Column mismatch between batch {set(batch)} and features {set(self)}")
-        return {key: column.array for key, column in batch.items()}
-
-
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DetF1(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metric):
     def _info(self):
@@ -172,8 +144,8 @@ class DetF1(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metr
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            # add_batch checks every image and hands evaluate Arrow arrays: no per-value encoding
-            features=_PackedFeatures({"predictions": dict(_IMAGE), "references": dict(_IMAGE)}),
+            # add_batch checks every image and hands evaluate Arrow arrays (ArrowColumn): no per-value encoding
+            features=checked_features(datasets.Features({"predictions": dict(_IMAGE), "references": dict(_IMAGE)})),
             homepage="https://github.com/ai-forever/fusion_brain_aij2021",
             reference_urls=["https://github.com/ai-forever/fusion_brain_aij2021/tree/main/evaluation/zsOD_F1"],
         )
@@ -190,8 +162,8 @@ class DetF1(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metr
         predictions = check_list(predictions, "predictions")
         references = check_list(references, "references")
         check_same_length("predictions", predictions, "references", references)
-        predictions = _ArrowColumn(to_arrow(pack(predictions, "predictions")))
-        references = _ArrowColumn(to_arrow(pack(references, "references")))
+        predictions = ArrowColumn(to_arrow(pack(predictions, "predictions")))
+        references = ArrowColumn(to_arrow(pack(references, "references")))
         return super().add_batch(predictions=predictions, references=references, **kwargs)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
