@@ -377,7 +377,8 @@ def _unchecked_column(column):
 
 
 def strings_to_arrow(values, arg: str):
-    """``check_strings`` done by Arrow: the strings as a pyarrow ``string`` array.
+    """``check_strings`` done by Arrow: ``(strings, array)``, the checked list and its pyarrow
+    ``string`` array.
 
     When every value is a ``str``, pyarrow converts the list in C and its UTF-8 encoding is the
     validity check (a lone surrogate raises); anything else, or a failed conversion, goes through
@@ -388,32 +389,62 @@ def strings_to_arrow(values, arg: str):
     values = check_list(values, arg)
     if set(map(type, values)) <= {str}:
         try:
-            return pa.array(values, type=pa.string())
+            return values, pa.array(values, type=pa.string())
         except (UnicodeError, pa.ArrowException):
             pass
-    return pa.array(check_strings(values, arg), type=pa.string())
+    values = check_strings(values, arg)
+    return values, pa.array(values, type=pa.string())
 
 
 def reference_lists_to_arrow(values, arg: str = "references"):
-    """``check_reference_lists`` done by Arrow: a pyarrow ``list<string>`` array (a single string
-    becomes a list of one). Fast paths for all-strings and all-non-empty-lists-of-strings
-    batches; anything else goes through ``check_reference_lists`` (errors name the index)."""
+    """``check_reference_lists`` done by Arrow: ``(flat, counts, array)``, every reference in example
+    order, the number of references of each example (int64 numpy array) and the pyarrow
+    ``list<string>`` array (a single string is a list of one).
+
+    Fast paths for a batch of strings and for a batch of non-empty lists of strings (types checked
+    in C, UTF-8 validity by the conversion); anything else, or a failed conversion, goes through
+    ``check_reference_lists``, whose errors name the index.
+    """
+    import numpy as np
     import pyarrow as pa
 
     values = check_list(values, arg)
     types = set(map(type, values))
-    try:
-        if types <= {str}:
-            strings = pa.array(values, type=pa.string())
-            if isinstance(strings, pa.Array):
-                offsets = pa.array(range(len(values) + 1), type=pa.int32())
-                return pa.ListArray.from_arrays(offsets, strings)
-        elif types <= {list} and min(map(len, values)) > 0:
-            if set(map(type, itertools.chain.from_iterable(values))) <= {str}:
-                return pa.array(values, type=pa.list_(pa.string()))
-    except (UnicodeError, pa.ArrowException):
-        pass
-    return pa.array(check_reference_lists(values, arg), type=pa.list_(pa.string()))
+    flat = None
+    if types <= {str}:
+        flat, counts = values, np.ones(len(values), dtype=np.int64)
+    elif types <= {list} and min(map(len, values)) > 0:
+        flat = list(itertools.chain.from_iterable(values))
+        counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        if not set(map(type, flat)) <= {str}:
+            flat = None
+    if flat is not None:
+        try:
+            return flat, counts, _list_array(flat, counts)
+        except (UnicodeError, pa.ArrowException):
+            pass
+    nested = check_reference_lists(values, arg)
+    flat = list(itertools.chain.from_iterable(nested))
+    counts = np.fromiter(map(len, nested), dtype=np.int64, count=len(nested))
+    return flat, counts, _list_array(flat, counts)
+
+
+def _list_array(flat: list, counts):
+    """The pyarrow ``list<string>`` array of ``flat`` strings split by ``counts``."""
+    import numpy as np
+    import pyarrow as pa
+
+    strings = pa.array(flat, type=pa.string())
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    if isinstance(strings, pa.ChunkedArray):  # over 2 GB of text: pyarrow chunks the nested form
+        return pa.array([flat[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())], type=pa.list_(pa.string()))
+    return pa.ListArray.from_arrays(pa.array(offsets), strings)
+
+
+def nest(flat: list, counts) -> list:
+    """``flat`` split into consecutive lists of ``counts[i]`` items."""
+    items = iter(flat)
+    return [list(itertools.islice(items, count)) for count in counts.tolist()]
 
 
 def read_strings(column) -> list:
@@ -495,8 +526,10 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
     (``TrainerResults``) and options checked first (``OptionsCheckedFirst``: the module defines ``_options``).
 
     It declares the two feature schemas (references as a list of strings or as one string) and
-    checks every batch, with errors naming the argument and the example index, before evaluate
-    encodes it into Arrow; single references are stored as lists of one.
+    checks every batch, with errors naming the argument and the example index, while converting it
+    to the Arrow arrays evaluate stores; single references are stored as lists of one. A module
+    that sets ``info.format = "arrow"`` reads its inputs in ``_compute`` with ``text_pairs`` (flat
+    references) or ``text_pair_lists``.
     """
 
     @staticmethod
@@ -512,13 +545,49 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
             ]
         )
 
+    _mm_direct = False  # inside compute(predictions=..., references=...) with nothing added before
+    _mm_inputs = None  # then: (predictions, flat references, counts) of that batch, for text_pairs
+
+    def compute(self, **kwargs):
+        """Like ``evaluate.Metric.compute``; when it is given the whole data (nothing added before,
+        one process), ``text_pairs`` hands ``_compute`` the checked inputs instead of decoding them
+        back from evaluate's Arrow cache (which still stores them, as always)."""
+        self._mm_direct = kwargs.get("predictions") is not None and self.writer is None and self.num_process == 1
+        self._mm_inputs = None
+        try:
+            return super().compute(**kwargs)
+        finally:
+            self._mm_direct, self._mm_inputs = False, None
+
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument and example index) while converting it to the
         Arrow arrays that evaluate's writer stores as they are (``ArrowColumn``)."""
-        predictions = strings_to_arrow(predictions, "predictions")
-        references = reference_lists_to_arrow(references, "references")
-        check_same_length("predictions", predictions, "references", references)
-        return super().add_batch(predictions=ArrowColumn(predictions), references=ArrowColumn(references), **kwargs)
+        predictions, pred_array = strings_to_arrow(predictions, "predictions")
+        flat, counts, ref_array = reference_lists_to_arrow(references, "references")
+        check_same_length("predictions", predictions, "references", counts)
+        result = super().add_batch(predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **kwargs)
+        if self._mm_direct:
+            self._mm_inputs = (predictions, flat, counts)
+        return result
+
+    def text_pairs(self, predictions, references):
+        """``(predictions, flat references, counts)`` for ``_compute`` under ``info.format = "arrow"``:
+        the checked inputs of this ``compute`` when it was given the whole data (they are what the
+        Arrow cache holds), else the Arrow columns read back (``read_strings``, ``read_flat_references``:
+        data added in batches or gathered from several processes)."""
+        direct = self._mm_inputs
+        if direct is not None and len(direct[0]) == len(predictions):
+            return direct
+        flat, counts = read_flat_references(references)
+        return read_strings(predictions), flat, counts
+
+    def text_pair_lists(self, predictions, references):
+        """``(predictions, references as lists of strings)`` for ``_compute``: ``text_pairs`` for a core
+        that takes one list of references per example."""
+        direct = self._mm_inputs
+        if direct is not None and len(direct[0]) == len(predictions):
+            return direct[0], nest(direct[1], direct[2])
+        return read_strings(predictions), read_reference_lists(references)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
