@@ -2,6 +2,7 @@
 
     .venv/bin/python scripts/bench_text_qa.py            # 10,000 questions x 2 accepted answers
     .venv/bin/python scripts/bench_text_qa.py --quick    # 1,000 questions
+    .venv/bin/python scripts/bench_text_qa.py --scale    # 10,000 x 1, 10, 100: CPU time per question, peak RSS
 
 The reference side follows seeds_reference.md 1.1 / 1.2 as the AIJ 2022 kit runs it: one pymorphy
 parse per token occurrence, no cache (pymorphy3 here: pymorphy2 does not import on Python >= 3.11).
@@ -15,7 +16,7 @@ import string
 import sys
 from collections import Counter
 
-from _bench import ROOT, load_core, offline_env, timed
+from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
 
 offline_env()
 
@@ -78,7 +79,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 questions instead of 10,000")
     parser.add_argument("-n", type=int, default=None, help="number of questions")
+    parser.add_argument("--scale", action="store_true", help="10,000 x 1, 10, 100 (fresh process each)")
+    parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.scale:
+        return run_scale(__file__, 10_000)
+    if args.scale_child:  # preset textqa; each side with its own cold lemma cache
+        import evaluate
+
+        core = load_core("text_qa", "_text_qa_core")
+        metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))
+        return scale_child(args.scale_child, make_inputs, lambda p, r: core.text_qa_per_example(p, r),
+                           lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
     n = args.n or (1_000 if args.quick else 10_000)
     preds, refs = make_inputs(n)
 

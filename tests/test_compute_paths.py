@@ -81,6 +81,8 @@ def test_add_batch_add_and_compute_agree(name, tmp_path):
         metric.add_batch(predictions=preds[:cut], references=refs[:cut])
         metric.add_batch(predictions=preds[cut:], references=refs[cut:])
         assert metric.compute(return_per_example=True) == whole
+        metric.add_batch(predictions=preds[:cut], references=refs[:cut])  # then compute with the rest
+        assert metric.compute(predictions=preds[cut:], references=refs[cut:], return_per_example=True) == whole
     for p, r in zip(preds, refs):
         metric.add(prediction=p, reference=r)
     assert metric.compute(return_per_example=True) == whole

@@ -11,8 +11,6 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
-    read_flat_references,
-    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, mean_statistic
@@ -99,7 +97,8 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
             homepage="https://rrc.cvc.uab.es/?ch=17",
             reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
         )
-        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts).
+        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts;
+        # see TextPairInputs.text_pairs).
         # Set after construction: MetricInfo refuses a format for non-Value features.
         info.format = "arrow"
         return info
@@ -129,8 +128,8 @@ class Anls(TextPairInputs, PairedComparison, evaluate.Metric):
         opts = self._options(
             {"threshold": threshold, "boundary": boundary, "text_norm": text_norm, "length_norm": length_norm}
         )
-        flat_references, counts = read_flat_references(references)
-        scores = anls_per_question_flat(read_strings(predictions), flat_references, counts, **opts).tolist()
+        predictions, flat_references, counts = self.text_pairs(predictions, references)
+        scores = anls_per_question_flat(predictions, flat_references, counts, **opts).tolist()
         signature = build_signature(
             "anls",
             self.config_name,

@@ -12,8 +12,6 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
-    read_flat_references,
-    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic
@@ -117,7 +115,8 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
                 "https://github.com/clovaai/deep-text-recognition-benchmark",
             ],
         )
-        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts).
+        # _compute reads the Arrow columns (strings decoded in C, references flat with their counts;
+        # see TextPairInputs.text_pairs).
         # Set after construction: MetricInfo refuses a format for non-Value features.
         info.format = "arrow"
         return info
@@ -147,8 +146,8 @@ class Ned(TextPairInputs, PairedComparison, evaluate.Metric):
         opts = self._options(
             {"case_fold": case_fold, "fullwidth_to_halfwidth": fullwidth_to_halfwidth, "both_empty": both_empty}
         )
-        flat_references, counts = read_flat_references(references)
-        per = ned_per_example_flat(read_strings(predictions), flat_references, counts, **opts)
+        predictions, flat_references, counts = self.text_pairs(predictions, references)
+        per = ned_per_example_flat(predictions, flat_references, counts, **opts)
         ned_scores = per["one_minus_ned"].tolist()
         exact = per["string_accuracy"].tolist()
         signature = build_signature(

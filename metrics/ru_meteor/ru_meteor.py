@@ -12,8 +12,6 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
-    read_reference_lists,
-    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, mean_statistic, ratio
@@ -213,8 +211,8 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
                 "https://ruwordnet.ru/en",
             ],
         )
-        # _compute reads the Arrow columns (strings decoded in C). Set after construction: MetricInfo
-        # refuses a format for non-Value features.
+        # _compute reads the Arrow columns (strings decoded in C; see TextPairInputs.text_pair_lists).
+        # Set after construction: MetricInfo refuses a format for non-Value features.
         info.format = "arrow"
         return info
 
@@ -268,9 +266,8 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         )
         resources = resource_tag(opts["synonyms"], wordnet_path, ruwordnet_path)
         corpus = opts.pop("corpus_score")
-        scores, stats = meteor_per_example(
-            read_strings(predictions), read_reference_lists(references), return_stats=True, **opts
-        )
+        predictions, references = self.text_pair_lists(predictions, references)
+        scores, stats = meteor_per_example(predictions, references, return_stats=True, **opts)
         values = {"meteor": mean(scores)}
         if corpus:
             values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])

@@ -10,8 +10,6 @@ from ._mm_common import (
     check_preset,
     make_result,
     mean,
-    read_reference_lists,
-    read_strings,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, mean_statistic
@@ -96,8 +94,8 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
             homepage="https://github.com/ai-forever/fbc2_aij2022",
             reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
         )
-        # _compute reads the Arrow columns (strings decoded in C). Set after construction: MetricInfo
-        # refuses a format for non-Value features.
+        # _compute reads the Arrow columns (strings decoded in C; see TextPairInputs.text_pair_lists).
+        # Set after construction: MetricInfo refuses a format for non-Value features.
         info.format = "arrow"
         return info
 
@@ -123,7 +121,8 @@ class TextQa(TextPairInputs, PairedComparison, evaluate.Metric):
         resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options({"measure": measure, "keep_hyphen": keep_hyphen, "letter_fallback": letter_fallback})
         lemmatizer = lemmatizer_version()
-        scores = text_qa_per_example(read_strings(predictions), read_reference_lists(references), **opts)
+        predictions, references = self.text_pair_lists(predictions, references)
+        scores = text_qa_per_example(predictions, references, **opts)
         signature = build_signature(
             "text_qa",
             self.config_name,
