@@ -337,9 +337,9 @@ def trace_sqrt_weighted(a: np.ndarray, counts: np.ndarray) -> float:
     used = np.flatnonzero(counts)
     weights = counts[used]
     total = weights.sum()
-    rows = a[used]
-    mean = weights @ rows / total
-    b = (rows - mean) * np.sqrt(weights / max(total - 1.0, 1.0))[:, None]
+    b = a[used]  # one (k, d) copy, then centred and weighted in place
+    b -= weights @ b / total
+    b *= np.sqrt(weights / max(total - 1.0, 1.0))[:, None]
     gram = b @ b.T if len(used) < a.shape[1] else b.T @ b  # X @ X.T / X.T @ X: BLAS syrk
     eig = np.linalg.eigvalsh(gram)
     # round-off eigenvalues of the null space (the centring always leaves one) are ~eps * max * size:
