@@ -57,18 +57,36 @@ def _inputs(name: str, n: int = 60):
     return preds, refs
 
 
+def _columns(name: str) -> dict:
+    """Every input column of `name` ("<metric>" or "<metric>/<preset>"), with the optional per-example
+    inputs of the vqa_acc presets (stored as Arrow columns of their own)."""
+    preds, refs = _inputs(name.split("/")[0])
+    rng = random.Random(3)
+    types = [rng.choice(["color", "count", ""]) for _ in preds]
+    if name == "vqa_acc":
+        return {"predictions": preds, "references": refs, "question_types": types, "answer_types": types[::-1]}
+    if name == "vqa_acc/tdiuc":
+        return {"predictions": preds, "references": [r[0] for r in _lists(refs)], "question_types": [t or "yes/no" for t in types]}
+    return {"predictions": preds, "references": refs}
+
+
+def _lists(refs):
+    return [[r] if isinstance(r, str) else r for r in refs]
+
+
 def _load(name, **kwargs):
     import evaluate
 
-    return evaluate.load(str(METRICS / name), CONFIGS.get(name), **kwargs)
+    path, _, preset = name.partition("/")
+    return evaluate.load(str(METRICS / path), preset or CONFIGS.get(path), **kwargs)
 
 
 def _worker(name, rank, cache_dir, queue):
-    preds, refs = _inputs(name)
-    half = len(preds) // 2
+    columns = _columns(name)
+    half = len(columns["predictions"]) // 2
     part = slice(0, half) if rank == 0 else slice(half, None)
     metric = _load(name, num_process=2, process_id=rank, experiment_id="paths", cache_dir=cache_dir)
-    metric.add_batch(predictions=preds[part], references=refs[part])
+    metric.add_batch(**{key: values[part] for key, values in columns.items()})
     queue.put((rank, metric.compute(return_per_example=True)))
 
 
@@ -90,12 +108,9 @@ def test_add_batch_add_and_compute_agree(name, tmp_path):
     assert in_memory.compute(predictions=preds, references=refs, return_per_example=True) == whole
 
 
-@pytest.mark.parametrize("name", ["det_f1", "vqa_acc", "anls", "ned", "text_qa"])
+@pytest.mark.parametrize("name", ["det_f1", "vqa_acc", "vqa_acc/tdiuc", "anls", "ned", "text_qa"])
 def test_distributed_mode_agrees(name, tmp_path):
-    preds, refs = _inputs(name)
-    whole = _load(name, cache_dir=str(tmp_path / "single")).compute(
-        predictions=preds, references=refs, return_per_example=True
-    )
+    whole = _load(name, cache_dir=str(tmp_path / "single")).compute(**_columns(name), return_per_example=True)
     ctx = multiprocessing.get_context("fork")
     queue = ctx.Queue()
     procs = [ctx.Process(target=_worker, args=(name, rank, str(tmp_path / "dist"), queue)) for rank in (0, 1)]

@@ -187,12 +187,10 @@ def vqa_v2_per_question(
 ) -> np.ndarray:
     """Official VQA accuracy of every question, as a fraction (the reference reports 100x, rounded).
 
-    ``references[i]`` is the non-empty list of annotator answers of question i (10 in VQA v2). Each
-    distinct string is cleaned and normalised once; matches are counted with numpy; the leave-one-out
-    mean is summed left to right like the reference, so the result is bit-identical to it.
+    ``references[i]`` is the non-empty list of annotator answers of question i (10 in VQA v2). Strings
+    become ids (:func:`_ids`), then :func:`vqa_v2_scores_from_ids` scores them.
     """
-    if normalize not in NORMALIZE_MODES:
-        raise ValueError(f"`normalize` must be one of {list(NORMALIZE_MODES)}, got {normalize!r}")
+    _check_normalize(normalize)
     n = len(predictions)
     if n == 0:
         return np.zeros(0, dtype=np.float64)
@@ -200,10 +198,38 @@ def vqa_v2_per_question(
     raw_index: dict = {}
     gt_raw = _ids(list(itertools.chain.from_iterable(references)), raw_index)
     pred_raw = _ids(predictions, raw_index)
-    uniques = list(raw_index)
+    return vqa_v2_scores_from_ids(pred_raw, gt_raw, counts, list(raw_index), normalize, ascii_digits)
+
+
+def _check_normalize(normalize: str) -> None:
+    if normalize not in NORMALIZE_MODES:
+        raise ValueError(f"`normalize` must be one of {list(NORMALIZE_MODES)}, got {normalize!r}")
+
+
+def vqa_v2_scores_from_ids(
+    pred_ids: np.ndarray,
+    gt_ids: np.ndarray,
+    counts: np.ndarray,
+    strings: list[str],
+    normalize: str = "official",
+    ascii_digits: bool = True,
+) -> np.ndarray:
+    """:func:`vqa_v2_per_question` on strings given as ids: ``strings[pred_ids[i]]`` is the prediction of
+    question i, ``gt_ids`` the answers of all questions one after the other (``counts[i] >= 1`` of
+    question i). Equal strings may have different ids (``strings`` may repeat).
+
+    Each string of ``strings`` is cleaned once and normalised once per distinct cleaned form; matches
+    are counted with numpy; the leave-one-out mean is summed left to right like the reference, so the
+    result is bit-identical to it.
+    """
+    _check_normalize(normalize)
+    n = len(pred_ids)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    counts = np.asarray(counts, dtype=np.int64)
     clean_index: dict = {}
-    clean_of_raw = _ids([clean_whitespace(s) for s in uniques], clean_index)
-    gt_c, pred_c = clean_of_raw[gt_raw], clean_of_raw[pred_raw]
+    clean_of_raw = _ids([clean_whitespace(s) for s in strings], clean_index)
+    gt_c, pred_c = clean_of_raw[gt_ids], clean_of_raw[pred_ids]
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     if normalize == "never":
         use_norm = np.zeros(n, dtype=bool)
@@ -277,9 +303,29 @@ def fusion_brain_per_question(
 
 def group_means(scores, groups: list[str]) -> dict[str, float]:
     """Mean score per group label (sorted by label); empty labels are left out."""
+    index: dict = {}
+    ids = _ids(list(groups), index)
+    return group_means_from_ids(scores, ids, list(index))
+
+
+def group_means_from_ids(scores, ids: np.ndarray, labels: list[str]) -> dict[str, float]:
+    """:func:`group_means` with the label of question i given as ``labels[ids[i]]`` (labels may repeat).
+
+    Each mean is numpy's mean of the group's scores in question order (what ``scores[mask].mean()``
+    gives), found through one stable sort: time n log n whatever the number of groups."""
     scores = np.asarray(scores, dtype=np.float64)
-    labels = np.asarray(groups, dtype=object)
+    ids = np.asarray(ids, dtype=np.int64)
+    names = sorted({label for label in labels if label})
+    if not names:
+        return {}
+    rank = {name: k for k, name in enumerate(names)}
+    group_of_id = np.array([rank.get(label, -1) for label in labels], dtype=np.int64)
+    group = group_of_id[ids]
+    order = np.argsort(group, kind="stable")
+    bounds = np.searchsorted(group[order], np.arange(len(names) + 1))
     out = {}
-    for label in sorted({g for g in groups if g}):
-        out[label] = float(scores[labels == label].mean())
+    for k, name in enumerate(names):
+        rows = order[bounds[k] : bounds[k + 1]]
+        if len(rows):
+            out[name] = float(scores[rows].mean())
     return out

@@ -1,6 +1,7 @@
 """VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
 
 import hashlib
+import itertools
 
 import datasets
 import evaluate
@@ -18,20 +19,29 @@ from ._mm_common import (
     check_reference_lists,
     check_same_length,
     check_strings,
-    checked_features,
     make_result,
     mean,
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, mean_statistic
+from ._vqa_arrow import (
+    ArrowBatchFeatures,
+    answer_lists,
+    backed_answer_lists,
+    backed_strings,
+    plain_answer_lists,
+    string_column,
+    string_ids,
+)
 from ._vqa_bleu import bleu1_scores
 from ._vqa_core import (
     LANGUAGES,
     NORMALIZE_MODES,
     fusion_brain_per_question,
     group_means,
+    group_means_from_ids,
     lemmatizer_version,
-    vqa_v2_per_question,
+    vqa_v2_scores_from_ids,
 )
 from ._vqa_tdiuc import tdiuc_scores
 from ._vqa_wups import load_wordnet, wordnet_version, wups_per_question
@@ -167,22 +177,22 @@ EXTRA_INPUTS = {
 
 def _features(scorer: str) -> list:
     extra = {name: datasets.Value("string") for name in EXTRA_INPUTS[scorer]}
-    # add_batch checks every value, so evaluate's per-value encoding is skipped (checked_features)
-    return checked_features([
-        datasets.Features(
+    # add_batch checks every value, so the batch goes to Arrow in C passes (ArrowBatchFeatures)
+    return [
+        ArrowBatchFeatures(
             {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string")), **extra}
         ),
-        datasets.Features(
+        ArrowBatchFeatures(
             {"predictions": datasets.Value("string"), "references": datasets.Value("string"), **extra}
         ),
-    ])
+    ]
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Metric):
     def _info(self):
         check_preset("vqa_acc", self.config_name, PRESETS)
-        return evaluate.MetricInfo(
+        info = evaluate.MetricInfo(
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
@@ -196,6 +206,10 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
                 "https://flageval.baai.ac.cn/docs/en/multimodal/Visual-Question-Answering/metrics.html",
             ],
         )
+        # _compute reads the stored columns as Arrow (answers as ids of a dictionary built in C, no Python
+        # object per answer). Set after construction: MetricInfo refuses a format for non-Value features.
+        info.format = "arrow"
+        return info
 
     @property
     def _scorer(self) -> str:
@@ -211,8 +225,8 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = check_strings(predictions, "predictions")
-        references = check_reference_lists(references, "references")
+        predictions = backed_strings(check_strings(predictions, "predictions"))
+        references = plain_answer_lists(references) or backed_answer_lists(check_reference_lists(references))
         check_same_length("predictions", predictions, "references", references)
         extras = EXTRA_INPUTS[self._scorer]
         unknown = sorted(set(kwargs) - set(extras))
@@ -241,7 +255,7 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
                 for i, value in enumerate(values):
                     if value not in LANGUAGES:
                         raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {value!r}")
-            columns[name] = values
+            columns[name] = backed_strings(values)
         return super().add_batch(predictions=predictions, references=references, **columns)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
@@ -316,31 +330,36 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             }
         )
         n_answers = opts["num_answers"]
-        predictions = list(predictions)
-        if set(map(type, references)) <= {list}:  # as stored: one list per question
-            references = list(references)
-        else:
-            references = [[refs] if isinstance(refs, str) else list(refs) for refs in references]
-        if n_answers and set(map(len, references)) != {n_answers}:
-            for i, refs in enumerate(references):
-                if len(refs) != n_answers:
-                    raise ValueError(
-                        f"`references[{i}]` has {len(refs)} answers but num_answers={n_answers} "
-                        f"(preset {self.config_name!r}); pass num_answers=0 to accept any number"
-                    )
+        # The stored columns come as Arrow (info.format); answers stay in Arrow until a preset needs lists.
+        predictions = string_column(predictions)
+        counts, answers = answer_lists(references)
+        wrong = np.flatnonzero(counts != n_answers) if n_answers else ()
+        if len(wrong):
+            i = int(wrong[0])
+            raise ValueError(
+                f"`references[{i}]` has {counts[i]} answers but num_answers={n_answers} "
+                f"(preset {self.config_name!r}); pass num_answers=0 to accept any number"
+            )
         if scorer == "vqa_v2":
-            scores = vqa_v2_per_question(predictions, references, normalize=opts["normalize"])
+            (pred_ids, gt_ids), strings = string_ids(predictions, answers)
+            scores = vqa_v2_scores_from_ids(pred_ids, gt_ids, counts, strings, normalize=opts["normalize"])
             values = {"accuracy": mean(scores.tolist())}
             statistic = mean_statistic({"accuracy": scores})
-            if question_types is not None:
-                for t, v in group_means(scores, list(question_types)).items():
-                    values[f"accuracy_question_type/{t}"] = v
-            if answer_types is not None:
-                for t, v in group_means(scores, list(answer_types)).items():
-                    values[f"accuracy_answer_type/{t}"] = v
+            for kind, groups in (("question_type", question_types), ("answer_type", answer_types)):
+                if groups is not None:
+                    (group_ids,), labels = string_ids(string_column(groups))
+                    for t, v in group_means_from_ids(scores, group_ids, labels).items():
+                        values[f"accuracy_{kind}/{t}"] = v
             fields = {"norm": opts["normalize"], "answers": n_answers or "any"}
-        elif scorer == "fusion_brain_2021":
-            languages = list(languages) if languages is not None else ["en"] * len(predictions)
+            return self._result(values, statistic, fields, resampling, scores, return_per_example)
+        predictions = predictions.to_pylist()
+        if scorer == "tdiuc":  # num_answers=0: the script reads answers[0]
+            single = answers.take(np.cumsum(counts) - counts).to_pylist()
+        else:
+            flat = iter(answers.to_pylist())
+            references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
+        if scorer == "fusion_brain_2021":
+            languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
             scores = fusion_brain_per_question(predictions, references, languages)
             values = {"accuracy": mean(scores.tolist())}
             statistic = mean_statistic({"accuracy": scores})
@@ -349,12 +368,10 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
         elif scorer == "tdiuc":
             eps, key = opts["epsilon"], opts["answer_key"]
-            single = [refs[0] for refs in references]  # num_answers=0: the script reads answers[0]
-            summary, scores, acc, nacc = tdiuc_scores(
-                predictions, single, list(question_types), epsilon=eps, answer_key=key
-            )
+            question_types = string_column(question_types).to_pylist()
+            summary, scores, acc, nacc = tdiuc_scores(predictions, single, question_types, epsilon=eps, answer_key=key)
             values = dict(summary)
-            statistic = _tdiuc_statistic(scores, list(question_types), eps)
+            statistic = _tdiuc_statistic(scores, question_types, eps)
             for t, v in acc.items():
                 values[f"accuracy_question_type/{t}"] = v
             for t, v in nacc.items():
@@ -377,6 +394,9 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus}
             statistic = _bleu1_statistic(scores, counts)
             fields = {"tok": "lower+split" if opts["lowercase"] else "split", "answers": n_answers or "any"}
+        return self._result(values, statistic, fields, resampling, scores, return_per_example)
+
+    def _result(self, values, statistic, fields, resampling, scores, return_per_example):
         signature = build_signature("vqa_acc", self.config_name, {**fields, **resampling.signature_fields()})
         values = self._with_intervals(values, statistic, resampling, signature)
         return make_result(values, signature, scores.tolist(), return_per_example)
