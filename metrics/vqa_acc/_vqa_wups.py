@@ -22,6 +22,7 @@ file (Debian ships it only as a man page): the reader then uses WordNet 3.0's fi
 """
 
 import warnings
+from collections import deque
 from contextlib import contextmanager, suppress
 from functools import lru_cache
 from pathlib import Path
@@ -178,46 +179,151 @@ def _noun_synsets(location: str, word: str) -> tuple:
     return tuple(_reader(location).synsets(word, pos="n"))
 
 
-@lru_cache(maxsize=1 << 20)
-def _synset_wup(location: str, x, y):
-    """``x.wup_similarity(y)`` once per distinct ordered synset pair (words share synsets: dog, dogs, Dog)."""
-    _memoize_hypernym_paths(x)
-    _memoize_hypernym_paths(y)
-    return x.wup_similarity(y)
+class _Sense:
+    """One noun synset as the Wu-Palmer computation reads it: its name, and ``paths`` = every synset
+    reachable through hypernyms and instance hypernyms (itself included) -> the fewest edges to it
+    (NLTK's ``_shortest_hypernym_paths(simulate_root=False)``, with names for synsets)."""
+
+    __slots__ = ("name", "paths")
+
+    def __init__(self, name: str, paths: dict):
+        self.name = name
+        self.paths = paths
 
 
-def _memoize_hypernym_paths(synset) -> None:
-    """Give one Synset (shared through its reader's cache) a memo of ``_shortest_hypernym_paths``, which
-    NLTK recomputes by a graph walk in every ``shortest_path_distance`` (twice per ``wup_similarity``).
-    Its callers only read the returned dict, so the values are unchanged."""
-    if "_shortest_hypernym_paths" in vars(synset):
-        return
-    compute = synset._shortest_hypernym_paths
-    memo: dict = {}
+class _Taxonomy:
+    """Per WordNet reader: the :class:`_Sense` of every synset met (computed once each), the min and
+    max depth of every synset met (NLTK's ``min_depth`` / ``max_depth``: fewest / most edges to a
+    root through hypernyms and instance hypernyms), and the Wu-Palmer similarity of every ordered
+    pair of synset names already compared."""
 
-    def paths(simulate_root):
-        if simulate_root not in memo:
-            memo[simulate_root] = compute(simulate_root)
-        return memo[simulate_root]
+    def __init__(self):
+        self.senses: dict = {}
+        self.min_depth: dict = {}
+        self.max_depth: dict = {}
+        self.objects: dict = {}
+        self.pairs: dict = {}
 
-    synset._shortest_hypernym_paths = paths
+    def sense(self, synset) -> _Sense:
+        name = synset._name
+        found = self.senses.get(name)
+        if found is None:
+            paths: dict = {}
+            queue = deque([(synset, 0)])
+            while queue:  # breadth first: the first visit of a synset is at its fewest edges
+                node, depth = queue.popleft()
+                node_name = node._name
+                if node_name in paths:
+                    continue
+                paths[node_name] = depth
+                if node_name not in self.objects:
+                    self.objects[node_name] = node
+                    self.min_depth[node_name] = node.min_depth()
+                    self.max_depth[node_name] = node.max_depth()
+                queue.extend((parent, depth + 1) for parent in node.hypernyms() + node.instance_hypernyms())
+            found = self.senses[name] = _Sense(name, paths)
+        return found
+
+    def wup(self, a: _Sense, b: _Sense):
+        """``x.wup_similarity(y)`` of NLTK for two noun synsets of a WordNet other than 1.6 (no
+        simulated root), None when they share no ancestor. As NLTK: the subsumer is, among the common
+        ancestors (both synsets included) of the greatest min depth, ``x`` itself if it is one, else
+        the first by name; depth = its max depth + 1; len_i = depth + the shortest path between
+        synset i and the subsumer through their common ancestors; similarity = 2 depth / (len1 + len2)."""
+        key = (a.name, b.name)
+        score = self.pairs.get(key, _UNSET)
+        if score is _UNSET:
+            if len(self.pairs) >= _MAX_PAIRS:  # bounded memory: start again
+                self.pairs.clear()
+            score = self.pairs[key] = self._wup(a, b)
+        return score
+
+    def _wup(self, a: _Sense, b: _Sense):
+        common = a.paths.keys() & b.paths.keys()
+        if not common:
+            return None
+        min_depth = self.min_depth
+        deepest = max(min_depth[s] for s in common)
+        lowest = sorted(s for s in common if min_depth[s] == deepest)
+        subsumer = a.name if a.name in lowest else lowest[0]
+        depth = self.max_depth[subsumer] + 1
+        to_subsumer = self.sense(self.objects[subsumer]).paths
+        len1 = self._distance(a, subsumer, to_subsumer)
+        len2 = self._distance(b, subsumer, to_subsumer)
+        if len1 is None or len2 is None:
+            return None
+        return (2.0 * depth) / ((len1 + depth) + (len2 + depth))
+
+    @staticmethod
+    def _distance(a: _Sense, other: str, other_paths: dict):
+        """NLTK's ``shortest_path_distance`` (no simulated root): 0 for the synset itself, else the
+        fewest edges up from both to a common ancestor, None without one."""
+        if a.name == other:
+            return 0
+        paths = a.paths
+        common = paths.keys() & other_paths.keys()
+        return min(paths[s] + other_paths[s] for s in common) if common else None
+
+
+_UNSET = object()
+_MAX_PAIRS = 1 << 20
+
+
+@lru_cache(maxsize=8)
+def _taxonomy(location: str) -> _Taxonomy:
+    return _Taxonomy()
+
+
+@lru_cache(maxsize=1 << 18)
+def _senses(location: str, word: str) -> tuple:
+    """The :class:`_Sense` of every noun synset of ``word`` (NLTK's order)."""
+    taxonomy = _taxonomy(location)
+    return tuple(taxonomy.sense(synset) for synset in _noun_synsets(location, word))
+
+
+def _nltk_wup_needed(location: str) -> bool:
+    """WordNet 1.6 has no single noun root: NLTK then simulates one, which only its own code does."""
+    return _reader(location).get_version() == "1.6"
 
 
 @lru_cache(maxsize=1 << 18)
 def _max_wup(location: str, a: str, b: str) -> float:
-    interp_a = _noun_synsets(location, a)
-    if not interp_a:
+    if _nltk_wup_needed(location):
+        return _max_wup_nltk(location, a, b)
+    senses_a = _senses(location, a)
+    if not senses_a:
         return 0.0
-    interp_b = _noun_synsets(location, b)
-    if not interp_b:
+    senses_b = _senses(location, b)
+    if not senses_b:
         return 0.0
+    wup = _taxonomy(location).wup
     best = 0.0
-    for x in interp_a:
-        for y in interp_b:
-            score = _synset_wup(location, x, y)
+    for x in senses_a:
+        for y in senses_b:
+            score = wup(x, y)
             if score is not None and score > best:
                 best = score
     return best
+
+
+def _max_wup_nltk(location: str, a: str, b: str) -> float:
+    """:func:`_max_wup` through NLTK's own ``wup_similarity`` (WordNet 1.6)."""
+    best = 0.0
+    for x in _noun_synsets(location, a):
+        for y in _noun_synsets(location, b):
+            score = x.wup_similarity(y)
+            if score is not None and score > best:
+                best = score
+    return best
+
+
+def wup_similarity(x, y, wordnet_path: str | None = None):
+    """Wu-Palmer similarity of two noun synsets of the reader of ``wordnet_path`` computed on the cached
+    tables (what :func:`max_wup` uses): equal to NLTK's ``x.wup_similarity(y)`` (tests compare them)."""
+    location = _location(wordnet_path)
+    taxonomy = _taxonomy(location)
+    with nltk_data_path(wordnet_path):
+        return taxonomy.wup(taxonomy.sense(x), taxonomy.sense(y))
 
 
 def max_wup(a: str, b: str, wordnet_path: str | None = None) -> float:
