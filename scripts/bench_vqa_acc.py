@@ -10,7 +10,7 @@ Times, on the same generated answers in the same run: (1) `OfficialVQAEval`, a l
 of GT-Vision-Lab vqaEval.py @ a013f00 (its `evaluate` loop, `processPunctuation`, `processDigitArticle`,
 answer dicts compared whole, Python 2 `re` semantics); (2) our pure `vqa_v2_per_question`; (3)
 `evaluate.load("metrics/vqa_acc").compute(...)` (adds input checks and Arrow storage). Asserts that the
-per-question scores are identical (==, not approximately) and prints the times and the ratios.
+per-question scores are identical (==, not approximately) and prints the CPU times and the ratios.
 """
 
 import argparse
@@ -315,10 +315,28 @@ def kafle_tdiuc(pred_answers, gt_answers, gt_types, ans_to_aid):
     return out
 
 
-def bench_tdiuc(sizes, seed: int, budget_s: float = 120.0) -> int:
-    """tdiuc_scores vs the Kafle transcription at each size (CPU time), same summary numbers."""
+def _best_cpu(repeat: int, fn, *args, **kwargs):
+    """(fn(*args, **kwargs), the least CPU seconds of `repeat` calls)."""
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        out = fn(*args, **kwargs)
+        best = min(best, time.process_time() - t0)
+    return out, best
+
+
+def bench_tdiuc(sizes, seed: int, skip_evaluate: bool, budget_s: float = 120.0) -> int:
+    """tdiuc_scores and compute vs the Kafle transcription at each size (CPU time), same summary numbers."""
     tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
     import scipy.stats  # noqa: F401  (imported by both sides: not timed)
+
+    metric = None
+    if not skip_evaluate:
+        offline_env()
+        import evaluate
+
+        metric = evaluate.load(str(METRIC), "tdiuc")
+        metric.compute(predictions=["a"], references=["a"], question_types=["t"])  # module loaded, untimed
     rng = np.random.default_rng(seed)
     answers = [f"answer{k}" for k in range(1_000)]
     key = answers[:950]  # 5% of GT answers fall outside the answer key (id -1)
@@ -326,20 +344,26 @@ def bench_tdiuc(sizes, seed: int, budget_s: float = 120.0) -> int:
     types = ["object_presence", "counting", "color", "sport_recognition", "positional_reasoning", "scene_recognition",
              "attribute", "activity_recognition", "object_recognition", "utility_affordance", "sentiment_understanding",
              "absurd"]  # fmt: skip
-    print("tdiuc: Kafle's script (transcription) vs tdiuc_scores, CPU seconds (time.process_time)")
+    print("tdiuc: Kafle's script (transcription) vs tdiuc_scores and compute, CPU seconds (time.process_time,")
+    print("       best of 5 up to 100,000; compute includes evaluate's fixed cost: cache file, lock, Arrow read)")
     for n in sizes:
         gt = [answers[k] for k in rng.zipf(1.5, size=n) % len(answers)]
         pred = [g if g in ans_to_aid and rng.random() < 0.5 else key[int(rng.integers(len(key)))] for g in gt]
         qt = [types[k] for k in rng.integers(len(types), size=n)]
-        t0 = time.process_time()
-        ref = kafle_tdiuc(pred, gt, qt, ans_to_aid)
-        t_ref = time.process_time() - t0
-        t0 = time.process_time()
-        ours = tdiuc.tdiuc_scores(pred, gt, qt, answer_key=key)[0]
-        t_ours = time.process_time() - t0
+        repeat = 5 if n <= 100_000 else 1  # best of 5 below a tenth of a second
+        ref, t_ref = _best_cpu(repeat, kafle_tdiuc, pred, gt, qt, ans_to_aid)
+        ours, t_ours = _best_cpu(repeat, tdiuc.tdiuc_scores, pred, gt, qt, answer_key=key)
+        ours = ours[0]
         for name, value in ref.items():  # ours: fractions (script / 100, MPTs clipped at 1.0)
             assert abs(ours[name] - min(value / 100, 1.0)) <= 1e-12, (name, ours[name], value)
-        print(f"  {n:>9,} questions: Kafle {t_ref:8.3f} s   ours {t_ours:8.3f} s   x{t_ref / t_ours:.1f}")
+        line = f"  {n:>9,} questions: Kafle {t_ref:8.3f} s   ours {t_ours:8.3f} s   x{t_ref / t_ours:.1f}"
+        if metric is not None:
+            result, t_eval = _best_cpu(
+                repeat, metric.compute, predictions=pred, references=gt, question_types=qt, answer_key=key
+            )
+            assert all(result[name] == value for name, value in ours.items()), "compute differs from tdiuc_scores"
+            line += f"   compute {t_eval:8.3f} s   x{t_ref / t_eval:.1f}"
+        print(line)
         if t_ref + t_ours > budget_s / 10:
             break
     return 0
@@ -380,20 +404,16 @@ def main(argv=None) -> int:
     if args.scale_child:
         return scale_child(args.scale_child)
     if args.tdiuc:
-        return bench_tdiuc([1_000, 10_000, 100_000, 1_000_000], args.seed)
+        return bench_tdiuc([1_000, 10_000, 100_000, 1_000_000], args.seed, args.skip_evaluate)
     if args.wups:
         return bench_wups(args.n or (1_000 if args.quick else 10_000), args.seed, args.threshold, args.skip_evaluate)
     n = args.n or (5_000 if args.quick else 200_000)
     predictions, references = make_inputs(n, args.seed)
     print(f"vqa_v2 on {n:,} questions x 10 answers (seed {args.seed})")
 
-    t0 = time.perf_counter()
-    ref = official_scores(predictions, references)
-    t_ref = time.perf_counter() - t0
-
-    t0 = time.perf_counter()
-    ours = core.vqa_v2_per_question(predictions, references)
-    t_ours = time.perf_counter() - t0
+    print("  CPU seconds (time.process_time; the pure function and compute: best of 3)")
+    ref, t_ref = _best_cpu(1, official_scores, predictions, references)
+    ours, t_ours = _best_cpu(3, core.vqa_v2_per_question, predictions, references)
     assert ours.tolist() == ref, "per-question scores differ from the official transcription"
 
     print(f"  official loop (transcription) : {t_ref:8.3f} s")
@@ -403,11 +423,13 @@ def main(argv=None) -> int:
         import evaluate
 
         metric = evaluate.load(str(METRIC))
-        t0 = time.perf_counter()
-        result = metric.compute(predictions=predictions, references=references, return_per_example=True)
-        t_eval = time.perf_counter() - t0
+        metric.compute(predictions=predictions[:5], references=references[:5])  # module loaded, untimed
+        result, t_eval = _best_cpu(
+            3, metric.compute, predictions=predictions, references=references, return_per_example=True
+        )
         assert result["per_example"] == ref, "evaluate.compute per-question scores differ"
-        print(f"  evaluate.load(...).compute     : {t_eval:8.3f} s   speed-up x{t_ref / t_eval:.1f}")
+        print(f"  evaluate.load(...).compute     : {t_eval:8.3f} s   speed-up x{t_ref / t_eval:.1f}"
+              f"   compute / pure function {t_eval / t_ours:.2f}")
     print(f"  identical per-question scores: yes (accuracy {float(np.mean(ref)):.6f})")
     return 0
 

@@ -243,20 +243,29 @@ def vqa_v2_scores_from_ids(
         norm_of_clean = _ids([normalize_answer(s, "en", ascii_digits) for s in clean_index], norm_index)
         gt_sel = np.where(np.repeat(use_norm, counts), norm_of_clean[gt_c], gt_c)
         pred_sel = np.where(use_norm, norm_of_clean[pred_c], pred_c)
+    sizes = np.unique(counts)
+    if len(sizes) == 1:  # every question has the same number of answers (VQA v2: 10): a plain grid
+        size = int(sizes[0])
+        return _leave_one_out(gt_sel.reshape(n, size) == pred_sel[:, None])
     match = gt_sel == np.repeat(pred_sel, counts)
     scores = np.empty(n, dtype=np.float64)
-    for size in np.unique(counts):
+    for size in sizes:
         rows = np.nonzero(counts == size)[0]
-        grid = match[starts[rows][:, None] + np.arange(size)]  # (questions with `size` answers, size)
-        m = grid.sum(axis=1).astype(np.float64)
-        hit = np.minimum(1.0, (m - 1.0) / 3.0)  # term of an answer equal to the prediction
-        miss = np.minimum(1.0, m / 3.0)  # term of any other answer
-        terms = np.where(grid, hit[:, None], miss[:, None])
-        total = np.zeros(len(rows), dtype=np.float64)
-        for j in range(size):  # left-to-right, as Python's sum() in the reference
-            total += terms[:, j]
-        scores[rows] = total / float(size)
+        scores[rows] = _leave_one_out(match[starts[rows][:, None] + np.arange(size)])
     return scores
+
+
+def _leave_one_out(grid: np.ndarray) -> np.ndarray:
+    """Per row of ``grid`` (questions x N answers, True where the answer equals the prediction):
+    1/N * sum_i min(1, #{j != i matching} / 3), summed left to right like the reference."""
+    m = grid.sum(axis=1).astype(np.float64)
+    hit = np.minimum(1.0, (m - 1.0) / 3.0)  # term of an answer equal to the prediction
+    miss = np.minimum(1.0, m / 3.0)  # term of any other answer
+    terms = np.where(grid, hit[:, None], miss[:, None])
+    total = np.zeros(len(grid), dtype=np.float64)
+    for j in range(grid.shape[1]):  # left-to-right, as Python's sum() in the reference
+        total += terms[:, j]
+    return total / float(grid.shape[1])
 
 
 def vqa_v2_reference_loop(

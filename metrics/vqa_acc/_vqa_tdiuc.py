@@ -23,8 +23,6 @@ key, a KeyError in the script, is simply wrong here.
 
 import numpy as np
 
-_MISSING = object()  # id -1 of the script
-
 
 def tdiuc_scores(
     predictions: list[str],
@@ -36,31 +34,83 @@ def tdiuc_scores(
     """Returns (summary, per-question correctness, acc per type, normalised acc per type), fractions.
 
     ``summary`` holds ``accuracy`` (overall), ``arithmetic_mpt``, ``harmonic_mpt``, ``arithmetic_nmpt``,
-    ``harmonic_nmpt``. ``references[i]`` is the single GT answer string of question i.
+    ``harmonic_nmpt``. ``references[i]`` is the single GT answer string of question i. Strings become
+    ids, then :func:`tdiuc_scores_from_ids` counts.
+    """
+    answers: dict = {}
+    pred_ids = _first_seen_ids(predictions, answers)
+    gt_ids = _first_seen_ids(references, answers)
+    types: dict = {}
+    type_ids = _first_seen_ids(question_types, types)
+    return tdiuc_scores_from_ids(pred_ids, gt_ids, list(answers), type_ids, list(types), epsilon, answer_key)
+
+
+def _first_seen_ids(strings, index: dict) -> np.ndarray:
+    """Id of every string in ``index`` (new strings get the next ids, ``index`` is updated)."""
+    return np.fromiter((index.setdefault(s, len(index)) for s in strings), dtype=np.int64, count=len(strings))
+
+
+def type_ranks(type_ids, type_names: list[str]) -> tuple[np.ndarray, list[str]]:
+    """(rank of every question's type among the sorted type names present, those sorted names)."""
+    type_ids = np.asarray(type_ids, dtype=np.int64)
+    present = np.unique(type_ids)
+    names = sorted(type_names[i] for i in present.tolist())
+    rank = {name: k for k, name in enumerate(names)}
+    rank_of_id = np.full(len(type_names), -1, dtype=np.int64)
+    for i in present.tolist():
+        rank_of_id[i] = rank[type_names[i]]
+    return rank_of_id[type_ids], names
+
+
+def tdiuc_scores_from_ids(
+    pred_ids,
+    gt_ids,
+    answers: list[str],
+    type_ids,
+    type_names: list[str],
+    epsilon: float = 1e-10,
+    answer_key=None,
+) -> tuple[dict, np.ndarray, dict, dict]:
+    """:func:`tdiuc_scores` on ids: ``answers[pred_ids[i]]`` / ``answers[gt_ids[i]]`` are the prediction
+    and the GT of question i (distinct strings: a prediction is right iff its id is the GT's),
+    ``type_names[type_ids[i]]`` its type (distinct names).
+
+    Counts per type and per (type, GT answer) with numpy; the normalised accuracy of a type adds the
+    per-answer accuracies in the order of first occurrence of the answer in that type (the script
+    iterates a set there: the same sum up to the last bit).
     """
     from scipy import stats
 
-    key = None if answer_key is None else set(answer_key)
-    gts = [g if key is None or g in key else _MISSING for g in references]
-    correct = np.fromiter((g is not _MISSING and p == g for p, g in zip(predictions, gts)), dtype=bool,
-                          count=len(predictions))  # fmt: skip
-    types = sorted(set(question_types))
-    by_type: dict = {t: [] for t in types}
-    for i, t in enumerate(question_types):
-        by_type[t].append(i)
-    acc, nacc = {}, {}
-    for t in types:
-        rows = by_type[t]
-        acc[t] = 100 * (int(correct[rows].sum()) / len(rows))
-        per_answer: dict = {}
-        for i in rows:
-            hits_total = per_answer.setdefault(gts[i], [0, 0])
-            hits_total[0] += int(correct[i])
-            hits_total[1] += 1
-        unq_acc = 0
-        for hits, total in per_answer.values():
-            unq_acc += hits / total
-        nacc[t] = 100 * unq_acc / len(per_answer)
+    pred_ids = np.asarray(pred_ids, dtype=np.int64)
+    gt_ids = np.asarray(gt_ids, dtype=np.int64)
+    n = len(gt_ids)
+    if answer_key is None:
+        in_key = np.ones(len(answers), dtype=bool)
+    else:
+        key = set(answer_key)
+        in_key = np.fromiter((a in key for a in answers), dtype=bool, count=len(answers))
+    known = in_key[gt_ids]
+    correct = known & (pred_ids == gt_ids)
+    rank, types = type_ranks(type_ids, type_names)
+    n_types = len(types)
+    totals = np.bincount(rank, minlength=n_types).tolist()
+    hits = np.bincount(rank[correct], minlength=n_types).tolist()
+    acc = {t: 100 * (hits[k] / totals[k]) for k, t in enumerate(types)}
+    # one answer class per (type, GT answer); every GT outside the key of a type is one class (id -1)
+    missing = len(answers)
+    pair = rank * (missing + 1) + np.where(known, gt_ids, missing)
+    uniq, first, inverse, class_totals = np.unique(pair, return_index=True, return_inverse=True, return_counts=True)
+    class_hits = np.bincount(inverse.reshape(-1), weights=correct, minlength=len(uniq)).astype(np.int64)
+    order = np.lexsort((first, uniq // (missing + 1)))
+    unq_acc = [0] * n_types
+    n_classes = [0] * n_types
+    class_type = (uniq // (missing + 1)).tolist()
+    class_hits, class_totals = class_hits.tolist(), class_totals.tolist()
+    for c in order.tolist():
+        t = class_type[c]
+        unq_acc[t] += class_hits[c] / class_totals[c]
+        n_classes[t] += 1
+    nacc = {t: 100 * unq_acc[k] / n_classes[k] for k, t in enumerate(types)}
     mpt = [acc[t] + epsilon for t in types]
     nmpt = [nacc[t] + epsilon for t in types]
     summary = {
@@ -69,7 +119,7 @@ def tdiuc_scores(
         "arithmetic_nmpt": float(np.mean(np.array(nmpt))) if types else 0.0,
         "harmonic_nmpt": float(stats.hmean(nmpt)) if types else 0.0,
     }
-    summary = {"accuracy": float(np.mean(correct)) if len(correct) else 0.0} | {
+    summary = {"accuracy": float(np.mean(correct)) if n else 0.0} | {
         k: min(v / 100, 1.0) for k, v in summary.items()  # 100 + eps of a perfect model is reported as 1.0
     }
     return (

@@ -11,9 +11,11 @@ Reference: Malinowski's ``calculate_wups.py`` (05.09.2015 revision, e.g. bupt-ci
 * dataset score: mean over questions (the script prints it x100; fractions here).
 
 The script's default threshold is 0.925; the published conventions are WUPS@0.9 and WUPS@0.0.
-Cached (``lru_cache``): noun synsets per word, Wu-Palmer similarity per ordered synset pair, its maximum
-per word pair, hypernym paths per synset, and the WordNet version NLTK would otherwise re-read in every
-``wup_similarity``. WordNet 3.0 is read offline, nothing is
+The Wu-Palmer similarity is our own (:class:`_Taxonomy`), on tables computed once per synset (every
+ancestor with its fewest edges, min and max depths), with NLTK's conventions: equal to NLTK's
+``wup_similarity`` for nouns (tests/test_vqa_acc_wups.py); WordNet 1.6, where NLTK simulates a root,
+uses NLTK's own. Cached: noun synsets per word (``lru_cache``), the similarity per ordered synset pair,
+its maximum per word pair, and the WordNet version. WordNet 3.0 is read offline, nothing is
 downloaded: from ``wordnet_path`` (an NLTK data directory holding ``corpora/wordnet``, that ``wordnet``
 directory itself, or a WordNet dict directory such as Debian's), else from NLTK's standard data path
 (``NLTK_DATA``, ``~/nltk_data``, ...), else from Debian's ``wordnet-base`` files in ``/usr/share/wordnet``

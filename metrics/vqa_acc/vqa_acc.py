@@ -6,8 +6,10 @@ import itertools
 import datasets
 import evaluate
 import numpy as np
+import pyarrow as pa
 
 from ._mm_common import (
+    ArrowColumn,
     OptionsCheckedFirst,
     TrainerResults,
     build_signature,
@@ -16,23 +18,17 @@ from ._mm_common import (
     check_number,
     check_path,
     check_preset,
-    check_reference_lists,
     check_same_length,
     check_strings,
+    checked_features,
     make_result,
     mean,
+    reference_lists_to_arrow,
     resolve_options,
+    strings_to_arrow,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, mean_statistic
-from ._vqa_arrow import (
-    ArrowBatchFeatures,
-    answer_lists,
-    backed_answer_lists,
-    backed_strings,
-    plain_answer_lists,
-    string_column,
-    string_ids,
-)
+from ._vqa_arrow import answer_lists, string_column, string_ids
 from ._vqa_bleu import bleu1_scores
 from ._vqa_core import (
     LANGUAGES,
@@ -43,7 +39,7 @@ from ._vqa_core import (
     lemmatizer_version,
     vqa_v2_scores_from_ids,
 )
-from ._vqa_tdiuc import tdiuc_scores
+from ._vqa_tdiuc import tdiuc_scores_from_ids, type_ranks
 from ._vqa_wups import load_wordnet, wordnet_version, wups_per_question
 
 _CITATION = """\
@@ -177,15 +173,15 @@ EXTRA_INPUTS = {
 
 def _features(scorer: str) -> list:
     extra = {name: datasets.Value("string") for name in EXTRA_INPUTS[scorer]}
-    # add_batch checks every value, so the batch goes to Arrow in C passes (ArrowBatchFeatures)
-    return [
-        ArrowBatchFeatures(
+    # add_batch checks every value while converting it to Arrow (ArrowColumn): stored as it is
+    return checked_features([
+        datasets.Features(
             {"predictions": datasets.Value("string"), "references": datasets.Sequence(datasets.Value("string")), **extra}
         ),
-        ArrowBatchFeatures(
+        datasets.Features(
             {"predictions": datasets.Value("string"), "references": datasets.Value("string"), **extra}
         ),
-    ]
+    ])
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -224,9 +220,10 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
         return super().compute(predictions=predictions, references=references, **kwargs)
 
     def add_batch(self, *, predictions=None, references=None, **kwargs):
-        """Check the batch (errors name the argument and example index) before Arrow encoding."""
-        predictions = backed_strings(check_strings(predictions, "predictions"))
-        references = plain_answer_lists(references) or backed_answer_lists(check_reference_lists(references))
+        """Check the batch (errors name the argument and example index) while converting it to the
+        Arrow arrays evaluate's writer stores as they are (``ArrowColumn``)."""
+        predictions = strings_to_arrow(predictions, "predictions")
+        references = reference_lists_to_arrow(references, "references")
         check_same_length("predictions", predictions, "references", references)
         extras = EXTRA_INPUTS[self._scorer]
         unknown = sorted(set(kwargs) - set(extras))
@@ -247,16 +244,14 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             else:
                 values = check_strings(values, name)
                 check_same_length("predictions", predictions, name, values)
-            if default is _REQUIRED:
-                for i, value in enumerate(values):
-                    if not value:
-                        raise ValueError(f"`{name}[{i}]` is empty: every question needs a type")
-            if name == "languages":
-                for i, value in enumerate(values):
-                    if value not in LANGUAGES:
-                        raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {value!r}")
-            columns[name] = backed_strings(values)
-        return super().add_batch(predictions=predictions, references=references, **columns)
+            if default is _REQUIRED and not all(values):
+                i = values.index("")
+                raise ValueError(f"`{name}[{i}]` is empty: every question needs a type")
+            if name == "languages" and not set(values) <= set(LANGUAGES):
+                i = next(i for i, value in enumerate(values) if value not in LANGUAGES)
+                raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {values[i]!r}")
+            columns[name] = ArrowColumn(pa.array(values, type=pa.string()))
+        return super().add_batch(predictions=ArrowColumn(predictions), references=ArrowColumn(references), **columns)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
@@ -352,12 +347,25 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
                         values[f"accuracy_{kind}/{t}"] = v
             fields = {"norm": opts["normalize"], "answers": n_answers or "any"}
             return self._result(values, statistic, fields, resampling, scores, return_per_example)
-        predictions = predictions.to_pylist()
         if scorer == "tdiuc":  # num_answers=0: the script reads answers[0]
-            single = answers.take(np.cumsum(counts) - counts).to_pylist()
-        else:
-            flat = iter(answers.to_pylist())
-            references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
+            (pred_ids, gt_ids), strings = string_ids(predictions, answers.take(np.cumsum(counts) - counts))
+            (type_ids,), type_names = string_ids(string_column(question_types))
+            eps, key = opts["epsilon"], opts["answer_key"]
+            summary, scores, acc, nacc = tdiuc_scores_from_ids(
+                pred_ids, gt_ids, strings, type_ids, type_names, epsilon=eps, answer_key=key
+            )
+            values = dict(summary)
+            statistic = _tdiuc_statistic(scores, *type_ranks(type_ids, type_names), eps)
+            for t, v in acc.items():
+                values[f"accuracy_question_type/{t}"] = v
+            for t, v in nacc.items():
+                values[f"normalized_accuracy_question_type/{t}"] = v
+            digest = "none" if key is None else hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
+            fields = {"answers": n_answers or "any", "eps": eps, "key": digest}
+            return self._result(values, statistic, fields, resampling, scores, return_per_example)
+        predictions = predictions.to_pylist()
+        flat = iter(answers.to_pylist())
+        references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
         if scorer == "fusion_brain_2021":
             languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
             scores = fusion_brain_per_question(predictions, references, languages)
@@ -366,18 +374,6 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             for lang, v in group_means(scores, languages).items():
                 values[f"accuracy_language/{lang}"] = v
             fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
-        elif scorer == "tdiuc":
-            eps, key = opts["epsilon"], opts["answer_key"]
-            question_types = string_column(question_types).to_pylist()
-            summary, scores, acc, nacc = tdiuc_scores(predictions, single, question_types, epsilon=eps, answer_key=key)
-            values = dict(summary)
-            statistic = _tdiuc_statistic(scores, question_types, eps)
-            for t, v in acc.items():
-                values[f"accuracy_question_type/{t}"] = v
-            for t, v in nacc.items():
-                values[f"normalized_accuracy_question_type/{t}"] = v
-            digest = "none" if key is None else hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
-            fields = {"answers": n_answers or "any", "eps": eps, "key": digest}
         elif scorer == "wups":
             thr, path = opts["threshold"], opts["wordnet_path"]
             scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
@@ -402,16 +398,21 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
         return make_result(values, signature, scores.tolist(), return_per_example)
 
 
-def _tdiuc_statistic(correct, question_types: list[str], epsilon: float) -> Statistic:
+def _tdiuc_statistic(correct, type_rank, types: list[str], epsilon: float) -> Statistic:
     """Overall accuracy and the arithmetic / harmonic mean-per-type accuracies from per-type counts
     (`_vqa_tdiuc.tdiuc_scores`: acc_t + eps on the 0-100 scale, the types present, capped at 1). A type
-    absent from a resample is left out of that resample's means."""
-    types = sorted(set(question_types))
-    index = {t: k for k, t in enumerate(types)}
-    onehot = np.zeros((len(correct), len(types)))
-    onehot[np.arange(len(correct)), [index[t] for t in question_types]] = 1.0
-    stats = np.column_stack([correct, onehot, onehot * np.asarray(correct)[:, None]])
+    absent from a resample is left out of that resample's means. Per question (``type_rank``: its type's
+    index in the sorted ``types``): [correct, one-hot type, one-hot type x correct], built only when an
+    interval or a comparison reads them (2 x #types + 1 numbers per question)."""
     n, n_types = len(correct), len(types)
+
+    def rows():
+        stats = np.zeros((n, 1 + 2 * n_types), order="F")
+        stats[:, 0] = correct
+        index = np.arange(n)
+        stats[index, 1 + type_rank] = 1.0
+        stats[index, 1 + n_types + type_rank] = correct
+        return stats
 
     def scores(s):
         count, hits = s[..., 1 : 1 + n_types], s[..., 1 + n_types :]
@@ -422,7 +423,24 @@ def _tdiuc_statistic(correct, question_types: list[str], epsilon: float) -> Stat
         harmonic = k / np.where(present, 1.0 / acc, 0.0).sum(axis=-1) / 100
         return np.stack([s[..., 0] / max(n, 1), np.minimum(arithmetic, 1.0), np.minimum(harmonic, 1.0)], axis=-1)
 
-    return Statistic(("accuracy", "arithmetic_mpt", "harmonic_mpt"), stats, scores)
+    return _StatisticOnDemand(("accuracy", "arithmetic_mpt", "harmonic_mpt"), rows, scores)
+
+
+class _StatisticOnDemand(Statistic):
+    """A :class:`Statistic` whose per-question rows are built by ``build()`` the first time they are
+    read (resampling, ``compare``): a plain ``compute`` never pays for them."""
+
+    def __init__(self, keys, build, fn):
+        self.keys = tuple(keys)
+        self.fn = fn
+        self._build = build
+        self._stats = None
+
+    @property
+    def stats(self):
+        if self._stats is None:
+            self._stats = Statistic(self.keys, self._build(), self.fn).stats
+        return self._stats
 
 
 def _bleu1_statistic(sentence_scores, counts) -> Statistic:
