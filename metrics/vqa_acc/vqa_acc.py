@@ -222,9 +222,9 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
     def add_batch(self, *, predictions=None, references=None, **kwargs):
         """Check the batch (errors name the argument and example index) while converting it to the
         Arrow arrays evaluate's writer stores as they are (``ArrowColumn``)."""
-        predictions = strings_to_arrow(predictions, "predictions")
-        references = reference_lists_to_arrow(references, "references")
-        check_same_length("predictions", predictions, "references", references)
+        predictions, pred_array = strings_to_arrow(predictions, "predictions")
+        _, counts, ref_array = reference_lists_to_arrow(references, "references")
+        check_same_length("predictions", predictions, "references", counts)
         extras = EXTRA_INPUTS[self._scorer]
         unknown = sorted(set(kwargs) - set(extras))
         if unknown:
@@ -251,7 +251,7 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
                 i = next(i for i, value in enumerate(values) if value not in LANGUAGES)
                 raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {values[i]!r}")
             columns[name] = ArrowColumn(pa.array(values, type=pa.string()))
-        return super().add_batch(predictions=ArrowColumn(predictions), references=ArrowColumn(references), **columns)
+        return super().add_batch(predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **columns)
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
