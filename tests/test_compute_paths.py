@@ -7,6 +7,7 @@ import multiprocessing
 import random
 import re
 
+import numpy as np
 import pytest
 from helpers import METRICS
 
@@ -35,9 +36,13 @@ def _images(n: int, seed: int):
 
     refs, preds = [], []
     for i in range(n):
-        wanted = rng.sample(classes, rng.randint(1, 3))
+        wanted = rng.sample(classes, rng.randint(1, 3)) if i % 7 != 6 else []  # an image with no request
         refs.append({c: boxes(rng.randint(0, 3)) for c in wanted})
-        if i % 3 == 0:  # record form, classes in another order
+        if not wanted:  # nothing requested: a predicted class is not scored
+            preds.append({"bird": boxes(1)})
+        elif i % 5 == 4:  # the script's [[]] for "no box", numpy boxes
+            preds.append({c: [[]] if k % 2 else np.array(boxes(2), dtype=float) for k, c in enumerate(wanted)})
+        elif i % 3 == 0:  # record form, classes in another order
             order = wanted[::-1]
             preds.append({"classes": order, "boxes": [boxes(rng.randint(0, 3)) for _ in order]})
         elif i % 3 == 1:
