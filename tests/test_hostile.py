@@ -166,6 +166,34 @@ def test_unnamed_letters_do_not_change_other_lemmas():
     assert [core.normalize_answer(w) for w in words] == before == ["5", "яблоко", "answer", "xray", "ёлка"]
 
 
+def test_ru_meteor_fb_vqa_parses_unnamed_letters_as_non_latin():
+    """Before the fix ru_meteor kept such text whole (no lemma): `<tangut>кошки` stayed `<tangut>кошки`."""
+    from pymorphy3 import shapes
+
+    core = load_core("ru_meteor", "_ru_meteor_core")
+    letter = "\U00018d03"  # used by no other test, so the first parse below meets pymorphy3's ValueError
+    shapes._latin_letters_cache.pop(letter, None)
+    with pytest.raises(ValueError):
+        core._morph().parse(letter + "кошки")
+    shapes._latin_letters_cache.pop(letter, None)
+    assert core.fb_vqa_normalize(letter + "Кошки!") == letter + "кошка"
+    assert core.fb_vqa_normalize(letter + " мячи") == letter + " мяч"
+    assert core.fb_vqa_normalize("два") == "2" and core.lemma_of("мячи") == "мяч"
+    other = "\U00018d04"  # through evaluate.load as well (its own copy of the core), also fresh
+    shapes._latin_letters_cache.pop(other, None)
+    m = load_metric("ru_meteor", "vqa")
+    r = m.compute(predictions=[other + "кошки"], references=[[other + "кошка"]], synonyms="none")
+    assert r["meteor"] == 1.0, r
+
+
+def test_unnamed_letter_workaround_is_one_source_in_three_cores():
+    import inspect
+
+    cores = [("text_qa", "_text_qa_core"), ("vqa_acc", "_vqa_core"), ("ru_meteor", "_ru_meteor_core")]
+    sources = {inspect.getsource(load_core(*c)._mark_unnamed_letters) for c in cores}
+    assert len(sources) == 1
+
+
 # ----------------------------------------------------------------------------------------------
 # wups: wordnet_path does not leak into NLTK's data path; distinct-pair scoring equals the reference
 # ----------------------------------------------------------------------------------------------

@@ -149,13 +149,31 @@ def _morph():
 
 
 def lemma_of(text: str) -> str:
-    """``normal_form`` of pymorphy3's most probable parse. pymorphy3 raises ValueError on letters that
-    have no Unicode name (its Latin-script check calls ``unicodedata.name``; e.g. Tangut): such text is
-    its own lemma, as pymorphy3 treats other unknown words (the official code would crash there)."""
+    """``normal_form`` of pymorphy3's most probable parse (see :func:`_mark_unnamed_letters` for letters
+    without a Unicode name, e.g. Tangut: parsed as the non-Latin letters they are, as the official
+    pymorphy2 call would if it did not crash on them)."""
     try:
         return _morph().parse(text)[0].normal_form
-    except ValueError:
-        return text.lower()
+    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
+        _mark_unnamed_letters(text)
+        return _morph().parse(text)[0].normal_form
+
+
+# Same source as text_qa's and vqa_acc's cores (helpers cannot import each other, so each Space carries
+# it; tests/test_hostile.py checks the three copies stay identical).
+def _mark_unnamed_letters(word: str) -> None:
+    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
+    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
+    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
+    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
+    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
+    import unicodedata
+
+    from pymorphy3 import shapes
+
+    for ch in set(word):
+        if ch.isalpha() and unicodedata.name(ch, None) is None:
+            shapes._latin_letters_cache[ch] = False
 
 
 @functools.lru_cache(maxsize=1 << 16)

@@ -96,6 +96,8 @@ def lemmatize(token: str) -> str:
         return _analyzer().parse(token)[0].normal_form
 
 
+# Same source as vqa_acc's and ru_meteor's cores (helpers cannot import each other, so each Space carries
+# it; tests/test_hostile.py checks the three copies stay identical).
 def _mark_unnamed_letters(word: str) -> None:
     """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
     ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
