@@ -194,6 +194,17 @@ def test_unnamed_letter_workaround_is_one_source_in_three_cores():
     assert len(sources) == 1
 
 
+def test_russian_number_maps_of_the_three_cores_agree():
+    """Each core transcribes its official script's manualMap_ru (AIJ 2022 TextQA, AIJ 2022 VisualQA,
+    AIJ 2021 VQA); they are the same 13 entries, so a change to one must be a deliberate change to all."""
+    maps = [
+        load_core("text_qa", "_text_qa_core").NUMBER_WORDS,
+        load_core("vqa_acc", "_vqa_core").MANUAL_MAP_RU,
+        load_core("ru_meteor", "_ru_meteor_core").RU_NUMBER_WORDS,
+    ]
+    assert all(list(m.items()) == list(maps[0].items()) for m in maps) and len(maps[0]) == 13
+    assert maps[0]["нисколько"] == "0" and maps[0]["десять"] == "10"
+
 # ----------------------------------------------------------------------------------------------
 # wups: wordnet_path does not leak into NLTK's data path; distinct-pair scoring equals the reference
 # ----------------------------------------------------------------------------------------------

@@ -106,6 +106,10 @@ def _require(module: str, what: str, pins: str):
 _FB_DELETE = str.maketrans("", "", ",.!?:;%" + ")]}" + "([}")
 _FB_QUOTES = (re.compile(r'"\s[^"]+\s"'), re.compile(r"'\s[^']+\s'"))
 _ASCII_PUNCT = str.maketrans("", "", string.punctuation)
+# manualMap_ru of AIJ 2022 VisualQA (seeds 000/001, evaluation/vqa/metric/calc_meteor.py; seeds_reference.md
+# 1.5): applied to the lemma of the whole answer (one key for the whole string).
+# The same 13 entries stand in text_qa's, vqa_acc's and ru_meteor's cores, each transcribing its own
+# official script (helpers cannot import each other); tests/test_hostile.py checks they agree.
 RU_NUMBER_WORDS = {
     "ноль": "0",
     "нисколько": "0",

@@ -48,6 +48,10 @@ MANUAL_MAP = {
     "none": "0", "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
     "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
 }  # fmt: skip
+# manualMap_ru of AIJ 2021 VQA (seed 002, evaluation/VQA_accuracy/vqaEval.py; seeds_reference.md 2.4):
+# applied to the lemma of every token.
+# The same 13 entries stand in text_qa's, vqa_acc's and ru_meteor's cores, each transcribing its own
+# official script (helpers cannot import each other); tests/test_hostile.py checks they agree.
 MANUAL_MAP_RU = {
     "ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4",
     "пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10",
