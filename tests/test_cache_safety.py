@@ -83,6 +83,28 @@ def test_bad_option_then_good_compute_on_the_same_object(name, keep_in_memory, t
     assert _leftovers(tmp_path) == []
 
 
+def test_ru_meteor_missing_ruwordnet_is_refused_before_the_cache_is_written(tmp_path, monkeypatch):
+    import evaluate
+
+    metric = evaluate.load(str(METRICS / "ru_meteor"), cache_dir=str(tmp_path / "cache"))
+    example = CASES["ru_meteor"][1]
+    expected = metric.compute(**example, synonyms="none")
+    calls = []
+    monkeypatch.setattr(metric, "_compute", lambda *a, **k: calls.append(1))
+    missing = str(tmp_path / "missing.db")
+    with pytest.raises(ValueError, match="RuWordNet database was not found at `ruwordnet_path`"):
+        metric.compute(**example, ruwordnet_path=missing)
+    assert calls == [] and _leftovers(tmp_path) == []
+    metric.add_batch(**example)
+    held = _leftovers(tmp_path)  # the added batch's file and lock, until a compute finishes
+    with pytest.raises(ValueError, match="RuWordNet database was not found at `ruwordnet_path`"):
+        metric.compute(ruwordnet_path=missing)
+    assert calls == [] and _leftovers(tmp_path) == held
+    monkeypatch.undo()
+    assert metric.compute(synonyms="none") == expected  # the batch added before the refusal is kept
+    assert _leftovers(tmp_path) == []
+
+
 def test_a_failure_inside_compute_releases_the_cache(tmp_path, monkeypatch):
     import evaluate
 

@@ -27,6 +27,7 @@ from ._ru_meteor_core import (
     library_versions,
     meteor_per_example,
     resource_tag,
+    synonym_source,
 )
 
 _CITATION = """\
@@ -221,7 +222,11 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         resources = {key: passed.pop(key, None) for key in _RESOURCE_OPTIONS}
         opts = resolve_options("ru_meteor", self.config_name, PRESETS, passed)
         opts.update(resources)
-        return check_options(opts)
+        opts = check_options(opts)
+        # A missing or unreadable WordNet / RuWordNet is refused here with the other options, before evaluate
+        # writes the batch to its cache (sources are cached per path: _compute's resource_tag reuses it).
+        synonym_source(opts["synonyms"], opts["wordnet_path"], opts["ruwordnet_path"])
+        return opts
 
     def _compute(
         self,
