@@ -29,6 +29,7 @@ this module keeps first-seen order instead, so results never depend on PYTHONHAS
 """
 
 import bisect
+from bisect import bisect_left
 import gc
 import io
 import itertools
@@ -37,7 +38,8 @@ import operator
 import re
 import sys
 import tokenize
-from collections import Counter
+from collections import Counter, _count_elements  # the C counting loop of Counter
+from itertools import repeat
 
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 KEYWORD_SETS = ("pypi", "codexglue")
@@ -302,9 +304,10 @@ def _dedupe(items) -> list:
 
 
 class _Node:
-    """An internal node of a flat tree: type, children (a token child is its int index), the children
-    with a field name (a flat list name, child, name, child, ...; None when there are none), token range [lo, hi), its token index (-1 unless it is a token root),
-    and whether its subtree holds a node with a data-flow rule (``special``)."""
+    """An internal node of a flat tree: type, children (a token child is its int index), the first
+    child with each field name (a dict field name -> child; None when there are none), token range
+    [lo, hi), its token index (-1 unless it is a token root), and whether its subtree holds a node with
+    a data-flow rule (``special``)."""
 
     __slots__ = ("type", "kids", "fields", "lo", "hi", "tok", "special")
 
@@ -325,32 +328,37 @@ class FlatTree:
     * ``subtrees``: one id per subtree (the root and every node with children). Ids come from an
       ``interner`` shared by every snippet of a computation; two ids are equal exactly when
       tree-sitter's ``str(node)`` (the s-expression the reference compares) is equal;
-    * ``has_error``: the parse holds ERROR or MISSING nodes.
+    * ``has_error``: the parse holds ERROR or MISSING nodes;
+    * ``first_parents``: the nodes with a child of a ``do_first`` type of the data-flow rules (None: not
+      collected).
 
     ``flatten_tree_sitter`` builds it from a tree-sitter parse; any other parser (e.g. an older
     grammar runtime) only needs to produce the same fields.
     """
 
-    __slots__ = ("root", "types", "spans", "text", "subtrees", "has_error", "unprinted")
+    __slots__ = ("root", "types", "spans", "text", "subtrees", "has_error", "unprinted", "first_parents")
 
-    def token_code(self) -> list:
-        """(index, text) of every token, keyed by span like the reference's index_to_code (zero-width
-        tokens at one place share the last index). The reference slices the text lines with tree-sitter's
-        byte columns and drops the newlines inside multi-line tokens; for ASCII text that is the byte
-        slice without its newlines."""
+    def token_code(self):
+        """(positions, texts): the text of every token and the index it is known by, keyed by span like
+        the reference's index_to_code (zero-width tokens at one place share the last index; otherwise a
+        token's own index). The reference slices the text lines with tree-sitter's byte columns and
+        drops the newlines inside multi-line tokens; for ASCII text that is the byte slice without its
+        newlines."""
         text = self.text
         spans = self.spans
-        if text.isascii() and len(set(spans)) == len(spans):  # the common case, without the index dict
-            return [(i, p.replace("\n", "") if "\n" in p else p) for i, p in enumerate([text[a:b] for a, b in spans])]
-        last = {span: i for i, span in enumerate(spans)}
+        n = len(spans)
+        # strictly increasing spans (the usual case) are distinct: every token is known by its own index
+        distinct = len(set(spans)) == n
         if text.isascii():
-            code = []
-            for span in spans:
-                i = last[span]
-                a, b = spans[i]
-                piece = text[a:b]
-                code.append((i, piece.replace("\n", "") if "\n" in piece else piece))
-            return code
+            texts = [text[a:b] for a, b in spans]
+            if "\n" in "\0".join(texts):
+                texts = [t.replace("\n", "") if "\n" in t else t for t in texts]
+            if distinct:
+                return range(n), texts
+            last = {span: i for i, span in enumerate(spans)}
+            positions = [last[span] for span in spans]
+            return positions, [texts[i] for i in positions]
+        last = {span: i for i, span in enumerate(spans)}
         # tree-sitter points (row, byte column) from byte offsets, then the reference's slicing
         raw = text.encode("utf8")
         starts = [0, *itertools.accumulate(len(line) + 1 for line in raw.split(b"\n"))]
@@ -360,8 +368,8 @@ class FlatTree:
             row = bisect.bisect_right(starts, offset) - 1
             return row, offset - starts[row]
 
-        return [(last[span], _span_text((point(spans[last[span]][0]), point(spans[last[span]][1])), lines))
-                for span in spans]
+        positions = [last[span] for span in spans]
+        return positions, [_span_text((point(spans[i][0]), point(spans[i][1])), lines) for i in positions]
 
 
 # Deepest subtree handed to tree-sitter's printer (its recursion runs on the C stack).
@@ -453,7 +461,7 @@ def _printed_id(sexp: str, ids: dict) -> int:
 
 
 
-def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> FlatTree:
+def flatten_tree_sitter(root, text: str, special_types, intern, names=None, first_types=None) -> FlatTree:
     """Flatten a tree-sitter parse with one cursor walk.
 
     Subtree ids follow what ``str(node)`` prints: a named node is ``(type child child ...)`` over its
@@ -462,8 +470,10 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
     is ``(UNEXPECTED c)`` (the only node printed, a leaf), a MISSING leaf ``(MISSING type)``. The id of a node is the interned tuple
     (type, field, child id, field, child id, ...), so building all of them costs time linear in the
     size of the tree, whatever its depth, where printing every subtree costs size x depth.
-    ``names``: (node type names by kind id, field names by field id) of the grammar; with them the walk
-    reads ids instead of creating a string per node.
+    ``names``: (node type names by kind id, field names by field id, named flag by kind id) of the
+    grammar (``_grammar_names``); with them the walk reads ids instead of creating a string per node.
+    ``first_types``: the data-flow rules' ``do_first`` types (all of them special types); the nodes with
+    a child of such a type are collected in ``first_parents`` (None when not given).
     """
     spans, types, subtrees = [], [], []
     string_types = _STRING_TYPES
@@ -481,82 +491,35 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
     unprinted = 0
     any_error = root.has_error
     up = None
-    kind_names, field_names = names if names is not None else (None, None)
+    kind_names, field_names, kind_named = names if names is not None else (None, None, None)
     n_kinds = len(kind_names) if names is not None else 0
+    first_parents = set() if first_types is not None else None
+    first_types = first_types or ()
     while True:
         node = cursor.node
         if kind_names is None:
             kind = node.type
+            named = node.is_named
             field = cursor.field_name
         else:
             kind = node.kind_id
-            kind = kind_names[kind] if kind < n_kinds else node.type  # ERROR is 65535
+            if kind < n_kinds:
+                named = kind_named[kind]
+                kind = kind_names[kind]
+            else:  # ERROR is 65535
+                named = node.is_named
+                kind = node.type
             field = cursor.field_id
             if field is not None:
                 field = field_names[field]
-        if up is None:
-            piece_field = field
-        elif field is None:
-            piece_field = up[6]
-        else:
-            piece_field = field
-        if node.child_count == 0:
-            ident = None
-            if any_error and (kind == "ERROR" or node.has_error):
-                # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
-                # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
-                # character, hidden children); printing one leaf costs O(1)
-                ident = _printed_id(str(node), ids)
-                if up is not None:
-                    up[8] = True
-            elif node.is_named:
-                ident = leaf_ids.get(kind)
-                if ident is None:
-                    key = (kind, ())
-                    ident = ids_get(key)
-                    if ident is None:
-                        ident = ids[key] = len(ids)
-                    leaf_ids[kind] = ident
-            if in_token == 0:
-                if kind != "comment":
-                    i = len(spans)
-                    spans.append((node.start_byte, node.end_byte))
-                    types.append(kind)
-                    child = i
-                    if up is None:
-                        top = _new_node(kind, i, i, False)
-                        top.hi = i + 1
-                else:  # a comment leaf: an empty node (no tokens)
-                    child = _new_node(kind, len(spans), -1, False)
-                    if up is None:
-                        top = child
-                if up is not None:
-                    owner = up[0]
-                    owner.kids.append(child)
-                    if field is not None:
-                        if owner.fields is None:
-                            owner.fields = [field, child]
-                        else:
-                            owner.fields += (field, child)
-            if up is None:  # the root is a subtree even without children
-                if ident is None:
-                    key = ("ROOT", kind)
-                    ident = ids_get(key)
-                    if ident is None:
-                        ident = ids[key] = len(ids)
-                subtrees.append(ident)
-                break
-            if ident is not None:
-                pieces = up[1]
-                pieces.append(piece_field)
-                pieces.append(ident)
-        else:
+        if first_child():  # a node with children; the cursor is on its first child now
+            piece_field = field if field is not None or up is None else up[6]
             is_token = False
             flow = None
             if in_token == 0:
                 if kind in string_types:  # a string literal with children is still one token
                     i = len(spans)
-                    spans.append((node.start_byte, node.end_byte))
+                    spans.append(node.byte_range)
                     types.append(kind)
                     is_token = True
                     in_token = 1
@@ -578,14 +541,14 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
                     owner = up[0]
                     owner.kids.append(child)
                     if field is not None:
-                        if owner.fields is None:
-                            owner.fields = [field, child]
-                        else:
-                            owner.fields += (field, child)
+                        fields = owner.fields
+                        if fields is None:
+                            owner.fields = {field: child}
+                        elif field not in fields:
+                            fields[field] = child
             elif kind in string_types:
                 in_token += 1
                 is_token = True
-            named = node.is_named
             if any_error and node.has_error:
                 if up is not None:
                     up[8] = True
@@ -593,8 +556,57 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
             else:
                 up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, None, False, 0]
             frames.append(up)
-            first_child()
             continue
+        # a leaf
+        ident = None
+        if any_error and (kind == "ERROR" or node.has_error):
+            # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
+            # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
+            # character, hidden children); printing one leaf costs O(1)
+            ident = _printed_id(str(node), ids)
+            if up is not None:
+                up[8] = True
+        elif named:
+            ident = leaf_ids.get(kind)
+            if ident is None:
+                key = (kind, ())
+                ident = ids_get(key)
+                if ident is None:
+                    ident = ids[key] = len(ids)
+                leaf_ids[kind] = ident
+        if in_token == 0:
+            if kind != "comment":
+                child = len(spans)
+                spans.append(node.byte_range)
+                types.append(kind)
+                if up is None:
+                    top = _new_node(kind, child, child, False)
+                    top.hi = child + 1
+            else:  # a comment leaf: an empty node (no tokens)
+                child = _new_node(kind, len(spans), -1, False)
+                if up is None:
+                    top = child
+            if up is not None:
+                owner = up[0]
+                owner.kids.append(child)
+                if field is not None:
+                    fields = owner.fields
+                    if fields is None:
+                        owner.fields = {field: child}
+                    elif field not in fields:
+                        fields[field] = child
+        if up is None:  # the root is a subtree even without children
+            if ident is None:
+                key = ("ROOT", kind)
+                ident = ids_get(key)
+                if ident is None:
+                    ident = ids[key] = len(ids)
+            subtrees.append(ident)
+            break
+        if ident is not None:
+            pieces = up[1]
+            pieces.append(field if field is not None else up[6])
+            pieces.append(ident)
         # climb to the next sibling, closing every finished node on the way
         while not next_sibling():
             if not parent():
@@ -605,6 +617,8 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
                 flow.hi = len(spans)
                 if flow.special and up is not None and up[0] is not None:
                     up[0].special = True
+                    if kind in first_types:
+                        first_parents.add(up[0])
             if is_token:
                 in_token -= 1
             if any_error:
@@ -649,6 +663,7 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None) -> F
     tree.root, tree.types, tree.spans, tree.text, tree.subtrees = top, types, spans, text, subtrees
     tree.has_error = root.has_error
     tree.unprinted = unprinted
+    tree.first_parents = first_parents
     return tree
 
 
@@ -734,6 +749,7 @@ def _special_types(rules) -> frozenset:
 
 
 _SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
+assert all(set(rules["do_first"]) <= _SPECIAL[lang] for lang, rules in _RULES.items())  # see flatten_tree_sitter
 
 # Data-flow cost limit: work units (tokens visited, edges and parent names written, variable-state
 # updates) per token of the snippet, plus a floor. The reference's cost is not linear in the size of
@@ -752,6 +768,7 @@ class DataflowLimit(Exception):
 
 _MISSING = object()
 _POS = operator.itemgetter(1)
+_PARENT_POS = operator.itemgetter(4)
 
 
 def _union(values):
@@ -821,12 +838,22 @@ class _Flow:
     def __init__(self, rules, tree: FlatTree, budget: int):
         self.r = rules
         self.handlers = _handlers(rules)
-        self.code = tree.token_code()
-        self.types = tree.types
-        self.is_var = [kind != text for kind, (_, text) in zip(tree.types, self.code)]
+        self.pos, self.text = tree.token_code()
+        self.types = types = tree.types
+        # the reference's variables: tokens whose text differs from their type (identifiers, literals)
+        self.is_var = is_var = list(map(operator.ne, types, self.text))
+        self.vars = list(itertools.compress(range(len(types)), is_var))
+        do_first = rules["do_first"]
+        if not do_first:
+            self.firsts = None
+        elif tree.first_parents is not None and frozenset(do_first).isdisjoint(types):
+            self.firsts = tree.first_parents
+        else:  # not collected by the flattening, or a token of such a type
+            self.firsts = _first_parents(tree.root, types, do_first)
         self.S = {}
         self.J = []
         self.out = []
+        self.folded = []  # (index in out, edges of the reference it stands for - 1), see add_merged
         self.left = budget
 
     def spend(self, units):
@@ -841,11 +868,14 @@ class _Flow:
         S[name] = positions
 
     def var_tokens(self, node):  # the reference's tree_to_variable_index
-        is_var = self.is_var
         if node.__class__ is int:
-            return [node] if is_var[node] else []
-        self.spend(node.hi - node.lo)
-        return [i for i in range(node.lo, node.hi) if is_var[i]]
+            return [node] if self.is_var[node] else []
+        lo, hi = node.lo, node.hi
+        self.left -= hi - lo
+        if self.left < 0:
+            raise DataflowLimit
+        V = self.vars
+        return V[bisect_left(V, lo) : bisect_left(V, hi)]
 
     @staticmethod
     def kids(node):
@@ -856,12 +886,8 @@ class _Flow:
 
     @staticmethod
     def field(node, name):
-        fields = node.fields
-        if fields:
-            for k in range(0, len(fields), 2):
-                if fields[k] == name:
-                    return fields[k + 1]
-        return None
+        fields = node.fields  # the first child with each field name
+        return None if fields is None else fields.get(name)
 
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
@@ -876,41 +902,69 @@ class _Flow:
         return False
 
     def tokens(self, lo, hi):
-        code, types, S, J, out = self.code, self.types, self.S, self.J, self.out
-        self.spend(hi - lo)
-        for i in range(lo, hi):
-            idx, text = code[i]
-            kind = types[i]
-            if kind == text:
-                continue
+        """The variables among tokens lo..hi-1, in order: each comes from the last definitions of its
+        name, or (a new identifier) is one."""
+        self.left -= hi - lo
+        if self.left < 0:
+            raise DataflowLimit
+        V = self.vars
+        a = bisect_left(V, lo)
+        b = bisect_left(V, hi, a)
+        if a == b:
+            return
+        pos, texts, S, out = self.pos, self.text, self.S, self.out
+        for i in V[a:b]:
+            text = texts[i]
             positions = S.get(text)
             if positions is not None:
-                out.append((text, idx, "comesFrom", (text,), positions))
+                out.append((text, pos[i], "comesFrom", (text,), positions))
             else:
-                if kind == "identifier":
-                    J.append((text, _MISSING))
+                idx = pos[i]
+                if self.types[i] == "identifier":
+                    self.J.append((text, _MISSING))
                     S[text] = idx
                 out.append((text, idx, "comesFrom", (), None))
 
+    def edges(self, sources):
+        """(parent names, parent positions) of one edge standing for the reference's edges from a
+        target to each of ``sources`` (one edge per source, at one position): the merge at the end
+        concatenates their parents and de-duplicates them, so the names are de-duplicated here."""
+        pos, texts = self.pos, self.text
+        if len(sources) == 1:
+            s = sources[0]
+            return (texts[s],), pos[s]
+        return tuple(_dedupe(map(texts.__getitem__, sources))), tuple(map(pos.__getitem__, sources))
+
+    def add_merged(self, edge, count):
+        """Append an edge that stands for ``count`` edges of the reference (see ``edges``); the work
+        counted for the loop merges stays that of ``count`` edges."""
+        out = self.out
+        out.append(edge)
+        if count > 1:
+            self.folded.append((len(out) - 1, count - 1))
+
     def cross(self, targets, sources, relation):
-        # every target token comes from / is computed from every source token (one edge each)
-        code, out = self.code, self.out
-        pairs = [code[s] for s in sources]
+        # every target token comes from / is computed from every source token (the reference writes
+        # one edge per source; they share the target's position and are written as one, see edges())
+        pos, texts = self.pos, self.text
+        k = len(sources)
+        if k:
+            names, parent_positions = self.edges(sources)
         for t in self.var_tokens(targets):
-            idx1, code1 = code[t]
-            self.spend(len(pairs) + 1)
-            for idx2, code2 in pairs:
-                out.append((code1, idx1, relation, (code2,), idx2))
+            idx1, code1 = pos[t], texts[t]
+            self.spend(k + 1)
+            if k:
+                self.add_merged((code1, idx1, relation, names, parent_positions), k)
             self.set(code1, idx1)
 
     def all_from(self, left_node, right_node):
         # python/ruby style: one edge per target token whose parents are all the source tokens
-        code = self.code
+        pos, texts = self.pos, self.text
         rights = self.var_tokens(right_node)
-        names = tuple(code[x][1] for x in rights)
-        poses = tuple(code[x][0] for x in rights) or None
+        names = tuple(map(texts.__getitem__, rights))
+        poses = tuple(map(pos.__getitem__, rights)) or None
         for t in self.var_tokens(left_node):
-            idx1, code1 = code[t]
+            idx1, code1 = pos[t], texts[t]
             self.spend(len(names) + 1)
             self.out.append((code1, idx1, "computedFrom", names, poses))
             self.set(code1, idx1)
@@ -932,8 +986,11 @@ class _Flow:
                 S[name] = old
 
     def merge_loop_since(self, start):
-        out = self.out
-        self.spend(len(out) - start)
+        out, folded = self.out, self.folded
+        count = len(out) - start  # the reference's edges since ``start``
+        while folded and folded[-1][0] >= start:
+            count += folded.pop()[1]
+        self.spend(count)
         out[start:] = _merge_loop(out[start:])
 
     # -- driver ----------------------------------------------------------------------------------
@@ -944,9 +1001,8 @@ class _Flow:
         stack = []
         gen = handlers.get(root.type, generic)(self, root)
         while True:
-            try:
-                child = next(gen)
-            except StopIteration:
+            child = next(gen, None)  # rules never yield None; a finished one gives None, no exception
+            if child is None:
                 if not stack:
                     return
                 gen = stack.pop()
@@ -970,7 +1026,7 @@ class _Flow:
             value = kids[2] if len(kids) >= 3 else None
         if value is None:
             for i in self.var_tokens(name):
-                idx, text = self.code[i]
+                idx, text = self.pos[i], self.text[i]
                 self.out.append((text, idx, "comesFrom", (), None))
                 self.set(text, idx)
             return
@@ -1004,14 +1060,15 @@ class _Flow:
             self.all_from(left, right)
 
     def increment(self, node):
-        code, out = self.code, self.out
+        pos, texts = self.pos, self.text
         toks = self.var_tokens(node)
-        self.spend(len(toks) * (len(toks) + 1))
-        for t1 in toks:
-            idx1, code1 = code[t1]
-            for t2 in toks:
-                idx2, code2 = code[t2]
-                out.append((code1, idx1, "computedFrom", (code2,), idx2))
+        k = len(toks)
+        self.spend(k * (k + 1))
+        if k:
+            names, parent_positions = self.edges(toks)
+        for t in toks:  # every variable computed from every one (the reference: one edge per pair)
+            idx1, code1 = pos[t], texts[t]
+            self.add_merged((code1, idx1, "computedFrom", names, parent_positions), k)
             self.set(code1, idx1)
         return
         yield
@@ -1025,27 +1082,43 @@ class _Flow:
         self.merge_loop_since(start)
 
     def generic(self, node):
-        do_first = self.r["do_first"]
-        kids = node.kids
-        if do_first and any(self.kind(k) in do_first for k in kids):
+        """A node without a rule: its children in order (``do_first`` children first)."""
+        firsts = self.firsts
+        if firsts is not None and node in firsts:
+            do_first = self.r["do_first"]
+            kids = node.kids
             kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
             flat = self.flat
             for child in kids:
                 if not flat(child):
                     yield child
             return
-        # children in order cover the node's tokens in order: the rule-free runs between children with
-        # rules are processed as one token range each
+        # Children in order cover the node's tokens in order: the rule-free runs between children with
+        # rules are processed as one token range each. A child without a rule of its own is entered
+        # here (its children the same way, depth first) rather than handed to the driver.
         tokens = self.tokens
-        lo = node.lo
-        for child in kids:
-            if child.__class__ is not int and child.special and child.tok < 0:
-                if lo < child.lo:
-                    tokens(lo, child.lo)
-                yield child
-                lo = child.hi
-        if lo < node.hi:
-            tokens(lo, node.hi)
+        handlers = self.handlers
+        lo, hi = node.lo, node.hi
+        kids = iter(node.kids)
+        outer = []  # (children left, next token, end) of the nodes entered
+        while True:
+            for child in kids:
+                if child.__class__ is not int and child.special and child.tok < 0:
+                    if lo < child.lo:
+                        tokens(lo, child.lo)
+                    if child.type in handlers or (firsts is not None and child in firsts):
+                        yield child
+                        lo = child.hi
+                    else:
+                        outer.append((kids, child.hi, hi))
+                        kids, lo, hi = iter(child.kids), child.lo, child.hi
+                        break
+            else:
+                if lo < hi:
+                    tokens(lo, hi)
+                if not outer:
+                    return
+                kids, lo, hi = outer.pop()
 
     def pairs(self, node):
         left_node = self.field(node, "left")
@@ -1190,6 +1263,21 @@ class _Flow:
         self.merge_loop_since(start)
 
 
+def _first_parents(root, types, do_first) -> set:
+    """The nodes of a flat tree with a child of a ``do_first`` type (when the flattening did not collect
+    them)."""
+    found = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is int:
+            continue
+        if any((types[k] if k.__class__ is int else k.type) in do_first for k in node.kids):
+            found.add(node)
+        stack.extend(node.kids)
+    return found
+
+
 _HANDLERS = {}
 
 
@@ -1243,30 +1331,45 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
             else:
                 sets.append(positions)
     _positions(sets, used)
-    merged = {}  # position -> [name, relation, parent names, merged more than once]
+    # Edges at one position (adjacent after the sort) are merged: the last one's name and relation, the
+    # parents of all (de-duplicated, first seen order, when more than one edge was merged); names
+    # become var_0, var_1, ... in order of first appearance (an edge's parents, then its own name).
+    names = {}
+    items = []
+    used.add(-1)
+    entries.append((None, -1, None, (), None))  # a last position that flushes the last edge
+    at = None
     for name, pos, relation, parents, _ in entries:
         if pos not in used:
             continue
-        old = merged.get(pos)
-        if old is None:
-            merged[pos] = [name, relation, parents, False]
-        else:
-            old[0], old[1] = name, relation
-            if not old[3]:
-                old[2] = list(old[2])
-                old[3] = True
-            old[2].extend(parents)
-    names = {}
-    items = []
-    for name, relation, parents, repeated in merged.values():
-        if repeated:
-            parents = _dedupe(parents)
-        for parent in parents:
-            if parent not in names:
-                names[parent] = f"var_{len(names)}"
-        if name not in names:
-            names[name] = f"var_{len(names)}"
-        items.append((names[name], relation, tuple([names[p] for p in parents])))
+        if pos == at:
+            if not repeated:
+                edge_parents = list(edge_parents)
+                repeated = True
+            edge_parents.extend(parents)
+            edge_name, edge_relation = name, relation
+            continue
+        if at is not None:
+            if repeated:
+                edge_parents = _dedupe(edge_parents)
+            if len(edge_parents) == 1:  # the usual case
+                parent = edge_parents[0]
+                normal = names.get(parent)
+                if normal is None:
+                    normal = names[parent] = f"var_{len(names)}"
+                edge_parents = (normal,)
+            elif edge_parents:
+                for parent in edge_parents:
+                    if parent not in names:
+                        names[parent] = f"var_{len(names)}"
+                edge_parents = tuple([names[parent] for parent in edge_parents])
+            else:
+                edge_parents = ()
+            normal = names.get(edge_name)
+            if normal is None:
+                normal = names[edge_name] = f"var_{len(names)}"
+            items.append((normal, edge_relation, edge_parents))
+        at, edge_name, edge_relation, edge_parents, repeated = pos, name, relation, parents, False
     return items, False
 
 
@@ -1311,9 +1414,10 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     if trees is None:
         parser = get_parser(lang)
         root = parser.parse(code.encode("utf8")).root_node
-        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern, _grammar_names(lang, parser.language))
+        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern, _grammar_names(lang, parser.language),
+                                   _RULES[lang]["do_first"])
     root = trees.parse(lang, code.encode("utf8"))
-    tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern)
+    tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern, first_types=_RULES[lang]["do_first"])
     tree.subtrees, exact = trees.subtree_ids(root, intern)
     tree.unprinted = 0 if exact else max(1, tree.unprinted)
     return tree
@@ -1323,12 +1427,14 @@ _NAMES = {}
 
 
 def _grammar_names(lang, language):
-    """(node type name by kind id, field name by field id) of a grammar, one shared string each."""
+    """(node type name by kind id, field name by field id, named flag by kind id) of a grammar, one
+    shared string each."""
     names = _NAMES.get(lang)
     if names is None:
         kinds = [sys.intern(language.node_kind_for_id(i) or "") for i in range(language.node_kind_count)]
         fields = [None] + [sys.intern(language.field_name_for_id(i) or "") for i in range(1, language.field_count + 1)]
-        names = _NAMES[lang] = (kinds, fields)
+        named = [language.node_kind_is_named(i) for i in range(language.node_kind_count)]
+        names = _NAMES[lang] = (kinds, fields, named)
     return names
 
 
@@ -1336,10 +1442,18 @@ def _grammar_names(lang, language):
 # ----------------------------------------------------------------------------------------------
 # n-gram components
 # ----------------------------------------------------------------------------------------------
-def _ngram_counts(tokens, n) -> Counter:
-    if len(tokens) < n:
-        return Counter()
-    return Counter(zip(*(tokens[i:] for i in range(n))))
+def ngram_counts(tokens, max_n=4) -> list:
+    """[counts of the unigrams (keyed by the token), of the bigrams (keyed by token tuples), ...,
+    of the max_n-grams]: plain dicts, filled by the C counting loop of ``collections.Counter``."""
+    out = [{}]
+    _count_elements(out[0], tokens)
+    shifted = [tokens]
+    for n in range(2, max_n + 1):
+        shifted.append(tokens[n - 1 :])
+        counts = {}
+        _count_elements(counts, zip(*shifted))
+        out.append(counts)
+    return out
 
 
 def _closest_ref_length(ref_lens, hyp_len) -> int:
@@ -1366,20 +1480,18 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
     return float(bp * math.exp(math.fsum(logs)))
 
 
-def _overlap(a: Counter, b: Counter) -> int:
+def _overlap(a: dict, b: dict) -> int:
     """sum over n-grams of min(count_a, count_b) (symmetric: clipped matches either way)."""
     if len(a) > len(b):
         a, b = b, a
-    get = b.get
-    return sum(min(c, get(g, 0)) for g, c in a.items())
+    return sum(map(min, a.values(), map(b.get, a, repeat(0))))
 
 
-def ngram_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
+def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     """Sufficient statistics of one example for BLEU and for the weighted n-gram match:
-    two tuples (numerators, denominators, ref_len, hyp_len), n-grams counted once."""
-    hyp = [_ngram_counts(hyp_tokens, n) for n in range(1, max_n + 1)]
-    refs = [[_ngram_counts(ref, n) for n in range(1, max_n + 1)] for ref in refs_tokens]
-    hyp_len = len(hyp_tokens)
+    two tuples (numerators, denominators, ref_len, hyp_len). ``hyp`` and each of ``refs``: the
+    ``ngram_counts`` of a token list (counted once per distinct code string); ``hyp_len``, ``ref_lens``:
+    the token counts."""
     single = len(refs) == 1
     # BLEU: modified precision, clipped by the max count over the references
     b_nums, b_dens = [], []
@@ -1390,22 +1502,21 @@ def ngram_stats(hyp_tokens, refs_tokens, keywords, max_n=4):
         else:
             b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
         b_dens.append(max(1, hyp_len - k))
-    bleu = (b_nums, b_dens, _closest_ref_length([len(r) for r in refs_tokens], hyp_len), hyp_len)
+    bleu = (b_nums, b_dens, _closest_ref_length(ref_lens, hyp_len), hyp_len)
     # weighted n-gram match: recall over every reference, unigrams weighted by keyword-ness
     w_nums, w_dens = [0] * max_n, [0] * max_n
-    for ref_tokens, ref in zip(refs_tokens, refs):
-        weights = {tok: (1 if tok in keywords else OTHER_TOKEN_WEIGHT) for tok in ref_tokens}
+    h = hyp[0].get
+    for ref_len, ref in zip(ref_lens, refs):
         num = den = 0
-        h = hyp[0]
         for gram, count in ref[0].items():  # same order and float operations as the reference
-            w = weights[gram[0]]
-            num += min(count, h.get(gram, 0)) * w
+            w = 1 if gram in keywords else OTHER_TOKEN_WEIGHT
+            num += min(count, h(gram, 0)) * w
             den += count * w
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
             w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k])
-            w_dens[k] += max(1, len(ref_tokens) - k)
+            w_dens[k] += max(1, ref_len - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
     weighted = (w_nums, w_dens, 2, hyp_len)
@@ -1519,6 +1630,14 @@ def _corpus_codebleu(
 ):
     kw = keywords_for(lang, keywords)
     cache = {}
+    token_cache = {}
+
+    def tokens(code):  # (token count, n-gram counts) of a code string
+        entry = token_cache.get(code)
+        if entry is None:
+            toks = (code.strip() if strip else code).split()
+            entry = token_cache[code] = (len(toks), ngram_counts(toks))
+        return entry
     intern = new_interner()
 
     def snippet(code, passes=1):
@@ -1534,9 +1653,9 @@ def _corpus_codebleu(
     limited_predictions, limited_references = [], []
     unprinted = []
     for i, (pred, refs) in enumerate(zip(predictions, references)):
-        hyp_tokens = (pred.strip() if strip else pred).split()
-        refs_tokens = [(r.strip() if strip else r).split() for r in refs]
-        b, w = ngram_stats(hyp_tokens, refs_tokens, kw)
+        hyp_len, hyp_counts = tokens(pred)
+        ref_lens, ref_counts = zip(*map(tokens, refs)) if refs else ((), ())
+        b, w = ngram_stats(hyp_counts, ref_counts, hyp_len, ref_lens, kw)
         syn, df = [], []
         limited = False
         for j, ref in enumerate(refs):

@@ -280,6 +280,7 @@ class Node:
     has_error = property(lambda self: self.owner.rt.node_has_error(self.raw))
     start_byte = property(lambda self: self.raw.context[0])
     end_byte = property(lambda self: self.owner.rt.node_end_byte(self.raw))
+    byte_range = property(lambda self: (self.raw.context[0], self.owner.rt.node_end_byte(self.raw)))
     start_point = property(lambda self: (self.raw.context[1], self.raw.context[2]))
     child_count = property(lambda self: self.owner.rt.node_child_count(self.raw))
 
