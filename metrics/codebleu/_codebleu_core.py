@@ -29,7 +29,6 @@ this module keeps first-seen order instead, so results never depend on PYTHONHAS
 """
 
 import bisect
-from bisect import bisect_left
 import gc
 import io
 import itertools
@@ -842,7 +841,8 @@ class _Flow:
         self.types = types = tree.types
         # the reference's variables: tokens whose text differs from their type (identifiers, literals)
         self.is_var = is_var = list(map(operator.ne, types, self.text))
-        self.vars = list(itertools.compress(range(len(types)), is_var))
+        self.vars = list(itertools.compress(range(len(types)), is_var))  # their indices
+        self.before = list(itertools.accumulate(is_var, initial=0))  # variables before each token
         do_first = rules["do_first"]
         if not do_first:
             self.firsts = None
@@ -874,8 +874,8 @@ class _Flow:
         self.left -= hi - lo
         if self.left < 0:
             raise DataflowLimit
-        V = self.vars
-        return V[bisect_left(V, lo) : bisect_left(V, hi)]
+        before = self.before
+        return self.vars[before[lo] : before[hi]]
 
     @staticmethod
     def kids(node):
@@ -907,13 +907,13 @@ class _Flow:
         self.left -= hi - lo
         if self.left < 0:
             raise DataflowLimit
-        V = self.vars
-        a = bisect_left(V, lo)
-        b = bisect_left(V, hi, a)
+        before = self.before
+        a = before[lo]
+        b = before[hi]
         if a == b:
             return
         pos, texts, S, out = self.pos, self.text, self.S, self.out
-        for i in V[a:b]:
+        for i in self.vars[a:b]:
             text = texts[i]
             positions = S.get(text)
             if positions is not None:
@@ -1491,7 +1491,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     """Sufficient statistics of one example for BLEU and for the weighted n-gram match:
     two tuples (numerators, denominators, ref_len, hyp_len). ``hyp`` and each of ``refs``: the
     ``ngram_counts`` of a token list (counted once per distinct code string); ``hyp_len``, ``ref_lens``:
-    the token counts."""
+    the token counts; unigrams in ``keywords`` weigh 1, others OTHER_TOKEN_WEIGHT."""
     single = len(refs) == 1
     # BLEU: modified precision, clipped by the max count over the references
     b_nums, b_dens = [], []
