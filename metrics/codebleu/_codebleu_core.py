@@ -37,6 +37,7 @@ import operator
 import re
 import sys
 import tokenize
+import types
 from collections import Counter, _count_elements  # the C counting loop of Counter
 from itertools import repeat
 
@@ -766,6 +767,7 @@ class DataflowLimit(Exception):
 
 
 _MISSING = object()
+_GENERATOR = types.GeneratorType
 _POS = operator.itemgetter(1)
 _PARENT_POS = operator.itemgetter(4)
 
@@ -1001,16 +1003,22 @@ class _Flow:
         stack = []
         gen = handlers.get(root.type, generic)(self, root)
         while True:
-            child = next(gen, None)  # rules never yield None; a finished one gives None, no exception
-            if child is None:
+            # rules never yield None; a finished one gives None (no exception), a rule done at once
+            # returned None instead of a generator
+            item = None if gen is None else next(gen, None)
+            if item is None:
                 if not stack:
                     return
                 gen = stack.pop()
                 continue
             stack.append(gen)
-            gen = handlers.get(child.type, generic)(self, child)
+            if item.__class__ is _GENERATOR:  # a rule already started (by generic) that waits for a child
+                gen = item
+            else:
+                gen = handlers.get(item.type, generic)(self, item)
 
-    # -- rules (generators: ``yield child`` = process child here) ----------------------------------
+    # -- rules: called with a node, they return None when done, or a generator that yields a child to
+    # process here (or such a generator of a rule it started) and continues after it ----------------
     def define(self, node):
         r = self.r
         style = r["def_style"]
@@ -1029,11 +1037,16 @@ class _Flow:
                 idx, text = self.pos[i], self.text[i]
                 self.out.append((text, idx, "comesFrom", (), None))
                 self.set(text, idx)
-            return
+            return None
         sources = self.var_tokens(value)
         if not self.flat(value):
-            yield value
+            return self.cross_after(value, name, sources, "comesFrom")
         self.cross(name, sources, "comesFrom")
+        return None
+
+    def cross_after(self, child, targets, sources, relation):
+        yield child
+        self.cross(targets, sources, relation)
 
     def assign(self, node):
         style = self.r["assign_style"]
@@ -1041,19 +1054,32 @@ class _Flow:
             left = self.field(node, "left")
             right = self.field(node, "right")
             if not self.flat(right):
-                yield right
+                return self.assign_simple_after(left, right)
             self.cross(left, self.var_tokens(right), "computedFrom")
-            return
+            return None
         kind = node.type
         if style == "python" and kind == "for_in_clause":
             lefts, rights = [self.field(node, "left")], [node.kids[-1]]
         else:
             if style == "python" and self.field(node, "right") is None:
-                return
+                return None
             lefts, rights = self.pairs(node)
             if style == "ruby" and kind == "operator_assignment":
                 lefts, rights = [node.kids[0]], [node.kids[-1]]
-        for right in rights:
+        for k, right in enumerate(rights):
+            if not self.flat(right):
+                return self.assign_after(lefts, rights, k)
+        for left, right in zip(lefts, rights):
+            self.all_from(left, right)
+        return None
+
+    def assign_simple_after(self, left, right):
+        yield right
+        self.cross(left, self.var_tokens(right), "computedFrom")
+
+    def assign_after(self, lefts, rights, k):
+        yield rights[k]
+        for right in rights[k + 1 :]:
             if not self.flat(right):
                 yield right
         for left, right in zip(lefts, rights):
@@ -1070,8 +1096,7 @@ class _Flow:
             idx1, code1 = pos[t], texts[t]
             self.add_merged((code1, idx1, "computedFrom", names, parent_positions), k)
             self.set(code1, idx1)
-        return
-        yield
+        return None
 
     def while_loop(self, node):
         start = len(self.out)
@@ -1106,7 +1131,13 @@ class _Flow:
                 if child.__class__ is not int and child.special and child.tok < 0:
                     if lo < child.lo:
                         tokens(lo, child.lo)
-                    if child.type in handlers or (firsts is not None and child in firsts):
+                    handler = handlers.get(child.type)
+                    if handler is not None:  # run here; a rule waiting for a child goes to the driver
+                        started = handler(self, child)
+                        if started is not None:
+                            yield started
+                        lo = child.hi
+                    elif firsts is not None and child in firsts:
                         yield child
                         lo = child.hi
                     else:
