@@ -1369,7 +1369,8 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
     items = []
     used.add(-1)
     entries.append((None, -1, None, (), None))  # a last position that flushes the last edge
-    at = None
+    at = edge_name = edge_relation = None  # the edge being merged, at position ``at``
+    edge_parents, repeated = (), False
     for name, pos, relation, parents, _ in entries:
         if pos not in used:
             continue
