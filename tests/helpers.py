@@ -53,6 +53,25 @@ def load_script(name: str):
     return sys.modules[key]
 
 
+def run_two_ranks(target, *args, method: str = "fork", barrier: bool = False, timeout: float = 300) -> dict:
+    """evaluate's distributed mode with two real processes: start ``target(rank, *args, queue[, barrier])``
+    for ranks 0 and 1, take one ``(rank, result)`` from each off the queue, check both exited with 0,
+    and return ``{rank: result}``."""
+    import multiprocessing
+
+    ctx = multiprocessing.get_context(method)
+    queue = ctx.Queue()
+    extra = (ctx.Barrier(2),) if barrier else ()
+    procs = [ctx.Process(target=target, args=(rank, *args, queue, *extra)) for rank in (0, 1)]
+    for p in procs:
+        p.start()
+    results = dict(queue.get(timeout=timeout) for _ in procs)
+    for rank, p in enumerate(procs):
+        p.join(timeout=60)
+        assert p.exitcode == 0, f"rank {rank} exited with {p.exitcode}"
+    return results
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

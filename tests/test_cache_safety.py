@@ -5,12 +5,11 @@ raised there used to keep the lock: the next compute on the same object waited, 
 mode both processes failed. Options are now checked first (`_mm_common.OptionsCheckedFirst`).
 """
 
-import multiprocessing as mp
 import os
 import uuid
 
 import pytest
-from helpers import METRICS, metric_names
+from helpers import METRICS, metric_names, run_two_ranks
 
 # name -> (preset, one valid example, one refused option)
 CASES = {
@@ -159,16 +158,7 @@ def _rank(rank: int, exp: str, cache_dir: str, queue, barrier) -> None:
 
 
 def test_distributed_bad_option_then_good_compute(tmp_path):
-    ctx = mp.get_context("spawn")
-    queue, barrier = ctx.Queue(), ctx.Barrier(2)
-    exp = uuid.uuid4().hex
-    procs = [ctx.Process(target=_rank, args=(rank, exp, str(tmp_path), queue, barrier)) for rank in (0, 1)]
-    for p in procs:
-        p.start()
-    results = dict(queue.get(timeout=180) for _ in procs)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    results = run_two_ranks(_rank, uuid.uuid4().hex, str(tmp_path), method="spawn", barrier=True, timeout=180)
     assert results[1] == [True, None, True, None]
     refused, first, refused_again, second = results[0]
     assert refused is True and refused_again is True

@@ -3,13 +3,12 @@ one example at a time, and evaluate's distributed mode (num_process=2, two real 
 a cache directory). Guards the fast Arrow paths (checked_features, the text modules' Arrow writing
 and reading, det_f1's Arrow reader)."""
 
-import multiprocessing
 import random
 import re
 
 import numpy as np
 import pytest
-from helpers import METRICS
+from helpers import METRICS, run_two_ranks
 
 METRICS_CHECKED = ["anls", "det_f1", "ned", "ru_meteor", "text_qa", "vqa_acc"]
 TEXT_METRICS = ["anls", "ned", "ru_meteor", "text_qa"]  # TextPairInputs modules that read Arrow columns
@@ -86,7 +85,7 @@ def _load(name, **kwargs):
     return evaluate.load(str(METRICS / path), preset or CONFIGS.get(path), **kwargs)
 
 
-def _worker(name, rank, cache_dir, queue):
+def _worker(rank, name, cache_dir, queue):
     columns = _columns(name)
     half = len(columns["predictions"]) // 2
     part = slice(0, half) if rank == 0 else slice(half, None)
@@ -116,15 +115,7 @@ def test_add_batch_add_and_compute_agree(name, tmp_path):
 @pytest.mark.parametrize("name", ["det_f1", "vqa_acc", "vqa_acc/tdiuc", "anls", "ned", "text_qa"])
 def test_distributed_mode_agrees(name, tmp_path):
     whole = _load(name, cache_dir=str(tmp_path / "single")).compute(**_columns(name), return_per_example=True)
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(name, rank, str(tmp_path / "dist"), queue)) for rank in (0, 1)]
-    for p in procs:
-        p.start()
-    results = dict(queue.get(timeout=300) for _ in procs)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    results = run_two_ranks(_worker, name, str(tmp_path / "dist"))
     assert results[1] is None
     assert results[0] == whole
 

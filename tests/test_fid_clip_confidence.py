@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
-from helpers import ROOT, load_core, load_metric, load_script
+from helpers import ROOT, load_core, load_metric, load_script, run_two_ranks
 from PIL import Image
 
 core = load_core("fid_clip", "_fid_core")
@@ -90,19 +90,9 @@ def _distributed_worker(rank, cache_dir, queue):
 def test_fid_interval_in_distributed_mode(tmp_path):
     """evaluate's num_process=2 (two real processes, one cache): process 0 gathers every generated vector
     and returns the interval of one process holding everything."""
-    import multiprocessing
-
     gen, ref = _gaussian_features(90), _gaussian_features(70, seed=1)
     whole = load_metric("fid_clip").compute(predictions=gen, references=ref, confidence=0.95, n_resamples=60)
-    ctx = multiprocessing.get_context("fork")
-    queue = ctx.Queue()
-    procs = [ctx.Process(target=_distributed_worker, args=(rank, str(tmp_path), queue)) for rank in (0, 1)]
-    for p in procs:
-        p.start()
-    results = dict(queue.get(timeout=300) for _ in procs)
-    for p in procs:
-        p.join(timeout=60)
-        assert p.exitcode == 0
+    results = run_two_ranks(_distributed_worker, str(tmp_path))
     assert results[1] is None and results[0] == whole
 
 
