@@ -95,6 +95,17 @@ def check_bool(value, arg: str) -> bool:
     return value
 
 
+def _bounds(low, high, allow_inf: bool = False) -> str:
+    """"in [low, high]", ">= low", "<= high" or "that is finite" (or "... not NaN") for an error message."""
+    if low is not None and high is not None:
+        return f"in [{low}, {high}]"
+    if low is not None:
+        return f">= {low}"
+    if high is not None:
+        return f"<= {high}"
+    return "that is not NaN" if allow_inf else "that is finite"
+
+
 def check_number(
     value, arg: str, low: float | None = None, high: float | None = None, allow_inf: bool = False
 ) -> float:
@@ -107,14 +118,14 @@ def check_number(
     try:
         value = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
-        raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {_short(value)}") from None
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {_short(value)}") from None
     if (
         math.isnan(value)
         or (math.isinf(value) and not allow_inf)
         or (low is not None and value < low)
         or (high is not None and value > high)
     ):
-        raise ValueError(f"`{arg}` must be a number in [{low}, {high}], got {value!r}")
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {value!r}")
     return value
 
 

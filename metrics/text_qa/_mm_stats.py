@@ -73,7 +73,8 @@ def check_count(value, arg: str, low: int = 1, high: int | None = None) -> int:
     if not _is_int(value):
         raise TypeError(f"`{arg}` must be a whole number >= {low}, got {type(value).__name__} ({value!r})")
     if int(value) < low or (high is not None and int(value) > high):
-        raise ValueError(f"`{arg}` must be a whole number in [{low}, {high}], got {value!r}")
+        bounds = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ValueError(f"`{arg}` must be a whole number {bounds}, got {value!r}")
     return int(value)
 
 
