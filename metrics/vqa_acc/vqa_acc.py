@@ -1,5 +1,6 @@
 """VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
 
+import functools
 import hashlib
 import itertools
 
@@ -355,12 +356,12 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
                 pred_ids, gt_ids, strings, type_ids, type_names, epsilon=eps, answer_key=key
             )
             values = dict(summary)
-            statistic = _tdiuc_statistic(scores, *type_ranks(type_ids, type_names), eps)
+            statistic = _tdiuc_statistic(scores, lambda: type_ranks(type_ids, type_names)[0], len(acc), eps)
             for t, v in acc.items():
                 values[f"accuracy_question_type/{t}"] = v
             for t, v in nacc.items():
                 values[f"normalized_accuracy_question_type/{t}"] = v
-            digest = "none" if key is None else hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
+            digest = "none" if key is None else answer_key_digest(tuple(key))
             fields = {"answers": n_answers or "any", "eps": eps, "key": digest}
             return self._result(values, statistic, fields, resampling, scores, return_per_example)
         predictions = predictions.to_pylist()
@@ -398,20 +399,29 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
         return make_result(values, signature, scores.tolist(), return_per_example)
 
 
-def _tdiuc_statistic(correct, type_rank, types: list[str], epsilon: float) -> Statistic:
+@functools.lru_cache(maxsize=8)
+def answer_key_digest(key: tuple) -> str:
+    """First 8 hex digits of the SHA-1 of the distinct answers of the key, sorted, one per line (the
+    signature's ``key:`` field). Cached: an answer key is a fixed file, scored again at every
+    evaluation, and sorting its ~1,000 answers costs more than scoring 1,000 questions."""
+    return hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
+
+
+def _tdiuc_statistic(correct, type_rank, n_types: int, epsilon: float) -> Statistic:
     """Overall accuracy and the arithmetic / harmonic mean-per-type accuracies from per-type counts
     (`_vqa_tdiuc.tdiuc_scores`: acc_t + eps on the 0-100 scale, the types present, capped at 1). A type
-    absent from a resample is left out of that resample's means. Per question (``type_rank``: its type's
-    index in the sorted ``types``): [correct, one-hot type, one-hot type x correct], built only when an
-    interval or a comparison reads them (2 x #types + 1 numbers per question)."""
-    n, n_types = len(correct), len(types)
+    absent from a resample is left out of that resample's means. Per question (``type_rank()``: its
+    type's index among the ``n_types`` sorted types present): [correct, one-hot type, one-hot type x
+    correct], built only when an interval or a comparison reads them (2 x #types + 1 numbers per question)."""
+    n = len(correct)
 
     def rows():
+        rank = type_rank()
         stats = np.zeros((n, 1 + 2 * n_types), order="F")
         stats[:, 0] = correct
         index = np.arange(n)
-        stats[index, 1 + type_rank] = 1.0
-        stats[index, 1 + n_types + type_rank] = correct
+        stats[index, 1 + rank] = 1.0
+        stats[index, 1 + n_types + rank] = correct
         return stats
 
     def scores(s):
