@@ -3,7 +3,9 @@ the checked per-image path gives, or step aside (None) so that the checked path 
 the Arrow columns written by `add_batch` read back unchanged; classes in another order, extra and
 missing classes are aligned like the per-image rule."""
 
+import marshal
 import random
+import struct
 
 import numpy as np
 import pytest
@@ -222,3 +224,189 @@ def test_alignment_against_the_per_image_rule(data, matching):
     if any(not set(r) <= set(core.as_class_dict(p)) for p, r in zip(preds, refs)):
         with pytest.raises(ValueError, match=r"has no entry for requested class"):
             core.count_per_image(preds, refs, matching=matching)
+
+
+# ----------------------------------------------------------------------------------------------
+# The marshal walk of plain box lists (`_plain_boxes`): taken only when the stream's one decoding is
+# plain box lists, with the exact numbers; anything else steps aside for the checked path.
+# ----------------------------------------------------------------------------------------------
+INT32 = (-(2**31), 2**31)
+
+
+def _reference_boxes(lists):
+    """What `_plain_boxes` must give for `lists`, by a Python walk: (counts, coords) or None."""
+    if type(lists) is not list:
+        return None
+    counts, coords = [], []
+    for boxes in lists:
+        if type(boxes) is not list or not all(type(b) is list for b in boxes):
+            return None
+        if len(boxes) == 1 and not boxes[0]:  # [[]]: no box
+            counts.append(0)
+            continue
+        for box in boxes:
+            if len(box) != 4 or not all(type(v) is float or type(v) is int and INT32[0] <= v < INT32[1] for v in box):
+                return None
+            coords.append([float(v) for v in box])
+        counts.append(len(boxes))
+    return np.array(counts, dtype=np.int64), np.array(coords, dtype=np.float64).reshape(-1, 4)
+
+
+def _same_boxes(got, expected) -> bool:
+    if got is None or expected is None:
+        return got is None and expected is None
+    return np.array_equal(got[0], expected[0]) and np.array_equal(
+        got[1].view(np.int64), expected[1].view(np.int64)  # bit for bit (NaN payloads, -0.0)
+    )
+
+
+def _tricky_float(rng) -> float:
+    """A float whose bytes hold marshal token bytes ('[', 'i', 'g', a count of 4), NaN payloads, -0.0..."""
+    pieces = [b"[", b"i", b"g", b"\x04\x00\x00\x00", b"\x00", b"\x01", bytes([rng.randrange(256)])]
+    raw = b"".join(rng.choice(pieces) for _ in range(8))[:8].ljust(8, b"[")
+    return struct.unpack("<d", raw)[0]
+
+
+def _tricky_int(rng) -> int:
+    pieces = [b"[", b"i", b"g", b"\x04", b"\x00", b"\xff", bytes([rng.randrange(256)])]
+    raw = b"".join(rng.choice(pieces) for _ in range(4))[:4].ljust(4, b"\x00")
+    return int.from_bytes(raw, "little", signed=True)
+
+
+def _random_box_lists(rng, n_lists=None):
+    """Plain box lists: ints (some at the int32 edges), floats (some with token bytes), both mixed,
+    [[]], [] and lists of 4 boxes (a list of 4 items, like a box)."""
+    kind = rng.choice(["int", "float", "mixed"])
+
+    def number():
+        k = kind if kind != "mixed" else rng.choice(["int", "float"])
+        if k == "int":
+            return rng.choice([rng.randint(-1000, 1000), _tricky_int(rng), INT32[0], INT32[1] - 1, 0x5B5B5B5B])
+        return rng.choice([rng.uniform(-1e3, 1e3), _tricky_float(rng), -0.0, float("nan"), float("inf"), 1e308])
+
+    out = []
+    for _ in range(rng.randint(0, 8) if n_lists is None else n_lists):
+        shape = rng.random()
+        if shape < 0.15:
+            out.append([[]])
+        elif shape < 0.25:
+            out.append([])
+        else:
+            out.append([[number() for _ in range(4)] for _ in range(rng.choice([1, 2, 4, 4, 5]))])
+    return out
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_plain_box_lists_read_exactly(seed):
+    rng = random.Random(seed)
+    for _ in range(300):
+        lists = _random_box_lists(rng)
+        expected = _reference_boxes(lists)
+        assert expected is not None
+        assert _same_boxes(core._plain_boxes(lists), expected)
+
+
+NOT_PLAIN = [
+    [[1, 2, 3, 4]],  # a box instead of a list of boxes
+    [[[[1, 2, 3, 4]]]],  # one level too deep
+    [[[], [1, 2, 3, 4]]],  # an empty box next to another
+    [[[], []]],
+    [[[], [], [], []]],  # a list of 4 empty boxes (4 items, like a box)
+    [[[1, 2, 3]]],
+    [[[1, 2, 3, 4, 5]]],
+    [[[1, 2, 3, [4]]]],
+    [[[True, 2, 3, 4]]],
+    [[[1, 2, 3, False]]],
+    [[[None, 2, 3, 4]]],
+    [[[2**31, 2, 3, 4]]],  # beyond int32: the checked path converts it
+    [[[-(2**31) - 1, 2, 3, 4]]],
+    [[[2**64, 2, 3, 4]]],
+    [[[1j, 2, 3, 4]]],
+    [[["1", 2, 3, 4]]],
+    [[[b"[", 2, 3, 4]]],
+    [[(1, 2, 3, 4)]],
+    [([1, 2, 3, 4],)],
+    [[{1, 2, 3, 4}]],
+    [[frozenset({1, 2, 3, 4})]],
+    [[{1: 2, 3: 4, 5: 6, 7: 8}]],
+    [[[Int(1), 2, 3, 4]]],
+    [[[Float(1.5), 2, 3, 4]]],
+    [[[np.float64(1.5), 2, 3, 4]]],
+    [[[np.int32(1), 2, 3, 4]]],
+    [[[np.bool_(True), 2, 3, 4]]],
+    [[np.zeros(4)]],
+    [np.zeros((1, 4))],
+    [[bytearray(b"[\x04\x00\x00\x00")]],
+    [[range(4)]],
+    [None],
+    ["[\x04\x00\x00\x00"],
+    [b"[\x04\x00\x00\x00i\x01\x00\x00\x00i\x02\x00\x00\x00i\x03\x00\x00\x00i\x04\x00\x00\x00"],
+]
+
+
+class Boxes(list):
+    pass
+
+
+@pytest.mark.parametrize("bad", NOT_PLAIN + [[Boxes([[1, 2, 3, 4]])], [[Boxes([1, 2, 3, 4])]]], ids=repr)
+def test_not_plain_box_lists_step_aside(bad):
+    assert _reference_boxes(bad) is None
+    assert core._plain_boxes(bad) is None
+    for lists in (bad + [[[1, 2, 3, 4]]], [[[0.5, 2, 3, 4]], [[]]] + bad):  # with plain lists around
+        assert core._plain_boxes(lists) is None
+    images = [{"cat": [[1, 2, 3, 4]]}, {"dog": bad[0], "cat": [[0.5, 1, 2, 3]]}]
+    assert core._pack_plain(images) is None
+
+
+def test_self_referencing_box_list_steps_aside():
+    loop = [[1, 2, 3, 4]]
+    loop.append(loop)
+    assert core._plain_boxes([loop]) is None
+    with pytest.raises((TypeError, ValueError)):
+        core.pack([{"cat": loop}], "predictions")
+
+
+def _mutated(rng, stream: bytes) -> bytes:
+    out = bytearray(stream)
+    for _ in range(rng.randint(1, 3)):
+        what, at = rng.random(), rng.randrange(len(out))
+        if what < 0.5:
+            out[at] = rng.choice([0x5B, 0x69, 0x67, 0x00, 0x01, 0x04, rng.randrange(256)])
+        elif what < 0.7:
+            del out[at : at + rng.choice([1, 4, 5, 9])]
+        elif what < 0.9:
+            out[at:at] = rng.choice([b"[\x00\x00\x00\x00", b"[\x04\x00\x00\x00", b"i\x01\x00\x00\x00", b"g" + bytes(8), b"[\x01\x00\x00\x00"])
+        else:
+            span = out[at : at + rng.choice([5, 9, 25, 41])]
+            out[at:at] = span
+        if not out:
+            break
+    return bytes(out)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mutated_streams_taken_only_when_they_decode_to_plain_boxes(seed):
+    """Corrupted marshal streams (bytes changed, removed, inserted, repeated): whenever the parser
+    takes one, marshal itself decodes it to plain box lists with exactly those numbers."""
+    rng = random.Random(100 + seed)
+    taken = 0
+    for _ in range(1500):
+        lists = _random_box_lists(rng, n_lists=rng.randint(1, 6))
+        stream = marshal.dumps(lists, 2)
+        assert _same_boxes(core._stream_boxes(stream, len(lists)), _reference_boxes(lists))
+        bad = _mutated(rng, stream)
+        for n_lists in {len(lists), len(lists) - 1, len(lists) + 1}:
+            got = core._stream_boxes(bad, n_lists)
+            if got is not None:
+                taken += 1
+                decoded = marshal.loads(bad)
+                assert len(decoded) == n_lists and marshal.dumps(decoded, 2) == bad  # the whole stream
+                assert _same_boxes(got, _reference_boxes(decoded))
+    assert taken > 100  # mutations inside numbers (and others) still decode: the check is exercised
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.lists(st.one_of(PLAIN, st.sampled_from([2**31 - 1, -(2**31), -0.0, 1e308])), min_size=4, max_size=4),
+                         max_size=4) | st.just([[]]), max_size=6))
+def test_plain_box_lists_hypothesis(lists):
+    assert _same_boxes(core._plain_boxes(lists), _reference_boxes(lists))

@@ -46,6 +46,7 @@ A ``[[]]`` box list means "no box" (the script does this for predictions; here f
 
 import collections
 import itertools
+import marshal
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -278,9 +279,9 @@ def pack(examples, arg: str, start: int = 0) -> Columns:
     Box lists may be lists, tuples, numpy arrays or torch tensors; ``[[]]`` is ``[]``. Structure and
     number types are checked, errors name ``arg``, the image index (``start`` + position) and the
     class. Coordinate values (NaN, negative sizes) are checked when scoring (they depend on
-    ``box_format``). Plain inputs (dicts of string classes to lists of ``[4 ints/floats]``) take a
-    few C-level passes over the whole batch; anything else the per-image path, which names what
-    is wrong.
+    ``box_format``). Plain inputs (dicts of string classes to lists of ``[4 ints/floats]``) are read
+    without a Python-level pass over their boxes (:func:`_pack_plain`); anything else takes the
+    per-image path, which names what is wrong.
     """
     examples = examples if type(examples) is list else list(examples)
     columns = _pack_plain(examples)
@@ -288,60 +289,163 @@ def pack(examples, arg: str, start: int = 0) -> Columns:
 
 
 def _pack_plain(examples) -> Columns | None:
-    """:func:`pack` of plain class dicts in C-level passes; None when any image is not plain (not a
-    ``dict``, a class that is not a ``str`` or is named "classes" (a record?), a lone surrogate, a box
-    list or box that is not a ``list``, a box without 4 numbers, a number that is not exactly
-    ``int``/``float`` or is beyond the float64 range, ...). The batch is walked ``PLAIN_CHUNK`` images
-    at a time, so that the objects of a chunk are still in the CPU cache for its next pass."""
+    """:func:`pack` of plain class dicts without a Python-level pass over boxes or numbers; None when
+    any image is not plain (not a ``dict``, a class that is not a ``str`` or is named "classes" (a
+    record?), a lone surrogate, a box list or box that is not a ``list``, a box without 4 numbers, a
+    number that is not exactly ``int`` (of 32 bits) or ``float``, ...): the checked path then decides
+    and names what is wrong.
+
+    ``PLAIN_CHUNK`` images at a time: their class names and box lists are gathered in C-level passes,
+    and the box lists are read by :func:`_plain_boxes` (one ``marshal.dumps``, parsed with numpy).
+    """
     if not examples or not set(map(type, examples)) <= {dict}:
         return None
-    classes, counts, coords = [], [], []
+    classes, n_classes, counts, coords = [], [], [], []
     for lo in range(0, len(examples), PLAIN_CHUNK):
-        part = _plain_part(examples[lo : lo + PLAIN_CHUNK])
-        if part is None:
+        part = examples[lo : lo + PLAIN_CHUNK]
+        n_classes += map(len, part)
+        names = _flat(part)
+        if "classes" in names or not set(map(type, names)) <= {str}:
             return None
-        classes += part[0]
-        counts.append(part[1])
-        coords.append(part[2])
-    n_classes = np.fromiter(map(len, examples), dtype=np.int64, count=len(examples))
-    return Columns(_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords).reshape(-1, 4))
+        try:
+            "".join(names).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: the checked path names it
+            return None
+        boxes = _plain_boxes(_flat(map(dict.values, part)))
+        if boxes is None:
+            return None
+        classes += names
+        counts.append(boxes[0])
+        coords.append(boxes[1])
+    n_classes = np.array(n_classes, dtype=np.int64)
+    return Columns(_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords))
 
 
-PLAIN_CHUNK = 256  # images per pass of _pack_plain (about 100 KB of Python objects: fits a CPU cache)
+PLAIN_CHUNK = 1024  # images per marshal stream (about 200 KB: the numpy temporaries of its parsing stay small)
+
+# marshal format 2 tokens: '[' + int32 item count (a list), 'i' + int32, 'g' + float64, all little-endian
+_LIST, _INT, _FLOAT = 0x5B, 0x69, 0x67
 
 
-def _plain_part(examples: list) -> tuple | None:
-    """(classes, box counts, flat coordinates) of a chunk of plain class dicts, or None (see
-    :func:`_pack_plain`)."""
-    classes = _flat(examples)
-    if "classes" in classes or not set(map(type, classes)) <= {str}:
-        return None
+def _plain_boxes(lists: list) -> tuple | None:
+    """(box count of each list, (N, 4) float64 coordinates) when every box list is a ``list`` of
+    ``list`` boxes of 4 numbers that are exactly ``int`` (of 32 bits) or ``float``, or is ``[[]]``
+    (no box: count 0); else None.
+
+    ``marshal.dumps`` walks the lists in C and runs no code of the objects; it writes exact builtin
+    types only (a bool, tuple, set, str, None or big int becomes another token; a subclass, a numpy
+    number or array becomes bytes or a ValueError). The stream is parsed with numpy by
+    :func:`_int_stream` (integer coordinates: every token is 5 bytes) or :func:`_token_stream`; both
+    check every token and the item count of every list, so a stream is taken only when its one
+    decoding is box lists as above, and the numbers are the exact values (int32 or float64 bits).
+    """
     try:
-        "".join(classes).encode("utf-8")
-    except UnicodeEncodeError:
+        stream = marshal.dumps(lists, 2)
+    except ValueError:  # an object marshal refuses (a subclass, a tensor, ...)
         return None
-    lists = _flat(map(dict.values, examples))
-    if not set(map(type, lists)) <= {list}:
+    return _stream_boxes(stream, len(lists))
+
+
+def _stream_boxes(stream: bytes, n_lists: int) -> tuple | None:
+    """:func:`_plain_boxes` of the marshal stream of ``n_lists`` box lists."""
+    if n_lists >= 2**31 or stream[:5] != b"[" + n_lists.to_bytes(4, "little"):
         return None
-    counts = np.fromiter(map(len, lists), dtype=np.int64, count=len(lists))
-    boxes = _flat(lists)
-    if not set(map(type, boxes)) <= {list}:
+    if not n_lists:
+        return (np.zeros(0, dtype=np.int64), np.zeros((0, 4), dtype=np.float64)) if len(stream) == 5 else None
+    parsed = _int_stream(stream, n_lists)
+    return parsed if parsed is not None else _token_stream(stream, n_lists)
+
+
+def _int_stream(stream: bytes, n_lists: int) -> tuple | None:
+    """:func:`_plain_boxes` of a stream whose tokens are all 5 bytes ('[' + count, 'i' + int32): after
+    the 5-byte header it is an array of tokens, read as strided views; None otherwise."""
+    n_tokens, rest = divmod(len(stream) - 5, 5)
+    if rest or not n_tokens:
         return None
-    if boxes and set(map(len, boxes)) != {4}:
-        lengths = np.fromiter(map(len, boxes), dtype=np.int64, count=len(boxes))
-        odd = np.flatnonzero(lengths != 4)
-        group = np.repeat(np.arange(len(counts)), counts)[odd]
-        if (lengths[odd] != 0).any() or (counts[group] != 1).any():
-            return None  # only [[]] (a group whose one box is empty: no box) is allowed
-        counts[group] = 0
-        boxes = list(filter(None, boxes))  # drop the empty boxes of [[]]
-    values = _flat(boxes)
-    if not set(map(type, values)) <= {int, float}:
+    ops = np.ndarray((n_tokens,), np.uint8, stream, 5, (5,))
+    payload = np.ndarray((n_tokens,), "<i4", stream, 6, (5,))
+    is_list = ops == _LIST
+    brackets = np.flatnonzero(is_list)
+    if not len(brackets) or brackets[0] or len(brackets) + np.count_nonzero(ops == _INT) != n_tokens:
         return None
-    try:
-        return classes, counts, np.fromiter(values, dtype=np.float64, count=len(values))
-    except OverflowError:  # an int beyond the float64 range: the checked path names it
+    items = payload[brackets]
+    ints = np.diff(brackets, append=n_tokens) - 1  # the ints right after each '['
+    is_box = ints == 4
+    if not ((ints == 0) | is_box & (items == 4)).all():  # ints only as the 4 numbers of a box
         return None
+    counts = _box_counts(is_box, items, n_lists)
+    if counts is None:
+        return None
+    return counts, payload[~is_list].astype(np.float64).reshape(-1, 4)
+
+
+def _token_stream(stream: bytes, n_lists: int) -> tuple | None:
+    """:func:`_plain_boxes` of a stream with 'g' (float) numbers too. Every '[' byte is a candidate
+    token; a '[' 4 followed by 4 numbers is a box (its numbers read in 4 vectorised steps); '[' bytes
+    inside a box's numbers are dropped; the tokens left must tile the stream exactly (each one
+    ending where the next one starts), which makes them its decoding. None otherwise."""
+    size = len(stream)
+    data = np.frombuffer(stream, dtype=np.uint8)
+    int32_at = np.ndarray((size - 3,), "<i4", stream, 0, (1,))  # the int32 starting at each byte
+    starts = np.flatnonzero(data[5 : size - 4] == _LIST) + 5
+    items = int32_at[starts + 1]
+    maybe = np.flatnonzero(items == 4)
+    pos = starts[maybe] + 5
+    ok = np.ones(len(maybe), dtype=bool)
+    numbers, floats = np.empty((len(maybe), 4), dtype=np.int64), np.empty((len(maybe), 4), dtype=bool)
+    for k in range(4):
+        op = data[np.minimum(pos, size - 1)]
+        floats[:, k] = is_float = op == _FLOAT
+        ok &= is_float | (op == _INT)
+        numbers[:, k] = pos + 1
+        pos += 5 + 4 * is_float
+    ok &= pos <= size
+    boxes = maybe[ok]
+    is_box = np.zeros(len(starts), dtype=bool)
+    is_box[boxes] = True
+    ends = starts + 5
+    ends[boxes] = pos[ok]
+    if len(boxes):  # drop the '[' bytes inside the numbers of the last box starting before them
+        last = np.maximum(np.cumsum(is_box) - 1, 0)
+        first = is_box.argmax()
+        token = (starts < starts[first]) | (starts == starts[boxes][last]) | (starts >= ends[boxes][last])
+        kept = token[boxes]
+        starts, ends, is_box, items = starts[token], ends[token], is_box[token], items[token]
+    if not len(starts) or starts[0] != 5 or ends[-1] != size or not np.array_equal(ends[:-1], starts[1:]):
+        return None
+    counts = _box_counts(is_box, items, n_lists)
+    if counts is None:
+        return None
+    if not len(boxes):
+        return counts, np.zeros((0, 4), dtype=np.float64)
+    rows = np.flatnonzero(ok)[kept]
+    numbers, floats = numbers[rows], floats[rows]
+    float64_at = np.ndarray((size - 7,), "<f8", stream, 0, (1,))  # the float64 starting at each byte
+    if floats.all():
+        return counts, float64_at[numbers]
+    coords = int32_at[numbers].astype(np.float64)
+    if floats.any():
+        coords[floats] = float64_at[numbers[floats]]
+    return counts, coords
+
+
+def _box_counts(is_box: np.ndarray, items: np.ndarray, n_lists: int) -> np.ndarray | None:
+    """The box count of each of ``n_lists`` box lists, from the '[' tokens of their stream in order
+    (``is_box``: a box of 4 numbers; ``items``: each token's item count); None unless the tokens are
+    exactly that: list, its boxes, next list... A box is a box of 4 or, as the only box of its list, an
+    empty list (``[[]]``, counted as no box)."""
+    plain = ~is_box
+    after_one = np.zeros(len(items), dtype=bool)
+    after_one[1:] = plain[:-1] & (items[:-1] == 1)
+    empty = plain & (items == 0) & after_one  # '[' 0 right after a list of 1: the empty box of [[]]
+    heads = np.flatnonzero(plain & ~empty)
+    if len(heads) != n_lists or heads[0]:
+        return None
+    counts = items[heads].astype(np.int64)
+    if not np.array_equal(np.diff(heads, append=len(items)) - 1, counts):  # each list followed by its boxes
+        return None
+    counts[empty[np.minimum(heads + 1, len(items) - 1)]] = 0
+    return counts
 
 
 def _flat(lists) -> list:
