@@ -169,8 +169,9 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
     metric = load("ru_meteor", "nltk")
     metric.compute(predictions=preds[:5], references=refs[:5])
     bench.warm_wordnet(core)
+    opts = bench.nltk_options()
     ref = cpu_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
-    line(f"ru_meteor nltk, {n:,} captions x 5 refs", cpu(lambda: core.meteor_per_example(preds, refs, **bench.NLTK_OPTIONS)),
+    line(f"ru_meteor nltk, {n:,} captions x 5 refs", cpu(lambda: core.meteor_per_example(preds, refs, **opts)),
          cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "NLTK (1/10)")
 
     n = int(5_000 * scale)

@@ -387,6 +387,12 @@ NLTK_OPTIONS = dict(
 )
 
 
+def nltk_options(**changes) -> dict:
+    """NLTK_OPTIONS for the core, with the WordNet reader the metric finds (the folder's _mm_wordnet.py:
+    NLTK's data path, else Debian's files), and ``changes``."""
+    return dict(NLTK_OPTIONS, wordnet=load_core("ru_meteor", "_mm_wordnet").load_wordnet(), **changes)
+
+
 def cpu(fn):
     start = time.process_time()
     out = fn()
@@ -397,7 +403,8 @@ def clear_caches(core):
     core._STEM_CACHES.clear()
     core.fb_vqa_normalize.cache_clear()
     core._synonym_source.cache_clear()
-    core._wordnet_reader.cache_clear()
+    core._wordnet_synonyms.cache_clear()
+    load_core("ru_meteor", "_mm_wordnet")._reader.cache_clear()
 
 
 def nltk_peer(preds, refs):
@@ -411,7 +418,7 @@ def warm_wordnet(core):
     from nltk.corpus import wordnet
 
     wordnet.synsets("dog")
-    core.load_wordnet().synsets("dog")
+    nltk_options()["wordnet"].synsets("dog")
 
 
 def scale_child(n: int) -> None:
@@ -425,14 +432,16 @@ def scale_child(n: int) -> None:
     warm_wordnet(core)
     clear_caches(core)
     warm_wordnet(core)
-    ours, t_pure = cpu(lambda: core.meteor_per_example(preds, refs, **NLTK_OPTIONS))
+    opts = nltk_options()
+    ours, t_pure = cpu(lambda: core.meteor_per_example(preds, refs, **opts))
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result, t_compute = cpu(lambda: metric.compute(predictions=preds, references=refs))
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     clear_caches(core)
     warm_wordnet(core)
+    opts = nltk_options()
     tracemalloc.start()
-    core.meteor_per_example(preds, refs, **NLTK_OPTIONS)
+    core.meteor_per_example(preds, refs, **opts)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     print(json.dumps({"n": n, "pure": t_pure, "compute": t_compute, "mem_pure": peak / 2**20,
@@ -445,7 +454,8 @@ def bench_nltk(n: int, core, metric) -> float:
     peer, t_peer = cpu(lambda: nltk_peer(preds, refs))
     clear_caches(core)
     warm_wordnet(core)
-    ours, t_ours = cpu(lambda: core.meteor_per_example(preds, refs, **NLTK_OPTIONS))
+    opts = nltk_options()
+    ours, t_ours = cpu(lambda: core.meteor_per_example(preds, refs, **opts))
     module, t_module = cpu(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
     assert ours == peer, "per-example scores differ from NLTK's meteor_score"
     assert module["per_example"] == peer, "compute() scores differ from NLTK's meteor_score"

@@ -247,12 +247,13 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     ref = MalinowskiWUPS(ref_wn, threshold).scores(gts, predictions)
     t_ref = time.process_time() - t0
 
-    for cached in (wups._max_wup, wups._senses, wups._taxonomy, wups._noun_synsets, wups._reader):
+    wordnet = load_core("vqa_acc", "_mm_wordnet")
+    for cached in (wups._max_wup, wups._senses, wups._taxonomy, wups._noun_synsets, wordnet._reader):
         cached.cache_clear()
-    wups.load_wordnet(nltk_data)  # fresh reader, untimed like the reference's
-    t0 = time.process_time()
-    ours = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet_path=nltk_data)
-    t_ours = time.process_time() - t0
+    with wordnet.open_wordnet(nltk_data) as reader:  # fresh reader, untimed like the reference's
+        t0 = time.process_time()
+        ours = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet=reader)
+        t_ours = time.process_time() - t0
     assert ours.tolist() == [float(x) for x in ref], "per-question WUPS differ from calculate_wups.py"
     print(f"  calculate_wups.py (transcription): {t_ref:8.3f} s CPU")
     print(f"  wups_per_question (ours)         : {t_ours:8.3f} s CPU   speed-up x{t_ref / t_ours:.1f}")

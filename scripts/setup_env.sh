@@ -37,7 +37,8 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "$want" > "$stamp"
 fi
 
-# English WordNet 3.0 for NLTK, offline, from Debian (used by vqa_acc's WUPS).
+# English WordNet 3.0 for NLTK, offline, from Debian (vqa_acc's wups, ru_meteor's nltk preset; the metrics
+# also read /usr/share/wordnet itself when NLTK has no copy: tests/test_wordnet.py).
 NLTK_HOME="$BUILD/nltk_data"
 D="$NLTK_HOME/corpora/wordnet"
 if [ ! -s "$D/lexnames" ]; then

@@ -104,6 +104,39 @@ def test_ru_meteor_missing_ruwordnet_is_refused_before_the_cache_is_written(tmp_
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize("name, preset", [("ru_meteor", "nltk"), ("vqa_acc", "wups")])
+@pytest.mark.parametrize("where", ["wordnet_path", "nowhere"])
+def test_missing_wordnet_is_refused_before_the_cache_is_written(name, preset, where, tmp_path, monkeypatch):
+    """WordNet absent under `wordnet_path`, or absent everywhere (no NLTK corpus, no Debian files)."""
+    import sys
+
+    import evaluate
+    import nltk
+
+    metric = evaluate.load(str(METRICS / name), preset, cache_dir=str(tmp_path / "cache"))
+    example = {"predictions": ["a sofa"], "references": [["a couch"]]}
+    expected = metric.compute(**example)
+    missing = str(tmp_path / "no_wordnet")
+    bad = {"wordnet_path": missing} if where == "wordnet_path" else {}
+    if where == "nowhere":  # the shared _mm_wordnet module of this metric: no Debian folder, no NLTK corpus
+        shared = sys.modules[type(metric).__module__].load_wordnet.__globals__
+        monkeypatch.setitem(shared, "DEBIAN_WORDNET", missing)
+        monkeypatch.setattr(nltk.data, "path", [missing])
+    calls = []
+    monkeypatch.setattr(metric, "_compute", lambda *a, **k: calls.append(1))
+    with pytest.raises(ValueError, match="WordNet 3.0 was not found"):
+        metric.compute(**example, **bad)
+    assert calls == [] and _leftovers(tmp_path) == []
+    metric.add_batch(**example)
+    held = _leftovers(tmp_path)  # the added batch's file and lock, until a compute finishes
+    with pytest.raises(ValueError, match="WordNet 3.0 was not found"):
+        metric.compute(**bad)
+    assert calls == [] and _leftovers(tmp_path) == held
+    monkeypatch.undo()
+    assert metric.compute() == expected  # the batch added before the refusal is kept
+    assert _leftovers(tmp_path) == []
+
+
 def test_a_failure_inside_compute_releases_the_cache(tmp_path, monkeypatch):
     import evaluate
 

@@ -38,6 +38,18 @@ def test_shared_helpers_are_identical_copies():
 
 
 @pytest.mark.parametrize("name", NAMES)
+def test_optional_shared_helpers_are_where_the_main_script_imports_them(name):
+    """_mm_common/_mm_demo/_mm_stats go everywhere; another scripts/common/_mm_*.py (e.g. _mm_wordnet)
+    only into the folders whose main script imports it (scripts/sync_common.py)."""
+    folder = METRICS / name
+    source = (folder / f"{name}.py").read_text(encoding="utf-8")
+    for canonical in sorted((ROOT / "scripts" / "common").glob("_mm_*.py")):
+        imported = f"from .{canonical.stem} import" in source
+        every = canonical.name in ("_mm_common.py", "_mm_demo.py", "_mm_stats.py")
+        assert (folder / canonical.name).is_file() == (every or imported), f"{name}: {canonical.name}"
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_folder_has_the_space_files(name):
     folder = METRICS / name
     for file in (f"{name}.py", "README.md", "app.py", "requirements.txt", "_mm_common.py", "_mm_demo.py"):

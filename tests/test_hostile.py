@@ -233,14 +233,15 @@ def test_wups_distinct_pair_scoring_equals_the_reference():
     import random
 
     wups = load_core("vqa_acc", "_vqa_wups")
+    wordnet = load_core("vqa_acc", "_mm_wordnet").load_wordnet()
     rng = random.Random(0)
     words = ["dog", "cat", "chair", "table", "xyzzy", "animal", "Dog", "red", "car"]
     for _ in range(150):
         gt = ", ".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
         pred = ",".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
         for thr in (0.9, 0.0, -1):
-            measure = lambda a, b, thr=thr: wups.wup_measure(a, b, thr)  # noqa: E731
-            assert wups.wups_score(gt, pred, thr) == _reference_score(gt, pred, measure), (gt, pred, thr)
+            measure = lambda a, b, thr=thr: wups.wup_measure(a, b, thr, wordnet)  # noqa: E731
+            assert wups.wups_score(gt, pred, thr, wordnet) == _reference_score(gt, pred, measure), (gt, pred, thr)
 
 
 def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):

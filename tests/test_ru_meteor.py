@@ -102,7 +102,7 @@ def test_nltk_meteor_score_is_the_oracle_on_600_generated_pairs():
     refs = [r[: rng.randint(2, 5)] for r in refs]  # several references, 2 to 5
     refs[0] = ["The cat can't sit on the mat, (really)!", "a \"quoted\" dog... runs"]
     preds[0] = "the cats cannot sit on mats -- really?"
-    ours = core.meteor_per_example(preds, refs, **bench.NLTK_OPTIONS)
+    ours = core.meteor_per_example(preds, refs, **bench.nltk_options())
     tok = lambda s: word_tokenize(s, preserve_line=True)  # noqa: E731
     theirs = [meteor_score([tok(r) for r in rs], tok(p)) for p, rs in zip(preds, refs)]
     assert ours == theirs  # identical floats
@@ -115,7 +115,7 @@ def test_synonym_stage_fires_like_nltk():
 
     # WordNet sees Porter stems: couch/sofa are their own stems and synonyms, car/automobile are not
     assert score("nltk", "a sofa", ["a couch"]) == meteor_score([["a", "couch"]], ["a", "sofa"]) > 0.4
-    explained = core.explain("a sofa", ["a couch"], **bench.NLTK_OPTIONS)
+    explained = core.explain("a sofa", ["a couch"], **bench.nltk_options())
     assert [p["stage"] for p in explained["pairs"]] == ["exact", "synonym"]
 
 
@@ -269,7 +269,7 @@ examples = st.lists(st.tuples(sentences, st.lists(sentences, min_size=1, max_siz
 @given(examples, st.floats(0, 1), st.floats(0, 4), st.floats(0, 1))
 def test_properties(data, alpha, beta, gamma):
     preds, refs = [p for p, _ in data], [r for _, r in data]
-    opts = dict(bench.NLTK_OPTIONS, alpha=alpha, beta=beta, gamma=gamma)
+    opts = bench.nltk_options(alpha=alpha, beta=beta, gamma=gamma)
     scores = core.meteor_per_example(preds, refs, **opts)
     assert all(0.0 <= s <= 1.0 for s in scores)
     # identity: one chunk of n tokens -> 1 - gamma / n**beta
@@ -294,14 +294,14 @@ def test_module_per_example_mean_equals_aggregate_and_corpus_bounds(data):
 
 
 def test_corpus_score_of_one_example_equals_its_sentence_score():
-    stats = core.meteor_per_example(["the cat sat on a mat"], [["a cat sat on the mat"]], return_stats=True, **bench.NLTK_OPTIONS)
+    stats = core.meteor_per_example(["the cat sat on a mat"], [["a cat sat on the mat"]], return_stats=True, **bench.nltk_options())
     assert core.corpus_meteor(stats[1]) == stats[0][0]
     assert math.isclose(core.corpus_meteor([(2, 4, 4, 1), (1, 2, 1, 1)]), core.meteor_formula(3, 6, 5, 2, 0.9, 3.0, 0.5))
 
 
 def test_caches_are_used():
     core._STEM_CACHES.clear()
-    core.meteor_per_example(["dogs running"] * 50, [["dog runs", "the dogs"]] * 50, **bench.NLTK_OPTIONS)
+    core.meteor_per_example(["dogs running"] * 50, [["dog runs", "the dogs"]] * 50, **bench.nltk_options())
     assert set(core._STEM_CACHES["porter"]) == {"dogs", "running", "dog", "runs", "the"}
 
 
@@ -317,6 +317,8 @@ def test_seeded_fuzz_nothing_escapes(rwn, preset, prediction, references):
     opts = {k: v for k, v in bench.core_presets()[preset].items() if k != "corpus_score"}
     if preset != "nltk":
         opts["ruwordnet_path"] = rwn
+    else:
+        opts["wordnet"] = bench.nltk_options()["wordnet"]
     (value,) = core.meteor_per_example([prediction], [references], **opts)
     assert 0.0 <= value <= 1.0
 

@@ -128,7 +128,7 @@ def test_staged_space_lists_the_debian_packages_it_reads(staged, name):
     folder = spaces(staged)[name]
     packages = folder / "packages.txt"
     listed = packages.read_text(encoding="utf-8").split() if packages.exists() else []
-    if list(folder.rglob("_vqa_wups.py")):  # the wups preset reads Debian's WordNet files
+    if list(folder.rglob("_mm_wordnet.py")):  # vqa_acc wups, ru_meteor nltk: Debian's WordNet files
         assert "wordnet-base" in listed
     for package in listed:
         assert re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", package), package

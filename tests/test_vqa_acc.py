@@ -1,13 +1,8 @@
 """vqa_acc: reference vectors (seeds_reference.md 6.9-6.13), oracles, properties, bad inputs, Trainer, demo (the command line: test_mm_score.py)."""
 
-import json
 import math
-import os
 import random
-import subprocess
-import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +13,7 @@ from hypothesis import strategies as st
 core = load_core("vqa_acc", "_vqa_core")
 tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
 wups = load_core("vqa_acc", "_vqa_wups")
+wordnet = load_core("vqa_acc", "_mm_wordnet")
 bleu = load_core("vqa_acc", "_vqa_bleu")
 
 
@@ -231,13 +227,14 @@ def nltk_wn():
 
 @pytest.mark.parametrize("a, b, raw, at09", WUP_PAIRS)
 def test_wups_elements_against_nltk(nltk_wn, a, b, raw, at09):
-    assert wups.wup_measure(a, b, 0.0) == pytest.approx(raw, abs=1e-6)
-    assert wups.wup_measure(a, b, 0.9) == pytest.approx(at09, abs=1e-6)
+    ours = wordnet.load_wordnet()
+    assert wups.wup_measure(a, b, 0.0, ours) == pytest.approx(raw, abs=1e-6)
+    assert wups.wup_measure(a, b, 0.9, ours) == pytest.approx(at09, abs=1e-6)
     if a != b:  # NLTK's own wup_similarity over all noun synset pairs, directly
         pairs = [
             x.wup_similarity(y) or 0.0 for x in nltk_wn.synsets(a, pos="n") for y in nltk_wn.synsets(b, pos="n")
         ]
-        assert wups.max_wup(a, b) == max(pairs, default=0.0)
+        assert wups.max_wup(a, b, ours) == max(pairs, default=0.0)
 
 
 def test_wups_sets():
@@ -263,28 +260,6 @@ def test_wups_wordnet_path_option(tmp_path):
         )
     with pytest.raises(ValueError, match=r"wordnet_path.*wordnet-base.*packages\.txt"):
         metric.compute(predictions=["cat"], references=["dog"], wordnet_path=str(tmp_path))
-
-
-def test_wups_reads_debian_wordnet_files():
-    """Debian's wordnet-base layout (/usr/share/wordnet, no `lexnames` file): the Space's WordNet
-    (packages.txt). Same numbers as NLTK's copy, by path and as the fallback when NLTK has none."""
-    assert not (Path(wups.DEBIAN_WORDNET) / "lexnames").exists()
-    lexnames = (ROOT / ".build" / "nltk_data" / "corpora" / "wordnet" / "lexnames").read_text()
-    assert wups.lexnames_text() == lexnames  # the table equals the file built from Debian's man page
-    kw = dict(predictions=["cat", "table,chair", "couch"], references=["dog", "chair,table", "sofa"])
-    expected = load_metric("vqa_acc", "wups").compute(**kw, threshold=0.0)  # NLTK's copy (.build/nltk_data)
-    script = (
-        "import evaluate, json, sys; m = evaluate.load(sys.argv[1], 'wups'); "
-        f"kw = dict(predictions={kw['predictions']!r}, references={kw['references']!r}, threshold=0.0); "
-        "print(json.dumps([m.compute(**kw), m.compute(**kw, wordnet_path=sys.argv[2])]))"
-    )
-    env = {**os.environ, "NLTK_DATA": str(ROOT / ".build" / "no_nltk_data"), "HOME": str(ROOT / ".build" / "no_home")}
-    out = subprocess.run(
-        [sys.executable, "-c", script, str(METRICS / "vqa_acc"), wups.DEBIAN_WORDNET], env=env, capture_output=True, text=True
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    fallback, by_path = json.loads(out.stdout.strip().splitlines()[-1])
-    assert fallback == by_path == expected
 
 
 # ------------------------------------------------------------------------------------------------
@@ -484,8 +459,11 @@ def test_unknown_preset():
 
 
 def test_missing_wordnet_message_says_how_to_provide_it(tmp_path):
-    with pytest.raises(ValueError, match=r"packages\.txt.*apt-get install wordnet-base.*wordnet_path"):
-        wups.wups_per_question(["a"], [["b"]], wordnet_path=str(tmp_path))
+    metric = load_metric("vqa_acc", "wups")
+    with pytest.raises(ValueError, match=r"packages\.txt.*apt-get install wordnet-base.*wordnet_path.*threshold=-1"):
+        metric.compute(predictions=["a"], references=["b"], wordnet_path=str(tmp_path))
+    with pytest.raises(TypeError, match=r"`wordnet` must be a WordNet reader"):
+        wups.wups_per_question(["a"], [["b"]])  # the core is handed its reader: it never looks for one
 
 
 # ------------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ def _pure(preset: str, inputs: dict) -> tuple[list[float], dict]:
         summary, scores, acc, _ = tdiuc.tdiuc_scores(preds, [r[0] for r in refs], inputs["question_types"])
         groups = {**summary, **{f"accuracy_question_type/{t}": v for t, v in acc.items()}}
     elif preset == "wups":
-        scores = wups.wups_per_question(preds, refs)
+        scores = wups.wups_per_question(preds, refs, wordnet=load_core("vqa_acc", "_mm_wordnet").load_wordnet())
     else:
         scores = bleu.bleu1_scores(preds, refs)[0]
     return scores.tolist(), groups

@@ -8,12 +8,13 @@ import pytest
 from helpers import load_core, load_script
 
 wups = load_core("vqa_acc", "_vqa_wups")
+wn = load_core("vqa_acc", "_mm_wordnet")
 bench = load_script("bench_vqa_acc")
 
 
 @pytest.fixture(scope="module")
 def wordnet():
-    reader = wups.load_wordnet()
+    reader = wn.load_wordnet()
     assert reader.get_version() == "3.0"
     return reader
 
@@ -40,7 +41,7 @@ def test_wup_similarity_equals_nltk(wordnet):
     pairs += [(x, y) for x in wordnet.synsets("dog", pos="n") for y in wordnet.synsets("chair", pos="n")]
     for x, y in pairs:
         expected = x.wup_similarity(y)
-        got = wups.wup_similarity(x, y)
+        got = wups.wup_similarity(x, y, wordnet)
         assert got == expected and type(got) is type(expected), (x, y, got, expected)
 
 
@@ -49,12 +50,12 @@ def test_max_wup_equals_nltk_over_every_sense_pair(wordnet):
     for a in words:
         for b in words:
             scores = [x.wup_similarity(y) for x in wordnet.synsets(a, pos="n") for y in wordnet.synsets(b, pos="n")]
-            assert wups.max_wup(a, b) == max([s for s in scores if s is not None], default=0.0), (a, b)
+            assert wups.max_wup(a, b, wordnet) == max([s for s in scores if s is not None], default=0.0), (a, b)
 
 
 @pytest.mark.parametrize("threshold, n", [(0.9, 300), (0.0, 100), (-1, 300)])
 def test_wups_equals_the_malinowski_transcription(wordnet, threshold, n):
     predictions, gts = bench.make_wups_inputs(n, seed=11)
     expected = bench.MalinowskiWUPS(wordnet, threshold).scores(gts, predictions)
-    got = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold)
+    got = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet=wordnet)
     assert got.tolist() == [float(x) for x in expected]

@@ -45,7 +45,8 @@ Stemmers (stage 2): ``porter`` (NLTK ``PorterStemmer``, the NLTK and VQA default
 most probable parse, ``ё`` -> ``е``), ``none``. Stems are cached per token.
 
 Synonyms (stage 3): ``wordnet`` (English WordNet via NLTK: lemma names without ``_`` of every synset
-of the key, NLTK's rule), ``ruwordnet_fb`` (the official RuWordNet stage: titles of the hypernym
+of the key, NLTK's rule; ``wordnet`` is the NLTK ``WordNetCorpusReader`` the main script found with the
+shared ``_mm_wordnet.py`` and keeps readable while it computes), ``ruwordnet_fb`` (the official RuWordNet stage: titles of the hypernym
 synsets of every sense whose lemma is ``key.upper()`` and the names of those senses' derivations,
 lower-cased; directional), ``ruwordnet_synsets`` (members of the key's synsets: true synonyms), ``none``.
 RuWordNet is read with sqlite3 from the ``ruwordnet`` package's database file.
@@ -75,12 +76,6 @@ REFERENCE_AGGS = ("max", "mean")
 EXACT, STEM, SYNONYM, NUMERIC = 1, 2, 3, 4
 STAGE_NAMES = {EXACT: "exact", STEM: "stem", SYNONYM: "synonym", NUMERIC: "numeric"}
 
-MISSING_WORDNET = (
-    "English WordNet 3.0 for NLTK was not found{where}. Provide it offline: `apt-get install wordnet-base "
-    "wordnet-sense-index` then `bash scripts/setup_env.sh` (builds .build/nltk_data; set NLTK_DATA to it), "
-    "or pass `wordnet_path=` an NLTK data directory that holds corpora/wordnet; or pass `synonyms=\"none\"` "
-    "to run without the synonym stage."
-)
 MISSING_RUWORDNET = (
     "The RuWordNet database was not found{where}. It is not on PyPI (the `ruwordnet` package downloads it): "
     "on a machine with access run `pip install ruwordnet && ruwordnet download` (or `python -m ruwordnet "
@@ -296,50 +291,6 @@ def stem_tokens(tokens: list[str], stemmer: str) -> list[str]:
 # ------------------------------------------------------------------------------------------------
 # synonym sources (stage 3)
 # ------------------------------------------------------------------------------------------------
-def _nltk_root(wordnet_path) -> str | None:
-    if wordnet_path is None:
-        return None
-    path = Path(wordnet_path).expanduser().resolve()
-    if (path / "corpora" / "wordnet").is_dir():
-        return str(path)
-    if path.name == "wordnet" and path.parent.name == "corpora" and path.is_dir():
-        return str(path.parent.parent)
-    raise ValueError(MISSING_WORDNET.format(where=f" under `wordnet_path`={str(wordnet_path)!r}"))
-
-
-@functools.lru_cache(maxsize=8)
-def _wordnet_reader(location: str):
-    import warnings
-
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    with warnings.catch_warnings():  # no OMW (multilingual) data, by design
-        warnings.simplefilter("ignore", UserWarning)
-        return WordNetCorpusReader(location, None)
-
-
-def load_wordnet(wordnet_path=None):
-    """A WordNetCorpusReader found offline (``wordnet_path`` or NLTK's data path); ValueError otherwise."""
-    nltk = _require("nltk", "nltk", "nltk==3.10.4")
-    root = _nltk_root(wordnet_path)
-    if root is not None and root not in nltk.data.path:
-        nltk.data.path.insert(0, root)  # NLTK >= 3.10 only opens corpora under nltk.data.path
-    where = f" under `wordnet_path`={str(wordnet_path)!r}" if root else " on NLTK's data path"
-    try:
-        if root is None:  # NLTK's own lazy reader (the one meteor_score uses): loaded once per process
-            import warnings
-
-            from nltk.corpus import wordnet
-
-            with warnings.catch_warnings():  # no OMW (multilingual) data, by design
-                warnings.simplefilter("ignore", UserWarning)
-                wordnet.ensure_loaded()
-            return wordnet
-        return _wordnet_reader(str(Path(root) / "corpora" / "wordnet"))
-    except (LookupError, OSError) as err:
-        raise ValueError(MISSING_WORDNET.format(where=where)) from err
-
-
 class WordNetSynonyms:
     """NLTK's stage-3 candidate set: the key and every lemma name without ``_`` of ``synsets(key)``."""
 
@@ -464,9 +415,12 @@ class RuWordNetSynsets:
 
 
 @functools.lru_cache(maxsize=8)
+def _wordnet_synonyms(wordnet) -> WordNetSynonyms:
+    return WordNetSynonyms(wordnet)
+
+
+@functools.lru_cache(maxsize=8)
 def _synonym_source(synonyms: str, path):
-    if synonyms == "wordnet":
-        return WordNetSynonyms(load_wordnet(path))
     if synonyms == "ruwordnet_fb":
         return RuWordNetFB(path)
     if synonyms == "ruwordnet_synsets":
@@ -474,21 +428,25 @@ def _synonym_source(synonyms: str, path):
     raise ValueError(f"`synonyms` must be one of {list(SYNONYMS)}, got {synonyms!r}")
 
 
-def synonym_source(synonyms: str, wordnet_path=None, ruwordnet_path=None):
+def synonym_source(synonyms: str, wordnet=None, ruwordnet_path=None):
     """The stage-3 callable ``key -> frozenset of matching reference keys`` (None for ``"none"``); it
-    has a ``tag`` naming the resource version. Sources are cached per resource path."""
+    has a ``tag`` naming the resource version. ``"wordnet"`` needs ``wordnet``, a WordNet reader (the
+    main script finds it: ``_mm_wordnet.open_wordnet``). Sources are cached per reader or RuWordNet path."""
     if synonyms == "none":
         return None
     if synonyms == "wordnet":
-        path = None if wordnet_path is None else str(wordnet_path)
-    else:
-        path = ruwordnet_path if ruwordnet_path is not None else default_ruwordnet_path()
-        path = None if path is None else str(Path(path).resolve())
-    return _synonym_source(synonyms, path)
+        if wordnet is None or not hasattr(wordnet, "synsets"):
+            raise TypeError(
+                f"`synonyms=\"wordnet\"` needs `wordnet`, a WordNet reader (_mm_wordnet.open_wordnet), "
+                f"got {type(wordnet).__name__}"
+            )
+        return _wordnet_synonyms(wordnet)
+    path = ruwordnet_path if ruwordnet_path is not None else default_ruwordnet_path()
+    return _synonym_source(synonyms, None if path is None else str(Path(path).resolve()))
 
 
-def resource_tag(synonyms: str, wordnet_path=None, ruwordnet_path=None) -> str:
-    source = synonym_source(synonyms, wordnet_path, ruwordnet_path)
+def resource_tag(synonyms: str, wordnet=None, ruwordnet_path=None) -> str:
+    source = synonym_source(synonyms, wordnet, ruwordnet_path)
     return "none" if source is None else source.tag
 
 
@@ -676,7 +634,7 @@ def meteor_per_example(
     gamma: float = 0.5,
     numeric: str = "none",
     reference_agg: str = "max",
-    wordnet_path=None,
+    wordnet=None,
     ruwordnet_path=None,
     return_stats: bool = False,
 ):
@@ -684,10 +642,11 @@ def meteor_per_example(
 
     ``references[i]`` is the non-empty list of references of example i. With ``return_stats=True``
     returns ``(scores, stats)`` where ``stats[i]`` = (matches, hyp_len, ref_len, chunks) of the best
-    reference (None when that score came from the numeric branch)."""
+    reference (None when that score came from the numeric branch). ``synonyms="wordnet"`` reads
+    ``wordnet``, a WordNet reader (see :func:`synonym_source`)."""
     if reference_agg not in REFERENCE_AGGS:
         raise ValueError(f"`reference_agg` must be one of {list(REFERENCE_AGGS)}, got {reference_agg!r}")
-    source = synonym_source(synonyms, wordnet_path, ruwordnet_path)
+    source = synonym_source(synonyms, wordnet, ruwordnet_path)
     scores, stats = [], []
     for prediction, refs in zip(predictions, references):
         hyp = prepare(prediction, True, preprocess, number_words, tokenizer)
@@ -729,13 +688,13 @@ def explain(
     beta: float = 3.0,
     gamma: float = 0.5,
     numeric: str = "none",
-    wordnet_path=None,
+    wordnet=None,
     ruwordnet_path=None,
     **_unused,
 ) -> dict:
     """The alignment behind one example's score, for display: the hypothesis tokens, every reference's
     tokens and score, the best reference (first of the highest) and its aligned pairs with their stage."""
-    source = synonym_source(synonyms, wordnet_path, ruwordnet_path)
+    source = synonym_source(synonyms, wordnet, ruwordnet_path)
     hyp = prepare(prediction, True, preprocess, number_words, tokenizer)
     hyp_keys = stem_tokens(hyp, stemmer)
     rows = []

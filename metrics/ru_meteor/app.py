@@ -45,10 +45,12 @@ def _tokens_html(tokens: list, stages: dict) -> str:
     return " ".join(out)
 
 
-def alignment_html(prediction: str, references: list, options: dict) -> str:
-    """The example's tokens and its best reference's tokens, aligned words coloured by stage."""
+def alignment_html(prediction: str, references: list, options: dict, script) -> str:
+    """The example's tokens and its best reference's tokens, aligned words coloured by stage. ``script``
+    is the loaded metric's module: its ``open_wordnet`` finds the WordNet that `compute` used."""
     core = _core()
-    explained = core.explain(prediction, references, **options)
+    with script.open_wordnet(None, needed=options["synonyms"] == "wordnet") as wordnet:
+        explained = core.explain(prediction, references, wordnet=wordnet, **options)
     hyp_stages = {p["hyp"]: p["stage"] for p in explained["pairs"]}
     ref_stages = {p["ref"]: p["stage"] for p in explained["pairs"]}
     best = explained["references"][explained["best"]]
@@ -74,9 +76,10 @@ def compute(predictions: str, references: str, preset: str, synonyms: str, examp
     index = int(example or 1) - 1
     if not 0 <= index < len(preds):
         raise ValueError(f"`example` must be between 1 and {len(preds)}")
-    options = dict(inspect.getmodule(type(metric)).PRESETS[preset], **kwargs)
+    script = inspect.getmodule(type(metric))
+    options = dict(script.PRESETS[preset], **kwargs)
     chosen = refs[index] if isinstance(refs[index], list) else [refs[index]]
-    return result, {"prediction": preds, "references": refs}, alignment_html(preds[index], chosen, options)
+    return result, {"prediction": preds, "references": refs}, alignment_html(preds[index], chosen, options, script)
 
 
 def build_ui(api_prefix: str = "") -> None:

@@ -15,6 +15,7 @@ from ._mm_common import (
     resolve_options,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, mean_statistic, ratio
+from ._mm_wordnet import load_wordnet, open_wordnet
 from ._ru_meteor_core import (
     NUMBER_WORDS,
     NUMERICS,
@@ -84,7 +85,10 @@ Args:
     numeric (`str`, optional): "fusion_brain" (official VQA numeric branch for one-number references) or "none".
     reference_agg (`str`, optional): "max" (best reference, official and NLTK) or "mean" over references.
     corpus_score (`bool`, optional): also return `meteor_corpus`, METEOR of pooled statistics.
-    wordnet_path (`str`, optional): NLTK data directory holding corpora/wordnet (default: NLTK's data path).
+    wordnet_path (`str`, optional): "wordnet" synonyms: an NLTK data directory holding corpora/wordnet,
+        that corpora/wordnet, or a WordNet 3.0 dict directory; default: NLTK's data path (NLTK_DATA),
+        then Debian's wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on
+        NLTK's data path only while the computation runs.
     ruwordnet_path (`str`, optional): the RuWordNet SQLite file (default: $RUWORDNET_DB, then the
         `ruwordnet` package's static/ruwordnet-2021.db or static/ruwordnet.db).
     confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of `meteor`
@@ -172,6 +176,7 @@ PRESETS = {
 PRESETS["default"] = dict(PRESETS["captioning"])
 
 _RESOURCE_OPTIONS = ("wordnet_path", "ruwordnet_path")
+NO_WORDNET = '`synonyms="none"` runs without the synonym stage.'  # ends the missing-WordNet error
 
 
 def check_options(opts: dict) -> dict:
@@ -224,8 +229,11 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         opts.update(resources)
         opts = check_options(opts)
         # A missing or unreadable WordNet / RuWordNet is refused here with the other options, before evaluate
-        # writes the batch to its cache (sources are cached per path: _compute's resource_tag reuses it).
-        synonym_source(opts["synonyms"], opts["wordnet_path"], opts["ruwordnet_path"])
+        # writes the batch to its cache (readers and sources are cached: _compute reuses them).
+        if opts["synonyms"] == "wordnet":
+            load_wordnet(opts["wordnet_path"], NO_WORDNET)
+        else:
+            synonym_source(opts["synonyms"], ruwordnet_path=opts["ruwordnet_path"])
         return opts
 
     def _compute(
@@ -269,10 +277,12 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
                 "ruwordnet_path": ruwordnet_path,
             }
         )
-        resources = resource_tag(opts["synonyms"], wordnet_path, ruwordnet_path)
         corpus = opts.pop("corpus_score")
         predictions, references = self.text_pair_lists(predictions, references)
-        scores, stats = meteor_per_example(predictions, references, return_stats=True, **opts)
+        # WordNet's folder is on NLTK's data path only while the scores are computed
+        with open_wordnet(opts.pop("wordnet_path"), NO_WORDNET, needed=opts["synonyms"] == "wordnet") as wordnet:
+            resources = resource_tag(opts["synonyms"], wordnet, opts["ruwordnet_path"])
+            scores, stats = meteor_per_example(predictions, references, return_stats=True, wordnet=wordnet, **opts)
         values = {"meteor": mean(scores)}
         if corpus:
             values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])

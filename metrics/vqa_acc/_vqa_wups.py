@@ -15,46 +15,18 @@ The Wu-Palmer similarity is our own (:class:`_Taxonomy`), on tables computed onc
 ancestor with its fewest edges, min and max depths), with NLTK's conventions: equal to NLTK's
 ``wup_similarity`` for nouns (tests/test_vqa_acc_wups.py); WordNet 1.6, where NLTK simulates a root,
 uses NLTK's own. Cached: noun synsets per word (``lru_cache``), the similarity per ordered synset pair,
-its maximum per word pair, and the WordNet version. WordNet 3.0 is read offline, nothing is
-downloaded: from ``wordnet_path`` (an NLTK data directory holding ``corpora/wordnet``, that ``wordnet``
-directory itself, or a WordNet dict directory such as Debian's), else from NLTK's standard data path
-(``NLTK_DATA``, ``~/nltk_data``, ...), else from Debian's ``wordnet-base`` files in ``/usr/share/wordnet``
-(what a Hugging Face Space installs from ``packages.txt``). A dict directory lacks NLTK's ``lexnames``
-file (Debian ships it only as a man page): the reader then uses WordNet 3.0's fixed table ``LEXNAMES``.
+its maximum per word pair, all per WordNet reader.
+
+``wordnet`` is an NLTK ``WordNetCorpusReader``: the main script finds it offline with the shared
+``_mm_wordnet.py`` (``wordnet_path``, NLTK's data path, then Debian's ``wordnet-base`` files) and calls
+these functions inside ``open_wordnet``, which keeps its folder on NLTK's data path while they read.
+With ``threshold=-1`` no WordNet is read (``wordnet`` may be None).
 """
 
-import warnings
 from collections import deque
-from contextlib import contextmanager, suppress
 from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
-
-DEBIAN_WORDNET = "/usr/share/wordnet"  # Debian's wordnet-base (apt-get, or packages.txt in a Space)
-MISSING_WORDNET = (
-    "WordNet 3.0 was not found{where}. It is read offline, never downloaded: install Debian's `wordnet-base` "
-    "(in a Hugging Face Space: a line `wordnet-base` in packages.txt; on Debian/Ubuntu: `apt-get install "
-    "wordnet-base`; read from /usr/share/wordnet), or pass `wordnet_path=` an NLTK data directory holding "
-    "corpora/wordnet, or a WordNet 3.0 dict directory. `threshold=-1` (set accuracy) needs no WordNet."
-)
-
-# WordNet 3.0's lexicographer files in number order (lexnames(5WN)); NLTK reads them from a `lexnames`
-# file that Debian's wordnet-base does not install.
-LEXNAMES = (
-    "adj.all adj.pert adv.all noun.Tops noun.act noun.animal noun.artifact noun.attribute noun.body "
-    "noun.cognition noun.communication noun.event noun.feeling noun.food noun.group noun.location noun.motive "
-    "noun.object noun.person noun.phenomenon noun.plant noun.possession noun.process noun.quantity "
-    "noun.relation noun.shape noun.state noun.substance noun.time verb.body verb.change verb.cognition "
-    "verb.communication verb.competition verb.consumption verb.contact verb.creation verb.emotion verb.motion "
-    "verb.perception verb.possession verb.social verb.stative verb.weather adj.ppl"
-).split()
-_POS_CODE = {"noun": 1, "verb": 2, "adj": 3, "adv": 4}
-
-
-def lexnames_text() -> str:
-    """The `lexnames` file of WordNet 3.0 (``NN<TAB>name<TAB>pos``), as NLTK's reader expects it."""
-    return "".join(f"{i:02d}\t{name}\t{_POS_CODE[name.split('.')[0]]}\n" for i, name in enumerate(LEXNAMES))
 
 
 def items2list(answer: str) -> list[str]:
@@ -62,123 +34,9 @@ def items2list(answer: str) -> list[str]:
     return [item.strip() for item in answer.split(",")]
 
 
-def _is_dict_dir(path: Path) -> bool:
-    return (path / "data.noun").is_file() and (path / "index.noun").is_file()
-
-
-def _resolve(wordnet_path) -> tuple[str | None, str]:
-    """(directory to put on ``nltk.data.path`` or None, WordNet corpus directory) for ``wordnet_path``;
-    with no path: NLTK's data path, else Debian's dict directory. A clear ValueError when absent.
-    NLTK >= 3.10 opens corpus files only under ``nltk.data.path``."""
-    import nltk
-
-    if wordnet_path is None:
-        try:
-            return None, str(nltk.data.find("corpora/wordnet"))
-        except LookupError:
-            if _is_dict_dir(Path(DEBIAN_WORDNET)):
-                return DEBIAN_WORDNET, DEBIAN_WORDNET
-            raise ValueError(MISSING_WORDNET.format(where=f" on NLTK's data path nor in {DEBIAN_WORDNET}")) from None
-    where = f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
-    try:
-        path = Path(wordnet_path).expanduser().resolve()
-        if (path / "corpora" / "wordnet").is_dir():
-            return str(path), str(path / "corpora" / "wordnet")
-        if path.name == "wordnet" and path.parent.name == "corpora" and path.is_dir():
-            return str(path.parent.parent), str(path)
-        if _is_dict_dir(path):
-            return str(path), str(path)
-    except (OSError, ValueError) as err:  # a name too long, a NUL, ...: not a WordNet directory
-        raise ValueError(MISSING_WORDNET.format(where=where) + f" ({type(err).__name__}: {str(err)[:200]})") from None
-    raise ValueError(MISSING_WORDNET.format(where=where))
-
-
-@contextmanager
-def nltk_data_path(wordnet_path: str | None):
-    """The WordNet directory of ``wordnet_path`` (or Debian's fallback) on ``nltk.data.path`` for the
-    duration of the block only.
-
-    NLTK >= 3.10 opens corpus files only under ``nltk.data.path`` (checked when a reader is built and
-    on every file it opens); the directory is removed again afterwards, so a ``wordnet_path`` never
-    changes what the rest of the process may read. With no path and no WordNet at all, nothing is added
-    (the caller's own lookup gives the error).
-    """
-    import nltk
-
-    try:
-        root = _resolve(wordnet_path)[0]
-    except ValueError:
-        if wordnet_path is not None:
-            raise
-        root = None
-    if root is None or root in nltk.data.path:
-        yield root
-        return
-    nltk.data.path.insert(0, root)
-    try:
-        yield root
-    finally:
-        with suppress(ValueError):
-            nltk.data.path.remove(root)
-
-
-def load_wordnet(wordnet_path: str | None = None):
-    """A WordNetCorpusReader found offline (see the module docstring); a clear ValueError otherwise.
-    Readers are cached per corpus directory (loading one takes seconds). Use the reader inside
-    :func:`nltk_data_path` when it comes from ``wordnet_path`` (NLTK checks the path on each read)."""
-    location = _resolve(wordnet_path)[1]
-    where = f" under `wordnet_path`={str(wordnet_path)[:200]!r}" if wordnet_path is not None else f" in {location}"
-    with nltk_data_path(wordnet_path):
-        try:
-            return _reader(location)
-        except (LookupError, OSError) as err:
-            raise ValueError(MISSING_WORDNET.format(where=where)) from err
-
-
-def wordnet_version(wordnet_path: str | None = None) -> str:
-    """The version string of the WordNet in use (e.g. ``3.0``)."""
-    with nltk_data_path(wordnet_path):
-        return load_wordnet(wordnet_path).get_version()
-
-
-@lru_cache(maxsize=8)
-def _reader(location: str):
-    import io
-
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    class DictDirReader(WordNetCorpusReader):
-        """WordNetCorpusReader on a dict directory without `lexnames` (Debian's layout)."""
-
-        def open(self, file):
-            if file == "lexnames":
-                return io.StringIO(lexnames_text())
-            return super().open(file)
-
-        def map_wn(self, version="wordnet"):
-            # NLTK maps another corpus named `wordnet` onto this one (for OMW only); none here: identity.
-            return None
-
-    has_lexnames = (Path(location) / "lexnames").is_file()
-    reader_class = WordNetCorpusReader if has_lexnames else DictDirReader
-    with warnings.catch_warnings():  # "multilingual functions are not available": no OMW, by design
-        warnings.simplefilter("ignore", UserWarning)
-        reader = reader_class(location, None)
-    # NLTK re-reads the data file's header for the version inside every wup_similarity (Synset._needs_root):
-    # about 60% of a WUPS run. The version of an open corpus is constant, so it is read once.
-    version = reader.get_version()
-    reader.get_version = lambda: version
-    return reader
-
-
-def _location(wordnet_path: str | None) -> str:
-    """The corpus directory of the WordNet reader (resolved once per computation)."""
-    return _resolve(wordnet_path)[1]
-
-
 @lru_cache(maxsize=1 << 18)
-def _noun_synsets(location: str, word: str) -> tuple:
-    return tuple(_reader(location).synsets(word, pos="n"))
+def _noun_synsets(wordnet, word: str) -> tuple:
+    return tuple(wordnet.synsets(word, pos="n"))
 
 
 class _Sense:
@@ -272,33 +130,33 @@ _MAX_PAIRS = 1 << 20
 
 
 @lru_cache(maxsize=8)
-def _taxonomy(location: str) -> _Taxonomy:
+def _taxonomy(wordnet) -> _Taxonomy:
     return _Taxonomy()
 
 
 @lru_cache(maxsize=1 << 18)
-def _senses(location: str, word: str) -> tuple:
+def _senses(wordnet, word: str) -> tuple:
     """The :class:`_Sense` of every noun synset of ``word`` (NLTK's order)."""
-    taxonomy = _taxonomy(location)
-    return tuple(taxonomy.sense(synset) for synset in _noun_synsets(location, word))
+    taxonomy = _taxonomy(wordnet)
+    return tuple(taxonomy.sense(synset) for synset in _noun_synsets(wordnet, word))
 
 
-def _nltk_wup_needed(location: str) -> bool:
+def _nltk_wup_needed(wordnet) -> bool:
     """WordNet 1.6 has no single noun root: NLTK then simulates one, which only its own code does."""
-    return _reader(location).get_version() == "1.6"
+    return wordnet.get_version() == "1.6"
 
 
 @lru_cache(maxsize=1 << 18)
-def _max_wup(location: str, a: str, b: str) -> float:
-    if _nltk_wup_needed(location):
-        return _max_wup_nltk(location, a, b)
-    senses_a = _senses(location, a)
+def _max_wup(wordnet, a: str, b: str) -> float:
+    if _nltk_wup_needed(wordnet):
+        return _max_wup_nltk(wordnet, a, b)
+    senses_a = _senses(wordnet, a)
     if not senses_a:
         return 0.0
-    senses_b = _senses(location, b)
+    senses_b = _senses(wordnet, b)
     if not senses_b:
         return 0.0
-    wup = _taxonomy(location).wup
+    wup = _taxonomy(wordnet).wup
     best = 0.0
     for x in senses_a:
         for y in senses_b:
@@ -308,53 +166,51 @@ def _max_wup(location: str, a: str, b: str) -> float:
     return best
 
 
-def _max_wup_nltk(location: str, a: str, b: str) -> float:
+def _max_wup_nltk(wordnet, a: str, b: str) -> float:
     """:func:`_max_wup` through NLTK's own ``wup_similarity`` (WordNet 1.6)."""
     best = 0.0
-    for x in _noun_synsets(location, a):
-        for y in _noun_synsets(location, b):
+    for x in _noun_synsets(wordnet, a):
+        for y in _noun_synsets(wordnet, b):
             score = x.wup_similarity(y)
             if score is not None and score > best:
                 best = score
     return best
 
 
-def wup_similarity(x, y, wordnet_path: str | None = None):
-    """Wu-Palmer similarity of two noun synsets of the reader of ``wordnet_path`` computed on the cached
-    tables (what :func:`max_wup` uses): equal to NLTK's ``x.wup_similarity(y)`` (tests compare them)."""
-    location = _location(wordnet_path)
-    taxonomy = _taxonomy(location)
-    with nltk_data_path(wordnet_path):
-        return taxonomy.wup(taxonomy.sense(x), taxonomy.sense(y))
+def _require(wordnet):
+    if wordnet is None or not hasattr(wordnet, "synsets"):
+        raise TypeError(f"`wordnet` must be a WordNet reader (_mm_wordnet.open_wordnet), got {type(wordnet).__name__}")
+    return wordnet
 
 
-def max_wup(a: str, b: str, wordnet_path: str | None = None) -> float:
+def wup_similarity(x, y, wordnet):
+    """Wu-Palmer similarity of two noun synsets of the reader ``wordnet``, computed on the cached tables
+    (what :func:`max_wup` uses): equal to NLTK's ``x.wup_similarity(y)`` (tests compare them)."""
+    taxonomy = _taxonomy(_require(wordnet))
+    return taxonomy.wup(taxonomy.sense(x), taxonomy.sense(y))
+
+
+def max_wup(a: str, b: str, wordnet) -> float:
     """max over NOUN synset pairs of ``wup_similarity`` (0.0 when either word has no noun synset).
     Synsets are cached per word and maxima per word pair."""
-    load_wordnet(wordnet_path)
-    with nltk_data_path(wordnet_path):
-        return _max_wup(_location(wordnet_path), a, b)
+    return _max_wup(_require(wordnet), a, b)
 
 
-def _measure(a: str, b: str, threshold: float, location: str | None) -> float:
+def _measure(a: str, b: str, threshold: float, wordnet) -> float:
     if threshold == -1:
         return float(a == b)
     if a == b:
         return 1.0
-    score = _max_wup(location, a, b)
+    score = _max_wup(wordnet, a, b)
     return score * 0.1 if score < threshold else score
 
 
-def wup_measure(a: str, b: str, threshold: float = 0.9, wordnet_path: str | None = None) -> float:
-    """The reference's element measure (``threshold=-1``: Dirac measure)."""
-    if threshold == -1:
-        return float(a == b)
-    load_wordnet(wordnet_path)
-    with nltk_data_path(wordnet_path):
-        return _measure(a, b, threshold, _location(wordnet_path))
+def wup_measure(a: str, b: str, threshold: float = 0.9, wordnet=None) -> float:
+    """The reference's element measure (``threshold=-1``: Dirac measure, no WordNet)."""
+    return _measure(a, b, threshold, wordnet if threshold == -1 else _require(wordnet))
 
 
-def _score(gt: str, pred: str, threshold: float, location: str | None) -> float:
+def _score(gt: str, pred: str, threshold: float, wordnet) -> float:
     """``score_it`` with the same products in the same order as the reference, computed in
     distinct(A) x distinct(T) element measures, and the second product skipped when the first is 0
     (min(0, x) = 0 for x >= 0): the same number, at the cost of the distinct item pairs."""
@@ -364,7 +220,7 @@ def _score(gt: str, pred: str, threshold: float, location: str | None) -> float:
     distinct_a, distinct_t = list(dict.fromkeys(A)), list(dict.fromkeys(T))
 
     def member(x, S):
-        return max(_measure(x, s, threshold, location) for s in S) if S else 0
+        return max(_measure(x, s, threshold, wordnet) for s in S) if S else 0
 
     left_of = {a: member(a, distinct_t) for a in distinct_a}
     left = np.prod([left_of[a] for a in A]) if A else 0
@@ -375,26 +231,19 @@ def _score(gt: str, pred: str, threshold: float, location: str | None) -> float:
     return float(min(left, right))
 
 
-def wups_score(gt: str, pred: str, threshold: float = 0.9, wordnet_path: str | None = None) -> float:
+def wups_score(gt: str, pred: str, threshold: float = 0.9, wordnet=None) -> float:
     """``score_it(items2list(gt), items2list(pred))`` of the reference."""
-    if threshold == -1:
-        return _score(gt, pred, threshold, None)
-    load_wordnet(wordnet_path)
-    with nltk_data_path(wordnet_path):
-        return _score(gt, pred, threshold, _location(wordnet_path))
+    return _score(gt, pred, threshold, wordnet if threshold == -1 else _require(wordnet))
 
 
 def wups_per_question(
-    predictions: list[str], references: list[list[str]], threshold: float = 0.9, wordnet_path: str | None = None
+    predictions: list[str], references: list[list[str]], threshold: float = 0.9, wordnet=None
 ) -> np.ndarray:
     """WUPS of every question; with several GT answers a question keeps the best one (an extension:
     the reference has one GT per question)."""
-    location = None
     if threshold != -1:
-        load_wordnet(wordnet_path)  # fail early and clearly
-        location = _location(wordnet_path)
-    with nltk_data_path(wordnet_path if threshold != -1 else None):
-        return np.array(
-            [max(_score(g, p, threshold, location) for g in refs) for p, refs in zip(predictions, references)],
-            dtype=np.float64,
-        )
+        _require(wordnet)
+    return np.array(
+        [max(_score(g, p, threshold, wordnet) for g in refs) for p, refs in zip(predictions, references)],
+        dtype=np.float64,
+    )

@@ -29,6 +29,7 @@ from ._mm_common import (
     strings_to_arrow,
 )
 from ._mm_stats import PairedComparison, Resampling, Statistic, bleu, mean_statistic
+from ._mm_wordnet import load_wordnet, open_wordnet
 from ._vqa_arrow import answer_lists, string_column, string_ids
 from ._vqa_bleu import bleu1_scores
 from ._vqa_core import (
@@ -41,7 +42,7 @@ from ._vqa_core import (
     vqa_v2_scores_from_ids,
 )
 from ._vqa_tdiuc import tdiuc_scores_from_ids, type_ranks
-from ._vqa_wups import load_wordnet, wordnet_version, wups_per_question
+from ._vqa_wups import wups_per_question
 
 _CITATION = """\
 @inproceedings{goyal2017making,
@@ -102,8 +103,9 @@ Args:
     threshold (`float`, optional): wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1
         (plain set accuracy, no WordNet).
     wordnet_path (`str`, optional): wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0),
-        or a WordNet dict directory; default: NLTK's data path (NLTK_DATA), then Debian's wordnet-base
-        files in /usr/share/wordnet. Nothing is downloaded.
+        that corpora/wordnet, or a WordNet dict directory; default: NLTK's data path (NLTK_DATA), then
+        Debian's wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on NLTK's
+        data path only while the computation runs.
     lowercase (`bool`, optional): bleu1: lower-case before the whitespace split. Default False.
     confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the main
         scores (accuracy; tdiuc: accuracy, arithmetic_mpt, harmonic_mpt; wups; bleu1 and bleu1_corpus),
@@ -161,6 +163,7 @@ SCORERS = {
     "wups": "wups",
     "bleu1": "bleu1",
 }
+_NO_WORDNET = "`threshold=-1` (set accuracy) needs no WordNet."  # ends the missing-WordNet error
 _REQUIRED = object()
 # Per-question inputs besides predictions/references, with their default (stored as Arrow columns).
 EXTRA_INPUTS = {
@@ -288,7 +291,7 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             if opts["wordnet_path"] is not None:
                 opts["wordnet_path"] = check_path(opts["wordnet_path"], "wordnet_path")
             if thr != -1.0:
-                load_wordnet(opts["wordnet_path"])  # a missing WordNet is refused before evaluate's cache
+                load_wordnet(opts["wordnet_path"], _NO_WORDNET)  # refused before evaluate's cache
         elif scorer == "bleu1":
             check_bool(opts["lowercase"], "lowercase")
         return opts
@@ -377,10 +380,11 @@ class VqaAcc(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Met
             fields = {"answers": n_answers or "any", "ru": lemmatizer_version() if "ru" in languages else "none"}
         elif scorer == "wups":
             thr, path = opts["threshold"], opts["wordnet_path"]
-            scores = wups_per_question(predictions, references, threshold=thr, wordnet_path=path)
+            with open_wordnet(path, _NO_WORDNET, needed=thr != -1.0) as wordnet:
+                scores = wups_per_question(predictions, references, threshold=thr, wordnet=wordnet)
             values = {"wups": mean(scores.tolist())}
             statistic = mean_statistic({"wups": scores})
-            wn_version = "none" if thr == -1.0 else wordnet_version(path)
+            wn_version = "none" if wordnet is None else wordnet.get_version()
             fields = {"thr": thr, "answers": n_answers or "any", "wn": wn_version}
         else:  # bleu1
             if not isinstance(opts["lowercase"], bool):
