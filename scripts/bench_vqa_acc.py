@@ -14,6 +14,7 @@ per-question scores are identical (==, not approximately) and prints the CPU tim
 """
 
 import argparse
+import gc
 import re
 import sys
 import time
@@ -243,6 +244,9 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     print(f"  WordNet: {nltk_data}; reader construction not timed (both sides build a fresh one)")
 
     ref_wn = WordNetCorpusReader(str(Path(nltk_data) / "corpora" / "wordnet"), None)
+    # a full garbage collection before each timing: a WordNet reader is ~10^6 objects, and where Python's
+    # generation-2 collection falls (0.3 s) would otherwise decide which side pays it
+    gc.collect()
     t0 = time.process_time()
     ref = MalinowskiWUPS(ref_wn, threshold).scores(gts, predictions)
     t_ref = time.process_time() - t0
@@ -251,6 +255,7 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     for cached in (wups._max_wup, wups._senses, wups._taxonomy, wups._noun_synsets, wordnet._reader):
         cached.cache_clear()
     with wordnet.open_wordnet(nltk_data) as reader:  # fresh reader, untimed like the reference's
+        gc.collect()
         t0 = time.process_time()
         ours = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet=reader)
         t_ours = time.process_time() - t0
@@ -264,6 +269,7 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
         t0 = time.process_time()  # the module's own WordNet reader, built untimed like the others
         metric.compute(predictions=["xyzzy"], references=["xyzzy"], threshold=threshold, wordnet_path=nltk_data)
         print(f"  (WordNet reader of the evaluate module: {time.process_time() - t0:.1f} s CPU, once per process)")
+        gc.collect()
         t0 = time.process_time()
         result = metric.compute(
             predictions=predictions, references=[[g] for g in gts], threshold=threshold, wordnet_path=nltk_data,
