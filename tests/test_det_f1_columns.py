@@ -410,3 +410,31 @@ def test_mutated_streams_taken_only_when_they_decode_to_plain_boxes(seed):
                          max_size=4) | st.just([[]]), max_size=6))
 def test_plain_box_lists_hypothesis(lists):
     assert _same_boxes(core._plain_boxes(lists), _reference_boxes(lists))
+
+
+EDGE = [0.0, -0.0, 1.0, -1.0, 2.0**-600, -(2.0**-600), 2.0**-500, 2.0**-499, 2.0**499, -(2.0**499), 2.0**500,
+        2.0**501, 1e308, float("inf"), -float("inf"), float("nan"), 5e-324]
+COORD = st.one_of(st.sampled_from(EDGE), st.floats(-1e3, 1e3), st.integers(-1000, 1000).map(float))
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(COORD, min_size=4, max_size=4), max_size=8), st.sampled_from(["xywh", "xyxy"]),
+       st.integers(0, 8), st.integers(0, 8))
+def test_ordinary_values_pass_every_block_check(rows, box_format, lo, hi):
+    """`_ordinary_values` (one test of the whole array) only says True when every block would pass
+    the value check and need no IoU scaling."""
+    boxes = np.array(rows, dtype=np.float64).reshape(-1, 4)
+    if core._ordinary_values(boxes, box_format):
+        block = boxes[min(lo, hi) : max(lo, hi)]
+        assert core._values_ok(block, box_format)
+        assert core._in_safe_range(np.concatenate(core._xyxy_columns(block, box_format)))
+
+
+def test_usual_coordinates_are_ordinary():
+    true_annot, predictions = bench.generate(200, seed=8)
+    for side in core.from_fusion_brain(true_annot, predictions)[:2]:
+        coords = core.pack(side, "predictions").coords
+        assert core._ordinary_values(coords, "xywh")
+        assert core._ordinary_values(core.to_xyxy(coords), "xyxy")
+        assert not core._ordinary_values(np.vstack([coords, [[0, 0, -1, 1]]]), "xywh")
+        assert not core._ordinary_values(np.vstack([coords, [[2.0**-600, 0, 1, 1]]]), "xyxy")

@@ -655,11 +655,14 @@ def columns_of(images, arg: str) -> Columns:
     if is_arrow(images):
         return from_arrow(images)
     images = images if type(images) is list else list(images)
+    columns = _pack_plain(images)  # plain class dicts (a packed dict has a class "classes": not plain)
+    if columns is not None:
+        return columns
     if images and all(map(is_packed, images)):
         return _pack_packed(images)
     if any(map(is_packed, images)):
-        images = [unpack(x) if is_packed(x) else x for x in images]
-    return pack(images, arg)
+        return pack([unpack(x) if is_packed(x) else x for x in images], arg)
+    return _pack_checked(images, arg, 0)
 
 
 def _pylist(classes) -> list:
@@ -748,6 +751,30 @@ def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
         return bool(ends_ok and np.isfinite(boxes).all())
 
 
+def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
+    """True when every block of ``boxes`` passes :func:`_values_ok` and :func:`_in_safe_range` (with
+    the xyxy coordinates), tested on the whole array with few temporaries: finite coordinates of
+    magnitude at most 2**499 (then x + w, y + h stay within 2**500), nonnegative sizes (xywh) or x2 >=
+    x1 and y2 >= y1 (xyxy), and no xyxy coordinate nonzero below 2**-500 in magnitude. False says
+    nothing: the blocks are then checked one by one."""
+    if not len(boxes):
+        return True
+    low, high = boxes.min(), boxes.max()  # NaN: both NaN, the test below is False
+    if not (-_ORDINARY <= low and high <= _ORDINARY):
+        return False
+    if box_format == "xywh":
+        if boxes[:, 2:].min() < 0:
+            return False
+        ends = boxes[:, :2] + boxes[:, 2:]
+        return not (boxes[np.abs(boxes) < _SAFE_LOW].any() or ends[np.abs(ends) < _SAFE_LOW].any())
+    if not ((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()):
+        return False
+    return not boxes[np.abs(boxes) < _SAFE_LOW].any()
+
+
+_ORDINARY = 2.0**499
+
+
 def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
     """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
     if _values_ok(boxes, box_format):
@@ -777,9 +804,13 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
 PAIR_CHUNK = 1 << 20  # (prediction, ground truth) pairs whose IoUs are held in memory at once
 
 
-def _hit_pairs(pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=True):
+def _hit_pairs(
+    pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=True, safe=None, pred_group=None
+):
     """(pred_idx, gt_idx, iou) of the (prediction, ground truth) pairs of every group that pass the
-    threshold (only pred_idx, the others empty, when ``want_pairs`` is False).
+    threshold (only pred_idx, the others empty, when ``want_pairs`` is False). ``safe``: True when
+    the caller knows that no coordinate needs scaling (:func:`_ordinary_values`), None to test it;
+    ``pred_group``: the group of each prediction, when the caller has it.
 
     Pairs are formed prediction by prediction (each against every ground-truth box of its group, in
     order, like ``itertools.product(pred, true)``), for about ``PAIR_CHUNK`` pairs at a time (at least
@@ -787,12 +818,14 @@ def _hit_pairs(pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boun
     The xyxy coordinates and areas are computed once per box, as contiguous columns, when no
     coordinate needs :func:`paired_iou`'s scaling (the same operations, so the same IoUs).
     """
-    pred_group = np.repeat(np.arange(len(n_gt)), n_pred)
+    if pred_group is None:
+        pred_group = np.repeat(np.arange(len(n_gt)), n_pred)
     per_pred = n_gt[pred_group]  # pairs of each prediction
     first_gt = _offsets(n_gt)[:-1][pred_group]  # first ground-truth box of each prediction's group
     pair_end = np.cumsum(per_pred)
     pr_cols, gt_cols = _xyxy_columns(pr_raw, box_format), _xyxy_columns(gt_raw, box_format)
-    safe = _in_safe_range(np.concatenate(pr_cols + gt_cols))
+    if safe is None:
+        safe = _in_safe_range(np.concatenate(pr_cols + gt_cols))
     if safe:
         area_pr, area_gt = _area(pr_cols), _area(gt_cols)
     else:
@@ -860,15 +893,18 @@ def count_per_group(
     options = (box_format, iou_threshold, iou_boundary, matching)
     tp, fp, fn = (np.zeros(len(n_gt), dtype=np.int64) for _ in range(3))
     gt_end, pred_end = _offsets(n_gt), _offsets(n_pred)
+    # usual coordinates pass every check of every block at once (else: checked block by block)
+    ordinary = _ordinary_values(gt_raw, box_format) and _ordinary_values(pr_raw, box_format)
     values_ok = True
     for lo in range(0, len(n_gt), GROUP_BLOCK):
         hi = min(lo + GROUP_BLOCK, len(n_gt))
         gt = gt_raw[gt_end[lo] : gt_end[hi]]
         pr = pr_raw[pred_end[lo] : pred_end[hi]]
-        values_ok = _values_ok(gt, box_format) and _values_ok(pr, box_format)
+        values_ok = ordinary or _values_ok(gt, box_format) and _values_ok(pr, box_format)
         if not values_ok:
             break
-        tp[lo:hi], fp[lo:hi], fn[lo:hi] = _count_block(n_gt[lo:hi], n_pred[lo:hi], gt, pr, *options)
+        block = _count_block(n_gt[lo:hi], n_pred[lo:hi], gt, pr, *options, safe=ordinary or None)
+        tp[lo:hi], fp[lo:hi], fn[lo:hi] = block
     if not values_ok:  # name the first bad box: all references first, then all predictions
         _check_values(gt_raw, "references", n_gt, g_img, ref.classes, box_format)
         _check_values(pr_raw, "predictions", n_pred, g_img, ref.classes, box_format)
@@ -883,12 +919,12 @@ def count_per_group(
 GROUP_BLOCK = 2048
 
 
-def _count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching):
-    """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`)."""
+def _count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching, safe=None):
+    """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`; ``safe``: as :func:`_hit_pairs`)."""
     n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
     hit_pred, hit_gt, hit_iou = _hit_pairs(
-        pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=matching != "any"
+        pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, matching != "any", safe, pred_group
     )
     positive = n_gt > 0
     if matching == "any":
