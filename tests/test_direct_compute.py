@@ -276,6 +276,8 @@ def _describe(column) -> str:
     """Type and values of a column as _compute receives it (Arrow: type and record batches)."""
     if hasattr(column, "chunks"):
         return f"{type(column).__name__} {column.type} {[chunk.to_pylist() for chunk in column.chunks]}"
+    if isinstance(column, np.ndarray):
+        return f"ndarray {column.dtype} {column.tolist()}"
     return f"{type(column).__name__} {column!r}"
 
 
@@ -315,7 +317,12 @@ def _toy_classes():
 
         return Toy, ToyDirect
 
-    return {"two": make(two, None), "three": make(three, None), "three_arrow": make(three, "arrow")}
+    return {
+        "two": make(two, None),
+        "three": make(three, None),
+        "three_arrow": make(three, "arrow"),
+        "three_numpy": make(three, "numpy"),  # another format: DirectData reads through an in-memory Dataset
+    }
 
 
 TOY_INPUTS = {
@@ -339,7 +346,7 @@ TOY_INPUTS = {
         {"predictions": None, "references": None, "weights": [1.0]},
     ],
 }
-TOY_INPUTS["three_arrow"] = TOY_INPUTS["three"]
+TOY_INPUTS["three_arrow"] = TOY_INPUTS["three_numpy"] = TOY_INPUTS["three"]
 
 
 @pytest.mark.parametrize("kind", sorted(TOY_INPUTS))

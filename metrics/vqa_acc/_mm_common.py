@@ -254,9 +254,10 @@ def _captured_batches_class():
                 return self._mm_schema
 
             def write_batch(self, batch_examples, writer_batch_size=None, try_original_type=True):
-                """datasets' ``write_batch``; a batch of Arrow arrays that already have the schema's types
-                (what ``checked_features`` hands on) becomes the table as it is (datasets would cast
-                each array to the type it has)."""
+                """datasets' ``write_batch``, except that a batch of Arrow arrays that already have the
+                schema's types (what ``checked_features`` hands on) becomes the table as it is: datasets'
+                per-column cast to the same type, which rebuilds list and struct arrays with the same
+                values, is skipped."""
                 schema = self.schema
                 if set(batch_examples) == set(schema.names) and all(
                     isinstance(batch_examples[field.name], pa.Array) and batch_examples[field.name].type == field.type
