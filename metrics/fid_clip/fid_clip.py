@@ -549,8 +549,8 @@ def _extractor(opts: dict):
 def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
     """(FrechetStats, kind, features) of one side: feature vectors as given, or images through the
     extractor in batches. ``features`` is the (n, d) float64 array of every vector when ``keep`` (for
-    the bootstrap), else None: the items come from evaluate's cache (all batches, all processes), so
-    the vectors are read or computed here, once."""
+    the bootstrap), else None: the items come from evaluate (all batches, all processes; the cache
+    file, or the in-memory table of a direct compute), so the vectors are read or computed here, once."""
     import torch
 
     kinds = {item["kind"] for item in items}
