@@ -176,7 +176,7 @@ PRESETS = {
 PRESETS["default"] = dict(PRESETS["captioning"])
 
 _RESOURCE_OPTIONS = ("wordnet_path", "ruwordnet_path")
-NO_WORDNET = '`synonyms="none"` runs without the synonym stage.'  # ends the missing-WordNet error
+_NO_WORDNET = '`synonyms="none"` runs without the synonym stage.'  # ends the missing-WordNet error
 
 
 def check_options(opts: dict) -> dict:
@@ -231,7 +231,7 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         # A missing or unreadable WordNet / RuWordNet is refused here with the other options, before evaluate
         # writes the batch to its cache (readers and sources are cached: _compute reuses them).
         if opts["synonyms"] == "wordnet":
-            load_wordnet(opts["wordnet_path"], NO_WORDNET)
+            load_wordnet(opts["wordnet_path"], _NO_WORDNET)
         else:
             synonym_source(opts["synonyms"], ruwordnet_path=opts["ruwordnet_path"])
         return opts
@@ -280,7 +280,8 @@ class RuMeteor(TextPairInputs, PairedComparison, evaluate.Metric):
         corpus = opts.pop("corpus_score")
         predictions, references = self.text_pair_lists(predictions, references)
         # WordNet's folder is on NLTK's data path only while the scores are computed
-        with open_wordnet(opts.pop("wordnet_path"), NO_WORDNET, needed=opts["synonyms"] == "wordnet") as wordnet:
+        path, needed = opts.pop("wordnet_path"), opts["synonyms"] == "wordnet"
+        with open_wordnet(path, _NO_WORDNET, needed=needed) as wordnet:
             resources = resource_tag(opts["synonyms"], wordnet, opts["ruwordnet_path"])
             scores, stats = meteor_per_example(predictions, references, return_stats=True, wordnet=wordnet, **opts)
         values = {"meteor": mean(scores)}

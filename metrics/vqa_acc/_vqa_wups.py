@@ -179,7 +179,8 @@ def _max_wup_nltk(wordnet, a: str, b: str) -> float:
 
 def _require(wordnet):
     if wordnet is None or not hasattr(wordnet, "synsets"):
-        raise TypeError(f"`wordnet` must be a WordNet reader (_mm_wordnet.open_wordnet), got {type(wordnet).__name__}")
+        got = type(wordnet).__name__
+        raise TypeError(f"`wordnet` must be a WordNet reader (_mm_wordnet.open_wordnet), got {got}")
     return wordnet
 
 

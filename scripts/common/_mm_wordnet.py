@@ -147,7 +147,7 @@ def open_wordnet(wordnet_path=None, alternative: str = "", needed: bool = True):
         try:
             reader = _reader(location)
         except (LookupError, OSError) as err:  # files missing or unreadable in a directory that looked right
-            where = f" under `wordnet_path`={str(wordnet_path)[:200]!r}" if wordnet_path is not None else f" in {location}"
+            where = f" in {location}" if wordnet_path is None else f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
             raise _missing(f"{where} ({type(err).__name__}: {str(err)[:200]})", alternative) from err
         yield reader
 
