@@ -158,7 +158,7 @@ _QUOTE_STOP = {"'": re.compile(r"[\\']"), '"': re.compile(r'[\\"]')}
 
 
 def _drop_blank_lines(text: str) -> str:
-    return "\n".join(line for line in text.split("\n") if line.strip() != "")
+    return "\n".join(filter(str.strip, text.split("\n")))  # the lines whose strip() is not empty
 
 
 def _quoted_end(source: str, start: int, stop) -> int:
@@ -305,16 +305,16 @@ def _dedupe(items) -> list:
 
 class _Node:
     """An internal node of a flat tree: type, children (a token child is its int index), the first
-    child with each field name (a dict field name -> child; None when there are none), token range
-    [lo, hi), its token index (-1 unless it is a token root), and whether its subtree holds a node with
-    a data-flow rule (``special``)."""
+    child with each field name (a dict field name -> child), token range [lo, hi), and whether its
+    subtree holds a node with a data-flow rule (``special``)."""
 
-    __slots__ = ("type", "kids", "fields", "lo", "hi", "tok", "special")
+    __slots__ = ("type", "kids", "fields", "lo", "hi", "special")
 
 
-def _new_node(kind, lo, tok, special):
+def _new_node(kind, lo):
+    """A node without children or rules over no tokens (a comment leaf; a token root, given its hi)."""
     node = _Node()
-    node.type, node.kids, node.fields, node.lo, node.hi, node.tok, node.special = kind, [], None, lo, lo, tok, special
+    node.type, node.kids, node.fields, node.lo, node.hi, node.special = kind, [], {}, lo, lo, False
     return node
 
 
@@ -322,8 +322,8 @@ class FlatTree:
     """One parsed snippet as plain Python data, built by one iterative walk (no recursion, no text
     rendering of subtrees):
 
-    * ``types``/``spans``: the code tokens (leaves, and string literals as one token; comments left
-      out) with their byte spans; ``text`` is the parsed string;
+    * ``types``/``starts``/``ends``: the code tokens (leaves, and string literals as one token; comments
+      left out) with their byte spans; ``text`` is the parsed string;
     * ``root``: the flattened nodes (``_Node``; a token is its index);
     * ``subtrees``: one id per subtree (the root and every node with children). Ids come from an
       ``interner`` shared by every snippet of a computation; two ids are equal exactly when
@@ -336,7 +336,7 @@ class FlatTree:
     grammar runtime) only needs to produce the same fields.
     """
 
-    __slots__ = ("root", "types", "spans", "text", "subtrees", "has_error", "unprinted", "first_parents")
+    __slots__ = ("root", "types", "starts", "ends", "text", "subtrees", "has_error", "unprinted", "first_parents")
 
     def token_code(self):
         """(positions, texts): the text of every token and the index it is known by, keyed by span like
@@ -344,29 +344,33 @@ class FlatTree:
         token's own index). The reference slices the text lines with tree-sitter's byte columns and
         drops the newlines inside multi-line tokens; for ASCII text that is the byte slice without its
         newlines."""
-        text = self.text
-        spans = self.spans
-        n = len(spans)
-        # strictly increasing spans (the usual case) are distinct: every token is known by its own index
-        distinct = len(set(spans)) == n
+        text, starts, ends = self.text, self.starts, self.ends
+        n = len(starts)
+        # strictly increasing starts (the usual case) make distinct spans: every token is known by its
+        # own index
+        distinct = all(map(operator.lt, starts, itertools.islice(starts, 1, None)))
+        if not distinct:
+            distinct = len(set(zip(starts, ends))) == n
         if text.isascii():
-            texts = [text[a:b] for a, b in spans]
+            texts = list(map(text.__getitem__, map(slice, starts, ends)))
             if "\n" in "\0".join(texts):
                 texts = [t.replace("\n", "") if "\n" in t else t for t in texts]
             if distinct:
                 return range(n), texts
+            spans = list(zip(starts, ends))
             last = {span: i for i, span in enumerate(spans)}
             positions = [last[span] for span in spans]
             return positions, [texts[i] for i in positions]
+        spans = list(zip(starts, ends))
         last = {span: i for i, span in enumerate(spans)}
         # tree-sitter points (row, byte column) from byte offsets, then the reference's slicing
         raw = text.encode("utf8")
-        starts = [0, *itertools.accumulate(len(line) + 1 for line in raw.split(b"\n"))]
+        line_starts = [0, *itertools.accumulate(len(line) + 1 for line in raw.split(b"\n"))]
         lines = text.split("\n")
 
         def point(offset):
-            row = bisect.bisect_right(starts, offset) - 1
-            return row, offset - starts[row]
+            row = bisect.bisect_right(line_starts, offset) - 1
+            return row, offset - line_starts[row]
 
         positions = [last[span] for span in spans]
         return positions, [_span_text((point(spans[i][0]), point(spans[i][1])), lines) for i in positions]
@@ -475,154 +479,128 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
     ``first_types``: the data-flow rules' ``do_first`` types (all of them special types); the nodes with
     a child of such a type are collected in ``first_parents`` (None when not given).
     """
-    spans, types, subtrees = [], [], []
+    starts, ends, types, subtrees = [], [], [], []
     string_types = _STRING_TYPES
     ids = intern
-    ids_get = ids.get
+    number = ids.setdefault  # number(key, len(ids)): the key's id, the next one if it is new
     leaf_ids = {}  # node type -> id of the named leaf "(type)"
+    any_error = root.has_error
+    if root.child_count == 0:
+        return _flat_leaf_root(root, text, ids, any_error, first_types)
     cursor = root.walk()
     first_child, next_sibling, parent = cursor.goto_first_child, cursor.goto_next_sibling, cursor.goto_parent
-    # one frame per open node: [flow node or None, printed pieces (field, id, field, id, ...), field,
-    #   named, type, is a token, field inherited by the children (anonymous nodes only),
-    #   tree-sitter node (only when it holds an error), a child holds an error, depth below]
-    frames = []
-    top = None
+    # One frame per open node: [flow node (None inside a token), printed pieces (field, id, field, id,
+    # ...), own field, named, type, is a token, field inherited by the children (anonymous nodes only),
+    # tree-sitter node (only when it holds an error), a child holds an error, depth below]. The frame
+    # below the root's is a stand-in parent that receives the root.
+    holder = _Node()
+    holder.kids, holder.fields, holder.special = [], {}, False
+    up = [holder, [], None, True, None, False, None, None, False, 0]
+    frames = [up]
     in_token = 0  # > 0 inside a string literal with children (one token)
     unprinted = 0
-    any_error = root.has_error
-    up = None
-    kind_names, field_names, kind_named = names if names is not None else (None, None, None)
-    n_kinds = len(kind_names) if names is not None else 0
+    if names is None:
+        kind_names = field_names = None
+    else:
+        kind_names, field_names, kind_named = names
     first_parents = set() if first_types is not None else None
     first_types = first_types or ()
     while True:
         node = cursor.node
-        if kind_names is None:
-            kind = node.type
-            named = node.is_named
-            field = cursor.field_name
-        else:
+        if kind_names is not None:
             kind = node.kind_id
-            if kind < n_kinds:
+            try:
                 named = kind_named[kind]
                 kind = kind_names[kind]
-            else:  # ERROR is 65535
+            except IndexError:  # ERROR is 65535
                 named = node.is_named
                 kind = node.type
             field = cursor.field_id
             if field is not None:
                 field = field_names[field]
-        if first_child():  # a node with children; the cursor is on its first child now
-            piece_field = field if field is not None or up is None else up[6]
+        else:
+            kind = node.type
+            named = node.is_named
+            field = cursor.field_name
+        if not first_child():  # a leaf
+            if any_error and (kind == "ERROR" or node.has_error):
+                # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
+                # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
+                # character, hidden children); printing one leaf costs O(1)
+                up[8] = True
+                pieces = up[1]
+                pieces.append(field if field is not None else up[6])
+                pieces.append(_printed_id(str(node), ids))
+            elif named:
+                ident = leaf_ids.get(kind)
+                if ident is None:
+                    ident = leaf_ids[kind] = number((kind, ()), len(ids))
+                pieces = up[1]
+                pieces.append(field if field is not None else up[6])
+                pieces.append(ident)
+            if in_token == 0:
+                if kind != "comment":
+                    child = len(types)
+                    starts.append(node.start_byte)
+                    ends.append(node.end_byte)
+                    types.append(kind)
+                else:  # a comment leaf: an empty node (no tokens)
+                    child = _new_node(kind, len(types))
+                owner = up[0]
+                owner.kids.append(child)
+                if field is not None and field not in owner.fields:
+                    owner.fields[field] = child
+        else:  # a node with children; the cursor is on its first child now
+            piece_field = field if field is not None else up[6]
             is_token = False
             flow = None
             if in_token == 0:
                 if kind in string_types:  # a string literal with children is still one token
-                    i = len(spans)
-                    spans.append(node.byte_range)
+                    child = len(types)
+                    starts.append(node.start_byte)
+                    ends.append(node.end_byte)
                     types.append(kind)
                     is_token = True
                     in_token = 1
-                    child = i
-                    if up is None:
-                        top = _new_node(kind, i, i, False)
-                        top.hi = i + 1
                 else:
                     flow = child = _Node()
                     flow.type = kind
                     flow.kids = []
-                    flow.fields = None
-                    flow.lo = len(spans)
-                    flow.tok = -1
+                    flow.fields = {}
+                    flow.lo = len(types)
                     flow.special = kind in special_types
-                    if up is None:
-                        top = flow
-                if up is not None:
-                    owner = up[0]
-                    owner.kids.append(child)
-                    if field is not None:
-                        fields = owner.fields
-                        if fields is None:
-                            owner.fields = {field: child}
-                        elif field not in fields:
-                            fields[field] = child
+                owner = up[0]
+                owner.kids.append(child)
+                if field is not None and field not in owner.fields:
+                    owner.fields[field] = child
             elif kind in string_types:
                 in_token += 1
                 is_token = True
             if any_error and node.has_error:
-                if up is not None:
-                    up[8] = True
+                up[8] = True
                 up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, node, False, 0]
             else:
                 up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, None, False, 0]
             frames.append(up)
             continue
-        # a leaf
-        ident = None
-        if any_error and (kind == "ERROR" or node.has_error):
-            # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
-            # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
-            # character, hidden children); printing one leaf costs O(1)
-            ident = _printed_id(str(node), ids)
-            if up is not None:
-                up[8] = True
-        elif named:
-            ident = leaf_ids.get(kind)
-            if ident is None:
-                key = (kind, ())
-                ident = ids_get(key)
-                if ident is None:
-                    ident = ids[key] = len(ids)
-                leaf_ids[kind] = ident
-        if in_token == 0:
-            if kind != "comment":
-                child = len(spans)
-                spans.append(node.byte_range)
-                types.append(kind)
-                if up is None:
-                    top = _new_node(kind, child, child, False)
-                    top.hi = child + 1
-            else:  # a comment leaf: an empty node (no tokens)
-                child = _new_node(kind, len(spans), -1, False)
-                if up is None:
-                    top = child
-            if up is not None:
-                owner = up[0]
-                owner.kids.append(child)
-                if field is not None:
-                    fields = owner.fields
-                    if fields is None:
-                        owner.fields = {field: child}
-                    elif field not in fields:
-                        fields[field] = child
-        if up is None:  # the root is a subtree even without children
-            if ident is None:
-                key = ("ROOT", kind)
-                ident = ids_get(key)
-                if ident is None:
-                    ident = ids[key] = len(ids)
-            subtrees.append(ident)
-            break
-        if ident is not None:
-            pieces = up[1]
-            pieces.append(field if field is not None else up[6])
-            pieces.append(ident)
         # climb to the next sibling, closing every finished node on the way
         while not next_sibling():
             if not parent():
                 break
             flow, pieces, piece_field, named, kind, is_token, _, ts_node, error_below, depth = frames.pop()
-            up = frames[-1] if frames else None
+            up = frames[-1]
             if flow is not None:
-                flow.hi = len(spans)
-                if flow.special and up is not None and up[0] is not None:
-                    up[0].special = True
-                    if kind in first_types:
-                        first_parents.add(up[0])
+                flow.hi = len(types)
+                if flow.special:
+                    owner = up[0]
+                    if owner is not None:
+                        owner.special = True
+                        if kind in first_types:
+                            first_parents.add(owner)
             if is_token:
                 in_token -= 1
             if any_error:
-                if up is not None and up[9] <= depth:
+                if up[9] <= depth:
                     up[9] = depth + 1
                 if ts_node is not None and not error_below and kind != "ERROR":
                     # The node holds an error but none of its visible children does: a MISSING token of a
@@ -633,37 +611,59 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                     if depth <= MAX_PRINT_DEPTH:
                         ident = _printed_id(str(ts_node), ids)
                         subtrees.append(ident)
-                        if up is not None:
-                            up[1].append(piece_field)
-                            up[1].append(ident)
+                        pieces = up[1]
+                        pieces.append(piece_field)
+                        pieces.append(ident)
                         continue
                     unprinted += 1
             if named:
-                key = (kind, tuple(pieces))
-                ident = ids_get(key)
-                if ident is None:
-                    ident = ids[key] = len(ids)
+                ident = number((kind, tuple(pieces)), len(ids))
                 subtrees.append(ident)
-                if up is not None:
-                    pieces = up[1]
-                    pieces.append(piece_field)
-                    pieces.append(ident)
+                pieces = up[1]
+                pieces.append(piece_field)
+                pieces.append(ident)
             else:  # not printed: its printed children stand in the parent's s-expression
-                key = ("ANONYMOUS", kind, tuple(pieces))
-                ident = ids_get(key)
-                if ident is None:
-                    ident = ids[key] = len(ids)
+                ident = number(("ANONYMOUS", kind, tuple(pieces)), len(ids))
                 subtrees.append(ident)
-                if up is not None:
-                    up[1].extend(pieces)
+                up[1] += pieces
         else:
             continue
         break
+    top = holder.kids[0]
+    if top.__class__ is int:  # a string literal root
+        top = _new_node(types[top], top)
+        top.hi = top.lo + 1
+    if first_parents is not None:
+        first_parents.discard(holder)
     tree = FlatTree()
-    tree.root, tree.types, tree.spans, tree.text, tree.subtrees = top, types, spans, text, subtrees
-    tree.has_error = root.has_error
+    tree.root, tree.types, tree.starts, tree.ends, tree.text, tree.subtrees = top, types, starts, ends, text, subtrees
+    tree.has_error = any_error
     tree.unprinted = unprinted
     tree.first_parents = first_parents
+    return tree
+
+
+def _flat_leaf_root(root, text, ids, any_error, first_types) -> FlatTree:
+    """The flat tree of a parse whose root has no children (e.g. empty code)."""
+    kind = root.type
+    if any_error and (kind == "ERROR" or root.has_error):
+        ident = _printed_id(str(root), ids)
+    elif root.is_named:
+        ident = _intern(ids, (kind, ()))
+    else:
+        ident = _intern(ids, ("ROOT", kind))
+    tree = FlatTree()
+    tree.types, tree.starts, tree.ends = [], [], []
+    if kind == "comment":
+        tree.root = _new_node(kind, 0)
+    else:
+        tree.types.append(kind)
+        tree.starts.append(root.start_byte)
+        tree.ends.append(root.end_byte)
+        tree.root = _new_node(kind, 0)
+        tree.root.hi = 1
+    tree.text, tree.subtrees, tree.has_error, tree.unprinted = text, [ident], any_error, 0
+    tree.first_parents = set() if first_types is not None else None
     return tree
 
 
@@ -888,8 +888,7 @@ class _Flow:
 
     @staticmethod
     def field(node, name):
-        fields = node.fields  # the first child with each field name
-        return None if fields is None else fields.get(name)
+        return node.fields.get(name)  # the first child with each field name
 
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
@@ -897,7 +896,7 @@ class _Flow:
         if node.__class__ is int:
             self.tokens(node, node + 1)
             return True
-        if node.tok >= 0 or not node.special:
+        if not node.special:
             if node.lo < node.hi:
                 self.tokens(node.lo, node.hi)
             return True
@@ -935,7 +934,11 @@ class _Flow:
         if len(sources) == 1:
             s = sources[0]
             return (texts[s],), pos[s]
-        return tuple(_dedupe(map(texts.__getitem__, sources))), tuple(map(pos.__getitem__, sources))
+        if len(sources) == 2:
+            s, t = sources
+            first, second = texts[s], texts[t]
+            return ((first,) if first == second else (first, second)), (pos[s], pos[t])
+        return tuple(dict.fromkeys(map(texts.__getitem__, sources))), tuple(map(pos.__getitem__, sources))
 
     def add_merged(self, edge, count):
         """Append an edge that stands for ``count`` edges of the reference (see ``edges``); the work
@@ -948,28 +951,36 @@ class _Flow:
     def cross(self, targets, sources, relation):
         # every target token comes from / is computed from every source token (the reference writes
         # one edge per source; they share the target's position and are written as one, see edges())
-        pos, texts = self.pos, self.text
+        pos, texts, S, J, out = self.pos, self.text, self.S, self.J, self.out
         k = len(sources)
         if k:
             names, parent_positions = self.edges(sources)
         for t in self.var_tokens(targets):
             idx1, code1 = pos[t], texts[t]
-            self.spend(k + 1)
-            if k:
-                self.add_merged((code1, idx1, relation, names, parent_positions), k)
-            self.set(code1, idx1)
+            self.left -= k + 1
+            if self.left < 0:
+                raise DataflowLimit
+            if k:  # add_merged and set, inlined
+                out.append((code1, idx1, relation, names, parent_positions))
+                if k > 1:
+                    self.folded.append((len(out) - 1, k - 1))
+            J.append((code1, S.get(code1, _MISSING)))
+            S[code1] = idx1
 
     def all_from(self, left_node, right_node):
         # python/ruby style: one edge per target token whose parents are all the source tokens
-        pos, texts = self.pos, self.text
+        pos, texts, S, J, out = self.pos, self.text, self.S, self.J, self.out
         rights = self.var_tokens(right_node)
         names = tuple(map(texts.__getitem__, rights))
         poses = tuple(map(pos.__getitem__, rights)) or None
         for t in self.var_tokens(left_node):
             idx1, code1 = pos[t], texts[t]
-            self.spend(len(names) + 1)
-            self.out.append((code1, idx1, "computedFrom", names, poses))
-            self.set(code1, idx1)
+            self.left -= len(names) + 1
+            if self.left < 0:
+                raise DataflowLimit
+            out.append((code1, idx1, "computedFrom", names, poses))
+            J.append((code1, S.get(code1, _MISSING)))  # set, inlined
+            S[code1] = idx1
 
     def capture(self, mark) -> dict:
         """name -> positions for every name changed since journal length ``mark``."""
@@ -1119,18 +1130,23 @@ class _Flow:
                     yield child
             return
         # Children in order cover the node's tokens in order: the rule-free runs between children with
-        # rules are processed as one token range each. A child without a rule of its own is entered
+        # rules are processed as one token range each (a run without variables only counts its work,
+        # unchecked: data_flow checks the total at the end, and every loop spends through checks). A child without a rule of its own is entered
         # here (its children the same way, depth first) rather than handed to the driver.
         tokens = self.tokens
         handlers = self.handlers
+        before = self.before
         lo, hi = node.lo, node.hi
         kids = iter(node.kids)
         outer = []  # (children left, next token, end) of the nodes entered
         while True:
             for child in kids:
-                if child.__class__ is not int and child.special and child.tok < 0:
+                if child.__class__ is not int and child.special:
                     if lo < child.lo:
-                        tokens(lo, child.lo)
+                        if before[lo] == before[child.lo]:  # no variables: only the work is counted
+                            self.left -= child.lo - lo
+                        else:
+                            tokens(lo, child.lo)
                     handler = handlers.get(child.type)
                     if handler is not None:  # run here; a rule waiting for a child goes to the driver
                         started = handler(self, child)
@@ -1146,7 +1162,10 @@ class _Flow:
                         break
             else:
                 if lo < hi:
-                    tokens(lo, hi)
+                    if before[lo] == before[hi]:
+                        self.left -= hi - lo
+                    else:
+                        tokens(lo, hi)
                 if not outer:
                     return
                 kids, lo, hi = outer.pop()
@@ -1329,10 +1348,11 @@ def _handlers(rules) -> dict:
 
 
 def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
-    """(normalised data-flow items ``(var_i, relation, (var_j, ...))``, limited) of a parsed snippet.
+    """(normalised data-flow items ``(i, relation, (j, ...))``, limited) of a parsed snippet.
 
     Edges that neither have parents nor are parents are dropped; edges at the same position are
-    merged; names become ``var_0, var_1, ...`` in order of first appearance. Any failure of the
+    merged; names become 0, 1, ... in order of first appearance (the reference's ``var_0, var_1, ...``:
+    the numbers match exactly where those names do). Any failure of the
     extraction (e.g. a node without the expected fields in broken code) gives no data flow, as in the
     reference code. ``budget``: work units allowed (default: DATAFLOW_WORK_PER_TOKEN per token + the
     floor); past it, no data flow and ``limited`` is True.
@@ -1350,59 +1370,55 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
         return [], True
     except Exception:
         entries = []
+    if flow.left < 0:  # past the limit in work counted without a check (see _Flow.generic)
+        return [], True
+    return _items(entries), False
+
+
+def _items(entries) -> list:
+    """The normalised items of the extracted edges ``(name, position, relation, parent names, parent
+    positions)`` (see ``data_flow``): sorted by position (stably), edges kept when they have parents or
+    their position is a parent's, edges at one position merged, names numbered by first appearance."""
     entries.sort(key=_POS)
-    used = set()
-    sets = []
-    for entry in entries:
-        positions = entry[4]
-        if positions is not None:
-            used.add(entry[1])
-            if positions.__class__ is int:
-                used.add(positions)
-            else:
-                sets.append(positions)
-    _positions(sets, used)
-    # Edges at one position (adjacent after the sort) are merged: the last one's name and relation, the
-    # parents of all (de-duplicated, first seen order, when more than one edge was merged); names
-    # become var_0, var_1, ... in order of first appearance (an edge's parents, then its own name).
+    parented = [entry for entry in entries if entry[4] is not None]
+    if not parented:
+        return []
+    used = set(map(_POS, parented))
+    _positions(map(_PARENT_POS, parented), used)
+    kept = [entry for entry in entries if entry[1] in used]
+    if len(set(map(_POS, kept))) < len(kept):
+        kept = _merge_positions(kept)
+    # names become 0, 1, ... (the reference's var_0, var_1, ...) in order of first appearance: an edge's
+    # parents, then its own name
     names = {}
+    number = names.setdefault
     items = []
-    used.add(-1)
-    entries.append((None, -1, None, (), None))  # a last position that flushes the last edge
-    at = edge_name = edge_relation = None  # the edge being merged, at position ``at``
-    edge_parents, repeated = (), False
-    for name, pos, relation, parents, _ in entries:
-        if pos not in used:
-            continue
-        if pos == at:
-            if not repeated:
-                edge_parents = list(edge_parents)
-                repeated = True
-            edge_parents.extend(parents)
-            edge_name, edge_relation = name, relation
-            continue
-        if at is not None:
-            if repeated:
-                edge_parents = _dedupe(edge_parents)
-            if len(edge_parents) == 1:  # the usual case
-                parent = edge_parents[0]
-                normal = names.get(parent)
-                if normal is None:
-                    normal = names[parent] = f"var_{len(names)}"
-                edge_parents = (normal,)
-            elif edge_parents:
-                for parent in edge_parents:
-                    if parent not in names:
-                        names[parent] = f"var_{len(names)}"
-                edge_parents = tuple([names[parent] for parent in edge_parents])
+    append = items.append
+    for name, _, relation, parents, _ in kept:
+        if parents:
+            if len(parents) == 1:  # the usual case
+                parents = (number(parents[0], len(names)),)
             else:
-                edge_parents = ()
-            normal = names.get(edge_name)
-            if normal is None:
-                normal = names[edge_name] = f"var_{len(names)}"
-            items.append((normal, edge_relation, edge_parents))
-        at, edge_name, edge_relation, edge_parents, repeated = pos, name, relation, parents, False
-    return items, False
+                parents = tuple([number(parent, len(names)) for parent in parents])
+        append((number(name, len(names)), relation, parents))
+    return items
+
+
+def _merge_positions(entries) -> list:
+    """Edges at one position (adjacent in ``entries``) merged into one: the last one's name and
+    relation, the parents of all (de-duplicated, first seen order)."""
+    merged = []
+    at = None
+    for entry in entries:
+        if entry[1] != at:
+            merged.append(entry)
+            at = entry[1]
+            continue
+        last = merged[-1]
+        parents = last[3] if len(last) == 6 else list(last[3])
+        parents.extend(entry[3])
+        merged[-1] = (entry[0], at, entry[2], parents, None, True)
+    return [(e[0], e[1], e[2], tuple(_dedupe(e[3])), None) if len(e) == 6 else e for e in merged]
 
 
 class Snippet:
@@ -1512,8 +1528,12 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
     return float(bp * math.exp(math.fsum(logs)))
 
 
-def _overlap(a: dict, b: dict) -> int:
-    """sum over n-grams of min(count_a, count_b) (symmetric: clipped matches either way)."""
+def _overlap(a: dict, b: dict, a_total: int = -1, b_total: int = -1) -> int:
+    """sum over n-grams of min(count_a, count_b) (symmetric: clipped matches either way). ``a_total``,
+    ``b_total``: the sums of the counts, when known; a side whose every count is 1 (as many keys as
+    n-grams, the usual case for longer n-grams) makes it the number of common keys, counted in C."""
+    if len(a) == a_total or len(b) == b_total:
+        return len(a.keys() & b.keys())
     if len(a) > len(b):
         a, b = b, a
     return sum(map(min, a.values(), map(b.get, a, repeat(0))))
@@ -1530,7 +1550,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     for k in range(max_n):
         counts = hyp[k]
         if single:
-            b_nums.append(_overlap(counts, refs[0][k]))
+            b_nums.append(_overlap(counts, refs[0][k], hyp_len - k, ref_lens[0] - k))
         else:
             b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
         b_dens.append(max(1, hyp_len - k))
@@ -1547,7 +1567,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
-            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k])
+            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k], hyp_len - k, ref_len - k)
             w_dens[k] += max(1, ref_len - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
@@ -1578,12 +1598,10 @@ def syntax_stats(hyp: Snippet, ref: Snippet, clipped: bool):
             hyp.subtree_counts = Counter(hyp.subtrees)
         if ref.subtree_counts is None:
             ref.subtree_counts = Counter(ref.subtrees)
-        cand = hyp.subtree_counts
-        return sum(min(c, cand.get(s, 0)) for s, c in ref.subtree_counts.items()), len(ref.subtrees)
+        return _overlap(ref.subtree_counts, hyp.subtree_counts, len(ref.subtrees), len(hyp.subtrees)), len(ref.subtrees)
     if hyp.subtree_set is None:
         hyp.subtree_set = frozenset(hyp.subtrees)
-    cand = hyp.subtree_set
-    return sum(1 for s in ref.subtrees if s in cand), len(ref.subtrees)
+    return sum(map(hyp.subtree_set.__contains__, ref.subtrees)), len(ref.subtrees)
 
 
 def dataflow_stats(hyp: Snippet, ref: Snippet):
@@ -1594,8 +1612,7 @@ def dataflow_stats(hyp: Snippet, ref: Snippet):
         hyp.flow_counts = Counter(hyp.flow)
     if ref.flow_counts is None:
         ref.flow_counts = Counter(ref.flow)
-    cand = hyp.flow_counts
-    return sum(min(c, cand.get(item, 0)) for item, c in ref.flow_counts.items()), len(ref.flow)
+    return _overlap(ref.flow_counts, hyp.flow_counts, len(ref.flow), len(hyp.flow)), len(ref.flow)
 
 
 def _ratio(pairs):
@@ -1661,22 +1678,38 @@ def _corpus_codebleu(
     per_example, trees=None,
 ):
     kw = keywords_for(lang, keywords)
-    cache = {}
+    predictions = list(predictions)
+    references = [list(refs) for refs in references]  # each iterated twice below
+    # Each code string is tokenised and parsed once, and its entry kept only while a later example
+    # still uses it (uses counted up front): memory is then reused while it is warm, and a corpus of
+    # distinct strings never holds more than one example's entries.
+    token_uses = Counter(predictions)
+    token_uses.update(itertools.chain.from_iterable(references))
     token_cache = {}
+    snippet_uses = Counter(zip(itertools.chain.from_iterable(references), repeat(1)))
+    for pred, refs in zip(predictions, references):
+        for j in range(len(refs)):
+            snippet_uses[(pred, j + 1 if remove_comments != "none" else 1)] += 1
+    cache = {}
 
     def tokens(code):  # (token count, n-gram counts) of a code string
-        entry = token_cache.get(code)
+        entry = token_cache.pop(code, None)
         if entry is None:
-            toks = (code.strip() if strip else code).split()
-            entry = token_cache[code] = (len(toks), ngram_counts(toks))
+            toks = code.split()  # (stripping first, when ``strip``, gives the same tokens)
+            entry = (len(toks), ngram_counts(toks))
+        token_uses[code] -= 1
+        if token_uses[code]:
+            token_cache[code] = entry
         return entry
     intern = new_interner()
 
     def snippet(code, passes=1):
         key = (code, passes)
-        snip = cache.get(key)
+        snip = cache.pop(key, None)
         if snip is None:
             snip = Snippet(code, lang, remove_comments, strip, intern, passes, trees)
+        snippet_uses[key] -= 1
+        if snippet_uses[key]:
             cache[key] = snip
         return snip
 
