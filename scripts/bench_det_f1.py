@@ -3,6 +3,7 @@
     .venv/bin/python scripts/bench_det_f1.py            # 5,000 images
     .venv/bin/python scripts/bench_det_f1.py --quick    # 300 images
     .venv/bin/python scripts/bench_det_f1.py --dense    # 0-8 objects per class (more pairs per group)
+    .venv/bin/python scripts/bench_det_f1.py --floats   # float coordinates (detector outputs) instead of ints
     .venv/bin/python scripts/bench_det_f1.py --scale    # 5,000 x 1, 10, 100 images, a fresh process each
 
 Times, on the same generated Fusion Brain-style data in the same run: the reference loop
@@ -93,11 +94,15 @@ def reference_f1(tp, fp, fn):
 
 
 # ------------------------------------------------------------------------------------------------
-def generate(n_images: int, seed: int = 0, dense: bool = False):
+def generate(n_images: int, seed: int = 0, dense: bool = False, floats: bool = False):
     """Fusion Brain-style GT and predictions: 5 requested classes per image, 0-3 GT boxes each
     (``dense``: 0-8), predictions = jittered copies, duplicates, misses and false alarms (integer
-    coordinates; ``dense`` adds 0-3 extra false alarms per class)."""
+    coordinates, ``floats``: floats with 2 decimals; ``dense`` adds 0-3 extra false alarms per class)."""
     rng = random.Random(seed)
+
+    def num(lo, hi):
+        return round(rng.uniform(lo, hi), 2) if floats else rng.randint(lo, hi)
+
     n_gt_choices = list(range(9)) if dense else [0, 0, 1, 1, 1, 2, 3]
     n_extra = 3 if dense else 1
     true_annot, predictions = {}, {}
@@ -106,7 +111,7 @@ def generate(n_images: int, seed: int = 0, dense: bool = False):
         gt, pr = {}, {}
         for c in rng.sample(CLASSES, 5):
             boxes = [
-                [rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)]
+                [num(0, 900), num(0, 900), num(1, 300), num(1, 300)]
                 for _ in range(rng.choice(n_gt_choices))
             ]
             gt[c] = boxes
@@ -114,12 +119,12 @@ def generate(n_images: int, seed: int = 0, dense: bool = False):
             for b in boxes:
                 r = rng.random()
                 if r < 0.6:
-                    preds.append([b[0] + rng.randint(-20, 20), b[1] + rng.randint(-20, 20), b[2], b[3]])
+                    preds.append([b[0] + num(-20, 20), b[1] + num(-20, 20), b[2], b[3]])
                 elif r < 0.7:
                     preds += [list(b), list(b)]
             for _ in range(n_extra):
                 if rng.random() < 0.25:
-                    preds.append([rng.randint(0, 900), rng.randint(0, 900), rng.randint(1, 300), rng.randint(1, 300)])
+                    preds.append([num(0, 900), num(0, 900), num(1, 300), num(1, 300)])
             pr[c] = preds if preds or rng.random() < 0.8 else [[]]
         true_annot[img] = gt
         predictions[img] = pr
@@ -149,6 +154,7 @@ def main() -> int:
     parser.add_argument("--images", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dense", action="store_true", help="0-8 objects per class instead of 0-3")
+    parser.add_argument("--floats", action="store_true", help="float coordinates (2 decimals) instead of ints")
     parser.add_argument("--scale", action="store_true", help="5,000 x 1, 10, 100 images (fresh process each)")
     parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -167,7 +173,7 @@ def main() -> int:
         scale_child(args.scale_child, make_inputs, core.det_f1,
                     lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
         return 0
-    true_annot, predictions = generate(n, dense=args.dense)
+    true_annot, predictions = generate(n, dense=args.dense, floats=args.floats)
     n_groups = sum(len(v) for v in true_annot.values())
     n_boxes = sum(len(b) for v in true_annot.values() for b in v.values())
 

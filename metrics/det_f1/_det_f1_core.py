@@ -321,7 +321,7 @@ def _pack_plain(examples) -> Columns | None:
     return Columns(_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords))
 
 
-PLAIN_CHUNK = 1024  # images per marshal stream (about 200 KB: the numpy temporaries of its parsing stay small)
+PLAIN_CHUNK = 512  # images per marshal stream (about 100 KB: the numpy temporaries of its parsing stay small)
 
 # marshal format 2 tokens: '[' + int32 item count (a list), 'i' + int32, 'g' + float64, all little-endian
 _LIST, _INT, _FLOAT = 0x5B, 0x69, 0x67
@@ -380,24 +380,32 @@ def _int_stream(stream: bytes, n_lists: int) -> tuple | None:
 
 
 def _token_stream(stream: bytes, n_lists: int) -> tuple | None:
-    """:func:`_plain_boxes` of a stream with 'g' (float) numbers too. Every '[' byte is a candidate
-    token; a '[' 4 followed by 4 numbers is a box (its numbers read in 4 vectorised steps); '[' bytes
-    inside a box's numbers are dropped; the tokens left must tile the stream exactly (each one
-    ending where the next one starts), which makes them its decoding. None otherwise."""
+    """:func:`_plain_boxes` of a stream with 'g' (float) numbers too. Every '[' byte followed by a
+    possible item count and a token is a candidate token; a '[' 4 followed by 4 numbers is a box (read
+    in 4 vectorised steps); the tokens must tile the stream exactly (each one ending where the next
+    one starts), which makes them its decoding, else the '[' bytes inside a box's numbers are dropped
+    and the rest must tile it. None otherwise."""
     size = len(stream)
     data = np.frombuffer(stream, dtype=np.uint8)
     int32_at = np.ndarray((size - 3,), "<i4", stream, 0, (1,))  # the int32 starting at each byte
     starts = np.flatnonzero(data[5 : size - 4] == _LIST) + 5
     items = int32_at[starts + 1]
+    # a token has 0 to size / 5 items (5 bytes each at least) and is followed by a token or the end:
+    # most '[' bytes inside numbers are not (dropping a token here only makes the stream untiled)
+    after = data[np.minimum(starts + 5, size - 1)]
+    plausible = (items.view(np.uint32) <= size // 5) & (
+        (after == _LIST) | (after == _FLOAT) | (after == _INT) | (starts + 5 == size)
+    )
+    starts, items = starts[plausible], items[plausible]
     maybe = np.flatnonzero(items == 4)
     pos = starts[maybe] + 5
-    ok = np.ones(len(maybe), dtype=bool)
-    numbers, floats = np.empty((len(maybe), 4), dtype=np.int64), np.empty((len(maybe), 4), dtype=bool)
+    ok, every_float = np.ones(len(maybe), dtype=bool), np.ones(len(maybe), dtype=bool)
+    floats = np.empty((4, len(maybe)), dtype=bool)
     for k in range(4):
         op = data[np.minimum(pos, size - 1)]
-        floats[:, k] = is_float = op == _FLOAT
+        floats[k] = is_float = op == _FLOAT
         ok &= is_float | (op == _INT)
-        numbers[:, k] = pos + 1
+        every_float &= is_float
         pos += 5 + 4 * is_float
     ok &= pos <= size
     boxes = maybe[ok]
@@ -405,28 +413,37 @@ def _token_stream(stream: bytes, n_lists: int) -> tuple | None:
     is_box[boxes] = True
     ends = starts + 5
     ends[boxes] = pos[ok]
-    if len(boxes):  # drop the '[' bytes inside the numbers of the last box starting before them
+    kept = slice(None)
+    if not _tiled(starts, ends, size):  # drop the '[' bytes inside the numbers of the box before them
+        if not len(boxes):
+            return None
         last = np.maximum(np.cumsum(is_box) - 1, 0)
         first = is_box.argmax()
         token = (starts < starts[first]) | (starts == starts[boxes][last]) | (starts >= ends[boxes][last])
         kept = token[boxes]
         starts, ends, is_box, items = starts[token], ends[token], is_box[token], items[token]
-    if not len(starts) or starts[0] != 5 or ends[-1] != size or not np.array_equal(ends[:-1], starts[1:]):
-        return None
+        if not _tiled(starts, ends, size):
+            return None
     counts = _box_counts(is_box, items, n_lists)
     if counts is None:
         return None
-    if not len(boxes):
-        return counts, np.zeros((0, 4), dtype=np.float64)
-    rows = np.flatnonzero(ok)[kept]
-    numbers, floats = numbers[rows], floats[rows]
+    first_number = starts[is_box] + 6  # the payload of each box's first number
     float64_at = np.ndarray((size - 7,), "<f8", stream, 0, (1,))  # the float64 starting at each byte
-    if floats.all():
-        return counts, float64_at[numbers]
+    if every_float[ok].all():  # float coordinates: 'g' + 8 bytes each
+        return counts, float64_at[first_number[:, None] + np.arange(0, 36, 9)]
+    floats = floats[:, np.flatnonzero(ok)[kept]]
+    numbers = np.empty((len(first_number), 4), dtype=np.int64)
+    numbers[:, 0] = first_number
+    for k in range(3):
+        numbers[:, k + 1] = numbers[:, k] + 5 + 4 * floats[k]
     coords = int32_at[numbers].astype(np.float64)
-    if floats.any():
-        coords[floats] = float64_at[numbers[floats]]
+    coords[floats.T] = float64_at[numbers[floats.T]]
     return counts, coords
+
+
+def _tiled(starts: np.ndarray, ends: np.ndarray, size: int) -> bool:
+    """True when the tokens ``[starts[k], ends[k])`` cover the stream after its 5-byte header exactly."""
+    return bool(len(starts)) and starts[0] == 5 and ends[-1] == size and np.array_equal(ends[:-1], starts[1:])
 
 
 def _box_counts(is_box: np.ndarray, items: np.ndarray, n_lists: int) -> np.ndarray | None:
