@@ -770,23 +770,29 @@ def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
 
 def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
     """True when every block of ``boxes`` passes :func:`_values_ok` and :func:`_in_safe_range` (with
-    the xyxy coordinates), tested on the whole array with few temporaries: finite coordinates of
-    magnitude at most 2**499 (then x + w, y + h stay within 2**500), nonnegative sizes (xywh) or x2 >=
-    x1 and y2 >= y1 (xyxy), and no xyxy coordinate nonzero below 2**-500 in magnitude. False says
-    nothing: the blocks are then checked one by one."""
+    the xyxy coordinates), tested on the whole array with small temporaries (booleans): finite
+    coordinates of magnitude at most 2**499 (then x + w, y + h stay within 2**500), nonnegative sizes
+    (xywh) or x2 >= x1 and y2 >= y1 (xyxy), and no xyxy coordinate nonzero below 2**-500 in magnitude.
+    False says nothing: the blocks are then checked one by one."""
     if not len(boxes):
         return True
     low, high = boxes.min(), boxes.max()  # NaN: both NaN, the test below is False
     if not (-_ORDINARY <= low and high <= _ORDINARY):
         return False
-    if box_format == "xywh":
-        if boxes[:, 2:].min() < 0:
-            return False
-        ends = boxes[:, :2] + boxes[:, 2:]
-        return not (boxes[np.abs(boxes) < _SAFE_LOW].any() or ends[np.abs(ends) < _SAFE_LOW].any())
-    if not ((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()):
+    if box_format == "xyxy":
+        return bool((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()) and _no_tiny(boxes)
+    if boxes[:, 2:].min() < 0 or not _no_tiny(boxes):
         return False
-    return not boxes[np.abs(boxes) < _SAFE_LOW].any()
+    # x + w >= max(x, w) when both are >= 0: it can only be tiny in a row with a negative x or y
+    rows = boxes[(boxes[:, 0] < 0) | (boxes[:, 1] < 0)] if low < 0 else boxes[:0]
+    return _no_tiny(rows[:, :2] + rows[:, 2:])
+
+
+def _no_tiny(x: np.ndarray) -> bool:
+    """True when no value is nonzero below 2**-500 in magnitude."""
+    near_zero = x > -_SAFE_LOW
+    near_zero &= x < _SAFE_LOW
+    return bool(np.count_nonzero(near_zero) == np.count_nonzero(x == 0))
 
 
 _ORDINARY = 2.0**499
