@@ -305,8 +305,8 @@ def _dedupe(items) -> list:
 
 class _Node:
     """An internal node of a flat tree: type, children (a token child is its int index), the first
-    child with each field name (a dict field name -> child), token range [lo, hi), and whether its
-    subtree holds a node with a data-flow rule (``special``)."""
+    child with each field name (a dict field name -> child; None when there are none), token range
+    [lo, hi), and whether its subtree holds a node with a data-flow rule (``special``)."""
 
     __slots__ = ("type", "kids", "fields", "lo", "hi", "special")
 
@@ -314,7 +314,7 @@ class _Node:
 def _new_node(kind, lo):
     """A node without children or rules over no tokens (a comment leaf; a token root, given its hi)."""
     node = _Node()
-    node.type, node.kids, node.fields, node.lo, node.hi, node.special = kind, [], {}, lo, lo, False
+    node.type, node.kids, node.fields, node.lo, node.hi, node.special = kind, [], None, lo, lo, False
     return node
 
 
@@ -548,8 +548,12 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                     child = _new_node(kind, len(types))
                 owner = up[0]
                 owner.kids.append(child)
-                if field is not None and field not in owner.fields:
-                    owner.fields[field] = child
+                if field is not None:
+                    fields = owner.fields
+                    if fields is None:
+                        owner.fields = {field: child}
+                    elif field not in fields:
+                        fields[field] = child
         else:  # a node with children; the cursor is on its first child now
             piece_field = field if field is not None else up[6]
             is_token = False
@@ -566,13 +570,17 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                     flow = child = _Node()
                     flow.type = kind
                     flow.kids = []
-                    flow.fields = {}
+                    flow.fields = None
                     flow.lo = len(types)
                     flow.special = kind in special_types
                 owner = up[0]
                 owner.kids.append(child)
-                if field is not None and field not in owner.fields:
-                    owner.fields[field] = child
+                if field is not None:
+                    fields = owner.fields
+                    if fields is None:
+                        owner.fields = {field: child}
+                    elif field not in fields:
+                        fields[field] = child
             elif kind in string_types:
                 in_token += 1
                 is_token = True
@@ -770,6 +778,7 @@ _MISSING = object()
 _GENERATOR = types.GeneratorType
 _POS = operator.itemgetter(1)
 _PARENT_POS = operator.itemgetter(4)
+_POSITIVE = (0).__lt__
 
 
 def _union(values):
@@ -888,7 +897,8 @@ class _Flow:
 
     @staticmethod
     def field(node, name):
-        return node.fields.get(name)  # the first child with each field name
+        fields = node.fields  # the first child with each field name
+        return None if fields is None else fields.get(name)
 
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
@@ -1529,14 +1539,17 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
 
 
 def _overlap(a: dict, b: dict, a_total: int = -1, b_total: int = -1) -> int:
-    """sum over n-grams of min(count_a, count_b) (symmetric: clipped matches either way). ``a_total``,
-    ``b_total``: the sums of the counts, when known; a side whose every count is 1 (as many keys as
-    n-grams, the usual case for longer n-grams) makes it the number of common keys, counted in C."""
+    """sum over keys of min(count_a, count_b) (symmetric: clipped matches either way). ``a_total``,
+    ``b_total``: the sums of the counts, when known. A side whose every count is 1 (as many keys as
+    its total, the usual case for longer n-grams) makes it the number of common keys; otherwise it is
+    total_a - sum of the positive (count_a - count_b), with C-level passes only."""
     if len(a) == a_total or len(b) == b_total:
         return len(a.keys() & b.keys())
     if len(a) > len(b):
-        a, b = b, a
-    return sum(map(min, a.values(), map(b.get, a, repeat(0))))
+        a, b, a_total = b, a, b_total
+    if a_total < 0:
+        a_total = sum(a.values())
+    return a_total - sum(filter(_POSITIVE, map(operator.sub, a.values(), map(b.get, a, repeat(0)))))
 
 
 def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
@@ -1550,7 +1563,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     for k in range(max_n):
         counts = hyp[k]
         if single:
-            b_nums.append(_overlap(counts, refs[0][k], hyp_len - k, ref_lens[0] - k))
+            b_nums.append(_overlap(counts, refs[0][k], max(0, hyp_len - k), max(0, ref_lens[0] - k)))
         else:
             b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
         b_dens.append(max(1, hyp_len - k))
@@ -1567,7 +1580,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
-            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k], hyp_len - k, ref_len - k)
+            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k], max(0, hyp_len - k), max(0, ref_len - k))
             w_dens[k] += max(1, ref_len - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
