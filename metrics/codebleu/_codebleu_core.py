@@ -1734,6 +1734,7 @@ def _corpus_codebleu(
         hyp_len, hyp_counts = tokens(pred)
         ref_lens, ref_counts = zip(*map(tokens, refs)) if refs else ((), ())
         b, w = ngram_stats(hyp_counts, ref_counts, hyp_len, ref_lens, kw)
+        del hyp_counts, ref_counts  # freed now (when not cached), their memory reused by the parse
         syn, df = [], []
         limited = False
         for j, ref in enumerate(refs):
@@ -1754,6 +1755,7 @@ def _corpus_codebleu(
             syn.append(syntax_stats(hyp_snip, ref_snip, ast_clipping))
             df.append(dataflow_stats(hyp_snip, ref_snip))
         rows.append((b, w, syn, df, limited))
+        hyp_snip = ref_snip = None  # freed now (when not cached), before the next example's work
 
     def score(subset):
         ngram = _corpus([row[0] for row in subset])
