@@ -306,15 +306,17 @@ def _dedupe(items) -> list:
 class _Node:
     """An internal node of a flat tree: type, children (a token child is its int index), the first
     child with each field name (a dict field name -> child; None when there are none), token range
-    [lo, hi), and whether its subtree holds a node with a data-flow rule (``special``)."""
+    [lo, hi), whether its subtree holds a node with a data-flow rule (``special``), and its children
+    that are special (``skids``, in order; None when there are none)."""
 
-    __slots__ = ("type", "kids", "fields", "lo", "hi", "special")
+    __slots__ = ("type", "kids", "fields", "lo", "hi", "special", "skids")
 
 
 def _new_node(kind, lo):
     """A node without children or rules over no tokens (a comment leaf; a token root, given its hi)."""
     node = _Node()
     node.type, node.kids, node.fields, node.lo, node.hi, node.special = kind, [], None, lo, lo, False
+    node.skids = None
     return node
 
 
@@ -494,9 +496,10 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
     # tree-sitter node (only when it holds an error), a child holds an error, depth below]. The frame
     # below the root's is a stand-in parent that receives the root.
     holder = _Node()
-    holder.kids, holder.fields, holder.special = [], {}, False
+    holder.kids, holder.fields, holder.special, holder.skids = [], {}, False, None
     up = [holder, [], None, True, None, False, None, None, False, 0]
     frames = [up]
+    ntok = 0  # tokens so far (len(types))
     in_token = 0  # > 0 inside a string literal with children (one token)
     unprinted = 0
     if names is None:
@@ -540,12 +543,13 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                 pieces.append(ident)
             if in_token == 0:
                 if kind != "comment":
-                    child = len(types)
+                    child = ntok
+                    ntok += 1
                     starts.append(node.start_byte)
                     ends.append(node.end_byte)
                     types.append(kind)
                 else:  # a comment leaf: an empty node (no tokens)
-                    child = _new_node(kind, len(types))
+                    child = _new_node(kind, ntok)
                 owner = up[0]
                 owner.kids.append(child)
                 if field is not None:
@@ -560,7 +564,8 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
             flow = None
             if in_token == 0:
                 if kind in string_types:  # a string literal with children is still one token
-                    child = len(types)
+                    child = ntok
+                    ntok += 1
                     starts.append(node.start_byte)
                     ends.append(node.end_byte)
                     types.append(kind)
@@ -571,8 +576,9 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                     flow.type = kind
                     flow.kids = []
                     flow.fields = None
-                    flow.lo = len(types)
+                    flow.lo = ntok
                     flow.special = kind in special_types
+                    flow.skids = None
                 owner = up[0]
                 owner.kids.append(child)
                 if field is not None:
@@ -598,11 +604,16 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
             flow, pieces, piece_field, named, kind, is_token, _, ts_node, error_below, depth = frames.pop()
             up = frames[-1]
             if flow is not None:
-                flow.hi = len(types)
+                flow.hi = ntok
                 if flow.special:
                     owner = up[0]
                     if owner is not None:
                         owner.special = True
+                        skids = owner.skids
+                        if skids is None:
+                            owner.skids = [flow]
+                        else:
+                            skids.append(flow)
                         if kind in first_types:
                             first_parents.add(owner)
             if is_token:
@@ -815,19 +826,32 @@ def _positions(sets, into: set) -> None:
 def _merge_loop(entries):
     """Entries seen on both passes of a loop merged by (name, position, relation): the parent names
     of merged entries concatenated and de-duplicated (first seen order), parent positions united."""
-    merged = {}
-    for name, pos, rel, par_names, par_pos in entries:
-        key = (name, pos, rel)
-        old = merged.get(key)
-        if old is None:
-            merged[key] = [par_names, par_pos, False]
+    groups = {}  # key -> its only entry, or the list of its entries
+    for entry in entries:
+        key = entry[:3]
+        group = groups.get(key)
+        if group is None:
+            groups[key] = entry
+        elif group.__class__ is tuple:
+            groups[key] = [group, entry]
         else:
-            if not old[2]:
-                old[0] = list(old[0])
-                old[2] = True
-            old[0].extend(par_names)
-            old[1] = par_pos if old[1] is None else old[1] if par_pos is None else (old[1], par_pos)
-    return [(k[0], k[1], k[2], tuple(_dedupe(v[0])) if v[2] else v[0], v[1]) for k, v in merged.items()]
+            group.append(entry)
+    if len(groups) == len(entries):
+        return entries
+    merged = []
+    for group in groups.values():
+        if group.__class__ is tuple:
+            merged.append(group)
+            continue
+        names = []
+        par_pos = None
+        for entry in group:
+            names.extend(entry[3])
+            other = entry[4]
+            par_pos = other if par_pos is None else par_pos if other is None else (par_pos, other)
+        first = group[0]
+        merged.append((first[0], first[1], first[2], tuple(dict.fromkeys(names)), par_pos))
+    return merged
 
 
 class _Flow:
@@ -1041,13 +1065,9 @@ class _Flow:
     # -- rules: called with a node, they return None when done, or a generator that yields a child to
     # process here (or such a generator of a rule it started) and continues after it ----------------
     def define(self, node):
-        r = self.r
-        style = r["def_style"]
+        """A definition of the "csharp" and "rust" styles (positional children; see define_fields)."""
         kids = node.kids
-        if style == "fields":
-            name = self.field(node, r["def_fields"][0])
-            value = self.field(node, r["def_fields"][1])
-        elif style == "csharp":
+        if self.r["def_style"] == "csharp":
             name = kids[0]
             value = kids[1] if len(kids) == 2 else None
         else:  # rust: function_item
@@ -1065,19 +1085,59 @@ class _Flow:
         self.cross(name, sources, "comesFrom")
         return None
 
+    def define_fields(self, node):
+        """A definition of the "fields" style (name and value fields; ``flat`` inlined)."""
+        fields = node.fields
+        if fields is None:
+            name = value = None
+        else:
+            def_fields = self.r["def_fields"]
+            name = fields.get(def_fields[0])
+            value = fields.get(def_fields[1])
+        if value is None:
+            pos, texts, out = self.pos, self.text, self.out
+            for i in self.var_tokens(name):
+                idx, text = pos[i], texts[i]
+                out.append((text, idx, "comesFrom", (), None))
+                self.set(text, idx)
+            return None
+        sources = self.var_tokens(value)
+        if value.__class__ is int:
+            self.tokens(value, value + 1)
+        elif value.special:
+            return self.cross_after(value, name, sources, "comesFrom")
+        elif value.lo < value.hi:
+            self.tokens(value.lo, value.hi)
+        self.cross(name, sources, "comesFrom")
+        return None
+
+    def assign_simple(self, node):
+        """An assignment of the "simple" style (left and right fields; ``flat`` inlined)."""
+        fields = node.fields
+        if fields is None:
+            left = right = None
+        else:
+            left = fields.get("left")
+            right = fields.get("right")
+        if right.__class__ is int:
+            self.tokens(right, right + 1)
+            self.cross(left, [right] if self.is_var[right] else [], "computedFrom")
+            return None
+        if right.special:
+            return self.assign_simple_after(left, right)
+        lo, hi = right.lo, right.hi
+        if lo < hi:
+            self.tokens(lo, hi)
+        self.cross(left, self.var_tokens(right), "computedFrom")
+        return None
+
     def cross_after(self, child, targets, sources, relation):
         yield child
         self.cross(targets, sources, relation)
 
     def assign(self, node):
+        """An assignment of the "python" and "ruby" styles (see assign_simple)."""
         style = self.r["assign_style"]
-        if style == "simple":
-            left = self.field(node, "left")
-            right = self.field(node, "right")
-            if not self.flat(right):
-                return self.assign_simple_after(left, right)
-            self.cross(left, self.var_tokens(right), "computedFrom")
-            return None
         kind = node.type
         if style == "python" and kind == "for_in_clause":
             lefts, rights = [self.field(node, "left")], [node.kids[-1]]
@@ -1147,29 +1207,28 @@ class _Flow:
         handlers = self.handlers
         before = self.before
         lo, hi = node.lo, node.hi
-        kids = iter(node.kids)
+        kids = iter(node.skids or ())  # the children with rules in their subtrees (see _Node)
         outer = []  # (children left, next token, end) of the nodes entered
         while True:
             for child in kids:
-                if child.__class__ is not int and child.special:
-                    if lo < child.lo:
-                        if before[lo] == before[child.lo]:  # no variables: only the work is counted
-                            self.left -= child.lo - lo
-                        else:
-                            tokens(lo, child.lo)
-                    handler = handlers.get(child.type)
-                    if handler is not None:  # run here; a rule waiting for a child goes to the driver
-                        started = handler(self, child)
-                        if started is not None:
-                            yield started
-                        lo = child.hi
-                    elif firsts is not None and child in firsts:
-                        yield child
-                        lo = child.hi
+                if lo < child.lo:
+                    if before[lo] == before[child.lo]:  # no variables: only the work is counted
+                        self.left -= child.lo - lo
                     else:
-                        outer.append((kids, child.hi, hi))
-                        kids, lo, hi = iter(child.kids), child.lo, child.hi
-                        break
+                        tokens(lo, child.lo)
+                handler = handlers.get(child.type)
+                if handler is not None:  # run here; a rule waiting for a child goes to the driver
+                    started = handler(self, child)
+                    if started is not None:
+                        yield started
+                    lo = child.hi
+                elif firsts is not None and child in firsts:
+                    yield child
+                    lo = child.hi
+                else:
+                    outer.append((kids, child.hi, hi))
+                    kids, lo, hi = iter(child.skids or ()), child.lo, child.hi
+                    break
             else:
                 if lo < hi:
                     if before[lo] == before[hi]:
@@ -1348,9 +1407,11 @@ def _handlers(rules) -> dict:
     table = _HANDLERS.get(key)
     if table is None:
         table = {}
+        assign = _Flow.assign_simple if rules["assign_style"] == "simple" else _Flow.assign
+        define = _Flow.define_fields if rules["def_style"] == "fields" else _Flow.define
         for name, func in (("whiles", _Flow.while_loop), ("efors", _Flow.enhanced_for), ("fors", _Flow.for_loop),
-                           ("ifs", _Flow.if_statement), ("incs", _Flow.increment), ("assigns", _Flow.assign),
-                           ("defs", _Flow.define)):
+                           ("ifs", _Flow.if_statement), ("incs", _Flow.increment), ("assigns", assign),
+                           ("defs", define)):
             for kind in rules[name]:
                 table[kind] = func
         _HANDLERS[key] = table
