@@ -23,6 +23,7 @@ from ._mm_common import (
     check_number,
     check_preset,
     check_string,
+    checked_features,
     make_result,
     resolve_options,
 )
@@ -190,8 +191,12 @@ class FidClip(TrainerResults, PairedComparison, OptionsCheckedFirst, evaluate.Me
             description=_DESCRIPTION,
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
-            features=datasets.Features(
-                {"predictions": dict(_ITEM), "references": dict(_ITEM), "texts": datasets.Sequence(datasets.Value("string"))}
+            # add_batch checks every example and packs it to the stored Python types (str, bytes, None):
+            # evaluate's per-value encoding is skipped
+            features=checked_features(
+                datasets.Features(
+                    {"predictions": dict(_ITEM), "references": dict(_ITEM), "texts": datasets.Sequence(datasets.Value("string"))}
+                )
             ),
             homepage="https://github.com/ai-forever/fbc2_aij2022",
             reference_urls=[
