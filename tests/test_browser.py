@@ -276,6 +276,13 @@ CASES = {
                 typed={"preds": "a sofa\nthe cat sat", "refs": "a couch\nthe cat sat"},
                 signature_has=("preset:nltk", "syn:none"),
             ),
+            Run(  # WordNet synonyms in the page: NLTK's corpus or Debian's wordnet-base (the Space's packages.txt)
+                "nltk",
+                {"predictions": ["a sofa", "the cat sat"], "references": ["a couch", "the cat sat"], "synonyms": "wordnet"},
+                typed={"preds": "a sofa\nthe cat sat", "refs": "a couch\nthe cat sat"},
+                options={"opt_synonyms": "wordnet"},
+                signature_has=("preset:nltk", "syn:wordnet"),
+            ),
         ],
         garbage=[
             Garbage({"preds": "a\nb", "refs": "a"}, r"`predictions` has 2 examples but `references` has 1"),
