@@ -1,0 +1,175 @@
+"""Golden outputs of every metric: recorded before the library move, compared after it (issue 19).
+
+    .venv/bin/python tests/golden.py record [NAME ...]   # write tests/data/golden/<name>.json
+    .venv/bin/python tests/golden.py check [NAME ...]    # exit 1 and print the first differences
+
+Per metric, through ``evaluate.load`` of the folder (the way users load it, before and after the move):
+
+* ``examples``: every run of ``examples/<name>.json`` with ``return_per_example=True`` and with a 0.9
+  bootstrap interval: the whole result dict (numbers and signature);
+* ``sweep``: the deterministic sweep of ``tests/test_fuzz.py`` (every hostile value in every option and
+  input slot of one example, every preset): the result, or the error's type and message;
+* ``fuzz``: ``FUZZ_CASES`` seeded scenarios drawn by the fuzz harness's own strategies (Hypothesis,
+  derandomized): the result or the error.
+
+Outcomes are JSON (floats round-trip exactly), so "unchanged" means byte-identical numbers,
+signatures and messages. Memory addresses in messages (``<object object at 0x...>``) are masked.
+``tests/test_golden.py`` runs ``check`` for every metric.
+"""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+GOLDEN = HERE / "data" / "golden"
+FUZZ_CASES = 40
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "scripts"))
+os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
+for _var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
+    os.environ[_var] = "1"
+os.environ.setdefault("NLTK_DATA", str(ROOT / ".build" / "nltk_data"))
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
+
+
+def _plain(value):
+    """JSON-able form of a result (numpy scalars and tuples as Python values)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if hasattr(value, "item") and not isinstance(value, str):
+        return value.item()
+    if isinstance(value, float) and value != value:
+        return "nan"
+    return value
+
+
+def outcome(metric, kwargs) -> dict:
+    """``{"result": ...}`` or ``{"error": "TypeName: message"}`` of ``metric.compute(**kwargs)``."""
+    try:
+        return {"result": _plain(dict(metric.compute(**kwargs)))}
+    except (ValueError, TypeError) as err:
+        return {"error": f"{type(err).__name__}: {_ADDRESS.sub(' at 0x?', str(err))}"}
+
+
+def _examples(name, load) -> list:
+    spec = json.loads((ROOT / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+    rows = []
+    for run in spec["runs"]:
+        metric = load(name, run.get("config_name", "default"))
+        inputs = {k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")}
+        kwargs = {**inputs, **run.get("kwargs", {})}
+        rows.append(outcome(metric, {**kwargs, "return_per_example": True}))
+        rows.append(outcome(metric, {**kwargs, "confidence": 0.9, "n_resamples": 200}))
+    return rows
+
+
+def _sweep(name, load) -> list:
+    import test_fuzz as fz
+
+    spec = fz.SPECS[name]
+    rows = []
+    for preset in spec.presets:
+        metric = load(name, preset)
+        example = fz.EXAMPLES.get(f"{name}:{preset}", fz.EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]}))
+        base = dict(fz.REQUIRED.get((name, preset), {}))
+        for option in spec.options(preset):
+            for value in fz.HOSTILE + spec.extra_hostile_options.get(option, []):
+                options = {**base, option: value}
+                if value is None:
+                    options.pop(option)
+                rows.append(outcome(metric, {**example, **options}))
+        if preset != spec.presets[0]:
+            continue
+        for _slot, put, rule in fz.SLOTS.get(name, fz._text_slots)(example):
+            for value in fz.HOSTILE:
+                if rule(value) is None:
+                    continue
+                inputs, _named, _index = put(example, value)
+                rows.append(outcome(metric, {**inputs, **base}))
+    return rows
+
+
+def _fuzz(name, load) -> list:
+    import test_fuzz as fz
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    rows = []
+
+    def call(metric, kwargs):  # the harness's own call, recorded
+        rows.append(outcome(metric, kwargs))
+        return fz.__dict__["_call_original"](metric, kwargs)
+
+    @settings(max_examples=FUZZ_CASES, derandomize=True, deadline=None, database=None,
+              suppress_health_check=list(HealthCheck))
+    @given(st.data())
+    def run(data):
+        try:
+            fz._scenario(name, data, None)
+        except AssertionError:
+            pass  # the fuzz test judges; here only the outcome is recorded
+
+    fz.__dict__.setdefault("_call_original", fz._call)
+    fz._call, fz._metric = call, lambda n, preset, cache_dir: load(n, preset)
+    try:
+        run()
+    finally:
+        fz._call = fz.__dict__["_call_original"]
+    return rows
+
+
+def collect(name: str) -> dict:
+    import functools
+
+    import evaluate
+
+    @functools.cache
+    def load(n, preset):
+        return evaluate.load(str(ROOT / "metrics" / n), preset)
+
+    return {"examples": _examples(name, load), "sweep": _sweep(name, load), "fuzz": _fuzz(name, load)}
+
+
+def names(args) -> list[str]:
+    return args or sorted(p.name for p in (ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
+
+
+def differences(name: str, limit: int = 5) -> list[str]:
+    """The first ``limit`` differences between the recorded golden outputs of ``name`` and now."""
+    want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
+    got = json.loads(json.dumps(collect(name), ensure_ascii=False))
+    out = []
+    for part in want:
+        if len(want[part]) != len(got[part]):
+            out.append(f"{name} {part}: {len(want[part])} recorded outcomes, {len(got[part])} now")
+        for i, (w, g) in enumerate(zip(want[part], got[part], strict=False)):
+            if w != g:
+                out.append(f"{name} {part}[{i}]: recorded {json.dumps(w)[:400]}\n    now {json.dumps(g)[:400]}")
+    return out[:limit]
+
+
+def main(argv) -> int:
+    command, args = argv[0], argv[1:]
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    status = 0
+    for name in names(args):
+        if command == "record":
+            data = collect(name)
+            (GOLDEN / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+            print(name, {k: len(v) for k, v in data.items()})
+        else:
+            diff = differences(name)
+            print(name, "unchanged" if not diff else "\n".join(diff))
+            status |= bool(diff)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
