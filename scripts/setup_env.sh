@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set up everything the main job and the tests need, on a fresh machine, idempotently.
 #   bash scripts/setup_env.sh [EXTRAS]     EXTRAS defaults to "test" (see setup.cfg); "all" for the demo/job
-# Creates .venv/ (ignored by git), installs torch==2.13.0 first (local CPU wheel), then the pinned
-# extras from setup.cfg, then builds offline resources under .build/ (WordNet 3.0 for NLTK from
+# Creates .venv/ (ignored by git), installs torch==2.13.0 first (local CPU wheel), then the library
+# with the extras of setup.cfg at the versions of constraints.txt, then builds offline resources under .build/ (WordNet 3.0 for NLTK from
 # Debian's wordnet-base) and runs every hook in scripts/setup.d/ (e.g. a separate venv for a peer
 # package whose pins clash with ours). Re-running is cheap: a stamp records what was installed.
 set -euo pipefail
@@ -28,11 +28,11 @@ if [ ! -x .venv/bin/python ]; then
   pipq .venv/bin/python -m pip install -q --upgrade pip
 fi
 stamp="$BUILD/installed-$EXTRAS.stamp"
-want="$(cat setup.cfg pyproject.toml | sha256sum | cut -d' ' -f1)"
+want="$(cat setup.cfg pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
   echo "[setup] installing torch==2.13.0 (CPU) then .[${EXTRAS}]"
   pipq .venv/bin/python -m pip install -q torch==2.13.0
-  pipq .venv/bin/python -m pip install -q -e ".[${EXTRAS}]"
+  pipq .venv/bin/python -m pip install -q -c constraints.txt -e ".[${EXTRAS}]"
   .venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
   echo "$want" > "$stamp"
 fi

@@ -9,5 +9,4 @@ export HF_HOME="$PWD/.build/hf_home"
 export HF_EVALUATE_OFFLINE=1 HF_HUB_OFFLINE=1 HF_DATASETS_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 export HF_UPDATE_DOWNLOAD_COUNTS=False GRADIO_ANALYTICS_ENABLED=False
 export NLTK_DATA="$PWD/.build/nltk_data"
-.venv/bin/python scripts/sync_common.py --check
 exec .venv/bin/python -m pytest "$@"

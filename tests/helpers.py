@@ -28,8 +28,36 @@ def load_metric(name: str, config_name: str | None = None):
     return _load(name, config_name)
 
 
+# Where the pure code of each former metric-folder helper lives in the library (issue 19).
+LIBRARY_MODULES = {
+    ("anls", "_anls_core"): "multimodal_metrics.anls.core",
+    ("ned", "_ned_core"): "multimodal_metrics.ned.core",
+    ("text_qa", "_text_qa_core"): "multimodal_metrics.text_qa.core",
+    ("vqa_acc", "_vqa_core"): "multimodal_metrics.vqa_acc.core",
+    ("vqa_acc", "_vqa_arrow"): "multimodal_metrics.vqa_acc.arrow",
+    ("vqa_acc", "_vqa_bleu"): "multimodal_metrics.vqa_acc.bleu",
+    ("vqa_acc", "_vqa_tdiuc"): "multimodal_metrics.vqa_acc.tdiuc",
+    ("vqa_acc", "_vqa_wups"): "multimodal_metrics.vqa_acc.wups",
+    ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
+    ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
+    ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
+    ("det_f1", "_det_f1_core"): "multimodal_metrics.det_f1.core",
+    ("codebleu", "_codebleu_core"): "multimodal_metrics.codebleu.core",
+    ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
+    ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
+    ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",
+    ("fid_clip", "_images"): "multimodal_metrics.fid_clip.images",
+    ("fid_clip", "_inception"): "multimodal_metrics.fid_clip.inception",
+}
+
+
 def load_core(name: str, module: str):
-    """Import metrics/<name>/<module>.py as a plain module (pure functions, no evaluate)."""
+    """The pure-function module that was metrics/<name>/<module>.py, now in the library
+    (``LIBRARY_MODULES``); a helper still in its folder is imported from there."""
+    import importlib
+
+    if not (METRICS / name / f"{module}.py").exists() and (name, module) in LIBRARY_MODULES:
+        return importlib.import_module(LIBRARY_MODULES[(name, module)])
     key = f"mm_{name}_{module}"
     if key in sys.modules:
         return sys.modules[key]
@@ -40,8 +68,16 @@ def load_core(name: str, module: str):
     return mod
 
 
+CLI_MODULES = {"mm_score": "multimodal_metrics.cli.main", "mm_formats": "multimodal_metrics.cli.formats"}
+
+
 def load_script(name: str):
-    """Import scripts/<name>.py (e.g. a benchmark holding a transcription of an official loop)."""
+    """Import scripts/<name>.py (e.g. a benchmark holding a transcription of an official loop), or the
+    library's command line for ``mm_score`` / ``mm_formats``."""
+    if name in CLI_MODULES:
+        import importlib
+
+        return importlib.import_module(CLI_MODULES[name])
     key = f"mm_script_{name}"
     if key not in sys.modules:
         if str(ROOT / "scripts") not in sys.path:

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 from helpers import load_core
 
-S = load_core("anls", "_mm_stats")
+from multimodal_metrics import stats as S  # noqa: E402
+from multimodal_metrics.fid_clip import resampling as R  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------
@@ -299,17 +300,17 @@ def test_frechet_distance_from_resampled_moments():
     mu_ref, sigma_ref = ref.mean(axis=0), np.cov(ref, rowvar=False)
     idx = np.random.default_rng(12345).integers(0, 80, size=(3, 80))
     for row in idx:
-        mu, sigma = S.weighted_moments(gen, np.bincount(row, minlength=80))
+        mu, sigma = R.weighted_moments(gen, np.bincount(row, minlength=80))
         np.testing.assert_allclose(mu, gen[row].mean(axis=0), rtol=1e-12)
         np.testing.assert_allclose(sigma, np.cov(gen[row], rowvar=False), rtol=1e-9, atol=1e-12)
         diff = mu_ref - mu
         covmean = linalg.sqrtm(sigma_ref @ sigma).real
         expected = diff @ diff + np.trace(sigma_ref) + np.trace(sigma) - 2 * np.trace(covmean)
-        assert S.frechet_distance(mu_ref, sigma_ref, mu, sigma) == pytest.approx(expected, rel=1e-8)
-    low, high = S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
-    point = S.frechet_distance(mu_ref, sigma_ref, gen.mean(axis=0), np.cov(gen, rowvar=False))
+        assert R.frechet_distance(mu_ref, sigma_ref, mu, sigma) == pytest.approx(expected, rel=1e-8)
+    low, high = R.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
+    point = R.frechet_distance(mu_ref, sigma_ref, gen.mean(axis=0), np.cov(gen, rowvar=False))
     assert low < point < high
-    assert (low, high) == S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
+    assert (low, high) == R.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 100, 1)
 
 
 @pytest.mark.parametrize("n, d", [(40, 8), (12, 30)])  # k x k Gram route (n < d) and d x d route
@@ -322,17 +323,17 @@ def test_bootstrap_fid_equals_a_brute_force_loop_over_the_same_resamples(n, d):
     ref = rng.normal(0.2, 1.0, size=(3 * d, d))
     mu_ref, sigma_ref = ref.mean(axis=0), np.cov(ref, rowvar=False)
     copy = gen.copy()
-    values = S.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 7)
+    values = R.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 7)
     assert np.array_equal(gen, copy), "the caller's features are left alone unless overwrite=True"
     indices = np.random.default_rng(7).integers(0, n, size=(25, n))
     (sums,) = S.bootstrap_sums([np.arange(n, dtype=float)[:, None]], 25, 7)
     assert np.array_equal(sums[:, 0], indices.sum(axis=1)), "the FID resamples are the CLIP-score resamples"
-    counts = S.resample_counts(indices, n)
+    counts = R.resample_counts(indices, n)
     assert np.array_equal(counts, [np.bincount(row, minlength=n) for row in indices])
-    brute = [S.frechet_distance(mu_ref, sigma_ref, gen[row].mean(axis=0), np.cov(gen[row], rowvar=False)) for row in indices]
+    brute = [R.frechet_distance(mu_ref, sigma_ref, gen[row].mean(axis=0), np.cov(gen[row], rowvar=False)) for row in indices]
     # d x d eigenvalues of a singular resample covariance carry sqrt(round-off) terms (~1e-8 relative)
     np.testing.assert_allclose(values, brute, rtol=1e-7 if n < d else 1e-9)
-    root = S._psd_sqrt(sigma_ref)  # Tr((S_r S_ref)^1/2) = nuclear norm of (rows - mean) S_ref^1/2 / sqrt(n - 1)
+    root = R._psd_sqrt(sigma_ref)  # Tr((S_r S_ref)^1/2) = nuclear norm of (rows - mean) S_ref^1/2 / sqrt(n - 1)
     exact = []
     for row in indices:
         x = gen[row]
@@ -340,14 +341,14 @@ def test_bootstrap_fid_equals_a_brute_force_loop_over_the_same_resamples(n, d):
         diff = x.mean(axis=0) - mu_ref
         exact.append(diff @ diff + np.trace(np.cov(x, rowvar=False)) + np.trace(sigma_ref) - 2 * nuclear)
     np.testing.assert_allclose(values, exact, rtol=1e-10)
-    assert np.array_equal(values, S.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 7)), "seeded"
-    assert not np.array_equal(values, S.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 8))
+    assert np.array_equal(values, R.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 7)), "seeded"
+    assert not np.array_equal(values, R.bootstrap_fid(gen, mu_ref, sigma_ref, 25, 8))
     own = gen.copy()
-    assert np.array_equal(values, S.bootstrap_fid(own, mu_ref, sigma_ref, 25, 7, overwrite=True))
-    shift = values.mean() - S.frechet_distance(mu_ref, sigma_ref, gen.mean(axis=0), np.cov(gen, rowvar=False))
+    assert np.array_equal(values, R.bootstrap_fid(own, mu_ref, sigma_ref, 25, 7, overwrite=True))
+    shift = values.mean() - R.frechet_distance(mu_ref, sigma_ref, gen.mean(axis=0), np.cov(gen, rowvar=False))
     expected = tuple(np.quantile(values - shift, [0.05, 0.95]))
-    assert S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 25, 7) == pytest.approx(expected, rel=1e-12)
-    assert S.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 25, 7, shifted=False) == pytest.approx(
+    assert R.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 25, 7) == pytest.approx(expected, rel=1e-12)
+    assert R.bootstrap_fid_interval(gen, mu_ref, sigma_ref, 0.9, 25, 7, shifted=False) == pytest.approx(
         tuple(np.quantile(values, [0.05, 0.95])), rel=1e-12
     )
 
@@ -362,14 +363,14 @@ def _fid_coverage(d, n, trials, rng):
         return rng.normal(size=(n, d)) @ mix.T * 1.3 + 0.1
 
     def fid(x):
-        return S.frechet_distance(mu_ref, sigma_ref, x.mean(axis=0), np.cov(x, rowvar=False))
+        return R.frechet_distance(mu_ref, sigma_ref, x.mean(axis=0), np.cov(x, rowvar=False))
 
     target = np.mean([fid(draw()) for _ in range(3000)])  # E[FID_n]: FID is biased in n
     shifted = plain = 0
     for trial in range(trials):
         x = draw()
-        values = S.bootstrap_fid(x, mu_ref, sigma_ref, 200, trial)
-        low, high = S.shifted_percentile_interval(values, fid(x), 0.95)
+        values = R.bootstrap_fid(x, mu_ref, sigma_ref, 200, trial)
+        low, high = R.shifted_percentile_interval(values, fid(x), 0.95)
         shifted += low <= target <= high
         low, high = np.quantile(values, [0.025, 0.975])
         plain += low <= target <= high

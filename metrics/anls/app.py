@@ -6,7 +6,8 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import (
+
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,

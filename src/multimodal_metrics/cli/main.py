@@ -33,11 +33,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import mm_formats  # noqa: E402
-from mm_formats import FormatError, Loaded  # noqa: E402
+from . import formats as mm_formats
+from .formats import FormatError, Loaded
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[3]  # the checkout (interim: the metric folders are loaded from it)
 PROGRESS_MIN = 2000  # a progress bar from this many examples on (on a terminal)
 CHUNK = 1000
 

@@ -1,0 +1,52 @@
+"""The evaluate glue of the library (needs ``evaluate``; imported only by the thin metric scripts).
+
+A metric script is ``class Anls(TextPairMetric, evaluate.Metric)`` with ``library = anls``: features,
+citation and docs in the script, everything else here and in the metric's library module.
+"""
+
+from .arrow import (
+    ArrowColumn,
+    checked_features,
+    read_flat_references,
+    read_reference_lists,
+    read_strings,
+    reference_lists_to_arrow,
+    strings_to_arrow,
+)
+from .direct import (
+    DIRECT_PATH_EVALUATE,
+    DirectData,
+    OptionsCheckedFirst,
+    captured_batches,
+    direct_path_supported,
+    release_cache,
+)
+from .mixins import LibraryMetric, PairedComparison, TextPairInputs, TextPairMetric, TrainerResults
+
+__all__ = [
+    "DIRECT_PATH_EVALUATE",
+    "ArrowColumn",
+    "DirectData",
+    "LibraryMetric",
+    "OptionsCheckedFirst",
+    "PairedComparison",
+    "TextPairInputs",
+    "TextPairMetric",
+    "TrainerResults",
+    "captured_batches",
+    "checked_features",
+    "direct_path_supported",
+    "read_flat_references",
+    "read_reference_lists",
+    "read_strings",
+    "reference_lists_to_arrow",
+    "release_cache",
+    "strings_to_arrow",
+]
+
+RESAMPLING_DOC = """\
+    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of every score,
+        resampling examples. Default None (no interval).
+    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
+    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
+    return_per_example (`bool`, optional): also return the score of every example. Default False."""

@@ -1,0 +1,181 @@
+"""Checked inputs on their way to evaluate's Arrow cache, and back: the columns ``_compute`` reads.
+
+A module's ``add_batch`` checks every value while converting it to the Arrow arrays evaluate stores
+(``strings_to_arrow``, ``reference_lists_to_arrow``), and ``checked_features`` lets evaluate pass them
+on as they are; ``_compute`` reads the columns back in C (``read_strings``, ``read_flat_references``).
+"""
+
+import itertools
+from collections.abc import Sequence
+
+from ..inputs import check_list, check_reference_lists, check_strings
+
+
+class ArrowColumn(Sequence):
+    """A checked batch column on its way to evaluate's writer: the pyarrow array that
+    ``checked_features``' ``encode_batch`` hands to the writer as it is (no second conversion).
+
+    evaluate's ``add_batch`` only looks at the length and the first example of a column (to choose
+    the feature schema and to check string types); to it this is a sequence of Python values.
+    """
+
+    def __init__(self, array):
+        self.array = array
+
+    def __len__(self) -> int:
+        return len(self.array)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return self.array[index].to_pylist()
+        return self.array[index].as_py()
+
+
+def _unchecked_column(column):
+    """What ``checked_features`` gives the writer for one column: the Arrow array of an
+    ``ArrowColumn``, else the values as a list."""
+    if isinstance(column, ArrowColumn):
+        return column.array
+    return column if type(column) is list else list(column)
+
+
+def strings_to_arrow(values, arg: str):
+    """``check_strings`` done by Arrow: ``(strings, array)``, the checked list and its pyarrow
+    ``string`` array.
+
+    When every value is a ``str``, pyarrow converts the list in C and its UTF-8 encoding is the
+    validity check (a lone surrogate raises); anything else, or a failed conversion, goes through
+    ``check_strings``, whose error names the index.
+    """
+    import pyarrow as pa
+
+    values = check_list(values, arg)
+    if set(map(type, values)) <= {str}:
+        try:
+            return values, pa.array(values, type=pa.string())
+        except (UnicodeError, pa.ArrowException):
+            pass
+    values = check_strings(values, arg)
+    return values, pa.array(values, type=pa.string())
+
+
+def reference_lists_to_arrow(values, arg: str = "references"):
+    """``check_reference_lists`` done by Arrow: ``(flat, counts, array)``, every reference in example
+    order, the number of references of each example (int64 numpy array) and the pyarrow
+    ``list<string>`` array (a single string is a list of one).
+
+    Fast paths for a batch of strings and for a batch of non-empty lists of strings (types checked
+    in C, UTF-8 validity by the conversion); anything else, or a failed conversion, goes through
+    ``check_reference_lists``, whose errors name the index.
+    """
+    import numpy as np
+    import pyarrow as pa
+
+    values = check_list(values, arg)
+    types = set(map(type, values))
+    flat = None
+    if types <= {str}:
+        flat, counts = values, np.ones(len(values), dtype=np.int64)
+    elif types <= {list} and min(map(len, values)) > 0:
+        flat = list(itertools.chain.from_iterable(values))
+        counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        if not set(map(type, flat)) <= {str}:
+            flat = None
+    if flat is not None:
+        try:
+            return flat, counts, _list_array(flat, counts)
+        except (UnicodeError, pa.ArrowException):
+            pass
+    nested = check_reference_lists(values, arg)
+    flat = list(itertools.chain.from_iterable(nested))
+    counts = np.fromiter(map(len, nested), dtype=np.int64, count=len(nested))
+    return flat, counts, _list_array(flat, counts)
+
+
+def _list_array(flat: list, counts):
+    """The pyarrow ``list<string>`` array of ``flat`` strings split by ``counts``."""
+    import numpy as np
+    import pyarrow as pa
+
+    strings = pa.array(flat, type=pa.string())
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
+    if isinstance(strings, pa.ChunkedArray):  # over 2 GB of text: pyarrow chunks the nested form
+        return pa.array([flat[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())], type=pa.list_(pa.string()))
+    return pa.ListArray.from_arrays(pa.array(offsets), strings)
+
+
+
+
+def read_strings(column) -> list:
+    """A string column as ``_compute`` receives it under ``info.format = "arrow"`` (a pyarrow
+    (Chunked)Array), as a list of ``str`` (decoded in C). A Python sequence is returned as a list."""
+    if hasattr(column, "to_pylist"):
+        return column.to_pylist()
+    return list(column)
+
+
+def read_reference_lists(column) -> list:
+    """A references column as ``_compute`` receives it under ``info.format = "arrow"`` (``list<string>``,
+    or ``string`` for one reference each), as a list of lists of ``str``."""
+    values = column.to_pylist() if hasattr(column, "to_pylist") else list(column)
+    if set(map(type, values)) <= {list}:
+        return values
+    return [[refs] if isinstance(refs, str) else list(refs) for refs in values]
+
+
+def read_flat_references(column):
+    """A references column (see ``read_reference_lists``) as ``(flat, counts)``: every reference in
+    order as one list of ``str``, and the number of references of each example (int64 numpy array)."""
+    import numpy as np
+
+    if not hasattr(column, "type"):  # Python lists
+        values = [[refs] if isinstance(refs, str) else list(refs) for refs in column]
+        counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        return list(itertools.chain.from_iterable(values)), counts
+    import pyarrow as pa
+
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    flat, counts = [], []
+    for chunk in chunks:
+        if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+            flat += chunk.to_pylist()
+            counts.append(np.ones(len(chunk), dtype=np.int64))
+        else:
+            flat += chunk.flatten().to_pylist()
+            counts.append(chunk.value_lengths().to_numpy(zero_copy_only=False).astype(np.int64))
+    return flat, (np.concatenate(counts) if counts else np.zeros(0, dtype=np.int64))
+
+
+_CHECKED_FEATURES = []
+
+
+def checked_features(features):
+    """``features`` (a ``datasets.Features`` or a list of them) as ``Features`` that skip evaluate's
+    per-value Python encoding.
+
+    evaluate's ``add_batch`` runs ``Features.encode_batch``, which walks every value of every example
+    in Python (``encode_nested_example``) before Arrow converts the lists in C. Our modules' own
+    ``add_batch`` has already checked every value and turned it into the stored Python type (str,
+    int, float, lists of them), so that walk changes nothing and costs more than most metrics: these
+    features pass the columns on as lists, or as the Arrow arrays an ``ArrowColumn`` carries (built
+    by the module's checks: ``strings_to_arrow``, ``reference_lists_to_arrow``). Use them only in a
+    module whose ``add_batch`` (and so ``add`` and ``compute``) checks and converts every input
+    first. Schema, stored data and results are unchanged.
+    """
+    if isinstance(features, list):
+        return [checked_features(f) for f in features]
+    if not _CHECKED_FEATURES:
+        import datasets
+
+        class CheckedFeatures(datasets.Features):
+            """Features whose ``encode_batch`` keeps the (already checked) columns as they are."""
+
+            def encode_batch(self, batch):
+                if set(batch) != set(self):
+                    raise ValueError(f"Column mismatch between batch {set(batch)} and features {set(self)}")
+                return {key: _unchecked_column(column) for key, column in batch.items()}
+
+        _CHECKED_FEATURES.append(CheckedFeatures)
+    return _CHECKED_FEATURES[0](features)
+
+

@@ -1,0 +1,233 @@
+"""The evaluate glue: mixins an ``evaluate.Metric`` script lists before ``evaluate.Metric``.
+
+* :class:`TrainerResults`: ``compute(..., for_trainer=True)`` returns only numbers under prefixed keys.
+* :class:`PairedComparison`: intervals in ``compute`` (``confidence=``) and ``metric.compare(...)``.
+* :class:`TextPairInputs`: the two feature schemas of text pairs, checked ``add_batch``/``add``, the
+  inputs read back for ``_compute``; with ``TrainerResults`` and ``OptionsCheckedFirst``.
+* :class:`LibraryMetric`: the link from a thin script to its library module (``library``): options
+  from the module's ``OPTIONS`` table, ``MetricInfo`` with the preset checked first.
+
+evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of these is one.
+"""
+
+from collections.abc import Mapping
+
+from ..inputs import check_same_length, nest
+from ..results import trainer_scores
+from ..stats import TESTS, Resampling, Statistic, interval_values, paired_comparison, split_resampling
+from .arrow import (
+    ArrowColumn,
+    checked_features,
+    read_flat_references,
+    read_reference_lists,
+    read_strings,
+    reference_lists_to_arrow,
+    strings_to_arrow,
+)
+from .direct import OptionsCheckedFirst
+
+
+class TrainerResults:
+    """Mixin for every metric of the collection: ``compute(..., for_trainer=True)``.
+
+    With ``for_trainer=True`` (or a prefix string such as ``for_trainer="val_anls"``) ``compute``
+    returns only numbers under metric-prefixed keys (``trainer_scores``), ready for
+    ``Trainer(compute_metrics=...)``, ``trainer.log_metrics`` and ``hyperparameter_search``, and
+    mergeable with another metric's result. The signature of that call stays available as
+    ``metric.last_signature`` (every ``compute`` sets it).
+    """
+
+    last_signature = None
+
+    def compute(self, *, for_trainer=False, **kwargs):
+        """Like ``evaluate.Metric.compute``; ``for_trainer=True`` (or a key prefix string) returns
+        only the numbers, keys prefixed with the metric name; the signature is kept in
+        ``self.last_signature``."""
+        if for_trainer is not False:
+            if for_trainer is True:
+                prefix = self.name
+            elif isinstance(for_trainer, str) and for_trainer.strip():
+                prefix = for_trainer
+            else:
+                raise TypeError(f"`for_trainer` must be True, False or a non-empty key prefix, got {for_trainer!r}")
+            if kwargs.get("return_per_example", False) is not False:
+                raise ValueError(
+                    "`return_per_example=True` cannot be combined with `for_trainer`: Trainer logs only numbers; "
+                    "call compute without `for_trainer` to get the per-example scores"
+                )
+        result = super().compute(**kwargs)
+        if result is None:  # a non-main process of a distributed run
+            return None
+        self.last_signature = result.get("signature")
+        return result if for_trainer is False else trainer_scores(result, prefix)
+
+
+class TextPairInputs(TrainerResults, OptionsCheckedFirst):
+    """Mixin for an ``evaluate.Metric`` whose example is one predicted string and one or more
+    reference strings (``class Anls(TextPairInputs, evaluate.Metric)``), with ``for_trainer``
+    (``TrainerResults``) and options checked first (``OptionsCheckedFirst``: the module defines ``_options``).
+
+    It declares the two feature schemas (references as a list of strings or as one string) and
+    checks every batch, with errors naming the argument and the example index, while converting it
+    to the Arrow arrays evaluate stores; single references are stored as lists of one. A module
+    that sets ``info.format = "arrow"`` reads its inputs in ``_compute`` with ``text_pairs`` (flat
+    references) or ``text_pair_lists``.
+    """
+
+    @staticmethod
+    def text_pair_features() -> list:
+        import datasets
+
+        string = datasets.Value("string")
+        # add_batch below checks every value, so evaluate's per-value encoding is skipped
+        return checked_features(
+            [
+                datasets.Features({"predictions": string, "references": datasets.Sequence(string)}),
+                datasets.Features({"predictions": string, "references": string}),
+            ]
+        )
+
+    def add_batch(self, *, predictions=None, references=None, **kwargs):
+        """Check the batch (errors name the argument and example index) while converting it to the
+        Arrow arrays that evaluate's writer stores as they are (``ArrowColumn``)."""
+        predictions, pred_array = strings_to_arrow(predictions, "predictions")
+        flat, counts, ref_array = reference_lists_to_arrow(references, "references")
+        check_same_length("predictions", predictions, "references", counts)
+        result = super().add_batch(predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **kwargs)
+        if self._mm_direct:  # a direct compute (OptionsCheckedFirst): keep the checked inputs for text_pairs
+            self._mm_inputs = (predictions, flat, counts)
+        return result
+
+    def text_pairs(self, predictions, references):
+        """``(predictions, flat references, counts)`` for ``_compute`` under ``info.format = "arrow"``:
+        the checked inputs of a direct ``compute`` (``OptionsCheckedFirst``: given the whole data, one
+        process; they are what the Arrow columns hold), else the Arrow columns read back
+        (``read_strings``, ``read_flat_references``: data added in batches or gathered from several
+        processes)."""
+        direct = self._mm_inputs
+        if direct is not None and len(direct[0]) == len(predictions):
+            return direct
+        flat, counts = read_flat_references(references)
+        return read_strings(predictions), flat, counts
+
+    def text_pair_lists(self, predictions, references):
+        """``(predictions, references as lists of strings)`` for ``_compute``: ``text_pairs`` for a core
+        that takes one list of references per example."""
+        direct = self._mm_inputs
+        if direct is not None and len(direct[0]) == len(predictions):
+            return direct[0], nest(direct[1], direct[2])
+        return read_strings(predictions), read_reference_lists(references)
+
+    def add(self, *, prediction=None, reference=None, **kwargs):
+        """Add one example (checked like a batch of one)."""
+        return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
+
+
+class PairedComparison:
+    """Mixin for an ``evaluate.Metric`` (listed before it): ``_compute`` passes its scores through
+    :meth:`_with_intervals`, which adds the interval keys when asked and records the sufficient
+    statistics; ``compare`` runs the paired test of two systems on the same references."""
+
+    _last_statistic = None
+
+    def compute(self, *args, **kwargs):
+        """Like ``evaluate.Metric.compute``; the resampling options are checked before anything is cached."""
+        split_resampling(kwargs)
+        return super().compute(*args, **kwargs)
+
+    def _with_intervals(
+        self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature
+    ):
+        """``values`` followed by ``<key>_ci_low``/``<key>_ci_high`` of every key of ``statistic`` (when
+        ``resampling`` asks for an interval); the statistic is kept for :meth:`compare`."""
+        self._last_statistic = (statistic, signature)
+        return {**values, **interval_values(statistic, resampling)}
+
+    def compare(
+        self,
+        *,
+        predictions_a=None,
+        predictions_b=None,
+        references=None,
+        test="approximate_randomization",
+        n_resamples=None,
+        seed=None,
+        confidence=0.95,
+        **kwargs,
+    ) -> dict:
+        """Paired significance test of system A against system B on the same references.
+
+        Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
+        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar,
+        ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs, 1000
+        resamples); ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
+        ``<key>_difference`` (A - B), ``<key>_difference_ci_low``/``_high`` (paired bootstrap interval of
+        A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
+        (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
+        """
+        if test not in TESTS:
+            raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
+            if arg in kwargs:
+                raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
+        statistics = []
+        for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+            if predictions is None:
+                raise ValueError(f"`{arg}` is required (got None)")
+            self._last_statistic = None
+            self.compute(predictions=predictions, references=references, **kwargs)
+            if self._last_statistic is None:
+                raise RuntimeError("compute did not record its sufficient statistics")
+            statistics.append(self._last_statistic)
+        (stat_a, signature), (stat_b, _) = statistics
+        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence)
+
+
+class LibraryMetric:
+    """Mixin linking a thin ``evaluate.Metric`` script to its library module.
+
+    The script sets ``library`` to the metric's module (``multimodal_metrics.anls``), which holds the
+    option table ``OPTIONS``; ``_options`` resolves and checks through it (``OptionsCheckedFirst`` runs it
+    before evaluate touches its cache), and ``metric_info(...)`` checks the preset first and builds the
+    ``evaluate.MetricInfo`` (``arrow=True``: ``_compute`` reads Arrow columns).
+    """
+
+    library = None
+
+    def _options(self, passed: Mapping[str, object]) -> dict:
+        """The preset's options updated with the passed ones (None = not passed), all checked."""
+        return self.library.OPTIONS.resolve(self.config_name, passed)
+
+    def metric_info(self, features, arrow: bool = False, **kwargs):
+        import evaluate
+
+        self.library.OPTIONS.check_preset(self.config_name)
+        info = evaluate.MetricInfo(features=features, **kwargs)
+        if arrow:
+            # Set after construction: MetricInfo refuses a format for non-Value features.
+            info.format = "arrow"
+        return info
+
+    def scored(self, result) -> dict:
+        """The dict ``compute`` returns for a library ``Result``; its statistic is kept for ``compare``."""
+        if result.statistic is not None:
+            self._last_statistic = (result.statistic, result.signature)
+        return result.to_dict()
+
+
+class TextPairMetric(LibraryMetric, TextPairInputs, PairedComparison):
+    """A text-pair metric (one prediction, one or more references per example) over its library module,
+    whose ``score_checked(predictions, flat_references, counts, preset, options, resampling,
+    return_per_example)`` returns a ``Result``. ``class Anls(TextPairMetric, evaluate.Metric)``."""
+
+    def _compute(self, predictions, references, confidence=None, n_resamples=None, seed=None,
+                 return_per_example=False, **options):
+        # **options: compute() has already refused unknown options (OptionsCheckedFirst)
+        resampling = Resampling(confidence, n_resamples, seed)
+        opts = self._options(options)
+        predictions, flat_references, counts = self.text_pairs(predictions, references)
+        return self.scored(
+            self.library.score_checked(
+                predictions, flat_references, counts, self.config_name, opts, resampling, return_per_example
+            )
+        )

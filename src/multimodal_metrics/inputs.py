@@ -1,0 +1,143 @@
+"""Per-example inputs: list-likes accepted wherever a list is, strings checked, one entry per example.
+
+Errors name the argument and the example index (``predictions[3]``) and say what was expected.
+"""
+
+import itertools
+from collections.abc import Mapping, Sequence
+
+from .options import check_string
+
+__all__ = [
+    "as_list",
+    "check_list",
+    "check_reference_lists",
+    "check_same_length",
+    "check_string",
+    "check_strings",
+    "flatten_references",
+    "nest",
+    "text_pairs",
+]
+
+
+def as_list(values, arg: str) -> list:
+    """The per-example container ``values`` as a new Python list.
+
+    Accepted wherever a list is: list, tuple, numpy array (elements become Python str/int/float,
+    rows of a 2-d array become lists), pandas Series/Index, a ``datasets`` column, torch tensor and
+    any other ``Sequence``. A bare string, a dict, a set, a generator, a 0-d array and None are
+    refused with an error naming ``arg``.
+    """
+    if values is None:
+        raise ValueError(f"`{arg}` is required (got None)")
+    if type(values) is list:
+        return list(values)
+    if isinstance(values, str | bytes | Mapping):
+        raise TypeError(f"`{arg}` must be a list with one entry per example, got {type(values).__name__}")
+    if callable(getattr(values, "tolist", None)) and getattr(values, "ndim", None) is not None:
+        if values.ndim == 0:
+            raise TypeError(f"`{arg}` must be a list with one entry per example, got a 0-d {type(values).__name__}")
+        return values.tolist()  # numpy, pandas, torch: native Python elements
+    if not isinstance(values, Sequence):
+        raise TypeError(
+            f"`{arg}` must be a list (or tuple, numpy array, pandas Series, datasets column) with one entry "
+            f"per example, got {type(values).__name__}"
+        )
+    return list(values)
+
+
+def check_list(values, arg: str, allow_empty: bool = False) -> list:
+    """A list-like of examples (see ``as_list``; not a bare string), returned as a list."""
+    values = as_list(values, arg)
+    if not allow_empty and len(values) == 0:
+        raise ValueError(f"`{arg}` is empty: at least one example is needed")
+    return values
+
+
+def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
+    """Raise ValueError when two per-example inputs differ in length."""
+    if len(a) != len(b):
+        raise ValueError(
+            f"`{arg_a}` has {len(a)} examples but `{arg_b}` has {len(b)}: one entry per example is expected"
+        )
+
+
+
+
+def _all_valid_text(strings: list) -> bool:
+    """True when every element is a ``str`` that Arrow can store, checked in a few C passes (the
+    per-element checks then only run to name the first bad one)."""
+    if not set(map(type, strings)) <= {str}:
+        return False
+    joined = "".join(strings)
+    if joined.isascii():
+        return True
+    try:
+        joined.encode("utf-8")  # any lone surrogate fails, joined or not
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def check_strings(values, arg: str) -> list[str]:
+    """One string per example; None or any non-string is an error naming its index."""
+    values = check_list(values, arg)
+    if _all_valid_text(values):
+        return values
+    for i, value in enumerate(values):
+        check_string(value, f"{arg}[{i}]")
+    return values
+
+
+def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
+    """Per example either one string or a non-empty list of strings; returns lists of strings."""
+    values = check_list(values, arg)
+    if set(map(type, values)) <= {list} and min(map(len, values)) > 0:
+        out = list(map(list, values))
+        if _all_valid_text(list(itertools.chain.from_iterable(out))):
+            return out
+    out = []
+    for i, refs in enumerate(values):
+        if isinstance(refs, str):
+            out.append([check_string(refs, f"{arg}[{i}]")])
+            continue
+        if refs is None:
+            raise TypeError(f"`{arg}[{i}]` is None: expected a string or a list of strings")
+        if type(refs) is not list:
+            if isinstance(refs, bytes | Mapping) or not (isinstance(refs, Sequence) or hasattr(refs, "tolist")):
+                raise TypeError(f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}")
+            refs = as_list(refs, f"{arg}[{i}]")
+        if len(refs) == 0:
+            raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
+        for j, ref in enumerate(refs):
+            check_string(ref, f"{arg}[{i}][{j}]")
+        out.append(list(refs))
+    return out
+
+
+
+def nest(flat: list, counts) -> list:
+    """``flat`` split into consecutive lists of ``counts[i]`` items."""
+    items = iter(flat)
+    return [list(itertools.islice(items, count)) for count in counts.tolist()]
+
+
+def flatten_references(nested: list) -> tuple[list, object]:
+    """``(flat, counts)`` of checked reference lists: every reference in example order, and the number of
+    references of each example (int64 numpy array)."""
+    import numpy as np
+
+    flat = list(itertools.chain.from_iterable(nested))
+    return flat, np.fromiter(map(len, nested), dtype=np.int64, count=len(nested))
+
+
+def text_pairs(predictions, references) -> tuple[list, list, object]:
+    """Checked text-pair inputs of the library's ``score`` functions: ``(predictions, flat references,
+    counts)``: one string per example, one string or a non-empty list of strings as the references
+    of each example, the same number of both."""
+    predictions = check_strings(predictions, "predictions")
+    nested = check_reference_lists(references, "references")
+    check_same_length("predictions", predictions, "references", nested)
+    flat, counts = flatten_references(nested)
+    return predictions, flat, counts

@@ -1,0 +1,339 @@
+"""Options of a metric: the checks every option goes through, and the one table that declares them.
+
+Each metric declares its options once, as an :class:`OptionTable` of :class:`Option` rows (name,
+kind, choices or range, signature abbreviation, help text) together with its presets (named sets of
+option defaults). Every surface reads that table:
+
+* the checks (:meth:`OptionTable.resolve`: the preset's defaults updated with the passed values, every
+  value checked strictly: no arrays, no 1 for True; an unknown option or preset is a ValueError);
+* the signature fields (:attr:`Option.sig`, :meth:`OptionTable.signature`);
+* the evaluate docstring (:meth:`OptionTable.describe`);
+* the ``mm-score`` flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_arguments`);
+* the demo widgets (``multimodal_metrics.demo.option_widgets``).
+
+Errors: every check raises ``ValueError`` (bad value) or ``TypeError`` (bad type) whose message names
+the argument and what was expected.
+"""
+
+import math
+import numbers
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .results import build_signature
+
+RESAMPLING_OPTIONS = ("confidence", "n_resamples", "seed")  # multimodal_metrics.stats' options, beside every metric's own
+
+
+# ----------------------------------------------------------------------------------------------
+# Presets and options
+# ----------------------------------------------------------------------------------------------
+def check_preset(name: str, config_name: str, presets: Mapping[str, Mapping]) -> str:
+    """Return ``config_name`` if it names a preset of metric ``name``, else raise ValueError."""
+    if config_name not in presets:
+        raise ValueError(
+            f"{name}: unknown preset (config_name) {config_name!r}; expected one of {sorted(presets)}"
+        )
+    return config_name
+
+
+def resolve_options(
+    name: str, config_name: str, presets: Mapping[str, Mapping], overrides: Mapping[str, object]
+) -> dict:
+    """Preset defaults updated with every override that is not None (None = "not passed")."""
+    check_preset(name, config_name, presets)
+    options = dict(presets[config_name])
+    for key, value in overrides.items():
+        if key not in options:
+            raise ValueError(f"{name}: unknown option {key!r}; expected one of {sorted(options)}")
+        if value is not None:
+            options[key] = value
+    return options
+
+
+def _short(value, limit: int = 80) -> str:
+    """``repr(value)`` cut to ``limit`` characters (error messages must stay readable for 1 MB inputs)."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
+def check_choice(value, allowed: Iterable, arg: str):
+    """Return the entry of ``allowed`` equal to ``value`` and of the same type, else raise.
+
+    Strict on type: ``True`` is not ``1``, a numpy array (even of one element) or a list is never a
+    choice (TypeError); a ``str`` subclass such as ``numpy.str_`` is accepted and returned as the plain
+    ``str`` of ``allowed``, so signatures always show the canonical value.
+    """
+    allowed = list(allowed)
+    for choice in allowed:
+        if isinstance(choice, str) and isinstance(value, str):
+            if value == choice:
+                return choice
+        elif type(value) is type(choice) and value == choice:
+            return choice
+    if any(isinstance(value, str) if isinstance(c, str) else type(value) is type(c) for c in allowed):
+        raise ValueError(f"`{arg}` must be one of {allowed}, got {_short(value)}")
+    raise TypeError(f"`{arg}` must be one of {allowed}, got {type(value).__name__} ({_short(value)})")
+
+
+def check_path(value, arg: str) -> str:
+    """A file-system path given as ``str`` or ``os.PathLike``, returned as ``str`` (NUL and lone
+    surrogates refused with a ValueError naming ``arg``)."""
+    if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
+        raise TypeError(f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({_short(value)})")
+    path = os.fspath(value)
+    if not isinstance(path, str):
+        raise TypeError(f"`{arg}` must be a text path, got {type(path).__name__} ({_short(path)})")
+    if "\x00" in path or not path:
+        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {_short(path)}")
+    check_string(path, arg)
+    return path
+
+
+def check_bool(value, arg: str) -> bool:
+    """Raise TypeError unless ``value`` is True or False (1/0 and strings are refused)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({_short(value)})")
+    return value
+
+
+def _bounds(low, high, allow_inf: bool = False) -> str:
+    """"in [low, high]", ">= low", "<= high" or "that is finite" (or "... not NaN") for an error message."""
+    if low is not None and high is not None:
+        return f"in [{low}, {high}]"
+    if low is not None:
+        return f">= {low}"
+    if high is not None:
+        return f"<= {high}"
+    return "that is not NaN" if allow_inf else "that is finite"
+
+
+def check_number(
+    value, arg: str, low: float | None = None, high: float | None = None, allow_inf: bool = False
+) -> float:
+    """A real number (numpy scalars included, bools refused) within [low, high], bounds inclusive.
+
+    None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
+    """
+    if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({_short(value)})")
+    try:
+        value = float(value)
+    except OverflowError:  # an int beyond the float range (10**400)
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {_short(value)}") from None
+    if (
+        math.isnan(value)
+        or (math.isinf(value) and not allow_inf)
+        or (low is not None and value < low)
+        or (high is not None and value > high)
+    ):
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {value!r}")
+    return value
+
+
+def check_string(value, where: str) -> str:
+    """One string that Arrow can store (UTF-8 encodable: no lone surrogates)."""
+    if not isinstance(value, str):
+        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({_short(value)})")
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as err:
+            raise ValueError(f"`{where}` is not valid Unicode text ({err.reason} at position {err.start})") from None
+    return value
+
+
+# ----------------------------------------------------------------------------------------------
+# The option table
+# ----------------------------------------------------------------------------------------------
+KINDS = ("choice", "number", "integer", "bool", "path", "custom")
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a metric.
+
+    ``kind``: ``"choice"`` (one of ``choices``), ``"number"`` (a real in [``low``, ``high``], ``None`` =
+    unbounded; ``allow_inf``), ``"integer"`` (a number in range that is a whole number, returned as
+    ``int``), ``"bool"``, ``"path"`` (str or os.PathLike) or ``"custom"`` (``check(value, name)``
+    returns the canonical value). ``sig``: the abbreviation of the option in the signature (``None``:
+    the option does not change the number, or the metric writes its field itself). ``help``: one
+    sentence for the docstring, the command line and the demo. ``cli``: how ``mm-score`` reads the
+    flag's text (``None``: from the kind; ``False``: no flag). ``demo``: whether the demo shows a
+    widget for it. ``doc_type``: the type shown in the docstring (default from the kind).
+    """
+
+    name: str
+    help: str
+    kind: str = "choice"
+    choices: tuple = ()
+    low: float | None = None
+    high: float | None = None
+    allow_inf: bool = False
+    sig: str | None = None
+    check: Callable | None = None
+    cli: Callable | bool | None = None
+    demo: bool = True
+    doc_type: str | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"option {self.name!r}: unknown kind {self.kind!r}; expected one of {KINDS}")
+        if self.kind == "custom" and self.check is None:
+            raise ValueError(f"option {self.name!r}: a custom option needs its `check`")
+
+    def checked(self, value, arg: str | None = None):
+        """``value`` checked and in canonical form (errors name ``arg``, default the option's name)."""
+        arg = arg or self.name
+        if self.check is not None:
+            return self.check(value, arg)
+        if self.kind == "choice":
+            return check_choice(value, self.choices, arg)
+        if self.kind == "number":
+            return check_number(value, arg, self.low, self.high, self.allow_inf)
+        if self.kind == "integer":
+            number = check_number(value, arg, self.low, self.high)
+            if not number.is_integer():
+                raise ValueError(f"`{arg}` must be a whole number, got {_short(value)}")
+            return int(number)
+        if self.kind == "bool":
+            return check_bool(value, arg)
+        return check_path(value, arg)
+
+    @property
+    def type_name(self) -> str:
+        """The type shown in the docstring."""
+        if self.doc_type:
+            return self.doc_type
+        return {"choice": "str", "number": "float", "integer": "int", "bool": "bool", "path": "str"}.get(self.kind, "object")
+
+    def describe(self, default=None) -> str:
+        """The docstring line(s) of this option: name, type, help, choices or range, and ``default``."""
+        text = self.help
+        if self.kind == "choice" and self.choices and "one of" not in text:
+            text += " One of " + ", ".join(repr(c) for c in self.choices) + "."
+        if default is not None:
+            text += f" Default {default!r}."
+        return f"{self.name} (`{self.type_name}`, optional): {text}"
+
+
+class OptionTable:
+    """The options of one metric and its presets, declared once (see the module docstring).
+
+    ``presets`` maps a preset name to the default value of every option (``None`` = unset). Every
+    preset must set exactly the table's options. ``after_check`` (optional) receives the checked
+    options and the preset name and returns them, for rules between options.
+    """
+
+    def __init__(
+        self,
+        metric: str,
+        options: Sequence[Option],
+        presets: Mapping[str, Mapping[str, object]],
+        after_check: Callable | None = None,
+        default_preset: str = "default",
+    ):
+        self.metric = metric
+        self.options = {o.name: o for o in options}
+        self.presets = {name: dict(values) for name, values in presets.items()}
+        self.after_check = after_check
+        self.default_preset = default_preset
+        for preset, values in self.presets.items():
+            if set(values) != set(self.options):
+                missing, extra = set(self.options) - set(values), set(values) - set(self.options)
+                raise ValueError(f"{metric}: preset {preset!r} must set every option (missing {missing}, unknown {extra})")
+
+    def __iter__(self):
+        return iter(self.options.values())
+
+    def __getitem__(self, name: str) -> Option:
+        return self.options[name]
+
+    def __contains__(self, name) -> bool:
+        return name in self.options
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.options)
+
+    def check_preset(self, preset) -> str:
+        """``preset`` if it names a preset of this metric, else a ValueError."""
+        return check_preset(self.metric, preset, self.presets)
+
+    def resolve(self, preset, passed: Mapping[str, object]) -> dict:
+        """The preset's options updated with every passed value that is not None, each one checked."""
+        options = resolve_options(self.metric, preset, self.presets, passed)
+        for name, value in options.items():
+            if value is not None:  # None: unset (the metric's own default applies)
+                options[name] = self.options[name].checked(value)
+        if self.after_check is not None:
+            options = self.after_check(options, preset)
+        return options
+
+    def signature_fields(self, options: Mapping[str, object]) -> dict:
+        """``{abbreviation: value}`` of every option with a ``sig``, in table order."""
+        return {o.sig: options[o.name] for o in self if o.sig is not None}
+
+    def signature(self, preset: str, fields: Mapping[str, object]) -> str:
+        """The sacrebleu-style signature of a result of this metric (see ``results.build_signature``)."""
+        return build_signature(self.metric, preset, fields)
+
+    def describe(self, indent: str = "    ") -> str:
+        """The ``Args`` lines of every option (for the evaluate docstring), with the default preset's values."""
+        defaults = self.presets.get(self.default_preset, {})
+        return "\n".join(f"{indent}{o.describe(defaults.get(o.name))}" for o in self)
+
+    # -- command line -------------------------------------------------------------------------
+    def cli_options(self) -> list[Option]:
+        return [o for o in self if o.cli is not False]
+
+    def add_arguments(self, parser, skip: Iterable[str] = ()) -> None:
+        """One ``--flag`` per option (``--text-norm`` for ``text_norm``), help from the table, default
+        None (= the preset's value). Booleans take ``yes``/``no``."""
+        skip = set(skip)
+        for o in self.cli_options():
+            if o.name in skip:
+                continue
+            flag = "--" + o.name.replace("_", "-")
+            kwargs = {"dest": o.name, "default": None, "help": o.help}
+            if o.kind == "choice" and all(isinstance(c, str) for c in o.choices):
+                kwargs["choices"] = list(o.choices)
+            elif o.kind == "bool":
+                kwargs.update(choices=["yes", "no"], metavar="{yes,no}")
+            else:
+                kwargs["metavar"] = o.kind.upper() if o.kind != "custom" else "VALUE"
+            parser.add_argument(flag, **kwargs)
+
+    def from_arguments(self, namespace) -> dict:
+        """The options given on the command line (``{name: value}``, the flags' text parsed by kind)."""
+        out = {}
+        for o in self.cli_options():
+            text = getattr(namespace, o.name, None)
+            if text is None:
+                continue
+            out[o.name] = parse_text(o, text)
+        return out
+
+
+def parse_text(option: Option, text: str):
+    """The value of ``option`` written as text (a command-line flag, a demo text box)."""
+    if callable(option.cli):
+        return option.cli(text)
+    if option.kind == "bool":
+        if text.strip().lower() in ("yes", "true", "1"):
+            return True
+        if text.strip().lower() in ("no", "false", "0"):
+            return False
+        raise ValueError(f"`{option.name}` must be yes or no, got {text!r}")
+    if option.kind in ("number", "integer"):
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError(f"`{option.name}` must be a number, got {text!r}") from None
+        return int(number) if option.kind == "integer" and number.is_integer() else number
+    if option.kind == "choice":
+        for choice in option.choices:
+            if str(choice) == text:
+                return choice
+    return text

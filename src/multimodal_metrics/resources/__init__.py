@@ -1,0 +1,1 @@
+"""Resources the metrics read offline: English WordNet 3.0 (``wordnet``), Russian number words and lemmas (``russian``)."""
