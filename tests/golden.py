@@ -2,6 +2,7 @@
 
     .venv/bin/python tests/golden.py record [NAME ...]   # write tests/data/golden/<name>.json
     .venv/bin/python tests/golden.py check [NAME ...]    # exit 1 and print the first differences
+    .venv/bin/python tests/golden.py library [NAME ...]  # the library's score() on the examples = compute's
 
 Per metric, through ``evaluate.load`` of the folder (the way users load it, before and after the move):
 
@@ -137,6 +138,35 @@ def collect(name: str) -> dict:
     return {"examples": _examples(name, load), "sweep": _sweep(name, load), "fuzz": _fuzz(name, load)}
 
 
+def library_outcome(name: str, kwargs: dict) -> dict:
+    """``outcome`` of the library call ``multimodal_metrics.<name>.score(**kwargs)`` (preset from
+    ``config_name``), as a plain dict."""
+    import importlib
+
+    library = importlib.import_module(f"multimodal_metrics.{name}")
+    kwargs = dict(kwargs)
+    preset = kwargs.pop("config_name", "default")
+    try:
+        return {"result": _plain(dict(library.score(**kwargs, preset=preset)))}
+    except (ValueError, TypeError) as err:
+        return {"error": f"{type(err).__name__}: {_ADDRESS.sub(' at 0x?', str(err))}"}
+
+
+def library_differences(name: str) -> list[str]:
+    """Where the library's ``score`` differs from the recorded ``compute`` results of the bundled examples."""
+    want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["examples"]
+    spec = json.loads((ROOT / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+    got = []
+    for run in spec["runs"]:
+        inputs = {k: v for k, v in run.items() if k not in ("kwargs", "expected", "note")}
+        kwargs = {**inputs, **run.get("kwargs", {})}
+        got.append(library_outcome(name, {**kwargs, "return_per_example": True}))
+        got.append(library_outcome(name, {**kwargs, "confidence": 0.9, "n_resamples": 200}))
+    got = json.loads(json.dumps(got, ensure_ascii=False))
+    return [f"{name} examples[{i}]: compute {json.dumps(w)[:300]}\n    library {json.dumps(g)[:300]}"
+            for i, (w, g) in enumerate(zip(want, got, strict=True)) if w != g]
+
+
 def names(args) -> list[str]:
     return args or sorted(p.name for p in (ROOT / "metrics").iterdir() if (p / f"{p.name}.py").is_file())
 
@@ -164,6 +194,10 @@ def main(argv) -> int:
             data = collect(name)
             (GOLDEN / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
             print(name, {k: len(v) for k, v in data.items()})
+        elif command == "library":
+            diff = library_differences(name)
+            print(name, "library equals compute" if not diff else "\n".join(diff[:5]))
+            status |= bool(diff)
         else:
             diff = differences(name)
             print(name, "unchanged" if not diff else "\n".join(diff))

@@ -1,6 +1,7 @@
 """Helpers for the tests: load a metric like a user, import its pure core, run it in a Trainer or a demo."""
 
 import functools
+import importlib
 import importlib.util
 import socket
 import sys
@@ -54,8 +55,6 @@ LIBRARY_MODULES = {
 def load_core(name: str, module: str):
     """The pure-function module that was metrics/<name>/<module>.py, now in the library
     (``LIBRARY_MODULES``); a helper still in its folder is imported from there."""
-    import importlib
-
     if not (METRICS / name / f"{module}.py").exists() and (name, module) in LIBRARY_MODULES:
         return importlib.import_module(LIBRARY_MODULES[(name, module)])
     key = f"mm_{name}_{module}"
@@ -75,8 +74,6 @@ def load_script(name: str):
     """Import scripts/<name>.py (e.g. a benchmark holding a transcription of an official loop), or the
     library's command line for ``mm_score`` / ``mm_formats``."""
     if name in CLI_MODULES:
-        import importlib
-
         return importlib.import_module(CLI_MODULES[name])
     key = f"mm_script_{name}"
     if key not in sys.modules:

@@ -10,3 +10,9 @@ from helpers import metric_names
 @pytest.mark.parametrize("name", metric_names())
 def test_golden_outputs_unchanged(name):
     assert golden.differences(name) == []
+
+
+@pytest.mark.parametrize("name", metric_names())
+def test_library_score_equals_compute_on_the_examples(name):
+    """``multimodal_metrics.<name>.score`` returns exactly the dict ``compute`` returned (recorded)."""
+    assert golden.library_differences(name) == []

@@ -7,41 +7,35 @@ from pathlib import Path
 
 import gradio as gr
 
+from multimodal_metrics import anls
 from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen,
-    chosen_number,
     connect,
     load_metric,
-    option_choice,
-    option_number,
+    option_value,
+    option_widget,
     parse_alternatives,
     parse_items,
 )
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "anls.py"
-PRESETS = ["default", "stvqa", "layoutlmv2"]
+PRESETS = list(anls.PRESETS)
+OPTIONS = list(anls.OPTIONS)  # one widget per row of the library's option table
 
 EXAMPLE_PREDICTIONS = "hello world\nreciept\nac\n12.0\n new york "
 EXAMPLE_REFERENCES = "Hello World\nreceipt\nab\n$12.00 | 12\nnew  york"
 
 
-def compute(predictions: str, references: str, preset: str, threshold: str, boundary: str, text_norm: str, length_norm: str):
+def compute(predictions: str, references: str, preset: str, *options):
     """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's values."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
     result = load_metric(SCRIPT, preset).compute(
-        predictions=preds,
-        references=refs,
-        threshold=chosen_number(threshold, "threshold"),
-        boundary=chosen(boundary),
-        text_norm=chosen(text_norm),
-        length_norm=chosen(length_norm),
-        return_per_example=True,
-        confidence=CONFIDENCE,
+        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
     )
     return result, {"prediction": preds, "references": refs}
 
@@ -59,22 +53,11 @@ def build_ui(api_prefix: str = "") -> None:
                 references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                threshold = option_number("threshold", elem_id=f"{api_prefix}opt_threshold")
-                boundary = option_choice("boundary", ["inclusive", "strict"], elem_id=f"{api_prefix}opt_boundary")
-                text_norm = option_choice("text_norm", ["ws+lower", "lower", "none"], elem_id=f"{api_prefix}opt_text_norm")
-                length_norm = option_choice(
-                    "length_norm", ["raw_upper", "normalized_upper", "raw"], elem_id=f"{api_prefix}opt_length_norm"
-                )
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
-    connect(
-        button,
-        compute,
-        [predictions, references, preset, threshold, boundary, text_norm, length_norm],
-        panel,
-        f"{api_prefix}compute",
-    )
+    connect(button, compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
 
 
 with gr.Blocks(title="ANLS") as demo:

@@ -1,11 +1,12 @@
 """Helpers shared by the Gradio demos (app.py) of the Multimodal Metrics collection.
 
-Copied byte for byte into every metrics/<name>/ folder by scripts/sync_common.py (the canonical copy
-is scripts/common/_mm_demo.py); app.py imports it as a sibling module. No metric logic here.
+Part of the library (``multimodal_metrics.demo``, extra ``demo``): every app.py imports it; gradio is
+imported inside the functions that build components. No metric logic here.
 
 What a demo is made of:
-* options: `option_choice` (a dropdown whose first choice is "preset") and `option_number` (a text
-  box, empty = preset). A browser sends what it shows, so "the preset's value" has to be a visible
+* options: `option_widget` builds the widget of a row of the metric's option table (`option_choice`:
+  a dropdown whose first choice is "preset"; `option_number`: a text box, empty = preset) and
+  `option_value` reads it back. A browser sends what it shows, so "the preset's value" has to be a visible
   choice: a gr.Number left empty shows and sends 0. `chosen`, `chosen_bool` and `chosen_number` turn
   what was sent back into the option value (None = the preset's).
 * errors: `shows_errors` wraps the whole event handler (parsing included), so bad input of any kind
@@ -123,6 +124,33 @@ def chosen_number(text, arg: str, integer: bool = False):
             raise ValueError(f"`{arg}` must be a whole number (or empty for the preset's value), got {text!r}")
         return int(value)
     return value
+
+
+def option_widget(option, elem_id: str | None = None):
+    """The widget of one row of a metric's option table (``multimodal_metrics.options.Option``): a
+    dropdown ("preset" first) for choices and booleans (yes/no), a text box (empty = preset) for
+    numbers, paths and other values; the option's help text is shown under it."""
+    if option.kind == "choice":
+        return option_choice(option.name, [str(c) for c in option.choices], elem_id=elem_id, info=option.help)
+    if option.kind == "bool":
+        return option_choice(option.name, ["yes", "no"], elem_id=elem_id, info=option.help)
+    return option_number(option.name, elem_id=elem_id, info=option.help)
+
+
+def option_value(option, sent):
+    """What the widget of ``option`` (see :func:`option_widget`) sent, as the option's value (None =
+    the preset's); the text of numbers and other values is read as the command line reads it."""
+    from .options import parse_text
+
+    if option.kind == "choice":
+        value = chosen(sent)
+        return None if value is None else next((c for c in option.choices if str(c) == value), value)
+    if option.kind == "bool":
+        return chosen_bool(sent, option.name)
+    if option.kind in ("number", "integer"):
+        return chosen_number(sent, option.name, integer=option.kind == "integer")
+    text = chosen((sent or "").strip() if isinstance(sent, str) else sent)
+    return None if text is None else parse_text(option, text)
 
 
 # ------------------------------------------------------------------------------------------------
