@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+from multimodal_metrics.examples import FOLDER as EXAMPLES
+
 ROOT = Path(__file__).resolve().parent.parent
 os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
 for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
@@ -23,7 +25,7 @@ os.environ.setdefault("NLTK_DATA", str(ROOT / ".build" / "nltk_data"))
 
 
 def example_files(only: set[str] | None) -> list[Path]:
-    files = sorted((ROOT / "examples").glob("*.json"))
+    files = sorted(EXAMPLES.glob("*.json"))
     return [f for f in files if only is None or f.stem in only]
 
 

@@ -24,6 +24,8 @@ import re
 import sys
 from pathlib import Path
 
+from multimodal_metrics.examples import FOLDER as EXAMPLES
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 GOLDEN = HERE / "data" / "golden"
@@ -60,7 +62,7 @@ def outcome(metric, kwargs) -> dict:
 
 
 def _examples(name, load) -> list:
-    spec = json.loads((ROOT / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+    spec = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
     rows = []
     for run in spec["runs"]:
         metric = load(name, run.get("config_name", "default"))
@@ -155,7 +157,7 @@ def library_outcome(name: str, kwargs: dict) -> dict:
 def library_differences(name: str) -> list[str]:
     """Where the library's ``score`` differs from the recorded ``compute`` results of the bundled examples."""
     want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["examples"]
-    spec = json.loads((ROOT / "examples" / f"{name}.json").read_text(encoding="utf-8"))
+    spec = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
     got = []
     for run in spec["runs"]:
         inputs = {k: v for k, v in run.items() if k not in ("kwargs", "expected", "note")}

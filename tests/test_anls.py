@@ -172,7 +172,6 @@ def test_properties(data, preset):
 
 
 def _preset_options(preset):
-    import inspect
 
     from multimodal_metrics import anls
 

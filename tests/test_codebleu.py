@@ -14,6 +14,8 @@ from helpers import METRICS, ROOT, load_core, load_metric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from multimodal_metrics.examples import FOLDER as EXAMPLES
+
 core = load_core("codebleu", "_codebleu_core")
 LANGS = list(core.LANGUAGES)
 ADD = "def add ( a , b ) :\n    return a + b"
@@ -417,7 +419,7 @@ def test_kwargs_doctests():
 
 
 def test_examples_file():
-    data = json.loads((ROOT / "examples" / "codebleu.json").read_text())
+    data = json.loads((EXAMPLES / "codebleu.json").read_text())
     for run in data["runs"]:
         r = _quiet_compute(load_metric("codebleu", run["config_name"]), predictions=run["predictions"],
                            references=run["references"], **run["kwargs"])

@@ -10,7 +10,9 @@ import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, load_metric
+from helpers import load_metric
+
+from multimodal_metrics.examples import FOLDER as EXAMPLES
 
 METRICS = ["anls", "ned", "text_qa", "vqa_acc", "det_f1", "codebleu", "ru_meteor"]
 NOT_INPUTS = ("config_name", "predictions", "references", "kwargs", "expected", "note")
@@ -18,7 +20,7 @@ NOT_INPUTS = ("config_name", "predictions", "references", "kwargs", "expected", 
 
 def _runs():
     for name in METRICS:
-        for k, run in enumerate(json.loads((ROOT / "examples" / f"{name}.json").read_text())["runs"]):
+        for k, run in enumerate(json.loads((EXAMPLES / f"{name}.json").read_text())["runs"]):
             yield pytest.param(name, run, id=f"{name}-{run.get('config_name')}-{k}")
 
 
@@ -54,7 +56,7 @@ def test_resampled_statistics_equal_the_metric_on_the_resample(name, run):
 
 @pytest.mark.parametrize("name", METRICS)
 def test_interval_is_seeded_and_off_by_default(name):
-    run = json.loads((ROOT / "examples" / f"{name}.json").read_text())["runs"][0]
+    run = json.loads((EXAMPLES / f"{name}.json").read_text())["runs"][0]
     metric = load_metric(name, run.get("config_name"))
     plain = metric.compute(**_inputs(run))
     assert not any(key.endswith(("_ci_low", "_ci_high")) for key in plain)

@@ -1,17 +1,13 @@
-"""The demos' shared helpers (scripts/common/_mm_demo.py) on their own, without a browser."""
-
-import importlib.util
+"""The demos' shared helpers (multimodal_metrics.demo) on their own, without a browser."""
 
 import pytest
-from helpers import ROOT
 
 
 @pytest.fixture(scope="module")
 def demo():
-    spec = importlib.util.spec_from_file_location("mm_demo_helpers", ROOT / "scripts" / "common" / "_mm_demo.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from multimodal_metrics import demo
+
+    return demo
 
 
 def test_empty_options_mean_the_preset(demo):
@@ -74,3 +70,17 @@ def test_histogram_bins_every_score_once(demo):
     assert list(frame["examples"])[0] == 2 and list(frame["examples"])[-1] == 2  # 1.0 falls in the last bin
     wide = demo.histogram([10.0, 250.0, 31.5])  # scores outside [0, 1] (FID): bins over [min, max]
     assert wide["examples"].sum() == 3 and wide["score"][0].startswith("10")
+
+
+def test_option_widgets_follow_the_option_table(demo):
+    """Every option of a metric's table gets its widget and is read back as the option's value."""
+    from multimodal_metrics import anls
+    from multimodal_metrics.options import Option
+
+    threshold, boundary = anls.OPTIONS["threshold"], anls.OPTIONS["boundary"]
+    assert demo.option_value(threshold, "") is None and demo.option_value(threshold, "0.4") == 0.4
+    assert demo.option_value(boundary, "preset") is None and demo.option_value(boundary, "strict") == "strict"
+    flag = Option("lowercase", "lower-case first.", kind="bool")
+    assert demo.option_value(flag, "yes") is True and demo.option_value(flag, "no") is False
+    with pytest.raises(ValueError, match="`threshold` must be a number"):
+        demo.option_value(threshold, "half")

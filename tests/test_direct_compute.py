@@ -16,7 +16,7 @@ import random
 
 import numpy as np
 import pytest
-from helpers import METRICS, load_core, metric_names
+from helpers import METRICS, metric_names
 from test_compute_paths import _images, _texts
 
 INTERVALS = {"confidence": 0.9, "n_resamples": 40, "seed": 7}

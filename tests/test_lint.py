@@ -8,7 +8,7 @@ from helpers import ROOT
 
 def test_ruff_is_clean():
     out = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "metrics", "scripts", "spaces", "tests"],
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "src", "metrics", "scripts", "spaces", "tests"],
         cwd=ROOT,
         capture_output=True,
         text=True,

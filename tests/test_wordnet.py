@@ -1,4 +1,4 @@
-"""The shared WordNet piece (scripts/common/_mm_wordnet.py) as the two metrics that read it use it:
+"""The shared WordNet piece (multimodal_metrics.resources.wordnet) as the two metrics that read it use it:
 vqa_acc `wups` and ru_meteor `nltk`.
 
 - Debian's wordnet-base files (/usr/share/wordnet, what a Space installs from packages.txt) are found
