@@ -5,7 +5,7 @@
 
 Inputs: N pairs of generated ~20-line functions per language (reference + a mutated copy). Times:
 our pure core (`corpus_codebleu`), `evaluate.load("metrics/codebleu", "pypi").compute(...)`, and
-`calc_codebleu` timed inside its own venv (.build/venv-codebleu, scripts/setup.d/codebleu_oracle.sh)
+`calc_codebleu` timed inside its own venv (.build/venv-codebleu, scripts/setup.d/test/codebleu_oracle.sh)
 in a subprocess on the same inputs written to a temp file (interpreter start-up excluded). Times are
 CPU seconds of the computing thread (time.thread_time: background threads of other libraries are not
 counted), best of --repeat consecutive runs per side after a full-size warm-up, so that other jobs
@@ -206,7 +206,7 @@ def main():
         return
     n = args.n or (100 if args.quick else 1000)
     if not ORACLE_PY.is_file():
-        sys.exit("missing .build/venv-codebleu: run bash scripts/setup.d/codebleu_oracle.sh")
+        sys.exit("missing .build/venv-codebleu: run bash scripts/setup.d/test/codebleu_oracle.sh")
     spec = importlib.util.spec_from_file_location("mm_codebleu_core", CORE_PATH)
     core = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(core)

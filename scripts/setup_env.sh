@@ -3,8 +3,8 @@
 #   bash scripts/setup_env.sh [EXTRAS]     EXTRAS defaults to "test" (see setup.cfg); "all" for the demo/job
 # Creates .venv/ (ignored by git), installs torch==2.13.0 first (local CPU wheel), then the library
 # with the extras of setup.cfg at the versions of constraints.txt, then builds offline resources under .build/ (WordNet 3.0 for NLTK from
-# Debian's wordnet-base) and runs every hook in scripts/setup.d/ (e.g. a separate venv for a peer
-# package whose pins clash with ours). Re-running is cheap: a stamp records what was installed.
+# Debian's wordnet-base) and runs the hooks of scripts/setup.d/ (those of scripts/setup.d/test/ only
+# for EXTRAS=test: a separate venv for a peer package whose pins clash with ours, Chromium). Re-running is cheap: a stamp records what was installed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-test}"
@@ -57,7 +57,12 @@ if [ ! -s "$D/lexnames" ]; then
   mv "$D/lexnames.tmp" "$D/lexnames"
 fi
 
-for hook in scripts/setup.d/*.sh; do
+# Hooks: scripts/setup.d/*.sh for every set-up (e.g. codebleu's 2020 runtime, which the main job scores
+# with), scripts/setup.d/test/*.sh only for the tests (Chromium for the browser tests, the venv of a peer
+# package run as an oracle): the main job's set-up installs only what the main job needs.
+hooks=(scripts/setup.d/*.sh)
+[ "$EXTRAS" = "test" ] && hooks+=(scripts/setup.d/test/*.sh)
+for hook in "${hooks[@]}"; do
   [ -e "$hook" ] || continue
   echo "[setup] $hook"
   bash "$hook"
