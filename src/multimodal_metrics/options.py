@@ -289,31 +289,42 @@ class OptionTable:
         return [o for o in self if o.cli is not False]
 
     def add_arguments(self, parser, skip: Iterable[str] = ()) -> None:
-        """One ``--flag`` per option (``--text-norm`` for ``text_norm``), help from the table, default
-        None (= the preset's value). Booleans take ``yes``/``no``."""
+        """One ``--flag`` per option (``--text-norm`` for ``text_norm``), help from the table, default None
+        (= the preset's value): numbers and whole numbers typed by argparse, booleans as
+        ``--flag``/``--no-flag``, other kinds read by the option's ``cli`` function when it has one."""
+        import argparse
+
         skip = set(skip)
         for o in self.cli_options():
             if o.name in skip:
                 continue
             flag = "--" + o.name.replace("_", "-")
             kwargs = {"dest": o.name, "default": None, "help": o.help}
-            if o.kind == "choice" and all(isinstance(c, str) for c in o.choices):
-                kwargs["choices"] = list(o.choices)
-            elif o.kind == "bool":
-                kwargs.update(choices=["yes", "no"], metavar="{yes,no}")
-            else:
-                kwargs["metavar"] = o.kind.upper() if o.kind != "custom" else "VALUE"
+            if o.kind == "bool":
+                kwargs["action"] = argparse.BooleanOptionalAction
+            elif callable(o.cli):
+                kwargs.update(type=_argument_type(o), metavar=o.name.upper())
+            elif o.kind in ("number", "integer"):
+                kwargs["type"] = float if o.kind == "number" else int
             parser.add_argument(flag, **kwargs)
 
     def from_arguments(self, namespace) -> dict:
-        """The options given on the command line (``{name: value}``, the flags' text parsed by kind)."""
-        out = {}
-        for o in self.cli_options():
-            text = getattr(namespace, o.name, None)
-            if text is None:
-                continue
-            out[o.name] = parse_text(o, text)
-        return out
+        """The options given on the command line (``{name: value}``; None = not given)."""
+        return {o.name: getattr(namespace, o.name) for o in self.cli_options() if getattr(namespace, o.name, None) is not None}
+
+
+def _argument_type(option: Option):
+    """argparse ``type`` of an option read by its ``cli`` function (a ValueError becomes argparse's one-line error)."""
+    import argparse
+
+    def read(text):
+        try:
+            return option.cli(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+
+    read.__name__ = option.name
+    return read
 
 
 def parse_text(option: Option, text: str):
