@@ -7,11 +7,26 @@ normal path (the cache file and its lock), which gives the same results, only sl
 """
 
 import os
+import threading
 from collections.abc import Mapping
 
 from ..options import RESAMPLING_OPTIONS, _short, check_bool
 
 DIRECT_PATH_EVALUATE = ("0.4.6",)  # the evaluate versions whose internals the direct path was written for
+
+
+_LOCK_GUARD = threading.Lock()
+
+
+def metric_lock(metric) -> threading.RLock:
+    """The re-entrant lock of one metric object: ``compute`` and ``compare`` hold it, so one object shared
+    by threads (a demo serving requests) runs one computation at a time and each caller gets its own
+    result (evaluate keeps a computation's state on the object: writer, data, cache files)."""
+    lock = metric.__dict__.get("_mm_lock")
+    if lock is None:
+        with _LOCK_GUARD:
+            lock = metric.__dict__.setdefault("_mm_lock", threading.RLock())
+    return lock
 
 
 def direct_path_supported() -> bool:

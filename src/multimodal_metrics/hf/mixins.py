@@ -24,7 +24,7 @@ from .arrow import (
     reference_lists_to_arrow,
     strings_to_arrow,
 )
-from .direct import OptionsCheckedFirst
+from .direct import OptionsCheckedFirst, metric_lock
 
 
 class TrainerResults:
@@ -55,10 +55,11 @@ class TrainerResults:
                     "`return_per_example=True` cannot be combined with `for_trainer`: Trainer logs only numbers; "
                     "call compute without `for_trainer` to get the per-example scores"
                 )
-        result = super().compute(**kwargs)
-        if result is None:  # a non-main process of a distributed run
-            return None
-        self.last_signature = result.get("signature")
+        with metric_lock(self):  # one computation at a time per object (threads share nothing else)
+            result = super().compute(**kwargs)
+            if result is None:  # a non-main process of a distributed run
+                return None
+            self.last_signature = result.get("signature")
         return result if for_trainer is False else trainer_scores(result, prefix)
 
 
@@ -171,14 +172,15 @@ class PairedComparison:
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
         statistics = []
-        for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
-            if predictions is None:
-                raise ValueError(f"`{arg}` is required (got None)")
-            self._last_statistic = None
-            self.compute(predictions=predictions, references=references, **kwargs)
-            if self._last_statistic is None:
-                raise RuntimeError("compute did not record its sufficient statistics")
-            statistics.append(self._last_statistic)
+        with metric_lock(self):  # the statistic read back is this call's own
+            for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+                if predictions is None:
+                    raise ValueError(f"`{arg}` is required (got None)")
+                self._last_statistic = None
+                self.compute(predictions=predictions, references=references, **kwargs)
+                if self._last_statistic is None:
+                    raise RuntimeError("compute did not record its sufficient statistics")
+                statistics.append(self._last_statistic)
         (stat_a, signature), (stat_b, _) = statistics
         return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence)
 
