@@ -26,7 +26,9 @@ import sys
 import time
 
 import numpy as np
-from _bench import ROOT, load_core, offline_env, run_scale, scale_child
+from _bench import ROOT, offline_env, run_scale, scale_child
+
+from multimodal_metrics.det_f1 import core
 
 CLASSES = ["a cat on a sofa", "two green eyes", "a red basket", "plush ostrich", "it's raining hard", "a lamp"]
 
@@ -143,7 +145,6 @@ def best_of(fn, repeat):
 
 def make_inputs(n: int):
     """(predictions, references) of `n` generated images, as the module takes them (class dicts)."""
-    core = load_core("det_f1", "_det_f1_core")
     preds, refs, _ = core.from_fusion_brain(*generate(n))
     return preds, refs
 
@@ -161,7 +162,6 @@ def main() -> int:
     n = args.images or (300 if args.quick else 5000)
 
     offline_env()
-    core = load_core("det_f1", "_det_f1_core")
     if args.scale:
         run_scale(__file__, 5000)
         return 0

@@ -3,6 +3,7 @@ the checked per-image path gives, or step aside (None) so that the checked path 
 the Arrow columns written by `add_batch` read back unchanged; classes in another order, extra and
 missing classes are aligned like the per-image rule."""
 
+import importlib
 import marshal
 import random
 import struct
@@ -14,6 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 core = load_core("det_f1", "_det_f1_core")
+# the tunables are read in the modules that define them (core re-exports copies): patch them there
+det_columns = importlib.import_module("multimodal_metrics.det_f1.columns")
+det_counting = importlib.import_module("multimodal_metrics.det_f1.counting")
+det_matching = importlib.import_module("multimodal_metrics.det_f1.matching")
 bench = load_script("bench_det_f1")
 
 
@@ -96,7 +101,7 @@ def test_fast_walk_across_chunks(monkeypatch):
     preds, _, _ = core.from_fusion_brain(true_annot, predictions)
     whole = core._pack_plain(preds)
     assert whole is not None and _same(whole, core._pack_checked(preds, "predictions", 0))
-    monkeypatch.setattr(core, "PLAIN_CHUNK", 7)
+    monkeypatch.setattr(det_columns, "PLAIN_CHUNK", 7)
     assert _same(core._pack_plain(preds), whole)
     bad = [dict(p) for p in preds]
     bad[650]["x"] = [[True, 0, 1, 1]]  # a bool in a late chunk: the checked path names it
@@ -164,8 +169,8 @@ def test_groups_counted_in_blocks_give_the_same_counts(monkeypatch, matching):
     preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
     whole = core.count_per_image(preds, refs, matching=matching)
     for block, chunk in ((1, core.PAIR_CHUNK), (7, 5), (100, 1)):
-        monkeypatch.setattr(core, "GROUP_BLOCK", block)
-        monkeypatch.setattr(core, "PAIR_CHUNK", chunk)
+        monkeypatch.setattr(det_counting, "GROUP_BLOCK", block)
+        monkeypatch.setattr(det_matching, "PAIR_CHUNK", chunk)
         assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
     monkeypatch.undo()
 
@@ -173,7 +178,7 @@ def test_groups_counted_in_blocks_give_the_same_counts(monkeypatch, matching):
 def test_first_bad_box_named_like_a_single_pass(monkeypatch):
     """Bad boxes in several blocks: references are named before predictions, then unrequested
     classes, whatever block they are in."""
-    monkeypatch.setattr(core, "GROUP_BLOCK", 2)
+    monkeypatch.setattr(det_counting, "GROUP_BLOCK", 2)
     refs = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
     preds = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
     preds[1] = {"cat": [[0, 0, -1, 1]], "dog": [[0, 0, float("nan"), 1]]}

@@ -245,6 +245,8 @@ def test_wups_distinct_pair_scoring_equals_the_reference():
 
 
 def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):
+    from multimodal_metrics.det_f1 import matching as det_matching
+
     core = load_core("det_f1", "_det_f1_core")
     rng = np.random.default_rng(1)
     preds, refs = [], []
@@ -255,6 +257,6 @@ def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):
         preds.append({"a": np.abs(p).tolist(), "b": np.abs(p[:9]).tolist()})
     for matching in ("any", "one_to_one"):
         whole = core.count_per_image(preds, refs, matching=matching)
-        monkeypatch.setattr(core, "PAIR_CHUNK", 37)  # chunk borders inside groups and images
+        monkeypatch.setattr(det_matching, "PAIR_CHUNK", 37)  # read there (core has a copy); borders inside groups
         assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
         monkeypatch.undo()

@@ -7,24 +7,24 @@ import json
 from pathlib import Path
 
 import gradio as gr
-from _det_f1_core import box_status, from_fusion_brain, normalize_example, unpack
-from _mm_demo import (
+
+from multimodal_metrics import det_f1
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen,
-    chosen_number,
     connect,
     load_metric,
-    option_choice,
-    option_number,
+    option_value,
+    option_widget,
     parse_json,
 )
 
 HERE = Path(__file__).resolve().parent
 
 SCRIPT = HERE / "det_f1.py"
-PRESETS = ["default", "fusion_brain_2021", "one_to_one"]
+PRESETS = sorted(det_f1.PRESETS)
+OPTIONS = [o for o in det_f1.OPTIONS if o.demo]  # a widget per row of the library's option table (not missing_class)
 MAX_PANELS = 4
 
 
@@ -78,9 +78,9 @@ def draw_images(names, predictions, references, options):
 
     panels = []
     for name, pred, ref in list(zip(names, predictions, references))[:MAX_PANELS]:
-        pred = unpack(normalize_example(pred, "predictions", len(panels)))
-        ref = unpack(normalize_example(ref, "references", len(panels)))
-        status = box_status(pred, ref, **options)
+        pred = det_f1.unpack(det_f1.normalize_example(pred, "predictions", len(panels)))
+        ref = det_f1.unpack(det_f1.normalize_example(ref, "references", len(panels)))
+        status = det_f1.box_status(pred, ref, **options)
         fmt = options["box_format"]
 
         def xyxy(b, fmt=fmt):
@@ -122,26 +122,20 @@ def draw_images(names, predictions, references, options):
     return canvas
 
 
-def compute(references: str, predictions: str, preset: str, matching: str, iou_threshold: str, iou_boundary: str, box_format: str):
-    """Score the detections and draw them: (result, table columns, picture). Options left on "preset" /
-    empty use the preset's values."""
+def compute(references: str, predictions: str, preset: str, *options):
+    """Score the detections and draw them: (result, table columns, picture). Options (matching,
+    iou_threshold, iou_boundary, box_format) left on "preset" / empty use the preset's values."""
     refs = parse_images(references, "references")
     preds = parse_images(predictions, "predictions")
     if isinstance(refs, dict) and isinstance(preds, dict):  # Fusion Brain files: align by image key
-        preds, refs, names = from_fusion_brain(refs, preds)
+        preds, refs, names = det_f1.from_fusion_brain(refs, preds)
     elif isinstance(refs, dict) or isinstance(preds, dict):
         raise ValueError("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
     else:
         names = [f"image {i}" for i in range(len(refs))]
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
     result = load_metric(SCRIPT, preset).compute(
-        predictions=preds,
-        references=refs,
-        matching=chosen(matching),
-        iou_threshold=chosen_number(iou_threshold, "iou_threshold"),
-        iou_boundary=chosen(iou_boundary),
-        box_format=chosen(box_format),
-        return_per_example=True,
-        confidence=CONFIDENCE,
+        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
     )
     used = dict(part.split(":", 1) for part in result["signature"].split("|")[1:])  # the resolved options
     picture = draw_images(
@@ -176,10 +170,7 @@ def build_ui(api_prefix: str = "") -> None:
                 predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", label="predictions", elem_id=f"{api_prefix}preds")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                matching = option_choice("matching", ["any", "one_to_one"], elem_id=f"{api_prefix}opt_matching")
-                iou_threshold = option_number("iou_threshold", elem_id=f"{api_prefix}opt_iou_threshold")
-                iou_boundary = option_choice("iou_boundary", ["inclusive", "strict"], elem_id=f"{api_prefix}opt_iou_boundary")
-                box_format = option_choice("box_format", ["xywh", "xyxy"], elem_id=f"{api_prefix}opt_box_format")
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             picture = gr.Image(label="boxes", type="pil", elem_id=f"{api_prefix}picture")
         with gr.Column():
@@ -187,7 +178,7 @@ def build_ui(api_prefix: str = "") -> None:
     connect(
         button,
         compute,
-        [references, predictions, preset, matching, iou_threshold, iou_boundary, box_format],
+        [references, predictions, preset, *widgets],
         panel,
         f"{api_prefix}compute",
         extra_outputs=[picture],

@@ -1,0 +1,127 @@
+"""det_f1's option table, presets and ``score``: the functional API the evaluate module calls too."""
+
+import numpy as np
+
+from ..inputs import check_list, check_same_length
+from ..options import Option, OptionTable, check_bool
+from ..results import Result, make_result
+from ..stats import Resampling, Statistic, compare_scores, interval_values, precision_recall_f1
+from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS
+from .columns import pack
+from .counting import count_per_image, scores
+
+PRESETS = {
+    # Official AIJ 2021 Fusion Brain zsOD script (seeds_reference.md 2.3), quirks included.
+    "default": {
+        "matching": "any",
+        "iou_threshold": 0.5,
+        "iou_boundary": "inclusive",
+        "box_format": "xywh",
+        "missing_class": "error",
+    },
+    # The usual detection convention: each ground-truth box matched at most once (greedy by IoU);
+    # a class the model did not output means "no box".
+    "one_to_one": {
+        "matching": "one_to_one",
+        "iou_threshold": 0.5,
+        "iou_boundary": "inclusive",
+        "box_format": "xywh",
+        "missing_class": "empty",
+    },
+}
+PRESETS["fusion_brain_2021"] = dict(PRESETS["default"])
+
+OPTIONS = OptionTable(
+    "det_f1",
+    [
+        Option("matching", "'any' (official script: a prediction is a TP if it hits any ground-truth box, "
+               "FN = max(0, #GT - #pred), identical consecutive predictions count once) or 'one_to_one' (greedy "
+               "by IoU, each box matched at most once; unmatched GT boxes are FN, unmatched predictions FP).",
+               choices=MATCHINGS, sig="match"),
+        Option("iou_threshold", "IoU threshold in [0, 1].", kind="number", low=0.0, high=1.0, sig="iou"),
+        Option("iou_boundary", "'inclusive' (IoU >= threshold is a hit, the script) or 'strict' (IoU > threshold, "
+               "the seed text).", choices=BOUNDARIES, sig="bound"),
+        Option("box_format", "'xywh' ([x, y, width, height], the Fusion Brain files) or 'xyxy' ([x1, y1, x2, y2]).",
+               choices=BOX_FORMATS, sig="fmt"),
+        Option("missing_class", "what a requested class absent from the prediction means: 'error' (ValueError, "
+               "as the script's assertion) or 'empty' (no box predicted).", choices=MISSING_CLASS, sig="miss",
+               demo=False),
+    ],
+    PRESETS,
+)
+
+SCORE_KEYS = ("f1", "precision", "recall")  # the scores with an interval (tp, fp, fn are counts)
+
+
+def count_statistic(counts) -> Statistic:
+    """Per-image (tp, fp, fn) as the sufficient statistics; micro F1, precision and recall from the pooled counts."""
+
+    def prf(sums):
+        precision, recall, f1 = precision_recall_f1(sums[..., 0], sums[..., 1], sums[..., 2])
+        return np.stack([f1, precision, recall], axis=-1)
+
+    return Statistic(SCORE_KEYS, counts, prf)
+
+
+class DetF1Result(Result):
+    """det_f1's :class:`~multimodal_metrics.results.Result`, with ``counts`` (per-image tp, fp, fn: an
+    (n_images, 3) int64 array). ``per_example`` (one scores dict per image) is built on first use, so a
+    ``compute`` that does not ask for it does not pay for it."""
+
+    def __init__(self, values, counts, statistic, per_example=None):
+        self.counts = counts
+        super().__init__(values, "det_f1", per_example, statistic)
+
+    @property
+    def per_example(self) -> list[dict]:
+        if self._per_example is None:
+            self._per_example = [scores(*row) for row in self.counts.tolist()]
+        return self._per_example
+
+    @per_example.setter
+    def per_example(self, value) -> None:
+        self._per_example = value
+
+
+def score_checked(predictions, references, preset, options, resampling, return_per_example=False) -> DetF1Result:
+    """det_f1 of checked inputs (each side as :class:`~multimodal_metrics.det_f1.core.Columns` or the Arrow
+    column the evaluate module stores) with resolved ``options`` (``OPTIONS.resolve``) and a checked
+    ``Resampling``. Coordinate values and missing classes are checked here (errors name the image,
+    class and box)."""
+    counts = count_per_image(predictions, references, **options)
+    values = scores(*counts.sum(axis=0).tolist())
+    signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
+    per_example = [scores(*row) for row in counts.tolist()] if return_per_example else None
+    statistic = count_statistic(counts)
+    values = {**values, **interval_values(statistic, resampling)}
+    return DetF1Result(make_result(values, signature, per_example, return_per_example), counts, statistic, per_example)
+
+
+def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
+          n_resamples=None, seed=None, **options) -> DetF1Result:
+    """Detection F1 of ``predictions`` against ``references``, one entry per image on each side: a class
+    dict ``{class: [[x, y, w, h], ...]}`` or a record ``{"classes": [...], "boxes": [...]}``; the classes
+    of ``references[i]`` are the classes requested for image i.
+
+    ``preset`` and ``options`` (``matching``, ``iou_threshold``, ``iou_boundary``, ``box_format``,
+    ``missing_class``: see ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap intervals
+    ``f1_ci_low``/``_high``, ... (``n_resamples`` resamples of the images, ``seed``). Returns a
+    :class:`DetF1Result` equal to what the evaluate module's ``compute`` returns; its errors are
+    compute's, in compute's order (preset, resampling, ``return_per_example``, options, then the inputs).
+    """
+    OPTIONS.check_preset(preset)  # evaluate.load checks it
+    resampling = Resampling(confidence, n_resamples, seed)  # compute checks these first (PairedComparison)
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    predictions = check_list(predictions, "predictions")
+    references = check_list(references, "references")
+    check_same_length("predictions", predictions, "references", references)
+    predictions, references = pack(predictions, "predictions"), pack(references, "references")
+    return score_checked(predictions, references, preset, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
+    resampling images; ``kwargs``: ``preset`` and the options, the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)

@@ -1,0 +1,149 @@
+"""The library's det_f1 without evaluate: score, Result, compare, the option table, core's names, a light import."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from multimodal_metrics import det_f1
+from multimodal_metrics.det_f1 import core
+
+B = [0, 0, 10, 10]
+# the seed vectors of tests/test_det_f1.py: (id, references, predictions, F1 official, F1 one_to_one)
+VECTORS = [
+    ("Z1", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": []}], 1.0, 1.0),
+    ("Z2", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": [[5, 5, 5, 5]]}], 2 / 3, 2 / 3),
+    ("Z3", [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}], 1.0, 1.0),  # IoU exactly 0.5
+    ("Z4", [{"cat": [B]}], [{"cat": [[0, 0, 10, 4]]}], 0.0, 0.0),
+    ("Z5", [{"cat": [B, [50, 50, 10, 10]]}], [{"cat": [B, [1, 1, 10, 10]]}], 1.0, 0.5),
+    ("Z6", [{"cat": [B, [50, 50, 10, 10], [100, 100, 10, 10]]}], [{"cat": [B]}], 0.5, 0.5),
+    ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
+    ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
+    ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 2 / 3),
+    ("Z10", [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}], [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}], 0.5, 0.5),
+    ("flaw", [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}], [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}], 1.0, 1 / 3),
+]
+
+
+@pytest.mark.parametrize("vid,refs,preds,official,one_to_one", VECTORS, ids=[v[0] for v in VECTORS])
+def test_score_seed_vectors(vid, refs, preds, official, one_to_one):
+    assert det_f1.score(preds, refs)["f1"] == pytest.approx(official, abs=1e-12)
+    assert det_f1.score(preds, refs, preset="one_to_one")["f1"] == pytest.approx(one_to_one, abs=1e-12)
+    assert det_f1.score(preds, refs, matching="one_to_one")["f1"] == pytest.approx(one_to_one, abs=1e-12)
+    assert det_f1.score(preds, refs) == core.det_f1(preds, refs) | {"signature": det_f1.score(preds, refs).signature}
+
+
+def test_docstring_example_and_signature():
+    refs = [{"cat": [[0, 0, 10, 10]], "dog": []}]
+    preds = [{"cat": [[0, 0, 10, 5]], "dog": [[5, 5, 5, 5]]}]
+    r = det_f1.score(preds, refs)
+    assert (round(r["f1"], 4), r["tp"], r["fp"], r["fn"]) == (0.6667, 1.0, 1.0, 0.0)
+    assert r.signature == "det_f1|preset:default|match:any|iou:0.5|bound:inclusive|fmt:xywh|miss:error|v:0.1.0"
+    assert det_f1.score(preds, refs, iou_boundary="strict")["f1"] == 0.0
+    assert det_f1.score(preds, refs, preset="fusion_brain_2021").signature == r.signature.replace(
+        "preset:default", "preset:fusion_brain_2021"
+    )
+
+
+def test_result_forms():
+    refs, preds = VECTORS[9][1], VECTORS[9][2]
+    r = det_f1.score(preds, refs, return_per_example=True)
+    assert list(r) == ["f1", "precision", "recall", "tp", "fp", "fn", "signature", "per_example"]
+    assert r.per_example == r["per_example"] == [
+        {"f1": 1.0, "precision": 1.0, "recall": 1.0, "tp": 1.0, "fp": 0.0, "fn": 0.0},
+        {"f1": 0.0, "precision": 0.0, "recall": 0.0, "tp": 0.0, "fp": 1.0, "fn": 1.0},
+    ]
+    assert r.counts.tolist() == [[1, 0, 0], [0, 1, 1]]
+    plain = det_f1.score(preds, refs, confidence=0.9, n_resamples=200)
+    assert type(plain.to_dict()) is dict and "per_example" not in plain
+    assert plain.per_example == r.per_example  # built on first use when not asked for in the dict
+    assert [k for k in plain if k.endswith("_ci_low")] == ["f1_ci_low", "precision_ci_low", "recall_ci_low"]
+    assert plain.signature.endswith("|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0")
+    assert plain.for_trainer()["det_f1_f1"] == 0.5 and "det_f1_fn" in plain.for_trainer()
+    assert set(plain.for_trainer("val")) >= {"val_f1", "val_tp", "val_f1_ci_low"}
+    assert plain.statistic.keys == ("f1", "precision", "recall")
+
+
+def test_compare():
+    refs = [{"cat": [B]}, {"cat": [[50, 50, 10, 10]]}]
+    good = [{"cat": [B]}, {"cat": [[50, 50, 10, 10]]}]
+    bad = [{"cat": [B]}, {"cat": [[0, 50, 10, 10]]}]
+    out = det_f1.compare(good, bad, refs, test="paired_bootstrap", n_resamples=100)
+    # the miss of B is an FP but no FN (as many predictions as objects: the official rule)
+    assert out["f1_a"] == 1.0 and out["f1_b"] == pytest.approx(2 / 3) and out["recall_b"] == 1.0
+    assert "test:paired-bs|n:100" in out["signature"]
+    assert out["signature"].startswith("det_f1|preset:default|match:any|")
+    with pytest.raises(ValueError, match="predictions_b"):
+        det_f1.compare(good, None, refs)
+
+
+def test_option_table_drives_the_checks():
+    assert det_f1.OPTIONS.names == ["matching", "iou_threshold", "iou_boundary", "box_format", "missing_class"]
+    assert set(det_f1.PRESETS) == {"default", "one_to_one", "fusion_brain_2021"}
+    assert [o.sig for o in det_f1.OPTIONS] == ["match", "iou", "bound", "fmt", "miss"]
+    assert [o.name for o in det_f1.OPTIONS if o.demo] == ["matching", "iou_threshold", "iou_boundary", "box_format"]
+    ok = [{"cat": [B]}]
+    with pytest.raises(ValueError, match="`matching` must be one of"):
+        det_f1.score(ok, ok, matching="hungarian")
+    with pytest.raises(ValueError, match=r"`iou_threshold` must be a number in \[0.0, 1.0\]"):
+        det_f1.score(ok, ok, iou_threshold=1.5)
+    with pytest.raises(ValueError, match="unknown option 'iou'"):
+        det_f1.score(ok, ok, iou=0.4)
+    with pytest.raises(ValueError, match="unknown preset"):
+        det_f1.score(ok, ok, preset="coco")
+    assert "iou_threshold (`float`, optional)" in det_f1.OPTIONS.describe()
+
+
+def test_checks_come_in_compute_order():
+    """preset, resampling, return_per_example, options, then the inputs (as evaluate's compute does)."""
+    with pytest.raises(ValueError, match="unknown preset"):
+        det_f1.score(None, None, preset="coco", confidence=2.0)
+    with pytest.raises(ValueError, match="`confidence`"):
+        det_f1.score(None, None, confidence=2.0, return_per_example=1, matching="x")
+    with pytest.raises(TypeError, match="`return_per_example`"):
+        det_f1.score(None, None, return_per_example=1, matching="x")
+    with pytest.raises(ValueError, match="`matching`"):
+        det_f1.score(None, None, matching="x")
+    with pytest.raises(ValueError, match="`predictions` is required"):
+        det_f1.score(None, None)
+    with pytest.raises(ValueError, match=r"`predictions` has 2 examples but `references` has 1"):
+        det_f1.score([{"cat": [B]}] * 2, [{"cat": [B]}])
+    with pytest.raises(ValueError, match=r"`references\[0\]` class 'cat', box 0: a box has 4 numbers"):
+        det_f1.score([{"cat": [B]}], [{"cat": [[0, 0, 1]]}])
+    with pytest.raises(ValueError, match=r"`predictions\[0\]` has no entry for requested class 'dog'"):
+        det_f1.score([{"cat": [B]}], [{"cat": [B], "dog": []}])
+    # a packed dict is a class dict to compute's add_batch, and so to score
+    with pytest.raises(TypeError, match=r"`predictions\[0\]` class 'classes', box 0: expected 4 numbers"):
+        det_f1.score(core.normalize_batch([{"cat": [B]}], "predictions"), [{"cat": [B]}])
+
+
+def test_core_keeps_the_names_of_the_old_core_module():
+    """multimodal_metrics.det_f1.core is what metrics/det_f1/_det_f1_core.py was (tests, mm-score's formats)."""
+    names = """BOUNDARIES BOX_FORMATS MATCHINGS MISSING_CLASS to_xyxy paired_iou pairwise_iou passes is_record is_packed
+    box_array Columns pack normalize_batch packed_dicts normalize_example unpack as_class_dict from_fusion_brain is_arrow
+    to_arrow from_arrow columns_of count_per_group count_per_image prf scores det_f1 box_status PAIR_CHUNK GROUP_BLOCK
+    PLAIN_CHUNK _pack_plain _pack_checked _pack_packed _plain_boxes _stream_boxes _pylist _values_ok _ordinary_values
+    _in_safe_range _xyxy_columns _groups _hit_pairs _count_block _greedy_one_to_one _check_values _offsets _ranges""".split()
+    assert [n for n in names if not hasattr(core, n)] == []
+    from multimodal_metrics.det_f1 import columns, counting, matching
+
+    assert (core.PLAIN_CHUNK, core.PAIR_CHUNK, core.GROUP_BLOCK) == (
+        columns.PLAIN_CHUNK,
+        matching.PAIR_CHUNK,
+        counting.GROUP_BLOCK,
+    )
+    preds, refs, images = core.from_fusion_brain({"a.jpg": {"cat": [B]}}, {"a.jpg": {"cat": [B], "x": []}})
+    assert images == ["a.jpg"] and core.det_f1(preds, refs)["f1"] == 1.0
+    assert np.array_equal(core.count_per_image(preds, refs), [[1, 0, 0]])
+
+
+def test_import_is_light():
+    code = (
+        "import sys, multimodal_metrics, multimodal_metrics.det_f1, multimodal_metrics.det_f1.core\n"
+        "heavy = {'torch', 'nltk', 'tree_sitter', 'pymorphy3', 'gradio', 'evaluate', 'datasets', 'pyarrow',\n"
+        "         'transformers'}\n"
+        "print(sorted(heavy & set(sys.modules)))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
