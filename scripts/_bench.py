@@ -1,5 +1,6 @@
 """What every scripts/bench_<name>.py needs: the offline environment, a metric's pure core, a timer."""
 
+import importlib
 import importlib.util
 import os
 import sys
@@ -17,8 +18,36 @@ def offline_env() -> None:
     os.environ.setdefault("NLTK_DATA", str(ROOT / ".build" / "nltk_data"))
 
 
+# Where the pure code of each former metric-folder helper lives in the library (issue 19).
+LIBRARY_MODULES = {
+    ("anls", "_anls_core"): "multimodal_metrics.anls.core",
+    ("ned", "_ned_core"): "multimodal_metrics.ned.core",
+    ("text_qa", "_text_qa_core"): "multimodal_metrics.text_qa.core",
+    ("vqa_acc", "_vqa_core"): "multimodal_metrics.vqa_acc.core",
+    ("vqa_acc", "_vqa_arrow"): "multimodal_metrics.vqa_acc.arrow",
+    ("vqa_acc", "_vqa_bleu"): "multimodal_metrics.vqa_acc.bleu",
+    ("vqa_acc", "_vqa_tdiuc"): "multimodal_metrics.vqa_acc.tdiuc",
+    ("vqa_acc", "_vqa_wups"): "multimodal_metrics.vqa_acc.wups",
+    ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
+    ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
+    ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
+    ("det_f1", "_det_f1_core"): "multimodal_metrics.det_f1.core",
+    ("codebleu", "_codebleu_core"): "multimodal_metrics.codebleu.core",
+    ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
+    ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
+    ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",
+    ("fid_clip", "_images"): "multimodal_metrics.fid_clip.images",
+    ("fid_clip", "_inception"): "multimodal_metrics.fid_clip.inception",
+    ("fid_clip", "_mm_stats"): "multimodal_metrics.fid_clip.resampling",
+    ("anls", "_mm_stats"): "multimodal_metrics.stats",
+}
+
+
 def load_core(metric: str, module: str):
-    """Import metrics/<metric>/<module>.py as a plain module (pure functions, no evaluate)."""
+    """The library module that holds what was metrics/<metric>/<module>.py (``LIBRARY_MODULES``), or that
+    file imported as a plain module while it is still there (pure functions, no evaluate)."""
+    if not (ROOT / "metrics" / metric / f"{module}.py").exists() and (metric, module) in LIBRARY_MODULES:
+        return importlib.import_module(LIBRARY_MODULES[(metric, module)])
     key = f"bench_{metric}_{module}"
     if key in sys.modules:
         return sys.modules[key]

@@ -14,7 +14,9 @@ Per metric, through ``evaluate.load`` of the folder (the way users load it, befo
   derandomized): the result or the error.
 
 Outcomes are JSON (floats round-trip exactly), so "unchanged" means byte-identical numbers,
-signatures and messages. Memory addresses in messages (``<object object at 0x...>``) are masked.
+signatures and messages. Memory addresses in messages (``<object object at 0x...>``) and the working
+directory are masked. Hypothesis draws only its global constants here (not those of the modules loaded
+so far), so the fuzz cases do not depend on what ran before in the process.
 ``tests/test_golden.py`` runs ``check`` for every metric.
 """
 
@@ -53,12 +55,18 @@ def _plain(value):
     return value
 
 
+def _error(err: Exception) -> dict:
+    """The error's type and message, memory addresses and the working directory masked."""
+    message = _ADDRESS.sub(" at 0x?", str(err)).replace(os.getcwd(), "<cwd>")
+    return {"error": f"{type(err).__name__}: {message}"}
+
+
 def outcome(metric, kwargs) -> dict:
     """``{"result": ...}`` or ``{"error": "TypeName: message"}`` of ``metric.compute(**kwargs)``."""
     try:
         return {"result": _plain(dict(metric.compute(**kwargs)))}
     except (ValueError, TypeError) as err:
-        return {"error": f"{type(err).__name__}: {_ADDRESS.sub(' at 0x?', str(err))}"}
+        return _error(err)
 
 
 def _examples(name, load) -> list:
@@ -104,6 +112,8 @@ def _fuzz(name, load) -> list:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import strategies as st
 
+    from hypothesis.internal.conjecture import providers
+
     rows = []
 
     def call(metric, kwargs):  # the harness's own call, recorded
@@ -121,10 +131,20 @@ def _fuzz(name, load) -> list:
 
     fz.__dict__.setdefault("_call_original", fz._call)
     fz._call, fz._metric = call, lambda n, preset, cache_dir: load(n, preset)
+    # Hypothesis also draws constants found in every local module loaded so far (sys.modules): what it
+    # draws would depend on what ran before. Only its global constants here, so the cases are the same
+    # in any process and after any move of the code.
+    local_constants = providers._get_local_constants
+    providers._get_local_constants = lambda: providers.Constants(
+        integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
+        bytes=providers.SortedSet(), strings=providers.SortedSet())
+    providers.CONSTANTS_CACHE.cache.clear()
     try:
         run()
     finally:
         fz._call = fz.__dict__["_call_original"]
+        providers._get_local_constants = local_constants
+        providers.CONSTANTS_CACHE.cache.clear()
     return rows
 
 
@@ -151,7 +171,7 @@ def library_outcome(name: str, kwargs: dict) -> dict:
     try:
         return {"result": _plain(dict(library.score(**kwargs, preset=preset)))}
     except (ValueError, TypeError) as err:
-        return {"error": f"{type(err).__name__}: {_ADDRESS.sub(' at 0x?', str(err))}"}
+        return _error(err)
 
 
 def library_differences(name: str) -> list[str]:

@@ -29,27 +29,9 @@ def load_metric(name: str, config_name: str | None = None):
     return _load(name, config_name)
 
 
-# Where the pure code of each former metric-folder helper lives in the library (issue 19).
-LIBRARY_MODULES = {
-    ("anls", "_anls_core"): "multimodal_metrics.anls.core",
-    ("ned", "_ned_core"): "multimodal_metrics.ned.core",
-    ("text_qa", "_text_qa_core"): "multimodal_metrics.text_qa.core",
-    ("vqa_acc", "_vqa_core"): "multimodal_metrics.vqa_acc.core",
-    ("vqa_acc", "_vqa_arrow"): "multimodal_metrics.vqa_acc.arrow",
-    ("vqa_acc", "_vqa_bleu"): "multimodal_metrics.vqa_acc.bleu",
-    ("vqa_acc", "_vqa_tdiuc"): "multimodal_metrics.vqa_acc.tdiuc",
-    ("vqa_acc", "_vqa_wups"): "multimodal_metrics.vqa_acc.wups",
-    ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
-    ("det_f1", "_det_f1_core"): "multimodal_metrics.det_f1.core",
-    ("codebleu", "_codebleu_core"): "multimodal_metrics.codebleu.core",
-    ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
-    ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
-    ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",
-    ("fid_clip", "_images"): "multimodal_metrics.fid_clip.images",
-    ("fid_clip", "_inception"): "multimodal_metrics.fid_clip.inception",
-}
+if str(ROOT / "scripts") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts"))
+from _bench import LIBRARY_MODULES  # noqa: E402 (one table, shared with the benchmarks)
 
 
 def load_core(name: str, module: str):

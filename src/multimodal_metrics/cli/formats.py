@@ -12,7 +12,6 @@ DocVQA / InfographicVQA (ANLS), VQA v2 / VQA-CP / TDIUC, Fusion Brain 2021 (C2C,
 Fusion Brain 2022 (the common `{id: [{"type", "content"}, ...]}` format of every sub-task).
 """
 
-import importlib.util
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -335,10 +334,9 @@ def _note_ignored(out: Loaded, gt: dict, pred: dict, pred_path) -> None:
 
 
 def _det_f1_core():
-    spec = importlib.util.spec_from_file_location("mm_det_f1_core_files", ROOT / "metrics" / "det_f1" / "_det_f1_core.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    from ..det_f1 import core
+
+    return core
 
 
 # ----------------------------------------------------------------------------------------------
