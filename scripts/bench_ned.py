@@ -12,7 +12,7 @@ import argparse
 import random
 import sys
 
-from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
+from _bench import ROOT, offline_env, run_scale, scale_child, timed
 
 offline_env()
 
@@ -72,7 +72,7 @@ def main() -> None:
     if args.scale_child:
         import evaluate
 
-        core = load_core("ned", "_ned_core")
+        from multimodal_metrics.ned import core
         metric = evaluate.load(str(ROOT / "metrics" / "ned"))
         return scale_child(args.scale_child, make_inputs, lambda p, r: core.ned_per_example(p, r),
                            lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
@@ -81,7 +81,7 @@ def main() -> None:
 
     import evaluate
 
-    core = load_core("ned", "_ned_core")
+    from multimodal_metrics.ned import core
     metric = evaluate.load(str(ROOT / "metrics" / "ned"))
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)
     core.ned_per_example(preds[:10], refs[:10])

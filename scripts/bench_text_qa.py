@@ -16,7 +16,7 @@ import string
 import sys
 from collections import Counter
 
-from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
+from _bench import ROOT, offline_env, run_scale, scale_child, timed
 
 offline_env()
 
@@ -87,7 +87,7 @@ def main() -> None:
     if args.scale_child:  # preset textqa; each side with its own cold lemma cache
         import evaluate
 
-        core = load_core("text_qa", "_text_qa_core")
+        from multimodal_metrics.text_qa import core
         metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))
         return scale_child(args.scale_child, make_inputs, lambda p, r: core.text_qa_per_example(p, r),
                            lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
@@ -96,7 +96,7 @@ def main() -> None:
 
     import evaluate
 
-    core = load_core("text_qa", "_text_qa_core")
+    from multimodal_metrics.text_qa import core
     core.normalize_answer("прогрев")  # create the analyzer outside the timings (both sides)
     official_scores(preds[:2], refs[:2], exact=False)
     metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))

@@ -6,40 +6,36 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import (
+
+from multimodal_metrics import ned
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen,
-    chosen_bool,
-    chosen_number,
     connect,
     load_metric,
-    option_choice,
+    option_value,
+    option_widget,
     parse_alternatives,
     parse_items,
 )
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "ned.py"
-PRESETS = ["default", "icdar2019", "empty_match"]
+PRESETS = list(ned.PRESETS)
+OPTIONS = list(ned.OPTIONS)  # one widget per row of the library's option table
 
 EXAMPLE_PREDICTIONS = "хоп\nabce\nHello\nＡＢＣ\n"
 EXAMPLE_REFERENCES = "хор\nabcd | abce\nhello\nABC\n"
 
 
-def compute(predictions: str, references: str, preset: str, case_fold: str, fullwidth: str, both_empty: str):
+def compute(predictions: str, references: str, preset: str, *options):
     """Score the transcriptions: (result, table columns). Options left on "preset" use the preset's values."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
     result = load_metric(SCRIPT, preset).compute(
-        predictions=preds,
-        references=refs,
-        case_fold=chosen(case_fold),
-        fullwidth_to_halfwidth=chosen_bool(fullwidth, "fullwidth_to_halfwidth"),
-        both_empty=chosen_number(both_empty, "both_empty"),
-        return_per_example=True,
-        confidence=CONFIDENCE,
+        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
     )
     return result, {"prediction": preds, "references": refs}
 
@@ -58,15 +54,11 @@ def build_ui(api_prefix: str = "") -> None:
                 references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                case_fold = option_choice("case_fold", ["none", "latin", "all"], elem_id=f"{api_prefix}opt_case_fold")
-                fullwidth = option_choice("fullwidth_to_halfwidth", ["yes", "no"], elem_id=f"{api_prefix}opt_fullwidth")
-                both_empty = option_choice("both_empty", ["0", "1"], elem_id=f"{api_prefix}opt_both_empty")
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
-    connect(
-        button, compute, [predictions, references, preset, case_fold, fullwidth, both_empty], panel, f"{api_prefix}compute"
-    )
+    connect(button, compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
 
 
 with gr.Blocks(title="1 - NED") as demo:

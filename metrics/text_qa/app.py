@@ -6,39 +6,36 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import (
+
+from multimodal_metrics import text_qa
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen,
-    chosen_bool,
     connect,
     load_metric,
-    option_choice,
+    option_value,
+    option_widget,
     parse_alternatives,
     parse_items,
 )
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "text_qa.py"
-PRESETS = ["default", "textqa", "mathqa", "plain"]
+PRESETS = list(text_qa.PRESETS)
+OPTIONS = list(text_qa.OPTIONS)  # one widget per row of the library's option table
 
 EXAMPLE_PREDICTIONS = "На 0.3 секунды\nулица Авиаконструктора Сухого\nтри кота\nответ: b\nжёлтого\n"
 EXAMPLE_REFERENCES = "на 0,3 секунды\nАвиаконструктора Сухого\n3 кота\na | b на лошади\nжелтый\n"
 
 
-def compute(predictions: str, references: str, preset: str, measure: str, keep_hyphen: str, letter_fallback: str):
+def compute(predictions: str, references: str, preset: str, *options):
     """Score the answers: (result, table columns). Options left on "preset" use the preset's values."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
     result = load_metric(SCRIPT, preset).compute(
-        predictions=preds,
-        references=refs,
-        measure=chosen(measure),
-        keep_hyphen=chosen_bool(keep_hyphen, "keep_hyphen"),
-        letter_fallback=chosen_bool(letter_fallback, "letter_fallback"),
-        return_per_example=True,
-        confidence=CONFIDENCE,
+        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
     )
     return result, {"prediction": preds, "references": refs}
 
@@ -57,21 +54,11 @@ def build_ui(api_prefix: str = "") -> None:
                 references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                measure = option_choice("measure", ["f1", "exact_match"], elem_id=f"{api_prefix}opt_measure")
-                keep_hyphen = option_choice("keep_hyphen", ["yes", "no"], elem_id=f"{api_prefix}opt_keep_hyphen")
-                letter_fallback = option_choice(
-                    "letter_fallback", ["yes", "no"], elem_id=f"{api_prefix}opt_letter_fallback"
-                )
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
-    connect(
-        button,
-        compute,
-        [predictions, references, preset, measure, keep_hyphen, letter_fallback],
-        panel,
-        f"{api_prefix}compute",
-    )
+    connect(button, compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
 
 
 with gr.Blocks(title="Text QA") as demo:

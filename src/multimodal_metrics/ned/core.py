@@ -104,7 +104,8 @@ def ned_per_example(
 
     ``references[i]`` is the non-empty list of accepted transcriptions of example i. ``edits`` and
     ``ref_chars`` are taken against the chosen reference: the first one with the best 1 - NED.
-    Inputs are assumed valid (the evaluate module checks them); the defaults are the official AIJ 2022.
+    Inputs are assumed valid (``scoring.score`` and the evaluate module check them); the defaults are the
+    official AIJ 2022.
     """
     counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
     flat_refs = [ref for refs in references for ref in refs]

@@ -27,7 +27,9 @@ replaced by that single letter and the score recomputed as the max over golds, u
 replacing the old score (even when lower). Aggregate: the mean over examples.
 
 Lemmas are cached per token (``functools.lru_cache``), the analyzer is created once, lazily;
-pymorphy3 is imported inside the functions.
+pymorphy3 is imported inside the functions. The number-word map and the lemma of the most probable
+parse (with the workaround for letters without a Unicode name) are the shared
+:mod:`multimodal_metrics.resources.russian`.
 """
 
 import functools
@@ -35,27 +37,14 @@ import re
 import string
 from collections import Counter
 
-MEASURES = ("f1", "exact_match")
-
 # manualMap_ru of AIJ 2022 TextQA (seeds 000/001, evaluation/textqa/metric/calculate_f1.py;
-# seeds_reference.md 1.1): applied to the lemma of every token.
-# The same 13 entries stand in text_qa's, vqa_acc's and ru_meteor's cores, each transcribing its own
-# official script (helpers cannot import each other); tests/test_hostile.py checks they agree.
-NUMBER_WORDS = {
-    "ноль": "0",
-    "нисколько": "0",
-    "никакой": "0",
-    "один": "1",
-    "два": "2",
-    "три": "3",
-    "четыре": "4",
-    "пять": "5",
-    "шесть": "6",
-    "семь": "7",
-    "восемь": "8",
-    "девять": "9",
-    "десять": "10",
-}
+# seeds_reference.md 1.1), applied to the lemma of every token: the 13 entries that vqa_acc's and
+# ru_meteor's official scripts share, declared once in resources/russian.py. `NUMBER_WORDS` stays a
+# name of this module (the same dict).
+from ..resources.russian import NUMBER_WORDS, first_lemma
+from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the former name)
+
+MEASURES = ("f1", "exact_match")
 
 _DELETE_PUNCT = str.maketrans("", "", string.punctuation)
 _DELETE_PUNCT_KEEP_HYPHEN = str.maketrans("", "", string.punctuation.replace("-", ""))
@@ -91,29 +80,9 @@ def lemmatizer_version() -> str:
 
 @functools.lru_cache(maxsize=1 << 18)
 def lemmatize(token: str) -> str:
-    """pymorphy3 normal form of the most probable parse of ``token`` (cached per token)."""
-    try:
-        return _analyzer().parse(token)[0].normal_form
-    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
-        _mark_unnamed_letters(token)
-        return _analyzer().parse(token)[0].normal_form
-
-
-# Same source as vqa_acc's and ru_meteor's cores (helpers cannot import each other, so each Space carries
-# it; tests/test_hostile.py checks the three copies stay identical).
-def _mark_unnamed_letters(word: str) -> None:
-    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
-    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
-    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
-    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
-    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
-    import unicodedata
-
-    from pymorphy3 import shapes
-
-    for ch in set(word):
-        if ch.isalpha() and unicodedata.name(ch, None) is None:
-            shapes._latin_letters_cache[ch] = False
+    """pymorphy3 normal form of the most probable parse of ``token`` (cached per token; letters without a
+    Unicode name are handled by ``resources.russian.first_lemma``)."""
+    return first_lemma(_analyzer(), token)
 
 
 def normalize_answer(text: str, keep_hyphen: bool = False) -> str:
@@ -178,7 +147,8 @@ def text_qa_per_example(
     letter_fallback: bool = True,
 ) -> list[float]:
     """Per-example scores; the defaults are the official AIJ 2022 TextQA (``measure="exact_match",
-    keep_hyphen=True`` is the official MathQA). Inputs are assumed valid (the module checks them)."""
+    keep_hyphen=True`` is the official MathQA). Inputs are assumed valid (``scoring.score`` and the
+    evaluate module check them)."""
     return [
         example_score(pred, golds, measure, keep_hyphen, letter_fallback) for pred, golds in zip(predictions, references)
     ]

@@ -1,0 +1,98 @@
+"""NED's option table, presets and ``score``: the functional API the evaluate module calls too."""
+
+import numpy as np
+
+from ..inputs import text_pairs
+from ..options import Option, OptionTable, check_bool, check_choice, check_number
+from ..results import Result, make_result, mean
+from ..stats import Resampling, Statistic, compare_scores, interval_values
+from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
+
+PRESETS = {
+    # Official AIJ 2022 FusionBrain calculate_NED.py (seeds_reference.md section 1.6).
+    "default": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 0.0},
+    # ICDAR 2019 ReCTS task rules: Latin case-insensitive, full-width = half-width, "" vs "" = 1.
+    "icdar2019": {"case_fold": "latin", "fullwidth_to_halfwidth": True, "both_empty": 1.0},
+    # Official AIJ 2022 except that two empty strings score 1 (mmocr OneMinusNormEditDistance).
+    "empty_match": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 1.0},
+}
+
+
+def _check_both_empty(value, arg: str) -> float:
+    """A number in [0, 1] (ints and numpy scalars accepted), then one of ``BOTH_EMPTY_SCORES``."""
+    return check_choice(check_number(value, arg, 0.0, 1.0), BOTH_EMPTY_SCORES, arg)
+
+
+OPTIONS = OptionTable(
+    "ned",
+    [
+        Option("case_fold", "letter-case folding before comparing: 'none' (official, case-sensitive), 'latin' "
+               "(ASCII A-Z folded to a-z, ICDAR 2019 ReCTS), 'all' (`str.lower()` on every script).",
+               choices=CASE_FOLDS, sig="case"),
+        Option("fullwidth_to_halfwidth", "treat full-width forms U+FF01..U+FF5E and U+3000 as their ASCII "
+               "counterparts (ICDAR 2019 ReCTS).", kind="bool", sig="fw2hw"),
+        Option("both_empty", "score of a pair of two empty strings, 0 (official AIJ 2022) or 1 (ICDAR / mmocr); "
+               "a pair with one empty string always scores 0.", choices=BOTH_EMPTY_SCORES,
+               check=_check_both_empty, cli=float, doc_type="float", sig="empty"),
+    ],
+    PRESETS,
+)
+
+
+def _statistic(one_minus_ned, exact, edits, ref_chars) -> Statistic:
+    """Per-example sufficient statistics: the two means, and ``cer`` = sum(edits) / max(1, sum(lengths))."""
+    n = len(one_minus_ned)
+
+    def scores(sums):
+        return np.stack(
+            [sums[..., 0] / max(n, 1), sums[..., 1] / max(n, 1), sums[..., 2] / np.maximum(sums[..., 3], 1.0)],
+            axis=-1,
+        )
+
+    stats = np.column_stack([one_minus_ned, exact, edits, ref_chars])
+    return Statistic(("one_minus_ned", "string_accuracy", "cer"), stats, scores)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """1 - NED, string accuracy and CER of checked inputs (``predictions``, every reference in order,
+    references per example) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    per = ned_per_example_flat(predictions, flat_references, counts, **options)
+    ned_scores = per["one_minus_ned"].tolist()
+    exact = per["string_accuracy"].tolist()
+    cers = cer_per_example(per["edits"], per["ref_chars"]).tolist()
+    per_example = [{"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)]
+    signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
+    statistic = _statistic(per["one_minus_ned"], per["string_accuracy"], per["edits"], per["ref_chars"])
+    values = {
+        "one_minus_ned": mean(ned_scores),
+        "string_accuracy": mean(exact),
+        "cer": corpus_cer(per["edits"], per["ref_chars"]),
+        **interval_values(statistic, resampling),
+    }
+    return Result(make_result(values, signature, per_example, return_per_example), "ned", per_example, statistic)
+
+
+def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
+          n_resamples=None, seed=None, **options) -> Result:
+    """1 - NED, ``string_accuracy`` and the corpus ``cer`` of ``predictions`` (one recognised text per
+    example) against ``references`` (one transcription, or a list of accepted transcriptions, per example).
+
+    ``preset`` and ``options`` (``case_fold``, ``fullwidth_to_halfwidth``, ``both_empty``: see ``OPTIONS``)
+    set the convention; ``confidence`` adds the bootstrap intervals ``<key>_ci_low``/``_high`` of the three
+    scores (``n_resamples`` resamples of the examples, ``seed``). ``per_example``: one dict per example
+    (``one_minus_ned``, ``string_accuracy``, ``cer``). Returns a :class:`~multimodal_metrics.results.Result`
+    equal to what the evaluate module's ``compute`` returns.
+    """
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    resampling = Resampling(confidence, n_resamples, seed)
+    predictions, flat_references, counts = text_pairs(predictions, references)
+    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
+    per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
+    the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)

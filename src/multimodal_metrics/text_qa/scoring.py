@@ -1,0 +1,70 @@
+"""text_qa's option table, presets and ``score``: the functional API the evaluate module calls too."""
+
+from ..inputs import nest, text_pairs
+from ..options import Option, OptionTable, check_bool
+from ..results import Result, make_result, mean
+from ..stats import Resampling, compare_scores, interval_values, mean_statistic
+from .core import MEASURES, lemmatizer_version, text_qa_per_example
+
+PRESETS = {
+    # Official AIJ 2022 TextQA calculate_f1.py (seeds_reference.md 1.1).
+    "default": {"measure": "f1", "keep_hyphen": False, "letter_fallback": True},
+    "textqa": {"measure": "f1", "keep_hyphen": False, "letter_fallback": True},
+    # Official AIJ 2022 MathQA calculate_exact_score.py (seeds_reference.md 1.2).
+    "mathqa": {"measure": "exact_match", "keep_hyphen": True, "letter_fallback": True},
+    # TextQA normalisation and token F1 without the [abcde] letter fallback.
+    "plain": {"measure": "f1", "keep_hyphen": False, "letter_fallback": False},
+}
+
+OPTIONS = OptionTable(
+    "text_qa",
+    [
+        Option("measure", "'f1' (SQuAD-style token F1, AIJ 2022 TextQA) or 'exact_match' (AIJ 2022 MathQA); "
+               "it names the result key.", choices=MEASURES, sig="measure"),
+        Option("keep_hyphen", "keep `-` when deleting ASCII punctuation (MathQA: negative numbers).",
+               kind="bool", sig="hyphen"),
+        Option("letter_fallback", "the official [abcde] fallback: when an example scores <= 0.5 and the raw "
+               "prediction holds one of the Latin letters a-e, the first such letter is scored instead.",
+               kind="bool", sig="fallback"),
+    ],
+    PRESETS,
+)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """Token F1 or exact match of checked inputs (``predictions``, every accepted answer in order, answers
+    per question) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. The
+    signature records the lemmatiser (ImportError naming the pip command when pymorphy3 is missing)."""
+    lemmatizer = lemmatizer_version()
+    scores = text_qa_per_example(predictions, nest(flat_references, counts), **options)
+    fields = {**OPTIONS.signature_fields(options), "lemma": lemmatizer, **resampling.signature_fields()}
+    signature = OPTIONS.signature(preset, fields)
+    key = options["measure"]
+    statistic = mean_statistic({key: scores})
+    values = {key: mean(scores), **interval_values(statistic, resampling)}
+    return Result(make_result(values, signature, scores, return_per_example), "text_qa", scores, statistic)
+
+
+def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
+          n_resamples=None, seed=None, **options) -> Result:
+    """Token F1 (``f1``) or exact match (``exact_match``) of ``predictions`` (one answer per question)
+    against ``references`` (one answer, or a list of accepted answers, per question), after the AIJ 2022
+    normalisation (lower-case, ASCII punctuation deleted, pymorphy3 lemmas, Russian number words as digits).
+
+    ``preset`` and ``options`` (``measure``, ``keep_hyphen``, ``letter_fallback``: see ``OPTIONS``) set
+    the convention; ``confidence`` adds the bootstrap interval ``<key>_ci_low``/``_high`` (``n_resamples``
+    resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to
+    what the evaluate module's ``compute`` returns.
+    """
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    resampling = Resampling(confidence, n_resamples, seed)
+    predictions, flat_references, counts = text_pairs(predictions, references)
+    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
+    ``kwargs``: ``preset`` and the options, the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
