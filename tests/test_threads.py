@@ -27,7 +27,6 @@ def _cases(name):
 @pytest.mark.parametrize("name", metric_names())
 def test_threads_sharing_one_metric_object_get_their_own_results(name):
     import evaluate
-
     from helpers import METRICS
 
     metric = evaluate.load(str(METRICS / name))
