@@ -21,19 +21,17 @@ import time
 from pathlib import Path
 
 import numpy as np
-from _bench import ROOT, load_core, max_rss_mib, offline_env, run_scale, scale_child_line
+from _bench import ROOT, max_rss_mib, offline_env, run_scale, scale_child_line
+
+from multimodal_metrics.vqa_acc import core
 
 METRIC = ROOT / "metrics" / "vqa_acc"
 
 
-
-
-core = load_core("vqa_acc", "_vqa_core")
-
-
 class OfficialVQAEval:
-    """Transcription of the reference's normalisation and per-question loop (tables from _vqa_core,
-    which copies them verbatim). Python 2 `re` without the UNICODE flag: `\\d` is ASCII (re.ASCII)."""
+    """Transcription of the reference's normalisation and per-question loop (tables from
+    multimodal_metrics.vqa_acc.core, which copies them verbatim). Python 2 `re` without the UNICODE flag:
+    `\\d` is ASCII (re.ASCII)."""
 
     def __init__(self):
         self.contractions = dict(core.CONTRACTIONS)
@@ -237,7 +235,7 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
 
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
-    wups = load_core("vqa_acc", "_vqa_wups")
+    from multimodal_metrics.vqa_acc import wups
     nltk_data = os.environ["NLTK_DATA"]
     predictions, gts = make_wups_inputs(n, seed)
     print(f"wups (threshold {threshold}) on {n:,} questions, {len(WUPS_WORDS)} distinct words (seed {seed})")
@@ -251,7 +249,8 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     ref = MalinowskiWUPS(ref_wn, threshold).scores(gts, predictions)
     t_ref = time.process_time() - t0
 
-    wordnet = load_core("vqa_acc", "_mm_wordnet")
+    from multimodal_metrics.resources import wordnet
+
     for cached in (wups._max_wup, wups._senses, wups._taxonomy, wups._noun_synsets, wordnet._reader):
         cached.cache_clear()
     with wordnet.open_wordnet(nltk_data) as reader:  # fresh reader, untimed like the reference's
@@ -334,8 +333,9 @@ def _best_cpu(repeat: int, fn, *args, **kwargs):
 
 def bench_tdiuc(sizes, seed: int, skip_evaluate: bool) -> int:
     """tdiuc_scores and compute vs the Kafle transcription at every size (CPU time), same summary numbers."""
-    tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
     import scipy.stats  # noqa: F401  (imported by both sides: not timed)
+
+    from multimodal_metrics.vqa_acc import tdiuc
 
     metric = None
     rng = np.random.default_rng(seed)

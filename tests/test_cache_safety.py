@@ -104,12 +104,19 @@ def test_ru_meteor_missing_ruwordnet_is_refused_before_the_cache_is_written(tmp_
     assert _leftovers(tmp_path) == []
 
 
+def _scoring_module(metric):
+    """Where the metric's scoring runs: its library's ``scoring`` module (a metric moved into
+    multimodal_metrics), else the evaluate script itself."""
+    import sys
+
+    library = getattr(type(metric), "library", None)
+    return sys.modules[library.score.__module__ if library is not None else type(metric).__module__]
+
+
 @pytest.mark.parametrize("name, preset", [("ru_meteor", "nltk"), ("vqa_acc", "wups")])
 @pytest.mark.parametrize("where", ["wordnet_path", "nowhere"])
 def test_missing_wordnet_is_refused_before_the_cache_is_written(name, preset, where, tmp_path, monkeypatch):
     """WordNet absent under `wordnet_path`, or absent everywhere (no NLTK corpus, no Debian files)."""
-    import sys
-
     import evaluate
     import nltk
 
@@ -118,8 +125,8 @@ def test_missing_wordnet_is_refused_before_the_cache_is_written(name, preset, wh
     expected = metric.compute(**example)
     missing = str(tmp_path / "no_wordnet")
     bad = {"wordnet_path": missing} if where == "wordnet_path" else {}
-    if where == "nowhere":  # the shared _mm_wordnet module of this metric: no Debian folder, no NLTK corpus
-        shared = sys.modules[type(metric).__module__].load_wordnet.__globals__
+    if where == "nowhere":  # the shared WordNet module of this metric: no Debian folder, no NLTK corpus
+        shared = _scoring_module(metric).load_wordnet.__globals__
         monkeypatch.setitem(shared, "DEBIAN_WORDNET", missing)
         monkeypatch.setattr(nltk.data, "path", [missing])
     calls = []

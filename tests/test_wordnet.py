@@ -94,6 +94,13 @@ def test_lexnames_table_equals_the_file_built_from_debians_man_page():
     assert wordnet.lexnames_text() == (NLTK_WORDNET / "lexnames").read_text()
 
 
+def _scoring_module(metric):
+    """Where the metric's scoring runs: its library's ``scoring`` module (a metric moved into
+    multimodal_metrics), else the evaluate script itself."""
+    library = getattr(type(metric), "library", None)
+    return sys.modules[library.score.__module__ if library is not None else type(metric).__module__]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_wordnet_path_is_on_nltk_data_path_only_during_a_computation(name, tmp_path, monkeypatch):
     import nltk
@@ -106,7 +113,7 @@ def test_wordnet_path_is_on_nltk_data_path_only_during_a_computation(name, tmp_p
         assert metric.compute(**kwargs, wordnet_path=path) == expected
         assert nltk.data.path == before
     # a computation that fails half-way takes the folder off the path too
-    script = sys.modules[type(metric).__module__]
+    script = _scoring_module(metric)
     scorer = "wups_per_question" if name == "vqa_acc" else "meteor_per_example"
     seen = []
 
@@ -161,7 +168,7 @@ def test_missing_wordnet_says_how_to_install_it_and_how_to_do_without(name, tmp_
     with pytest.raises(ValueError, match=rf"not found under `wordnet_path`=.*wordnet-base.*packages\.txt.*{without}"):
         metric.compute(**kwargs, wordnet_path=str(tmp_path))
     # nothing anywhere: not on NLTK's data path, not in the Debian folder
-    shared = sys.modules[type(metric).__module__].load_wordnet.__globals__
+    shared = _scoring_module(metric).load_wordnet.__globals__
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     monkeypatch.setitem(shared, "DEBIAN_WORDNET", str(tmp_path / "wordnet"))
     with pytest.raises(ValueError, match=rf"not found on NLTK's data path nor in .*apt-get install wordnet-base.*{without}"):

@@ -6,24 +6,26 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import (
+
+from multimodal_metrics import vqa_acc
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen,
-    chosen_bool,
-    chosen_number,
     connect,
     load_metric,
-    option_choice,
-    option_number,
+    option_value,
+    option_widget,
     parse_alternatives,
     parse_items,
 )
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "vqa_acc.py"
-PRESETS = ["default", "vqa_v2", "fusion_brain_2021", "tdiuc", "wups", "bleu1"]
+PRESETS = list(vqa_acc.PRESETS)
+# One widget per row of the library's option table that the demo shows (the API's order; epsilon,
+# answer_key and wordnet_path keep their preset values here).
+OPTIONS = [vqa_acc.OPTIONS[name] for name in ("normalize", "num_answers", "threshold", "lowercase")]
 
 # Pre-filled inputs per preset: predictions, references, per-question types / languages.
 EXAMPLES = {
@@ -49,41 +51,22 @@ def _column(text: str, arg: str):
     return items if items else None
 
 
-def compute(
-    predictions: str,
-    references: str,
-    preset: str,
-    types_a: str,
-    types_b: str,
-    normalize: str,
-    num_answers: str,
-    threshold: str,
-    lowercase: str,
-):
+def compute(predictions: str, references: str, preset: str, types_a: str, types_b: str, *options):
     """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's
-    values; the per-question columns are read only by the presets that use them."""
+    values; an option or a per-question column that the preset does not use is not read."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     columns = {"prediction": preds, "references": refs}
-    kwargs = {}
-    if preset in ("default", "vqa_v2"):
-        kwargs = {"question_types": _column(types_a, "question_types"), "answer_types": _column(types_b, "answer_types")}
-        kwargs["normalize"] = chosen(normalize)
-    elif preset == "tdiuc":
-        kwargs = {"question_types": _column(types_a, "question_types")}
-    elif preset == "fusion_brain_2021":
-        kwargs = {"languages": _column(types_b, "languages")}
-    elif preset == "wups":
-        kwargs = {"threshold": chosen_number(threshold, "threshold")}
-    elif preset == "bleu1":
-        kwargs = {"lowercase": chosen_bool(lowercase, "lowercase")}
+    texts = {"question_types": types_a, "answer_types": types_b, "languages": types_b}
+    kwargs = {name: _column(texts[name], name) for name in vqa_acc.extra_inputs(preset)}
+    takes = vqa_acc.OPTIONS.takes(preset)
+    kwargs.update({o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True) if o.name in takes})
     for key in ("question_types", "answer_types", "languages"):
         if kwargs.get(key):
             columns[key] = kwargs[key]
     result = load_metric(SCRIPT, preset).compute(
         predictions=preds,
         references=refs,
-        num_answers=chosen_number(num_answers, "num_answers", integer=True),
         return_per_example=True,
         confidence=CONFIDENCE,
         **{k: v for k, v in kwargs.items() if v is not None},
@@ -104,12 +87,7 @@ def build_ui(api_prefix: str = "") -> None:
         with gr.Column():
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                normalize = option_choice(
-                    "normalize (vqa_v2)", ["official", "always", "never"], elem_id=f"{api_prefix}opt_normalize"
-                )
-                num_answers = option_number("num_answers (0 = any)", elem_id=f"{api_prefix}opt_num_answers")
-                threshold = option_number("threshold (wups; -1 = set accuracy)", elem_id=f"{api_prefix}opt_threshold")
-                lowercase = option_choice("lowercase (bleu1)", ["yes", "no"], elem_id=f"{api_prefix}opt_lowercase")
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             with gr.Row():
                 predictions = gr.Textbox(first[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
                 references = gr.Textbox(first[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
@@ -133,7 +111,7 @@ def build_ui(api_prefix: str = "") -> None:
     connect(
         button,
         compute,
-        [predictions, references, preset, types_a, types_b, normalize, num_answers, threshold, lowercase],
+        [predictions, references, preset, types_a, types_b, *widgets],
         panel,
         f"{api_prefix}compute",
     )

@@ -1,10 +1,10 @@
-"""The stored columns of the vqa_acc module read back as numpy ids, without a Python object per
-answer (no evaluate, no state).
+"""The stored columns of the vqa_acc evaluate module read back as numpy ids, without a Python object
+per answer (no evaluate, no state).
 
 evaluate stores every batch in an Arrow table and, by default, gives ``_compute`` Python lists again
 (``Table.to_pydict``: one Python object per answer, most of a ``compute`` call on 200,000 questions x
 10 answers). The module reads its columns as Arrow instead (``info.format = "arrow"``; the batch is
-written by ``_mm_common``'s ``strings_to_arrow`` / ``reference_lists_to_arrow``), and:
+written by ``multimodal_metrics.hf.arrow``'s ``strings_to_arrow`` / ``reference_lists_to_arrow``), and:
 
 * :func:`answer_lists` gives the number of answers of every question (numpy) and all answers one
   question after the other (an Arrow string column), from a ``list<string>`` column (or a ``string``
@@ -13,7 +13,9 @@ written by ``_mm_common``'s ``strings_to_arrow`` / ``reference_lists_to_arrow``)
   ``dictionary_encode``): equal strings <=> equal ids, and the distinct strings as a Python list. The
   metric then works on the few distinct strings in Python and on the ids with numpy.
 
-Python lists are accepted too (converted with ``pa.array``), so the readers also serve direct calls.
+Python lists are accepted too (converted with ``pa.array``), so the readers also serve direct calls
+(the library's ``vqa_acc.score``). pyarrow is imported with this module: ``import multimodal_metrics.vqa_acc``
+does not import it (the scoring imports this module when it runs).
 """
 
 import numpy as np

@@ -39,6 +39,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..resources.russian import NUMBER_WORDS, first_lemma
+from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the former name)
+
 NORMALIZE_MODES = ("official", "always", "never")
 LANGUAGES = ("en", "ru")
 
@@ -49,13 +52,9 @@ MANUAL_MAP = {
     "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10",
 }  # fmt: skip
 # manualMap_ru of AIJ 2021 VQA (seed 002, evaluation/VQA_accuracy/vqaEval.py; seeds_reference.md 2.4):
-# applied to the lemma of every token.
-# The same 13 entries stand in text_qa's, vqa_acc's and ru_meteor's cores, each transcribing its own
-# official script (helpers cannot import each other); tests/test_hostile.py checks they agree.
-MANUAL_MAP_RU = {
-    "ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4",
-    "пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10",
-}  # fmt: skip
+# applied to the lemma of every token. The same 13 entries as the AIJ 2022 scripts of text_qa and
+# ru_meteor: the library keeps them once (multimodal_metrics.resources.russian.NUMBER_WORDS).
+MANUAL_MAP_RU = NUMBER_WORDS
 CONTRACTIONS = {
     "aint": "ain't", "arent": "aren't", "cant": "can't", "couldve": "could've", "couldnt": "couldn't",
     "couldn'tve": "couldn't've", "couldnt've": "couldn't've", "didnt": "didn't", "doesnt": "doesn't",
@@ -114,28 +113,8 @@ def process_punctuation(text: str, ascii_digits: bool = True) -> str:
 
 @lru_cache(maxsize=65536)
 def _ru_lemma(word: str) -> str:
-    try:
-        return _morph().parse(word)[0].normal_form
-    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
-        _mark_unnamed_letters(word)
-        return _morph().parse(word)[0].normal_form
-
-
-# Same source as text_qa's and ru_meteor's cores (helpers cannot import each other, so each Space carries
-# it; tests/test_hostile.py checks the three copies stay identical).
-def _mark_unnamed_letters(word: str) -> None:
-    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
-    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
-    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
-    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
-    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
-    import unicodedata
-
-    from pymorphy3 import shapes
-
-    for ch in set(word):
-        if ch.isalpha() and unicodedata.name(ch, None) is None:
-            shapes._latin_letters_cache[ch] = False
+    """pymorphy3's lemma of ``word`` (letters without a Unicode name handled: ``mark_unnamed_letters``)."""
+    return first_lemma(_morph(), word)
 
 
 @lru_cache(maxsize=1)

@@ -17,9 +17,10 @@ ancestor with its fewest edges, min and max depths), with NLTK's conventions: eq
 uses NLTK's own. Cached: noun synsets per word (``lru_cache``), the similarity per ordered synset pair,
 its maximum per word pair, all per WordNet reader.
 
-``wordnet`` is an NLTK ``WordNetCorpusReader``: the main script finds it offline with the shared
-``_mm_wordnet.py`` (``wordnet_path``, NLTK's data path, then Debian's ``wordnet-base`` files) and calls
-these functions inside ``open_wordnet``, which keeps its folder on NLTK's data path while they read.
+``wordnet`` is an NLTK ``WordNetCorpusReader``: the scoring (``multimodal_metrics.vqa_acc.scoring``) finds
+it offline with the shared ``multimodal_metrics.resources.wordnet`` (``wordnet_path``, NLTK's data path, then
+Debian's ``wordnet-base`` files) and calls these functions inside ``open_wordnet``, which keeps its folder
+on NLTK's data path while they read.
 With ``threshold=-1`` no WordNet is read (``wordnet`` may be None).
 """
 
@@ -180,7 +181,7 @@ def _max_wup_nltk(wordnet, a: str, b: str) -> float:
 def _require(wordnet):
     if wordnet is None or not hasattr(wordnet, "synsets"):
         got = type(wordnet).__name__
-        raise TypeError(f"`wordnet` must be a WordNet reader (_mm_wordnet.open_wordnet), got {got}")
+        raise TypeError(f"`wordnet` must be a WordNet reader (multimodal_metrics.resources.wordnet.open_wordnet), got {got}")
     return wordnet
 
 

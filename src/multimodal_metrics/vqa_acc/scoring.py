@@ -1,0 +1,406 @@
+"""vqa_acc's option table, presets and ``score``: the functional API the evaluate module calls too.
+
+Five scoring procedures (``SCORERS``), each fixed by its preset: ``vqa_v2`` (presets ``default`` and
+``vqa_v2``), ``fusion_brain_2021``, ``tdiuc``, ``wups`` and ``bleu1``. Each preset takes only the options
+of its procedure (``PRESETS``: another option is refused, naming the preset's options) and the
+per-question inputs of its procedure (``EXTRA_INPUTS``: ``question_types``, ``answer_types``,
+``languages``; passing one the preset does not use is refused too).
+
+The checks run in the order of the evaluate module's ``compute``: the preset, the resampling options,
+``return_per_example``, the per-question inputs a preset does not take, the options (``num_answers``
+first, then the procedure's own, then WordNet's presence for ``wups``), then the inputs in the order of
+its ``add_batch`` (predictions, references, their lengths, the per-question inputs), and last the number
+of answers of every question.
+"""
+
+import functools
+import hashlib
+import itertools
+
+from ..inputs import check_reference_lists, check_same_length, check_strings
+from ..options import Option, OptionTable, check_bool, check_number, resolve_options
+from ..resources.wordnet import load_wordnet, open_wordnet
+from ..results import Result, make_result, mean
+from ..stats import Resampling, Statistic, bleu, compare_scores, interval_values, mean_statistic
+from .bleu import bleu1_scores
+from .core import (
+    LANGUAGES,
+    NORMALIZE_MODES,
+    fusion_brain_per_question,
+    group_means,
+    group_means_from_ids,
+    lemmatizer_version,
+    vqa_v2_scores_from_ids,
+)
+from .tdiuc import tdiuc_scores_from_ids, type_ranks
+from .wups import wups_per_question
+
+_OPTIONS_VQA = {"normalize": "official", "num_answers": 10}
+PRESETS = {
+    # GT-Vision-Lab/VQA vqaEval.py @ a013f00 (seeds_reference.md 3.1); default = the same options.
+    "default": dict(_OPTIONS_VQA),
+    "vqa_v2": dict(_OPTIONS_VQA),
+    # ai-forever/fusion_brain_aij2021 evaluation/VQA_accuracy (seeds_reference.md 2.4).
+    "fusion_brain_2021": {"num_answers": 0},
+    # Kafle & Kanan's TDIUC script (seeds_reference.md 3.2).
+    "tdiuc": {"num_answers": 1, "epsilon": 1e-10, "answer_key": None},
+    # Malinowski's calculate_wups.py, WUPS@0.9 (seeds_reference.md 3.3).
+    "wups": {"threshold": 0.9, "wordnet_path": None, "num_answers": 0},
+    # NLTK sentence_bleu / corpus_bleu with weights (1, 0, 0, 0) (seeds_reference.md 3.4).
+    "bleu1": {"lowercase": False, "num_answers": 0},
+}
+# Which scoring procedure each preset runs (fixed by the preset: the inputs differ).
+SCORERS = {
+    "default": "vqa_v2",
+    "vqa_v2": "vqa_v2",
+    "fusion_brain_2021": "fusion_brain_2021",
+    "tdiuc": "tdiuc",
+    "wups": "wups",
+    "bleu1": "bleu1",
+}
+REQUIRED = object()  # an EXTRA_INPUTS default: the input must be given
+# Per-question inputs besides predictions/references, with their default (stored as Arrow columns).
+EXTRA_INPUTS = {
+    "vqa_v2": {"question_types": "", "answer_types": ""},
+    "fusion_brain_2021": {"languages": "en"},
+    "tdiuc": {"question_types": REQUIRED},
+    "wups": {},
+    "bleu1": {},
+}
+INPUT_NAMES = ("question_types", "answer_types", "languages")  # every per-question input of some preset
+NO_WORDNET = "`threshold=-1` (set accuracy) needs no WordNet."  # ends the missing-WordNet error
+# The order of the option fields in a signature (every procedure writes its own subset in this order).
+SIGNATURE_ORDER = ("norm", "thr", "tok", "answers", "eps", "key")
+
+
+@functools.lru_cache(maxsize=8)
+def answer_key_digest(key: tuple) -> str:
+    """First 8 hex digits of the SHA-1 of the distinct answers of the key, sorted, one per line (the
+    signature's ``key:`` field). Cached: an answer key is a fixed file, scored again at every
+    evaluation, and sorting its ~1,000 answers costs more than scoring 1,000 questions."""
+    return hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
+
+
+# How the signature writes an option's value (the others as they are).
+_SIGNATURE_VALUES = {
+    "num_answers": lambda n: n or "any",
+    "answer_key": lambda key: "none" if key is None else answer_key_digest(tuple(key)),
+    "lowercase": lambda lower: "lower+split" if lower else "split",
+}
+
+
+def _check_num_answers(value, arg: str) -> int:
+    number = check_number(value, arg, 0, None)
+    if number != int(number):
+        raise ValueError(f"`num_answers` must be a whole number (0 = any), got {value!r}")
+    return int(number)
+
+
+def _check_threshold(value, arg: str) -> float:
+    threshold = check_number(value, arg, -1.0, 1.0)
+    if threshold != -1.0 and threshold < 0.0:
+        raise ValueError(f"`threshold` must be -1 (set accuracy) or a number in [0, 1], got {threshold!r}")
+    return threshold
+
+
+def _wordnet_present(options: dict, preset: str) -> dict:
+    """``wups`` with a WordNet threshold: WordNet must be found, refused before evaluate's cache."""
+    if SCORERS[preset] == "wups" and options["threshold"] != -1.0:
+        load_wordnet(options["wordnet_path"], NO_WORDNET)
+    return options
+
+
+class PresetOptionTable(OptionTable):
+    """vqa_acc's option table: every option once, each preset setting only the options of its scoring
+    procedure (``OptionTable`` wants every preset to set every option).
+
+    ``resolve(preset, passed)``: values that are None are "not passed"; any other option the preset does
+    not set is refused (the error lists the preset's options); the preset's values, updated, are checked
+    in table order; then ``after_check``. ``signature_fields(options)``: the fields of one preset's options
+    as the signature writes them, in ``SIGNATURE_ORDER``.
+    """
+
+    def __init__(self, metric, options, presets, after_check=None):
+        super().__init__(metric, options, {}, after_check)
+        self.presets = {name: dict(values) for name, values in presets.items()}
+        for preset, values in self.presets.items():
+            unknown = set(values) - set(self.options)
+            if unknown:
+                raise ValueError(f"{metric}: preset {preset!r} sets options outside the table: {sorted(unknown)}")
+        self._by_sig = {o.sig: o for o in self if o.sig is not None}
+
+    def takes(self, preset: str) -> list[str]:
+        """The options of ``preset``, in table order."""
+        return [name for name in self.options if name in self.presets[preset]]
+
+    def resolve(self, preset, passed) -> dict:
+        passed = {key: value for key, value in passed.items() if value is not None}
+        options = resolve_options(self.metric, preset, self.presets, passed)
+        for option in self:
+            if options.get(option.name) is not None:
+                options[option.name] = option.checked(options[option.name])
+        if self.after_check is not None:
+            options = self.after_check(options, preset)
+        return options
+
+    def signature_fields(self, options) -> dict:
+        fields = {}
+        for sig in SIGNATURE_ORDER:
+            option = self._by_sig[sig]
+            if option.name in options:
+                fields[sig] = _SIGNATURE_VALUES.get(option.name, lambda value: value)(options[option.name])
+        return fields
+
+    def describe(self, indent: str = "    ") -> str:
+        """The ``Args`` lines of every option, each with the presets that take it and their values."""
+        lines = []
+        for option in self:
+            values = ", ".join(f"{p} {v!r}" for p, v in ((p, o.get(option.name)) for p, o in self.presets.items()
+                                                           if option.name in o))
+            lines.append(f"{indent}{option.describe()} Presets: {values}.")
+        return "\n".join(lines)
+
+
+OPTIONS = PresetOptionTable(
+    "vqa_acc",
+    [
+        Option("num_answers", "exact number of GT answers each question must have (0 = any); a question with "
+               "another number is an error naming it.", kind="integer", low=0, check=_check_num_answers, sig="answers"),
+        Option("normalize", "vqa_v2: one of 'official' (normalise only when the GT answers disagree), 'always' "
+               "(lmms-eval/VLMEvalKit convention), 'never'.", choices=NORMALIZE_MODES, sig="norm"),
+        Option("epsilon", "tdiuc: added to every per-type accuracy on the 0-100 scale.", kind="number",
+               low=0.0, high=1.0, sig="eps", demo=False),
+        Option("answer_key", "tdiuc: the answers of the official script's answer key; a GT answer outside it is "
+               "always wrong and all such GTs form one answer class in N-MPT (None: no key).", kind="custom",
+               check=check_strings, sig="key", demo=False, doc_type="list of str"),
+        Option("threshold", "wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1 (plain set "
+               "accuracy, no WordNet).", kind="number", low=-1.0, high=1.0, check=_check_threshold, sig="thr"),
+        Option("wordnet_path", "wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0), that "
+               "corpora/wordnet, or a WordNet dict directory; None: NLTK's data path (NLTK_DATA), then Debian's "
+               "wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on NLTK's data "
+               "path only while the computation runs.", kind="path", demo=False),
+        Option("lowercase", "bleu1: lower-case before the whitespace split.", kind="bool", sig="tok"),
+    ],
+    PRESETS,
+    after_check=_wordnet_present,
+)
+
+
+def extra_inputs(preset: str) -> dict:
+    """The per-question inputs of ``preset`` and their defaults (``REQUIRED``: must be given)."""
+    return EXTRA_INPUTS[SCORERS[preset]]
+
+
+def unknown_inputs(preset: str, names) -> None:
+    """Refuse the per-question inputs among ``names`` that ``preset`` does not take."""
+    extras = extra_inputs(preset)
+    unknown = sorted(set(names) - set(extras))
+    if unknown:
+        raise ValueError(
+            f"vqa_acc (preset {preset!r}): unknown input(s) {unknown}; "
+            f"this preset accepts predictions, references{''.join(', ' + n for n in extras)}"
+        )
+
+
+def checked_options(preset: str, passed) -> dict:
+    """The options of ``preset`` updated with ``passed`` (None = not passed), checked through ``OPTIONS``.
+    ``passed`` is what ``compute`` sees besides its inputs: a per-question input that the preset does not
+    take (``languages`` for ``vqa_v2``) is refused first."""
+    unknown_inputs(preset, [k for k in INPUT_NAMES if passed.get(k) is not None])
+    return OPTIONS.resolve(preset, {k: v for k, v in passed.items() if k not in INPUT_NAMES})
+
+
+def check_extra_inputs(preset: str, predictions, given) -> dict:
+    """The per-question inputs of ``preset`` (``given``: name -> values or None), checked and as lists of
+    strings, one per prediction; one not given takes its default (``[""] * n`` for ``vqa_v2``'s types)."""
+    columns = {}
+    for name, default in extra_inputs(preset).items():
+        values = given.get(name)
+        if values is None:
+            if default is REQUIRED:
+                raise ValueError(f"`{name}` is required for preset {preset!r}: one string per question")
+            values = [default] * len(predictions)
+        else:
+            values = check_strings(values, name)
+            check_same_length("predictions", predictions, name, values)
+        if default is REQUIRED and not all(values):
+            i = values.index("")
+            raise ValueError(f"`{name}[{i}]` is empty: every question needs a type")
+        if name == "languages" and not set(values) <= set(LANGUAGES):
+            i = next(i for i, value in enumerate(values) if value not in LANGUAGES)
+            raise ValueError(f"`languages[{i}]` must be one of {list(LANGUAGES)}, got {values[i]!r}")
+        columns[name] = values
+    return columns
+
+
+def score_checked(preset, predictions, references, columns, options, resampling, return_per_example=False) -> Result:
+    """The result of checked inputs: ``predictions`` and ``references`` as Arrow columns (what evaluate
+    stores) or Python lists, ``columns`` the per-question inputs of the preset (name -> column or list;
+    None or absent where not given), ``options`` from :func:`checked_options` and a checked ``Resampling``."""
+    import numpy as np
+
+    from .arrow import answer_lists, string_column, string_ids
+
+    scorer = SCORERS[preset]
+    n_answers = options["num_answers"]
+    # Answers stay in Arrow until a procedure needs lists.
+    predictions = string_column(predictions)
+    counts, answers = answer_lists(references)
+    wrong = np.flatnonzero(counts != n_answers) if n_answers else ()
+    if len(wrong):
+        i = int(wrong[0])
+        raise ValueError(
+            f"`references[{i}]` has {counts[i]} answers but num_answers={n_answers} "
+            f"(preset {preset!r}); pass num_answers=0 to accept any number"
+        )
+    extra = {}
+    if scorer == "vqa_v2":
+        (pred_ids, gt_ids), strings = string_ids(predictions, answers)
+        scores = vqa_v2_scores_from_ids(pred_ids, gt_ids, counts, strings, normalize=options["normalize"])
+        values = {"accuracy": mean(scores.tolist())}
+        statistic = mean_statistic({"accuracy": scores})
+        for kind in ("question_type", "answer_type"):
+            groups = columns.get(f"{kind}s")
+            if groups is not None:
+                (group_ids,), labels = string_ids(string_column(groups))
+                for t, v in group_means_from_ids(scores, group_ids, labels).items():
+                    values[f"accuracy_{kind}/{t}"] = v
+    elif scorer == "tdiuc":  # num_answers=0: the script reads answers[0]
+        (pred_ids, gt_ids), strings = string_ids(predictions, answers.take(np.cumsum(counts) - counts))
+        (type_ids,), type_names = string_ids(string_column(columns["question_types"]))
+        eps, key = options["epsilon"], options["answer_key"]
+        summary, scores, acc, nacc = tdiuc_scores_from_ids(
+            pred_ids, gt_ids, strings, type_ids, type_names, epsilon=eps, answer_key=key
+        )
+        values = dict(summary)
+        statistic = _tdiuc_statistic(scores, lambda: type_ranks(type_ids, type_names)[0], len(acc), eps)
+        for t, v in acc.items():
+            values[f"accuracy_question_type/{t}"] = v
+        for t, v in nacc.items():
+            values[f"normalized_accuracy_question_type/{t}"] = v
+    else:
+        predictions = predictions.to_pylist()
+        flat = iter(answers.to_pylist())
+        references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
+        if scorer == "fusion_brain_2021":
+            languages = columns.get("languages")
+            languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
+            scores = fusion_brain_per_question(predictions, references, languages)
+            values = {"accuracy": mean(scores.tolist())}
+            statistic = mean_statistic({"accuracy": scores})
+            for lang, v in group_means(scores, languages).items():
+                values[f"accuracy_language/{lang}"] = v
+            extra = {"ru": lemmatizer_version() if "ru" in languages else "none"}
+        elif scorer == "wups":
+            thr, path = options["threshold"], options["wordnet_path"]
+            with open_wordnet(path, NO_WORDNET, needed=thr != -1.0) as wordnet:
+                scores = wups_per_question(predictions, references, threshold=thr, wordnet=wordnet)
+            values = {"wups": mean(scores.tolist())}
+            statistic = mean_statistic({"wups": scores})
+            extra = {"wn": "none" if wordnet is None else wordnet.get_version()}
+        else:  # bleu1
+            scores, corpus, bleu_counts = bleu1_scores(
+                predictions, references, lowercase=options["lowercase"], return_counts=True
+            )
+            values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus}
+            statistic = _bleu1_statistic(scores, bleu_counts)
+    fields = {**OPTIONS.signature_fields(options), **extra, **resampling.signature_fields()}
+    signature = OPTIONS.signature(preset, fields)
+    per_example = scores.tolist()
+    values = {**values, **interval_values(statistic, resampling)}
+    return Result(make_result(values, signature, per_example, return_per_example), "vqa_acc", per_example, statistic)
+
+
+def score(predictions, references, preset="default", *, question_types=None, answer_types=None, languages=None,
+          return_per_example=False, confidence=None, n_resamples=None, seed=None, **options) -> Result:
+    """VQA accuracy of ``predictions`` (one answer per question) against ``references`` (per question the
+    annotator answers, the accepted answers, or the single GT answer: see the presets).
+
+    ``question_types``, ``answer_types``, ``languages``: the per-question inputs of the preset
+    (``EXTRA_INPUTS``; one the preset does not take is an error). ``preset`` and ``options`` (see
+    ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap intervals of the main scores
+    (``n_resamples`` resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result`
+    equal to what the evaluate module's ``compute`` returns; the checks run in its order (module docstring).
+    """
+    OPTIONS.check_preset(preset)
+    resampling = Resampling(confidence, n_resamples, seed)
+    check_bool(return_per_example, "return_per_example")
+    given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
+    takes = extra_inputs(preset)
+    opts = checked_options(preset, {**{k: v for k, v in given.items() if k not in takes}, **options})
+    predictions = check_strings(predictions, "predictions")
+    references = check_reference_lists(references, "references")
+    check_same_length("predictions", predictions, "references", references)
+    columns = check_extra_inputs(preset, predictions, given)
+    return score_checked(preset, predictions, references, columns, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
+    ``kwargs``: ``preset``, the per-question inputs and the options, the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+# ----------------------------------------------------------------------------------------------
+# Sufficient statistics of the scores that are not plain means
+# ----------------------------------------------------------------------------------------------
+def _tdiuc_statistic(correct, type_rank, n_types: int, epsilon: float) -> Statistic:
+    """Overall accuracy and the arithmetic / harmonic mean-per-type accuracies from per-type counts
+    (``tdiuc.tdiuc_scores``: acc_t + eps on the 0-100 scale, the types present, capped at 1). A type
+    absent from a resample is left out of that resample's means. Per question (``type_rank()``: its
+    type's index among the ``n_types`` sorted types present): [correct, one-hot type, one-hot type x
+    correct], built only when an interval or a comparison reads them (2 x #types + 1 numbers per question)."""
+    import numpy as np
+
+    n = len(correct)
+
+    def rows():
+        rank = type_rank()
+        stats = np.zeros((n, 1 + 2 * n_types), order="F")
+        stats[:, 0] = correct
+        index = np.arange(n)
+        stats[index, 1 + rank] = 1.0
+        stats[index, 1 + n_types + rank] = correct
+        return stats
+
+    def scores(s):
+        count, hits = s[..., 1 : 1 + n_types], s[..., 1 + n_types :]
+        present = count > 0
+        acc = 100 * np.divide(hits, count, out=np.zeros_like(hits), where=present) + epsilon
+        k = present.sum(axis=-1)
+        arithmetic = np.where(present, acc, 0.0).sum(axis=-1) / np.maximum(k, 1) / 100
+        harmonic = k / np.where(present, 1.0 / acc, 0.0).sum(axis=-1) / 100
+        return np.stack([s[..., 0] / max(n, 1), np.minimum(arithmetic, 1.0), np.minimum(harmonic, 1.0)], axis=-1)
+
+    return _StatisticOnDemand(("accuracy", "arithmetic_mpt", "harmonic_mpt"), rows, scores)
+
+
+class _StatisticOnDemand(Statistic):
+    """A :class:`Statistic` whose per-question rows are built by ``build()`` the first time they are
+    read (resampling, ``compare``): a plain ``compute`` never pays for them."""
+
+    def __init__(self, keys, build, fn):
+        self.keys = tuple(keys)
+        self.fn = fn
+        self._build = build
+        self._stats = None
+
+    @property
+    def stats(self):
+        if self._stats is None:
+            self._stats = Statistic(self.keys, self._build(), self.fn).stats
+        return self._stats
+
+
+def _bleu1_statistic(sentence_scores, counts) -> Statistic:
+    """Mean sentence BLEU-1, and corpus BLEU-1 from the pooled (matches, max(1, hyp_len), ref_len, hyp_len)."""
+    import numpy as np
+
+    n = len(sentence_scores)
+
+    def scores(s):
+        corpus = bleu(s[..., 1:2], s[..., 2:3], s[..., 3], s[..., 4])
+        return np.stack([s[..., 0] / max(n, 1), corpus], axis=-1)
+
+    return Statistic(("bleu1", "bleu1_corpus"), np.column_stack([sentence_scores, counts]), scores)
