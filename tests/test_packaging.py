@@ -6,7 +6,8 @@ tested pins (`-c constraints.txt`) and the extras the functional API of the metr
 text, code: no torch, no evaluate). From a temporary working directory, without PYTHONPATH:
 
 * every metric's `from multimodal_metrics import <name>; <name>.score(...)` on the first run of
-  examples/<name>.json gives the golden result recorded through `compute` before the library move
+  the metric's example file (shipped in the package, multimodal_metrics/examples/<name>.json, else the
+  checkout's examples/<name>.json) gives the golden result recorded through `compute` before the library move
   (tests/data/golden/<name>.json "examples"[0]);
 * `mm-score` scores an example shipped in the wheel.
 
@@ -35,6 +36,8 @@ import publish  # noqa: E402
 NAMES = metric_names()
 SRC = ROOT / "src" / "multimodal_metrics"
 GOLDEN = ROOT / "tests" / "data" / "golden"
+# the example files: in the package once they ship with it (multimodal_metrics.examples), else the checkout's
+EXAMPLES = SRC / "examples" if (SRC / "examples").is_dir() else ROOT / "examples"
 VENV_EXTRAS = "scipy,ru,text,code"  # what the functional API of the metrics imports, torch aside
 TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 
@@ -135,7 +138,7 @@ def test_the_venv_imports_the_installed_wheel(venv, tmp_path):
 @pytest.mark.parametrize("name", [unless_converted(n) for n in NAMES])
 def test_functional_api_from_the_wheel_equals_the_golden_result(venv, tmp_path, name):
     example = tmp_path / f"{name}.json"
-    example.write_bytes((ROOT / "examples" / f"{name}.json").read_bytes())
+    example.write_bytes((EXAMPLES / f"{name}.json").read_bytes())
     done = run_in_venv(
         tmp_path, str(venv / "bin" / "python"), "-c", SCORE.replace("__NAME__", name), str(example)
     )
@@ -154,14 +157,11 @@ def test_functional_api_from_the_wheel_equals_the_golden_result(venv, tmp_path, 
 )
 def test_mm_score_from_the_wheel_on_a_shipped_example(venv, wheel, tmp_path):
     """`mm-score anls` on DocVQA files made from the anls example that the wheel ships (the checkout's
-    examples/anls.json while the wheel ships none: test_wheel_ships_the_examples)."""
+    example file while the wheel ships none: test_wheel_ships_the_examples)."""
     shipped = "multimodal_metrics/examples/anls.json"
     with zipfile.ZipFile(wheel) as archive:
-        spec = json.loads(
-            archive.read(shipped)
-            if shipped in archive.namelist()
-            else (ROOT / "examples" / "anls.json").read_bytes()
-        )
+        has = shipped in archive.namelist()
+        spec = json.loads(archive.read(shipped) if has else (EXAMPLES / "anls.json").read_bytes())
     run = spec["runs"][0]
     gt = {
         "dataset_name": "docvqa",
