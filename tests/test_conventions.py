@@ -64,6 +64,10 @@ def test_card_front_matter_and_sections(name):
 def test_requirements_are_pinned(name):
     lines = [ln.strip() for ln in (METRICS / name / "requirements.txt").read_text().splitlines()]
     lines = [ln for ln in lines if ln and not ln.startswith("#")]
+    options = [ln for ln in lines if ln.startswith("--")]  # pip options: only the index of torch's CPU build
+    assert options in ([], ["--extra-index-url https://download.pytorch.org/whl/cpu"]), options
+    lines = [ln for ln in lines if not ln.startswith("--")]
+    assert any(re.match(r"multimodal-metrics\[[a-z,]+\]==", ln) for ln in lines), "the library, with its extras"
     assert any(ln.startswith("evaluate==") for ln in lines)
     assert any(ln.startswith("gradio==") for ln in lines)
     assert all("==" in ln for ln in lines), "pin every requirement"

@@ -1,4 +1,9 @@
-"""The Spaces as users meet them: staged by scripts/publish.py, loaded as `<org>/<name>`, playground served."""
+"""The Spaces as users meet them: staged by scripts/publish.py, loaded as `<org>/<name>`, playground served.
+
+The Spaces are staged as before the library is on PyPI: each carries the wheel built from this checkout
+and installs it (scripts/publish.py's docstring). Loading a staged script here uses the library of the
+test environment (the checkout's, installed editable), the same code as the shipped wheel.
+"""
 
 import re
 import sys
@@ -12,10 +17,18 @@ import publish  # noqa: E402
 NAMES = metric_names()
 
 
+ORG = "mm-test-org"
+
+
 @pytest.fixture(scope="module")
-def staged(tmp_path_factory):
+def wheel(tmp_path_factory):
+    return publish.build_wheel(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory, wheel):
     out = tmp_path_factory.mktemp("spaces")
-    folders = publish.stage("mm-test-org", out)
+    folders = publish.stage(ORG, out, wheel=wheel)
     return out, folders
 
 
@@ -87,6 +100,57 @@ def requirement_lines(folder) -> set[str]:
     return {line.split("#")[0].strip() for line in lines if line.split("#")[0].strip()}
 
 
+def library_requirement(lines: set[str]):
+    """The one requirement of the library among ``lines`` (packaging's Requirement), and the other lines."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    def parse(line):
+        try:
+            return Requirement(line)
+        except InvalidRequirement:  # a pip option (--extra-index-url ...)
+            return None
+
+    library = [line for line in lines if (parse(line) and parse(line).name == publish.PIP_NAME)]
+    assert len(library) == 1, f"one {publish.PIP_NAME} requirement, found {library}"
+    return parse(library[0]), lines - set(library)
+
+
+def repository_folder(space: str):
+    return ROOT / "spaces" / "playground" if space == publish.PLAYGROUND else ROOT / "metrics" / space
+
+
+def test_staged_spaces_ship_the_wheel_and_install_it(staged, wheel):
+    """Until the release is on PyPI: the wheel in every Space, its requirements' library line a direct
+    reference to the copy the Hub serves from that Space, with the extras of the repository's line."""
+    for folder in spaces(staged).values():
+        assert (folder / wheel.name).read_bytes() == wheel.read_bytes()
+        source = repository_folder(folder.name)
+        pinned, pins = library_requirement(requirement_lines(source))
+        shipped, rest = library_requirement(requirement_lines(folder))
+        assert str(pinned.specifier) == f"=={publish.library_version()}"
+        assert shipped.extras == pinned.extras
+        assert shipped.url == f"https://huggingface.co/spaces/{ORG}/{folder.name}/resolve/main/{wheel.name}"
+        assert rest == pins  # the other pins as in the repository
+
+
+def test_stage_pypi_keeps_the_pin(tmp_path):
+    folders = publish.stage(ORG, tmp_path, "anls", pypi=True)
+    for folder in folders:
+        assert requirement_lines(folder) == requirement_lines(repository_folder(folder.name))
+        assert not list(folder.glob("*.whl"))
+
+
+def test_staged_playground_needs_no_copied_helpers(staged):
+    """The playground's copy of a metric converted to the library holds its script, app and card only:
+    the apps import multimodal_metrics.demo from the installed library."""
+    playground = spaces(staged)[publish.PLAYGROUND]
+    for name in NAMES:
+        if not (ROOT / "src" / "multimodal_metrics" / name / "__init__.py").is_file():
+            continue  # not converted on this branch yet: its copied helpers go along
+        files = {p.name for p in (playground / "metrics" / name).iterdir()}
+        assert files == {f"{name}.py", "app.py", "README.md"}, f"{name}: {sorted(files)}"
+
+
 @pytest.mark.parametrize("name", NAMES + [publish.PLAYGROUND])
 def test_staged_front_matter_is_what_the_hub_reads(staged, name):
     import gradio
@@ -128,7 +192,9 @@ def test_staged_space_lists_the_debian_packages_it_reads(staged, name):
     folder = spaces(staged)[name]
     packages = folder / "packages.txt"
     listed = packages.read_text(encoding="utf-8").split() if packages.exists() else []
-    if list(folder.rglob("_mm_wordnet.py")):  # vqa_acc wups, ru_meteor nltk: Debian's WordNet files
+    pinned = {line.split("==")[0].lower() for line in requirement_lines(folder)}
+    # vqa_acc wups, ru_meteor nltk: Debian's WordNet files
+    if list(folder.rglob("_mm_wordnet.py")) or "nltk" in pinned:
         assert "wordnet-base" in listed
     for package in listed:
         assert re.fullmatch(r"[a-z0-9][a-z0-9+.-]+", package), package
@@ -139,26 +205,46 @@ def test_metric_requirements_are_within_the_playground(staged):
     set for the Space's Python then proves every metric Space resolvable (a subset of a solvable
     set of pins is solvable by the same versions)."""
     folders = spaces(staged)
-    playground = requirement_lines(folders[publish.PLAYGROUND])
+    library, playground = library_requirement(requirement_lines(folders[publish.PLAYGROUND]))
+    extras = set()
     for name in NAMES:
-        missing = requirement_lines(folders[name]) - playground
+        needs, lines = library_requirement(requirement_lines(folders[name]))
+        missing = lines - playground
         assert not missing, f"{name} pins what the playground lacks: {sorted(missing)}"
+        assert needs.extras <= library.extras, f"{name}: extras {needs.extras - library.extras} not in the playground"
+        extras |= needs.extras
+    assert library.extras == extras, "the playground installs the extras of the metric Spaces, no other"
 
 
-def test_playground_requirements_resolve_for_the_space_python(staged, tmp_path):
+TORCH_CPU_INDEX = "--extra-index-url https://download.pytorch.org/whl/cpu"
+
+
+def test_playground_requirements_resolve_for_the_space_python(staged, wheel, tmp_path):
     """`pip install --dry-run --python-version 3.11 --only-binary=:all:` on the playground's pins: the
     Hub installs them on Python 3.11. Needs the package index (reachable here and in CI); a network
-    failure is retried, then reported as such."""
+    failure is retried, then reported as such.
+
+    Two lines are resolved locally instead of where the Hub gets them: the library from the built
+    wheel (the Hub downloads the Space's copy of it), and torch's CPU build from this machine's pip
+    find-links (the Hub reads the CPU index of the `--extra-index-url` line, not reachable from here;
+    tests/test_packaging.py checks that pip parses the line)."""
     import json
     import subprocess
     import sys
 
     folder = spaces(staged)[publish.PLAYGROUND]
+    library, _ = library_requirement(requirement_lines(folder))
+    lines = (folder / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    assert TORCH_CPU_INDEX in lines
+    local = [line for line in lines if line != TORCH_CPU_INDEX]
+    local = [line.replace(library.url, wheel.as_uri()) if library.url in line else line for line in local]
+    requirements = tmp_path / "requirements.txt"
+    requirements.write_text("\n".join(local) + "\n", encoding="utf-8")
     report = tmp_path / "report.json"
     cmd = [
         sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet",
         "--python-version", SPACE_PYTHON, "--only-binary=:all:", "--retries", "3", "--timeout", "60",
-        "--report", str(report), "-r", str(folder / "requirements.txt"),
+        "--report", str(report), "-r", str(requirements),
     ]  # fmt: skip
     for _attempt in range(2):
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=480)
@@ -169,7 +255,13 @@ def test_playground_requirements_resolve_for_the_space_python(staged, tmp_path):
         return re.sub(r"[-_.]+", "-", name).lower()
 
     resolved = {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in json.loads(report.read_text())["install"]}
-    for line in requirement_lines(folder):
+    assert resolved[canonical(publish.PIP_NAME)] == publish.library_version()
+    for line in requirement_lines(folder) - {TORCH_CPU_INDEX}:
+        if "==" not in line:
+            continue  # the library's line: checked above
         package, version = line.split("==")
         found = resolved.get(canonical(package), "")
-        assert found.split("+")[0] == version, (line, found)  # a local build (+cpu) of the pinned version counts
+        assert found == version or ("+" not in version and found.split("+")[0] == version), (line, found)
+    # the CPU build: no CUDA build (and its nvidia-* and triton wheels) on a CPU Space
+    assert resolved["torch"].endswith("+cpu"), resolved["torch"]
+    assert not [name for name in resolved if name.startswith("nvidia-") or name == "triton"]

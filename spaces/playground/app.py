@@ -2,7 +2,9 @@
 
 Each tab is the metric's own demo (`metrics/<name>/app.py:build_ui`), so the playground and the
 per-metric Spaces never drift apart. Run from the repo (`python spaces/playground/app.py`) or from
-the staged Space (scripts/publish.py copies the metric folders into `metrics/` beside this file).
+the staged Space (scripts/publish.py copies each metric's script, app.py and card into `metrics/`
+beside this file). The apps import the library (`multimodal_metrics.demo`), which the Space installs
+from requirements.txt: no helper is copied.
 """
 
 import importlib.util
@@ -31,9 +33,10 @@ def metric_names() -> list[str]:
 
 
 def import_app(name: str):
-    """Import metrics/<name>/app.py (its sibling helpers come from its own folder)."""
+    """Import metrics/<name>/app.py. A folder not yet converted to the library still imports its copied
+    helpers (`_mm_demo.py`, ...) as siblings: only such a folder goes on sys.path."""
     folder = METRICS / name
-    if str(folder) not in sys.path:
+    if any(folder.glob("_*.py")) and str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
     spec = importlib.util.spec_from_file_location(f"playground_app_{name}", folder / "app.py")
     module = importlib.util.module_from_spec(spec)
