@@ -9,6 +9,7 @@ vqa_acc `wups` and ru_meteor `nltk`.
 - a missing WordNet is a ValueError saying how to install it and how to run without it.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -56,6 +57,14 @@ for folder, (preset, kwargs) in cases.items():
     out[folder] = [fallback, by_path]
 print(json.dumps(out))
 """
+
+
+def scoring_module(name, metric):
+    """Where the metric's scoring functions and its WordNet finder are looked up: its script, or its
+    library module for a metric moved into the library (issue 19)."""
+    if name == "ru_meteor":
+        return importlib.import_module("multimodal_metrics.ru_meteor.scoring")
+    return sys.modules[type(metric).__module__]
 
 
 @pytest.fixture(scope="module")
@@ -106,7 +115,7 @@ def test_wordnet_path_is_on_nltk_data_path_only_during_a_computation(name, tmp_p
         assert metric.compute(**kwargs, wordnet_path=path) == expected
         assert nltk.data.path == before
     # a computation that fails half-way takes the folder off the path too
-    script = sys.modules[type(metric).__module__]
+    script = scoring_module(name, metric)
     scorer = "wups_per_question" if name == "vqa_acc" else "meteor_per_example"
     seen = []
 
@@ -161,7 +170,7 @@ def test_missing_wordnet_says_how_to_install_it_and_how_to_do_without(name, tmp_
     with pytest.raises(ValueError, match=rf"not found under `wordnet_path`=.*wordnet-base.*packages\.txt.*{without}"):
         metric.compute(**kwargs, wordnet_path=str(tmp_path))
     # nothing anywhere: not on NLTK's data path, not in the Debian folder
-    shared = sys.modules[type(metric).__module__].load_wordnet.__globals__
+    shared = scoring_module(name, metric).load_wordnet.__globals__
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     monkeypatch.setitem(shared, "DEBIAN_WORDNET", str(tmp_path / "wordnet"))
     with pytest.raises(ValueError, match=rf"not found on NLTK's data path nor in .*apt-get install wordnet-base.*{without}"):
