@@ -3,7 +3,7 @@
 Two roles:
 * imported by tests/test_codebleu.py and scripts/bench_codebleu.py (main venv): `seed_snippets`,
   `mutated_pairs(lang, n, seed)` and `run_oracle(...)`, which runs THIS file with the separate venv
-  .build/venv-codebleu (scripts/setup.d/codebleu_oracle.sh) in a subprocess;
+  .build/venv-codebleu (scripts/setup.d/test/codebleu_oracle.sh) in a subprocess;
 * run as a script by that venv's python (`-I`, so neither tests/ nor metrics/codebleu is on sys.path
   and `import codebleu` is the PyPI package, never our `codebleu.py`): reads a JSON job on stdin,
   writes the results (and timings) on stdout.

@@ -151,7 +151,7 @@ def test_brevity_penalty_checks():
 # Parity with PyPI codebleu 0.7.0 (separate venv, one subprocess for all languages)
 # ----------------------------------------------------------------------------------------------
 needs_oracle = pytest.mark.skipif(
-    not oracle.oracle_available(), reason="run scripts/setup.d/codebleu_oracle.sh (creates .build/venv-codebleu)"
+    not oracle.oracle_available(), reason="run scripts/setup.d/test/codebleu_oracle.sh (creates .build/venv-codebleu)"
 )
 N_PAIRS = 300
 # Languages whose pinned grammar gives the same trees as the oracle's 0.21-era grammars on these inputs.
