@@ -17,7 +17,8 @@ import functools
 import hashlib
 import itertools
 
-from ..inputs import check_reference_lists, check_same_length, check_strings
+from ..arrow_inputs import reference_lists_to_arrow, strings_to_arrow
+from ..inputs import check_same_length, check_strings
 from ..options import Option, OptionTable, check_bool, check_number, resolve_options
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
@@ -328,11 +329,12 @@ def score(predictions, references, preset="default", *, question_types=None, ans
     given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
     takes = extra_inputs(preset)
     opts = checked_options(preset, {**{k: v for k, v in given.items() if k not in takes}, **options})
-    predictions = check_strings(predictions, "predictions")
-    references = check_reference_lists(references, "references")
-    check_same_length("predictions", predictions, "references", references)
+    # checked by their conversion to Arrow (one C pass), as compute's add_batch checks them
+    predictions, prediction_array = strings_to_arrow(predictions, "predictions")
+    _, counts, reference_array = reference_lists_to_arrow(references, "references")
+    check_same_length("predictions", predictions, "references", counts)
     columns = check_extra_inputs(preset, predictions, given)
-    return score_checked(preset, predictions, references, columns, opts, resampling, return_per_example)
+    return score_checked(preset, prediction_array, reference_array, columns, opts, resampling, return_per_example)
 
 
 def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
