@@ -22,7 +22,6 @@ tests/_codebleu_oracle.py with their mutations, concatenated), and the hostile s
 """
 
 import argparse
-import importlib.util
 import json
 import random
 import subprocess
@@ -34,7 +33,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PY = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
-CORE_PATH = ROOT / "metrics" / "codebleu" / "_codebleu_core.py"
+SRC = ROOT / "src"  # the library: our pure core is multimodal_metrics.codebleu.core
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 
 _PY_STMTS = [
@@ -145,12 +144,10 @@ def sized_code(lang, shape, size, seed):
 
 
 _ONE_SIZE = """
-import importlib.util, json, resource, sys, time
+import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import bench_codebleu as bench
-spec = importlib.util.spec_from_file_location("mm_codebleu_core", bench.CORE_PATH)
-core = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(core)
+core = bench.load_core(pure=True)
 lang, shape, size = sys.argv[2], sys.argv[3], int(sys.argv[4])
 pred, ref = bench.sized_code(lang, shape, size, 0), bench.sized_code(lang, shape, size, 1)
 core.corpus_codebleu([pred[:2000]], [[ref[:2000]]], lang)  # grammar load
@@ -162,6 +159,21 @@ after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(json.dumps({"seconds": seconds, "peak_mb": (after - before) / 1024, "chars": len(pred) + len(ref),
                   "limited": per[0]["dataflow_limited"], "codebleu": scores["codebleu"]}))
 """
+
+
+def load_core(pure=False):
+    """Our pure core, ``multimodal_metrics.codebleu.core`` of this checkout; ``pure``: with the standard library
+    only (tests/_codebleu_oracle.load_pure_core: the packages' __init__ files do not run, so the library is
+    then unusable for evaluate in that process)."""
+    if pure:
+        sys.path.insert(0, str(ROOT / "tests"))
+        import _codebleu_oracle as oracle
+
+        return oracle.load_pure_core(SRC)
+    sys.path.insert(0, str(SRC))
+    from multimodal_metrics.codebleu import core
+
+    return core
 
 
 def run_sizes(langs, shapes, sizes, timeout):
@@ -207,9 +219,7 @@ def main():
     n = args.n or (100 if args.quick else 1000)
     if not ORACLE_PY.is_file():
         sys.exit("missing .build/venv-codebleu: run bash scripts/setup.d/test/codebleu_oracle.sh")
-    spec = importlib.util.spec_from_file_location("mm_codebleu_core", CORE_PATH)
-    core = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(core)
+    core = load_core()
     sys.path.insert(0, str(ROOT / "tests"))
     import conftest  # noqa: F401  (offline evaluate settings)
     import evaluate

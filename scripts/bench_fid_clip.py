@@ -17,9 +17,9 @@ In the same run, on the same generated Inception-like features (non-negative, co
    side for pytorch-fid) does not fit the machine: the distance itself does not depend on N;
 4. with --images N, images/s of our FIDInceptionV3 (real size, random weights: same cost as the
    real weights) on 256x256 images, CPU (no GPU is lent to this task).
-With --bootstrap R (alone): R resamples of the FID interval (`_mm_stats.bootstrap_fid`: moments from
-multinomial counts, one syrk + one eigvalsh per resample) on n generated features against the other
-side's fixed moments, vs the naive loop (copy the resample, np.cov, pytorch-fid's sqrtm formula) on a
+With --bootstrap R (alone): R resamples of the FID interval (`multimodal_metrics.fid_clip.resampling`'s
+`bootstrap_fid`: moments from multinomial counts, one syrk + one eigvalsh per resample) on n generated
+features against the other side's fixed moments, vs the naive loop (copy the resample, np.cov, pytorch-fid's sqrtm formula) on a
 few of the same resamples (values asserted equal), the Monte Carlo error of the interval's ends for
 100 to 1,000 resamples, and `compute(confidence=0.95, n_resamples=R)`.
 Timings on a shared machine are noisy: compare the ratios, which are taken in the same run.
@@ -32,7 +32,7 @@ import tracemalloc
 import warnings
 
 import numpy as np
-from _bench import ROOT, load_core, offline_env
+from _bench import ROOT, offline_env
 
 
 # ------------------------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ def monte_carlo_error(stats, d: int = 32, n: int = 300, total: int = 20_000) -> 
 def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     """Cost of the FID interval: set-up (centring, Cholesky factor, A = Y F) and then per resample, ours
     (counts, one syrk + one eigvalsh) vs the naive copy + np.cov + sqrtm loop on the same resamples."""
-    stats = load_core("fid_clip", "_mm_stats")
+    from multimodal_metrics.fid_clip import resampling as stats
     gen, ref = features(n, d, 1), features(n, d, 2, shift=0.01)
     mu_ref, sigma_ref = ref.mean(0), np.cov(ref, rowvar=False)
     print(f"FID bootstrap, {d}-d features, {n:,} generated samples, reference moments fixed")
@@ -149,7 +149,7 @@ def main() -> int:
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
     offline_env()
-    core = load_core("fid_clip", "_fid_core")
+    from multimodal_metrics.fid_clip import core
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
@@ -216,7 +216,7 @@ def main() -> int:
     if args.images:
         import torch
 
-        inception = load_core("fid_clip", "_inception")
+        from multimodal_metrics.fid_clip import inception
         net = inception.build(1.0)
         rng = np.random.default_rng(0)
         imgs = torch.from_numpy(rng.random((args.images, 3, 256, 256), dtype=np.float32))

@@ -35,9 +35,14 @@ import time
 import tracemalloc
 from pathlib import Path
 
-from _bench import ROOT, load_core, offline_env
+from _bench import ROOT, offline_env
 
 offline_env()
+
+# the metric's pure functions and WordNet finder: the library's (shared with evaluate.load's module, so
+# the caches are cleared before every timed run of either)
+from multimodal_metrics.resources import wordnet as mm_wordnet  # noqa: E402
+from multimodal_metrics.ru_meteor import core as meteor_core  # noqa: E402
 
 # ------------------------------------------------------------------------------------------------
 # inputs
@@ -389,9 +394,9 @@ NLTK_OPTIONS = dict(
 
 
 def nltk_options(**changes) -> dict:
-    """NLTK_OPTIONS for the core, with the WordNet reader the metric finds (the folder's _mm_wordnet.py:
+    """NLTK_OPTIONS for the core, with the WordNet reader the metric finds (multimodal_metrics.resources.wordnet:
     NLTK's data path, else Debian's files), and ``changes``."""
-    return dict(NLTK_OPTIONS, wordnet=load_core("ru_meteor", "_mm_wordnet").load_wordnet(), **changes)
+    return dict(NLTK_OPTIONS, wordnet=mm_wordnet.load_wordnet(), **changes)
 
 
 def cpu(fn):
@@ -406,7 +411,7 @@ def clear_caches(core):
     core.fb_vqa_normalize.cache_clear()
     core._synonym_source.cache_clear()
     core._wordnet_synonyms.cache_clear()
-    load_core("ru_meteor", "_mm_wordnet")._reader.cache_clear()
+    mm_wordnet._reader.cache_clear()
 
 
 def nltk_peer(preds, refs):
@@ -427,7 +432,7 @@ def scale_child(n: int) -> None:
     """Run in a fresh process: our pure function and compute on n examples; print JSON."""
     import evaluate
 
-    core = load_core("ru_meteor", "_ru_meteor_core")
+    core = meteor_core
     preds, refs = make_captions(n, EN_WORDS, seed=1)
     metric = evaluate.load(str(ROOT / "metrics" / "ru_meteor"), "nltk")
     metric.compute(predictions=preds[:20], references=refs[:20])
@@ -436,6 +441,8 @@ def scale_child(n: int) -> None:
     warm_wordnet(core)
     opts = nltk_options()
     ours, t_pure = cpu(lambda: core.meteor_per_example(preds, refs, **opts))
+    clear_caches(core)
+    warm_wordnet(core)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result, t_compute = cpu(lambda: metric.compute(predictions=preds, references=refs))
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -458,6 +465,8 @@ def bench_nltk(n: int, core, metric) -> float:
     warm_wordnet(core)
     opts = nltk_options()
     ours, t_ours = cpu(lambda: core.meteor_per_example(preds, refs, **opts))
+    clear_caches(core)
+    warm_wordnet(core)
     module, t_module = cpu(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
     assert ours == peer, "per-example scores differ from NLTK's meteor_score"
     assert module["per_example"] == peer, "compute() scores differ from NLTK's meteor_score"
@@ -507,6 +516,7 @@ def bench_official(n: int, core, db_path: str) -> None:
         clear_caches(core)
         opts = {k: v for k, v in core_presets()[preset].items() if k != "corpus_score"}
         ours, t_ours = cpu(lambda opts=opts, preds=preds, refs=refs: core.meteor_per_example(preds, refs, ruwordnet_path=db_path, **opts))
+        clear_caches(core)
         module, t_module = cpu(
             lambda metric=metric, preds=preds, refs=refs: metric.compute(
                 predictions=preds, references=refs, ruwordnet_path=db_path, return_per_example=True
@@ -523,14 +533,11 @@ def bench_official(n: int, core, db_path: str) -> None:
 
 
 def core_presets() -> dict:
-    """The module's PRESETS without importing evaluate's loader machinery (parsed from the script)."""
-    import ast
+    """The metric's PRESETS (the library's ``multimodal_metrics.ru_meteor.PRESETS``: the scoring options
+    of every preset, the core's keyword arguments but ``corpus_score``)."""
+    from multimodal_metrics.ru_meteor import PRESETS
 
-    tree = ast.parse((ROOT / "metrics" / "ru_meteor" / "ru_meteor.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == "PRESETS":
-            return ast.literal_eval(node.value)
-    raise RuntimeError("PRESETS not found")
+    return {name: dict(values) for name, values in PRESETS.items()}
 
 
 def main() -> None:
@@ -547,7 +554,7 @@ def main() -> None:
 
     import evaluate
 
-    core = load_core("ru_meteor", "_ru_meteor_core")
+    core = meteor_core
     metric = evaluate.load(str(ROOT / "metrics" / "ru_meteor"), "nltk")
     metric.compute(predictions=["a dog"], references=[["the dog"]])  # warm-up (Arrow writer, imports)
     per_example = bench_nltk(n, core, metric)

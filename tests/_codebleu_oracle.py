@@ -3,7 +3,7 @@
 Two roles:
 * imported by tests/test_codebleu.py and scripts/bench_codebleu.py (main venv): `seed_snippets`,
   `mutated_pairs(lang, n, seed)` and `run_oracle(...)`, which runs THIS file with the separate venv
-  .build/venv-codebleu (scripts/setup.d/codebleu_oracle.sh) in a subprocess;
+  .build/venv-codebleu (scripts/setup.d/test/codebleu_oracle.sh) in a subprocess;
 * run as a script by that venv's python (`-I`, so neither tests/ nor metrics/codebleu is on sys.path
   and `import codebleu` is the PyPI package, never our `codebleu.py`): reads a JSON job on stdin,
   writes the results (and timings) on stdout.
@@ -23,6 +23,23 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PYTHON = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
+SRC = ROOT / "src"
+
+
+def load_pure_core(src=SRC):
+    """``multimodal_metrics.codebleu.core`` from ``src`` with the standard library only: the two packages
+    are registered as bare namespaces, so their ``__init__`` files (which import numpy and the library's
+    shared modules) do not run; the core's own modules (keywords, trees, dataflow, ngrams, corpus) import
+    nothing else. What the oracle's venv and the memory-limited subprocesses load."""
+    import importlib
+    import types
+
+    for name in ("multimodal_metrics", "multimodal_metrics.codebleu"):
+        if name not in sys.modules:
+            package = types.ModuleType(name)
+            package.__path__ = [str(Path(src, *name.split(".")))]
+            sys.modules[name] = package
+    return importlib.import_module("multimodal_metrics.codebleu.core")
 
 SEEDS = {
     "python": [
@@ -193,12 +210,8 @@ def _oracle_main():  # runs inside .build/venv-codebleu
                 {k: float(v) for k, v in calc_codebleu([r], [p], j["lang"], **kw).items()}
                 for p, r in zip(j["predictions"], j["references"])
             ]
-        if j.get("ours_core"):  # our pure core on the oracle's own grammars (separates logic from grammar)
-            import importlib.util
-
-            spec = importlib.util.spec_from_file_location("mm_codebleu_core_under_oracle", j["ours_core"])
-            core = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(core)
+        if j.get("ours_src"):  # our pure core on the oracle's own grammars (separates logic from grammar)
+            core = load_pure_core(j["ours_src"])
             refs = [[r] if isinstance(r, str) else r for r in j["references"]]
             opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
             if j.get("weights"):

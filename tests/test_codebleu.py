@@ -151,7 +151,7 @@ def test_brevity_penalty_checks():
 # Parity with PyPI codebleu 0.7.0 (separate venv, one subprocess for all languages)
 # ----------------------------------------------------------------------------------------------
 needs_oracle = pytest.mark.skipif(
-    not oracle.oracle_available(), reason="run scripts/setup.d/codebleu_oracle.sh (creates .build/venv-codebleu)"
+    not oracle.oracle_available(), reason="run scripts/setup.d/test/codebleu_oracle.sh (creates .build/venv-codebleu)"
 )
 N_PAIRS = 300
 # Languages whose pinned grammar gives the same trees as the oracle's 0.21-era grammars on these inputs.
@@ -166,7 +166,7 @@ def parity():
     for lang in LANGS:
         preds, refs = oracle.mutated_pairs(lang, N_PAIRS, 0, core.KEYWORDS[lang])
         jobs.append({"lang": lang, "predictions": preds, "references": refs, "per_example": True,
-                     "ours_core": str(METRICS / "codebleu" / "_codebleu_core.py")})
+                     "ours_src": str(oracle.SRC)})
     return jobs, oracle.run_oracle(jobs)
 
 
@@ -211,11 +211,10 @@ def test_parity_pinned_grammars(parity, lang):
 # ----------------------------------------------------------------------------------------------
 def test_independent_of_hash_seed():
     script = (
-        "import importlib.util, json, sys\n"
-        f"spec = importlib.util.spec_from_file_location('c', {str(METRICS / 'codebleu' / '_codebleu_core.py')!r})\n"
-        "c = importlib.util.module_from_spec(spec); spec.loader.exec_module(c)\n"
+        "import json, sys\n"
         f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
         "import _codebleu_oracle as o\n"
+        "c = o.load_pure_core()\n"
         "out = {}\n"
         "for lang in c.LANGUAGES:\n"
         "    p, r = o.mutated_pairs(lang, 40, 1, c.KEYWORDS[lang])\n"
@@ -473,11 +472,11 @@ def test_demo_app():
 # Hostile inputs (issue 9): no crash, linear cost, exact subtree identities, bounded data flow
 # ----------------------------------------------------------------------------------------------
 _HOSTILE_SCRIPT = r"""
-import importlib.util, json, resource, sys, time
+import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a quadratic regression dies here, not the suite
-spec = importlib.util.spec_from_file_location("c", sys.argv[1])
-core = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(core)
+sys.path.insert(0, sys.argv[1])
+import _codebleu_oracle
+core = _codebleu_oracle.load_pure_core()
 plus = lambda n: "a = " + "+".join(["b"] * n)
 cases = [  # issue 9: SIGSEGV in str(root), quadratic time and memory
     ("rust", "x = 1\n" * 17000, "fn main() {}"), ("c_sharp", plus(20000), "a = b;"),
@@ -496,7 +495,7 @@ print(json.dumps({"cases": out, "maxrss_mb": resource.getrusage(resource.RUSAGE_
 def test_hostile_sizes_do_not_crash():
     """The reported cases, in a subprocess under a 3 GB address-space limit and a timeout (before:
     SIGSEGV, MemoryError, 24 GB, 60 s). Timings are printed, not asserted (shared machine)."""
-    proc = subprocess.run([sys.executable, "-c", _HOSTILE_SCRIPT, str(METRICS / "codebleu" / "_codebleu_core.py")],
+    proc = subprocess.run([sys.executable, "-c", _HOSTILE_SCRIPT, str(ROOT / "tests")],
                           capture_output=True, text=True, timeout=240)
     assert proc.returncode == 0, proc.stderr[-2000:]
     res = json.loads(proc.stdout)

@@ -10,11 +10,14 @@ grammars tree-sitter-python 0.16.1 / tree-sitter-java 0.16.0 (scripts/setup.d/co
 
 import json
 import os
+import shutil
+import subprocess
+import sys
 import warnings
 
 import _codebleu_legacy_oracle as legacy_oracle
 import pytest
-from helpers import load_core, load_metric, load_script
+from helpers import ROOT, load_core, load_metric, load_script
 from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
 ts_legacy = load_core("codebleu", "_ts_legacy")
@@ -250,3 +253,59 @@ def test_command_line_grammar_library(tmp_path, capsys):
                      "--codebleu-grammar-library", str(LIBRARY)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["sub_tasks"]["C2C"]["score"] == 0.08587211336633069
+
+
+# ----------------------------------------------------------------------------------------------
+# The runtime from anywhere (issue 19): another working directory, evaluate's cached copy of the script
+# ----------------------------------------------------------------------------------------------
+_ELSEWHERE = r"""
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import evaluate
+from multimodal_metrics import codebleu
+from multimodal_metrics.codebleu import legacy_runtime
+library, metric_folder, preds, refs = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), json.loads(sys.argv[4])
+metric = evaluate.load(metric_folder, "fusion_brain_2021")  # evaluate imports its cached copy of the script
+out = {
+    "compute": metric.compute(predictions=preds, references=refs, grammar_library=library)["codebleu"],
+    "score": codebleu.score(preds, refs, "fusion_brain_2021", grammar_library=library)["codebleu"],
+    "script": sys.modules[type(metric).__module__].__file__,
+    "runtimes": sorted(legacy_runtime._RUNTIMES),
+}
+print(json.dumps(out))
+"""
+
+
+def _elsewhere(cwd, env) -> dict:
+    preds, refs = [SAMPLE_PRED] * len(SAMPLE_REFS), SAMPLE_REFS
+    proc = subprocess.run(
+        [sys.executable, "-c", _ELSEWHERE, str(LIBRARY), str(ROOT / "metrics" / "codebleu"), json.dumps(preds),
+         json.dumps(refs)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def test_grammar_library_from_another_working_directory(tmp_path):
+    """From a directory outside the checkout, without CODEBLEU_TS_RUNTIME, through evaluate's cached copy of
+    the script (a fresh HF_HOME) and through the library: the runtime is found from the library's own
+    location (the checkout's .build/legacy_ts, or a per-user cache), never from the working directory, where
+    a decoy sits; then a runtime in the per-user cache comes first. The contest's number both times."""
+    work = tmp_path / "elsewhere"
+    decoy = work / ".build" / "legacy_ts" / ts_legacy.RUNTIME_FILE
+    decoy.parent.mkdir(parents=True)
+    decoy.write_bytes(b"a decoy: loading it would fail")
+    env = {k: v for k, v in os.environ.items() if k != ts_legacy.RUNTIME_ENV}
+    env.update(PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+               HF_HOME=str(tmp_path / "hf_home"), XDG_CACHE_HOME=str(tmp_path / "empty_cache"))
+    checkout_runtime = ts_legacy.checkout_dir() / ts_legacy.RUNTIME_FILE
+    out = _elsewhere(work, env)
+    assert out["compute"] == out["score"] == 0.08587211336633069
+    assert out["script"].startswith(str(tmp_path / "hf_home"))  # evaluate's copy, not metrics/codebleu
+    assert out["runtimes"] == [str(checkout_runtime.resolve())]
+    cache = tmp_path / "cache" / "multimodal_metrics" / "legacy_ts"
+    cache.mkdir(parents=True)
+    shutil.copy(checkout_runtime, cache / ts_legacy.RUNTIME_FILE)
+    out = _elsewhere(work, {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert out["compute"] == out["score"] == 0.08587211336633069
+    assert out["runtimes"] == [str((cache / ts_legacy.RUNTIME_FILE).resolve())]

@@ -7,12 +7,25 @@ The metric is loaded by script path through evaluate (never `import codebleu`, w
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import CONFIDENCE, ResultPanel, card_body, connect, load_metric
+
+from multimodal_metrics import codebleu
+from multimodal_metrics.demo import (
+    CONFIDENCE,
+    ResultPanel,
+    card_body,
+    connect,
+    load_metric,
+    option_value,
+    option_widget,
+)
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "codebleu.py"
-PRESETS = ["default", "paper", "pypi", "fusion_brain_2021"]
-LANGUAGES = ["python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust"]
+PRESETS = [p for p in codebleu.PRESETS if p != "k4black"]  # k4black: another name of pypi
+LANGUAGES = [str(lang) for lang in codebleu.OPTIONS["lang"].choices]
+# The language has no preset value (required): its own dropdown, first. The other widgets: the rows of the
+# option table shown in the demo (weights; a text box, empty = the preset's).
+OPTIONS = [o for o in codebleu.OPTIONS if o.demo and o.name != "lang"]
 # gr.Code highlighting where gradio has a mode for the language
 _HIGHLIGHT = {"python": "python", "javascript": "javascript", "c": "c", "cpp": "cpp", "java": "cpp", "c_sharp": "cpp",
               "go": "cpp", "rust": "cpp", "php": "cpp", "ruby": None}
@@ -21,26 +34,17 @@ EXAMPLE_PREDICTION = "def add(a, b):\n    return a + b\n"
 EXAMPLE_REFERENCE = "def sum(first, second):\n    return second + first\n"
 
 
-def _weights(text: str):
-    text = (text or "").strip()
-    if not text:
-        return None
-    try:
-        return [float(x) for x in text.replace(" ", "").split(",")]
-    except ValueError:
-        raise ValueError("`weights` must be 4 comma-separated numbers, e.g. 0.25,0.25,0.25,0.25") from None
-
-
-def compute(prediction: str, reference: str, lang: str, preset: str, weights: str):
+def compute(prediction: str, reference: str, lang: str, preset: str, *options):
     """Score one prediction against one reference: (result, table columns); an empty weights field
     uses the preset's weights."""
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
     result = load_metric(SCRIPT, preset).compute(
         predictions=[prediction or ""],
         references=[reference or ""],
         lang=lang,
-        weights=_weights(weights),
         return_per_example=True,
         confidence=CONFIDENCE,
+        **chosen,
     )
     return result, {"prediction": [prediction or ""], "reference": [reference or ""]}
 
@@ -64,16 +68,11 @@ def build_ui(api_prefix: str = "") -> None:
             with gr.Row():
                 lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                weights = gr.Textbox(
-                    "",
-                    label="weights",
-                    placeholder="empty = preset, e.g. 0.25,0.25,0.25,0.25",
-                    elem_id=f"{api_prefix}opt_weights",
-                )
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
-    connect(button, compute, [prediction, reference, lang, preset, weights], panel, f"{api_prefix}compute")
+    connect(button, compute, [prediction, reference, lang, preset, *widgets], panel, f"{api_prefix}compute")
 
     def _highlight(name):
         return gr.update(language=_HIGHLIGHT.get(name)), gr.update(language=_HIGHLIGHT.get(name))

@@ -11,20 +11,25 @@ import os
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import (
+
+from multimodal_metrics import fid_clip
+from multimodal_metrics.demo import (
     CONFIDENCE,
     ResultPanel,
     card_body,
-    chosen_number,
     connect,
     load_metric,
-    option_number,
+    option_value,
+    option_widget,
     parse_items,
 )
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "fid_clip.py"
-PRESETS = ["default", "fusion_brain_2022", "clipscore"]
+PRESETS = list(fid_clip.PRESETS)
+PRE_RESIZE = fid_clip.OPTIONS["pre_resize"]  # rows of the library's option table shown as widgets
+INCEPTION_WEIGHTS = fid_clip.OPTIONS["inception_weights"]
+CLIP_MODEL = fid_clip.OPTIONS["clip_model"]  # a local folder, or here also a Hub repo id (resolve_clip_model)
 EXAMPLE_PROMPTS = "a red apple on a table\na cat sleeping on a sofa"
 
 
@@ -53,7 +58,7 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
     (result, table columns). Options left empty use the preset's values."""
     gen, ref = _paths(generated), _paths(real)
     texts = parse_items(prompts, "prompts") if (prompts or "").strip() else None
-    resize = chosen_number(pre_resize, "pre_resize", integer=True)
+    resize = option_value(PRE_RESIZE, pre_resize)
     if not gen:
         raise ValueError("upload the generated images (`predictions`)")
     if texts is not None and len(texts) != len(gen):
@@ -61,7 +66,7 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
     kwargs = dict(
         predictions=gen,
         references=ref or None,
-        inception_weights=(inception_weights or "").strip() or None,
+        inception_weights=option_value(INCEPTION_WEIGHTS, inception_weights),
         pre_resize=resize,
         # intervals of FID, the CLIP score and the score, resampling the generated images (the module's
         # default resamples: 200 when FID is computed, the reference images held fixed)
@@ -102,13 +107,12 @@ def build_ui(api_prefix: str = "") -> None:
             )
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                pre_resize = option_number("pre_resize", elem_id=f"{api_prefix}opt_pre_resize")
-            inception_weights = gr.Textbox(
-                "", label="inception_weights (empty = torch hub cache)", elem_id=f"{api_prefix}opt_inception_weights"
-            )
+                pre_resize = option_widget(PRE_RESIZE, elem_id=f"{api_prefix}opt_pre_resize")
+            inception_weights = option_widget(INCEPTION_WEIGHTS, elem_id=f"{api_prefix}opt_inception_weights")
             clip_model = gr.Textbox(
                 "openai/clip-vit-base-patch32",
                 label="clip_model (local folder or Hub repo id)",
+                info=CLIP_MODEL.help,
                 elem_id=f"{api_prefix}opt_clip_model",
             )
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")

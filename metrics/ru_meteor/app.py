@@ -6,34 +6,36 @@ the stage that aligned them (exact / stem / synonym / numeric).
 """
 
 import html
-import importlib.util
-import inspect
-import sys
 from pathlib import Path
 
 import gradio as gr
-from _mm_demo import CONFIDENCE, ResultPanel, card_body, connect, load_metric, parse_alternatives, parse_items
+
+from multimodal_metrics import ru_meteor
+from multimodal_metrics.demo import (
+    CONFIDENCE,
+    PRESET,
+    ResultPanel,
+    card_body,
+    connect,
+    load_metric,
+    option_value,
+    option_widget,
+    parse_alternatives,
+    parse_items,
+)
+from multimodal_metrics.resources.wordnet import open_wordnet
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "ru_meteor.py"
-PRESETS = ["captioning", "vqa", "nltk", "ru", "default"]
-SYNONYM_CHOICES = ["none", "preset", "ruwordnet_fb", "ruwordnet_synsets", "wordnet"]
+PRESETS = list(ru_meteor.PRESETS)
+SYNONYMS = ru_meteor.OPTIONS["synonyms"]  # its dropdown starts on "none": RuWordNet is not on PyPI
+# one widget per other row of the library's option table (the resource paths are not the visitor's to set)
+OPTIONS = [o for o in ru_meteor.OPTIONS if o.demo and o.name != "synonyms"]
 COLOURS = {"exact": "#b7e4c7", "stem": "#ffe8a3", "synonym": "#a9d6f5", "numeric": "#e0c3fc"}
 STYLE = "".join(f".mm-{stage}{{background:{colour};border-radius:3px;padding:0 2px}}" for stage, colour in COLOURS.items())
 
 EXAMPLE_PREDICTIONS = "две птицы летали над водою\nнад водой летают две птицы\nкошка спит на диване"
 EXAMPLE_REFERENCES = "две птицы летают над водой | птицы над озером\nдве птицы летают над водой\nкот спит на диване"
-
-
-def _core():
-    """The metric's pure functions (the folder's _ru_meteor_core.py), for the alignment display."""
-    name = "ru_meteor_demo_core"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, HERE / "_ru_meteor_core.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def _tokens_html(tokens: list, stages: dict) -> str:
@@ -45,12 +47,12 @@ def _tokens_html(tokens: list, stages: dict) -> str:
     return " ".join(out)
 
 
-def alignment_html(prediction: str, references: list, options: dict, script) -> str:
-    """The example's tokens and its best reference's tokens, aligned words coloured by stage. ``script``
-    is the loaded metric's module: its ``open_wordnet`` finds the WordNet that `compute` used."""
-    core = _core()
-    with script.open_wordnet(None, needed=options["synonyms"] == "wordnet") as wordnet:
-        explained = core.explain(prediction, references, wordnet=wordnet, **options)
+def alignment_html(prediction: str, references: list, options: dict) -> str:
+    """The example's tokens and its best reference's tokens, aligned words coloured by stage. ``options``:
+    the resolved options of the computation (``ru_meteor.OPTIONS.resolve``), WordNet found as it found it."""
+    needed = options["synonyms"] == "wordnet"
+    with open_wordnet(options["wordnet_path"], needed=needed) as wordnet:
+        explained = ru_meteor.explain(prediction, references, wordnet=wordnet, **options)
     hyp_stages = {p["hyp"]: p["stage"] for p in explained["pairs"]}
     ref_stages = {p["ref"]: p["stage"] for p in explained["pairs"]}
     best = explained["references"][explained["best"]]
@@ -63,23 +65,25 @@ def alignment_html(prediction: str, references: list, options: dict, script) -> 
     )
 
 
-def compute(predictions: str, references: str, preset: str, synonyms: str, example):
+def compute(predictions: str, references: str, preset: str, synonyms: str, example, *options):
     """Score the examples: (result, table columns, alignment of one example). `synonyms="preset"` uses
-    the preset's synonym source (it needs its resource); "none" (the demo's default) runs without."""
+    the preset's synonym source (it needs its resource); "none" (the demo's default) runs without. Other
+    options left on "preset" / empty use the preset's values."""
     metric = load_metric(SCRIPT, preset)
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
-    kwargs = {} if synonyms in ("", "preset", None) else {"synonyms": synonyms}
+    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=False)}
+    chosen = {"synonyms": option_value(SYNONYMS, synonyms), **chosen}
+    kwargs = {name: value for name, value in chosen.items() if value is not None}
     result = metric.compute(
         predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **kwargs
     )
     index = int(example or 1) - 1
     if not 0 <= index < len(preds):
         raise ValueError(f"`example` must be between 1 and {len(preds)}")
-    script = inspect.getmodule(type(metric))
-    options = dict(script.PRESETS[preset], **kwargs)
-    chosen = refs[index] if isinstance(refs[index], list) else [refs[index]]
-    return result, {"prediction": preds, "references": refs}, alignment_html(preds[index], chosen, options, script)
+    chosen_refs = refs[index] if isinstance(refs[index], list) else [refs[index]]
+    aligned = alignment_html(preds[index], chosen_refs, ru_meteor.OPTIONS.resolve(preset, kwargs))
+    return result, {"prediction": preds, "references": refs}, aligned
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -97,10 +101,15 @@ def build_ui(api_prefix: str = "") -> None:
                 references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
-                synonyms = gr.Dropdown(SYNONYM_CHOICES, value="none", label="synonyms", elem_id=f"{api_prefix}opt_synonyms")
+                synonyms = gr.Dropdown(
+                    [PRESET, *SYNONYMS.choices], value="none", label="synonyms", info=SYNONYMS.help,
+                    elem_id=f"{api_prefix}opt_synonyms",
+                )
                 example = gr.Number(
                     1, precision=0, minimum=1, label="show the alignment of example #", elem_id=f"{api_prefix}example"
                 )
+            with gr.Accordion("more options (empty / preset: the preset's value)", open=False):
+                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             aligned = gr.HTML(label="alignment", elem_id=f"{api_prefix}alignment")
         with gr.Column():
@@ -108,7 +117,7 @@ def build_ui(api_prefix: str = "") -> None:
     connect(
         button,
         compute,
-        [predictions, references, preset, synonyms, example],
+        [predictions, references, preset, synonyms, example, *widgets],
         panel,
         f"{api_prefix}compute",
         extra_outputs=[aligned],

@@ -1,71 +1,27 @@
 """Gradio demo of the `text_qa` metric (our own app: evaluate's launch_gradio_widget breaks on gradio >= 4).
 
-Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by the playground Space.
+Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by the playground Space; the
+demo itself is the library's text-pair demo (`multimodal_metrics.demo.TextPairDemo`) over `text_qa`'s options.
 """
 
 from pathlib import Path
 
-import gradio as gr
-
 from multimodal_metrics import text_qa
-from multimodal_metrics.demo import (
-    CONFIDENCE,
-    ResultPanel,
-    card_body,
-    connect,
-    load_metric,
-    option_value,
-    option_widget,
-    parse_alternatives,
-    parse_items,
-)
+from multimodal_metrics.demo import TextPairDemo
 
 HERE = Path(__file__).resolve().parent
-SCRIPT = HERE / "text_qa.py"
-PRESETS = list(text_qa.PRESETS)
-OPTIONS = list(text_qa.OPTIONS)  # one widget per row of the library's option table
-
 EXAMPLE_PREDICTIONS = "На 0.3 секунды\nулица Авиаконструктора Сухого\nтри кота\nответ: b\nжёлтого\n"
 EXAMPLE_REFERENCES = "на 0,3 секунды\nАвиаконструктора Сухого\n3 кота\na | b на лошади\nжелтый\n"
 
-
-def compute(predictions: str, references: str, preset: str, *options):
-    """Score the answers: (result, table columns). Options left on "preset" use the preset's values."""
-    preds = parse_items(predictions, "predictions")
-    refs = parse_alternatives(references, "references")
-    chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
-    result = load_metric(SCRIPT, preset).compute(
-        predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
-    )
-    return result, {"prediction": preds, "references": refs}
-
-
-def build_ui(api_prefix: str = "") -> None:
-    """The demo's components and events, inside the caller's gr.Blocks context."""
-    gr.Markdown(
-        "**Text QA** (AIJ 2022 TextQA token F1 / MathQA exact match, Russian lemmatisation). One answer per "
-        "line; a reference line may list accepted answers separated by ` | ` (or paste JSON lists). Options "
-        "left on *preset* use the preset's value."
-    )
-    with gr.Row():
-        with gr.Column():
-            with gr.Row():
-                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(EXAMPLE_REFERENCES, lines=6, label="references", elem_id=f"{api_prefix}refs")
-            with gr.Row():
-                preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
-            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-        with gr.Column():
-            panel = ResultPanel(api_prefix)
-    connect(button, compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
-
-
-with gr.Blocks(title="Text QA") as demo:
-    gr.Markdown("# Text QA: token F1 and exact match for Russian answers (AIJ 2022)")
-    build_ui()
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_body(HERE / "README.md"))
+DEMO = TextPairDemo(
+    text_qa,
+    HERE / "text_qa.py",
+    intro="**Text QA** (AIJ 2022 TextQA token F1 / MathQA exact match, Russian lemmatisation).",
+    example_predictions=EXAMPLE_PREDICTIONS,
+    example_references=EXAMPLE_REFERENCES,
+)
+compute, build_ui = DEMO.compute, DEMO.build_ui
+demo = DEMO.blocks("Text QA", "# Text QA: token F1 and exact match for Russian answers (AIJ 2022)", HERE / "README.md")
 
 if __name__ == "__main__":
     demo.launch()

@@ -2,7 +2,11 @@
 # The legacy tree-sitter runtime of 2020 for codebleu's `grammar_library=` option, and its test material.
 # Builds under .build/legacy_ts/ (ignored by git), with the machine's cc, from registry packages only:
 #   libtree-sitter-0.2.0.so   the C core bundled in the PyPI sdist tree_sitter==0.2.0 (core/lib/src/lib.c;
-#                             accepts grammar ABI 9 to 12), loaded by metrics/codebleu/_ts_legacy.py (ctypes)
+#                             accepts grammar ABI 9 to 12), loaded by multimodal_metrics.codebleu.legacy_runtime
+#                             (ctypes); built by the library's own command (python -m
+#                             multimodal_metrics.codebleu.build_runtime: pip download of the pinned sdist, sha256
+#                             check, cc), here and into the per-user cache ${XDG_CACHE_HOME:-~/.cache}/
+#                             multimodal_metrics/legacy_ts/, where grammar_library= finds it from any directory
 #   languages-npm-2020.so     an ABI-11 grammar library made like CodeXGLUE's parser/my-languages.so (one
 #                             shared object exporting tree_sitter_python and tree_sitter_java), from the npm
 #                             grammars tree-sitter-python 0.16.1 and tree-sitter-java 0.16.0 (MIT; test
@@ -18,38 +22,37 @@ V=.build/venv-ts020
 PY="${PYTHON:-python3.11}"
 command -v "$PY" >/dev/null || PY=python3
 CC="${CC:-cc}"
-SDIST=tree_sitter-0.2.0.tar.gz
-SDIST_SHA=8dd2e44a335a4bdbeae4a3eb2edd2853db11cff50470248ead0420bbd3ec2018
+SDIST=tree_sitter-0.2.0.tar.gz  # its pinned sha256 is checked by the library command (build_runtime.SDIST_SHA256)
 NPM_PKGS=("tree-sitter-python@0.16.1" "tree-sitter-java@0.16.0")
 NPM_SHA=(
   "97b307c0b927d2928eab2ead184d16afe626be4f2feec73425ae00e193efc3a4  tree-sitter-python-0.16.1.tgz"
   "7d8ad9df5bf20173ba3b1998cb99f8ceb27fcac49270f513425d83cd2b8e1c1f  tree-sitter-java-0.16.0.tgz"
 )
+mkdir -p "$OUT"
+LOG="$PWD/$OUT/build.log"
+run() { "$@" >>"$LOG" 2>&1 || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: $* (log: $LOG)" >&2; exit 1; }; }
+# the library's command, from this checkout's src/ (idempotent: a stamp beside each runtime)
+PIP_PY=.venv/bin/python; [ -x "$PIP_PY" ] || PIP_PY="$PY"
+build_runtime() { env PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}" CC="$CC" "$PIP_PY" -m multimodal_metrics.codebleu.build_runtime "$@"; }
 want="$(sha256sum "$0" | cut -d' ' -f1)"
 stamp="$OUT/built.stamp"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -s "$OUT/libtree-sitter-0.2.0.so" ] \
   && [ -s "$OUT/languages-npm-2020.so" ] && [ -x "$V/bin/python" ]; then
+  # the per-user cache may have been cleared since: rebuilt from the sdist kept here (instant when present)
+  build_runtime --quiet --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
+    || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
   exit 0
 fi
 mkdir -p "$OUT/dl" "$OUT/obj"
-LOG="$PWD/$OUT/build.log"
 : > "$LOG"
-run() { "$@" >>"$LOG" 2>&1 || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: $* (log: $LOG)" >&2; exit 1; }; }
 
-# 1. the PyPI sdist (source only: its bundled C core is what we compile)
-if ! echo "$SDIST_SHA  $OUT/dl/$SDIST" | sha256sum -c --status 2>/dev/null; then
-  PIP_PY=.venv/bin/python; [ -x "$PIP_PY" ] || PIP_PY="$PY"
-  run "$PIP_PY" -m pip download -q --no-binary :all: --no-deps "tree_sitter==0.2.0" -d "$OUT/dl"
-  echo "$SDIST_SHA  $OUT/dl/$SDIST" | sha256sum -c --status || { echo "[codebleu_legacy_ts] $SDIST: sha256 mismatch" >&2; exit 1; }
-fi
-rm -rf "$OUT/src" && mkdir -p "$OUT/src" && tar xzf "$OUT/dl/$SDIST" -C "$OUT/src"
-CORE="$OUT/src/tree_sitter-0.2.0/tree_sitter/core/lib"
-
-# 2. the runtime: lib.c (the whole core in one unit); -Bsymbolic keeps its calls inside itself even when
-#    tree-sitter 0.26 (same symbol names) is loaded in the same process
-run "$CC" -O2 -fPIC -std=c99 -I"$CORE/include" -I"$CORE/src" -c "$CORE/src/lib.c" -o "$OUT/obj/lib.o"
-run "$CC" -shared -Wl,-Bsymbolic "$OUT/obj/lib.o" -o "$OUT/libtree-sitter-0.2.0.so.tmp"
-mv "$OUT/libtree-sitter-0.2.0.so.tmp" "$OUT/libtree-sitter-0.2.0.so"
+# 1.+2. the runtime, by the library: the PyPI sdist downloaded into $OUT/dl (kept for step 4), its sha256
+#    checked, lib.c (the whole core in one unit) compiled with -Wl,-Bsymbolic (its calls stay inside itself
+#    even when tree-sitter 0.26, same symbol names, is loaded in the same process) into
+#    $OUT/libtree-sitter-0.2.0.so; then the same into the per-user cache
+run build_runtime --dest "$OUT"
+run build_runtime --sdist "$OUT/dl/$SDIST"
+rm -rf "$OUT/src" && mkdir -p "$OUT/src"
 
 # 3. the npm grammars of 2020 (npm pack: the registry tarball only, no install scripts, no tree-sitter-cli)
 (cd "$OUT/dl" && for i in "${!NPM_PKGS[@]}"; do

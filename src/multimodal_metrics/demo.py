@@ -385,3 +385,62 @@ def ensure_importable(folder: Path) -> None:
     """Put a metric folder on sys.path (the playground imports several apps)."""
     if str(folder) not in sys.path:
         sys.path.insert(0, str(folder))
+
+
+class TextPairDemo:
+    """The whole demo of a text-pair metric (one prediction and one or more references per example):
+    two text boxes, the preset, one widget per option of the library's table, Compute, the result panel.
+
+    ``library``: the metric's library module (``OPTIONS``, ``PRESETS``); ``script``: the evaluate script
+    beside app.py (the demo scores through ``evaluate.load``, as the Space's users do); ``intro``: the
+    sentence above the inputs. ``compute`` is the API endpoint (its inputs: predictions, references,
+    preset, then the options in table order) and ``build_ui`` lays the demo out (the playground reuses it).
+    """
+
+    def __init__(self, library, script: Path, intro: str, example_predictions: str, example_references: str):
+        self.library, self.script, self.intro = library, Path(script), intro
+        self.examples = (example_predictions, example_references)
+        self.options = [o for o in library.OPTIONS if o.demo]
+
+    def compute(self, predictions: str, references: str, preset: str, *options):
+        """Score the examples: (result, table columns). Options left on "preset" / empty use the preset's values."""
+        preds = parse_items(predictions, "predictions")
+        refs = parse_alternatives(references, "references")
+        chosen = {o.name: option_value(o, sent) for o, sent in zip(self.options, options, strict=True)}
+        result = load_metric(self.script, preset).compute(
+            predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
+        )
+        return result, {"prediction": preds, "references": refs}
+
+    def build_ui(self, api_prefix: str = "") -> None:
+        """The demo's components and events, inside the caller's gr.Blocks context."""
+        import gradio as gr
+
+        gr.Markdown(
+            f"{self.intro} One example per line; a reference line may list accepted answers separated by "
+            "` | ` (or paste JSON lists). Options left on *preset* (or empty) use the preset's value."
+        )
+        with gr.Row():
+            with gr.Column():
+                with gr.Row():
+                    predictions = gr.Textbox(self.examples[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
+                    references = gr.Textbox(self.examples[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
+                with gr.Row():
+                    preset = gr.Dropdown(list(self.library.PRESETS), value=self.library.OPTIONS.default_preset,
+                                         label="preset", elem_id=f"{api_prefix}preset")
+                    widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in self.options]
+                button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+            with gr.Column():
+                panel = ResultPanel(api_prefix)
+        connect(button, self.compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
+
+    def blocks(self, title: str, heading: str, card: Path):
+        """The Space's page: the heading, the demo and the metric card."""
+        import gradio as gr
+
+        with gr.Blocks(title=title) as page:
+            gr.Markdown(heading)
+            self.build_ui()
+            with gr.Accordion("Metric card", open=False):
+                gr.Markdown(card_body(card))
+        return page

@@ -450,11 +450,11 @@ def run_generation(args) -> int:
         clip = score_clip(args.preset, pairs, {**options, "inception_weights": None}, args.progress)
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
-    core = _fid_clip_helper("_fid_core")
+    from ..fid_clip import core
     clip_score = sum(per_example) / len(per_example)
     result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score}
     if resampling["confidence"] is not None:  # the prompts resampled, a missing image counting 0 (as the score)
-        stats = _fid_clip_helper("_mm_stats")
+        from .. import stats
         checked = stats.Resampling(**resampling)
         if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
             checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])

@@ -10,7 +10,8 @@ x in [0, 1], (B, 3, H, W) -> bilinear resize to 299x299 (``align_corners=False``
 FID-specific blocks: the pool branch of Mixed_5b-5d, 6b-6e and 7b is an average pool that does not
 count the padding; Mixed_7c's pool branch is a 3x3 stride-1 max pool. BatchNorm eps is 0.001.
 
-torch is imported inside functions (evaluate.load must work without it); ``build`` returns the module.
+torch is imported inside functions (importing the library and evaluate.load work without it); ``build``
+returns the module.
 ``width`` scales every channel count (1.0 = the real network; tests use tiny random ones).
 """
 

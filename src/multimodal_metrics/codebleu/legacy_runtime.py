@@ -5,8 +5,17 @@ Why: the official CodeBLEU scorers (CodeXGLUE, Fusion Brain 2021) parse with py-
 shared library of 2020 grammars that they ship. tree-sitter 0.26 refuses ABI < 13, and re-generated
 tables do not help (error recovery differs), so only the old runtime reproduces their trees. The PyPI
 package ``tree_sitter==0.2.0`` has the same import name as tree-sitter 0.26 and cannot share their
-environment; this binding loads its C core, compiled by ``scripts/setup.d/codebleu_legacy_ts.sh`` into
-``.build/legacy_ts/libtree-sitter-0.2.0.so``, beside tree-sitter 0.26 in one process.
+environment; this binding loads its C core, ``libtree-sitter-0.2.0.so``, beside tree-sitter 0.26 in one
+process. ``python -m multimodal_metrics.codebleu.build_runtime`` compiles it from that sdist into the
+per-user cache (see :mod:`multimodal_metrics.codebleu.build_runtime`).
+
+Where the runtime is found (``find_runtime``), in this order: the explicit ``runtime_path`` argument
+(``open_library``, ``load_runtime``); the environment variable ``CODEBLEU_TS_RUNTIME``; the per-user cache
+``${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/``; then ``.build/legacy_ts/`` of the checkout
+this file belongs to (``<checkout>/src/multimodal_metrics/codebleu/legacy_runtime.py``, where
+``bash scripts/setup_env.sh`` builds it). The current working directory is never searched: a native library
+is never loaded from wherever the process happens to run. So the option works from any directory, and
+from the copy of the evaluate script that ``evaluate.load`` caches (the script only imports this library).
 
 What it offers (only what CodeBLEU needs): ``open_library(path)`` -> ``GrammarLibrary`` (the languages
 the .so exports, a hash of the file, one ``Parser`` per language); ``Parser.parse(bytes)`` ->
@@ -19,7 +28,8 @@ of every node with children, exactly as ``node.sexp()`` of py-tree-sitter 0.2.0 
 bottom-up in one walk and checked once against the core's rendering of the whole tree (any difference:
 every node rendered by the core itself).
 
-Nothing here is imported at module level except ctypes; no other helper of the module is imported.
+At module level only the standard library is imported (ctypes, hashlib, os, threading), no other module
+of the library.
 """
 
 import ctypes
@@ -30,10 +40,12 @@ from pathlib import Path
 
 RUNTIME_FILE = "libtree-sitter-0.2.0.so"
 RUNTIME_ENV = "CODEBLEU_TS_RUNTIME"
+CACHE_SUBDIR = ("multimodal_metrics", "legacy_ts")  # under ${XDG_CACHE_HOME:-~/.cache}
 RUNTIME_HINT = (
-    "build it with `bash scripts/setup_env.sh` (its hook scripts/setup.d/codebleu_legacy_ts.sh compiles the C "
-    "core of the PyPI sdist tree_sitter==0.2.0 into .build/legacy_ts/libtree-sitter-0.2.0.so; needs cc), then "
-    f"run from that checkout or set {RUNTIME_ENV}=<path to libtree-sitter-0.2.0.so>"
+    "build it with `python -m multimodal_metrics.codebleu.build_runtime` (compiles the C core of the PyPI sdist "
+    "tree_sitter==0.2.0 into the per-user cache ${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/; needs pip and cc), or "
+    "in a checkout with `bash scripts/setup_env.sh` (hook scripts/setup.d/codebleu_legacy_ts.sh), or set "
+    f"{RUNTIME_ENV}=<path to libtree-sitter-0.2.0.so>"
 )
 MIN_ABI, MAX_ABI = 9, 12  # TREE_SITTER_MIN_COMPATIBLE_LANGUAGE_VERSION, TREE_SITTER_LANGUAGE_VERSION of 0.2.0
 # Trees deeper than this are not rendered by the C core as a whole (its printer recurses per level).
@@ -115,25 +127,59 @@ _LIBRARIES = {}
 _LOCK = threading.Lock()
 
 
-def find_runtime() -> Path:
-    """The compiled core: ``$CODEBLEU_TS_RUNTIME``, else ``.build/legacy_ts/libtree-sitter-0.2.0.so``
-    in the current directory or one of its parents, or above this file (a checkout of the project)."""
+def cache_dir() -> Path | None:
+    """The per-user cache of the runtime: ``$XDG_CACHE_HOME/multimodal_metrics/legacy_ts`` when that variable
+    is an absolute path (the XDG rule), else ``~/.cache/multimodal_metrics/legacy_ts``; None without a home."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        try:
+            base = Path.home() / ".cache"
+        except RuntimeError:  # no home directory to expand ~ with
+            return None
+    return Path(base).joinpath(*CACHE_SUBDIR)
+
+
+def checkout_dir() -> Path | None:
+    """``.build/legacy_ts`` of the checkout this file belongs to (``<root>/src/multimodal_metrics/codebleu/``
+    with ``<root>/setup.cfg``), found from this file's own location; None for an installed library."""
+    here = Path(__file__).resolve().parent
+    root = here.parents[2]
+    if here.parent.parent.name != "src" or not (root / "setup.cfg").is_file():
+        return None
+    return root / ".build" / "legacy_ts"
+
+
+def runtime_candidates(explicit=None) -> list:
+    """``(where, path)`` of every place ``find_runtime`` looks, in its order (a path may not exist)."""
+    out = []
+    if explicit is not None:
+        out.append(("runtime_path", Path(explicit)))
     env = os.environ.get(RUNTIME_ENV)
     if env:
-        path = Path(env)
-        if not path.is_file():
-            raise RuntimeError(f"codebleu: {RUNTIME_ENV}={env!r} is not a file; {RUNTIME_HINT}")
-        return path
-    here = Path(__file__).resolve().parent
-    for base in (Path.cwd(), *Path.cwd().parents, here, *here.parents):
-        path = base / ".build" / "legacy_ts" / RUNTIME_FILE
+        out.append((RUNTIME_ENV, Path(env)))
+    for where, folder in (("per-user cache", cache_dir()), ("checkout", checkout_dir())):
+        if folder is not None:
+            out.append((where, folder / RUNTIME_FILE))
+    return out
+
+
+def find_runtime(explicit=None) -> Path:
+    """The compiled core: ``explicit`` (a path), else ``$CODEBLEU_TS_RUNTIME``, else the per-user cache
+    (``cache_dir()``), else the checkout's ``.build/legacy_ts`` (``checkout_dir()``). An explicit path or the
+    variable must name a file; the working directory is never searched."""
+    for where, path in runtime_candidates(explicit):
         if path.is_file():
             return path
+        if where == "runtime_path":
+            raise RuntimeError(f"codebleu: runtime_path={str(path)!r} is not a file; {RUNTIME_HINT}")
+        if where == RUNTIME_ENV:
+            raise RuntimeError(f"codebleu: {RUNTIME_ENV}={str(path)!r} is not a file; {RUNTIME_HINT}")
     raise RuntimeError(f"codebleu: `grammar_library` needs the tree-sitter runtime of 2020, not built here; {RUNTIME_HINT}")
 
 
 def load_runtime(path=None) -> Runtime:
-    path = Path(path) if path is not None else find_runtime()
+    """The runtime (loaded once per process and file): ``path``, or the one ``find_runtime`` finds."""
+    path = find_runtime(path)
     key = str(path.resolve())
     with _LOCK:
         runtime = _RUNTIMES.get(key)
@@ -184,7 +230,7 @@ class GrammarLibrary:
             parser = self._parsers[lang] = Parser(self.runtime, self.languages[lang], f"{self.name}:{lang}")
         return parser
 
-    # the tree-source interface of _codebleu_core (Snippet / corpus_codebleu ``trees=``)
+    # the tree-source interface of multimodal_metrics.codebleu.core (Snippet / corpus_codebleu ``trees=``)
     def parse(self, lang: str, data: bytes) -> "Node":
         return self.parser(lang).parse(data).root_node
 
@@ -199,9 +245,10 @@ class GrammarLibrary:
 
 
 def open_library(path, candidates, runtime_path=None) -> GrammarLibrary:
-    """Open (once per file content) a grammar library, loading the runtime first; ``candidates`` are the
-    language names looked up as ``tree_sitter_<name>``. A missing file is a ValueError naming
-    ``grammar_library``; a missing runtime a RuntimeError saying how to build it."""
+    """Open (once per file content) a grammar library, loading the runtime first (``runtime_path``, else
+    the one ``find_runtime`` finds); ``candidates`` are the language names looked up as
+    ``tree_sitter_<name>``. A missing file is a ValueError naming ``grammar_library``; a missing runtime a
+    RuntimeError saying how to build it."""
     if not isinstance(path, str | os.PathLike):
         raise TypeError(f"`grammar_library` must be a path to a tree-sitter shared library, got {path!r}")
     path = Path(path)

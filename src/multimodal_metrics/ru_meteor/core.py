@@ -1,5 +1,7 @@
 """Pure functions behind the ru_meteor metric (no evaluate, no state beyond caches): usable on their own.
 
+(``multimodal_metrics.ru_meteor.core``; the options, presets and ``score`` are in ``ru_meteor.scoring``.)
+
 METEOR as NLTK implements it (``nltk.translate.meteor_score``, Lavie & Agarwal 2007), with the text
 pipelines of the Fusion Brain 2022 (AIJ) captioning and VisualQA scorers (``ai-forever/fbc2_aij2022``:
 ``evaluation/captioning/metrics/{calc_meteor,rumeteor,utils}.py``, ``evaluation/vqa/metric/
@@ -45,8 +47,9 @@ Stemmers (stage 2): ``porter`` (NLTK ``PorterStemmer``, the NLTK and VQA default
 most probable parse, ``ё`` -> ``е``), ``none``. Stems are cached per token.
 
 Synonyms (stage 3): ``wordnet`` (English WordNet via NLTK: lemma names without ``_`` of every synset
-of the key, NLTK's rule; ``wordnet`` is the NLTK ``WordNetCorpusReader`` the main script found with the
-shared ``_mm_wordnet.py`` and keeps readable while it computes), ``ruwordnet_fb`` (the official RuWordNet stage: titles of the hypernym
+of the key, NLTK's rule; ``wordnet`` is the NLTK ``WordNetCorpusReader`` that ``scoring`` finds with
+:mod:`multimodal_metrics.resources.wordnet` and keeps readable while it computes), ``ruwordnet_fb`` (the
+official RuWordNet stage: titles of the hypernym
 synsets of every sense whose lemma is ``key.upper()`` and the names of those senses' derivations,
 lower-cased; directional), ``ruwordnet_synsets`` (members of the key's synsets: true synonyms), ``none``.
 RuWordNet is read with sqlite3 from the ``ruwordnet`` package's database file.
@@ -64,6 +67,13 @@ import os
 import re
 import string
 from pathlib import Path
+
+# RU_NUMBER_WORDS: manualMap_ru of AIJ 2022 VisualQA (seeds 000/001, evaluation/vqa/metric/calc_meteor.py;
+# seeds_reference.md 1.5), the same 13 entries as the TextQA and VQA 2021 scripts' (one copy, shared with
+# text_qa and vqa_acc); applied to the lemma of the whole answer (one key for the whole string).
+from ..resources.russian import NUMBER_WORDS as RU_NUMBER_WORDS
+from ..resources.russian import first_lemma
+from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the old name)
 
 PREPROCESSES = ("fb_captioning", "fb_vqa", "ru", "none")
 NUMBER_WORDS = ("wordtodigits", "none")
@@ -101,25 +111,6 @@ def _require(module: str, what: str, pins: str):
 _FB_DELETE = str.maketrans("", "", ",.!?:;%" + ")]}" + "([}")
 _FB_QUOTES = (re.compile(r'"\s[^"]+\s"'), re.compile(r"'\s[^']+\s'"))
 _ASCII_PUNCT = str.maketrans("", "", string.punctuation)
-# manualMap_ru of AIJ 2022 VisualQA (seeds 000/001, evaluation/vqa/metric/calc_meteor.py; seeds_reference.md
-# 1.5): applied to the lemma of the whole answer (one key for the whole string).
-# The same 13 entries stand in text_qa's, vqa_acc's and ru_meteor's cores, each transcribing its own
-# official script (helpers cannot import each other); tests/test_hostile.py checks they agree.
-RU_NUMBER_WORDS = {
-    "ноль": "0",
-    "нисколько": "0",
-    "никакой": "0",
-    "один": "1",
-    "два": "2",
-    "три": "3",
-    "четыре": "4",
-    "пять": "5",
-    "шесть": "6",
-    "семь": "7",
-    "восемь": "8",
-    "девять": "9",
-    "десять": "10",
-}
 
 
 def punct_detokenize(text: str) -> str:
@@ -148,31 +139,10 @@ def _morph():
 
 
 def lemma_of(text: str) -> str:
-    """``normal_form`` of pymorphy3's most probable parse (see :func:`_mark_unnamed_letters` for letters
-    without a Unicode name, e.g. Tangut: parsed as the non-Latin letters they are, as the official
+    """``normal_form`` of pymorphy3's most probable parse (``resources.russian.first_lemma``: letters
+    without a Unicode name, e.g. Tangut, are parsed as the non-Latin letters they are, as the official
     pymorphy2 call would if it did not crash on them)."""
-    try:
-        return _morph().parse(text)[0].normal_form
-    except ValueError:  # "no such name": a letter without a Unicode name (see _mark_unnamed_letters)
-        _mark_unnamed_letters(text)
-        return _morph().parse(text)[0].normal_form
-
-
-# Same source as text_qa's and vqa_acc's cores (helpers cannot import each other, so each Space carries
-# it; tests/test_hostile.py checks the three copies stay identical).
-def _mark_unnamed_letters(word: str) -> None:
-    """pymorphy3's Latin-shape test calls ``unicodedata.name(ch)`` on every letter, which raises
-    ``ValueError('no such name')`` for the letters Python's Unicode database leaves unnamed (Tangut
-    ideographs U+17000..U+187F7 and U+18D00..U+18D08 on Python 3.11). They are not Latin letters:
-    record that answer in pymorphy3's own per-letter cache, so the parse goes on exactly as for any
-    other non-Latin letter (a ValueError-free run of the official code would give the same)."""
-    import unicodedata
-
-    from pymorphy3 import shapes
-
-    for ch in set(word):
-        if ch.isalpha() and unicodedata.name(ch, None) is None:
-            shapes._latin_letters_cache[ch] = False
+    return first_lemma(_morph(), text)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -430,14 +400,14 @@ def _synonym_source(synonyms: str, path):
 
 def synonym_source(synonyms: str, wordnet=None, ruwordnet_path=None):
     """The stage-3 callable ``key -> frozenset of matching reference keys`` (None for ``"none"``); it
-    has a ``tag`` naming the resource version. ``"wordnet"`` needs ``wordnet``, a WordNet reader (the
-    main script finds it: ``_mm_wordnet.open_wordnet``). Sources are cached per reader or RuWordNet path."""
+    has a ``tag`` naming the resource version. ``"wordnet"`` needs ``wordnet``, a WordNet reader
+    (``multimodal_metrics.resources.wordnet.open_wordnet``). Sources are cached per reader or RuWordNet path."""
     if synonyms == "none":
         return None
     if synonyms == "wordnet":
         if wordnet is None or not hasattr(wordnet, "synsets"):
             raise TypeError(
-                f"`synonyms=\"wordnet\"` needs `wordnet`, a WordNet reader (_mm_wordnet.open_wordnet), "
+                f"`synonyms=\"wordnet\"` needs `wordnet`, a WordNet reader (resources.wordnet.open_wordnet), "
                 f"got {type(wordnet).__name__}"
             )
         return _wordnet_synonyms(wordnet)

@@ -1,0 +1,202 @@
+"""Build the tree-sitter runtime of 2020 that codebleu's ``grammar_library=`` option loads.
+
+    python -m multimodal_metrics.codebleu.build_runtime             # into the per-user cache
+    python -m multimodal_metrics.codebleu.build_runtime --dest DIR  # into DIR (the sdist is kept in DIR/dl)
+    python -m multimodal_metrics.codebleu.build_runtime --where     # which runtime would be loaded, and why
+
+What it does (:func:`build_runtime`): ``pip download`` of the pinned PyPI sdist ``tree_sitter==0.2.0``
+(source only, no dependencies; or a local copy given with ``--sdist``), a check of its sha256 against the
+one pinned here (a mismatch is an error; a downloaded file is then removed), then the C compiler (``$CC``, else
+``cc``) builds the C core bundled in it (``tree_sitter/core/lib/src/lib.c``, the whole core in one unit) into
+``libtree-sitter-0.2.0.so`` (``-Wl,-Bsymbolic`` keeps the core's calls inside itself when tree-sitter 0.26,
+with the same symbol names, is loaded in the same process). The default destination is
+``${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/``, where ``grammar_library=`` finds it from any
+working directory (see :mod:`multimodal_metrics.codebleu.legacy_runtime` for the lookup order). Re-running
+is cheap: a stamp beside the library records the sdist's hash and the compiler command. The library is
+written under a temporary name and renamed, so a reader never sees half a file.
+
+Only the standard library is imported (pip and cc are run as commands).
+"""
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from .legacy_runtime import RUNTIME_FILE, cache_dir, runtime_candidates
+
+SDIST_REQUIREMENT = "tree_sitter==0.2.0"
+SDIST_FILE = "tree_sitter-0.2.0.tar.gz"
+SDIST_SHA256 = "8dd2e44a335a4bdbeae4a3eb2edd2853db11cff50470248ead0420bbd3ec2018"
+CORE = PurePosixPath("tree_sitter-0.2.0/tree_sitter/core/lib")  # inside the sdist
+COMPILE_FLAGS = ("-O2", "-fPIC", "-std=c99")
+LINK_FLAGS = ("-shared", "-Wl,-Bsymbolic")
+STAMP_FILE = "runtime.stamp"
+
+
+class BuildError(RuntimeError):
+    """The runtime could not be built (download, checksum, compiler); the message says which step."""
+
+
+def sha256_of(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _say(quiet: bool, message: str) -> None:
+    if not quiet:
+        print(f"[build_runtime] {message}", file=sys.stderr, flush=True)
+
+
+def fetch_sdist(folder, python=None, quiet=False) -> Path:
+    """``folder/tree_sitter-0.2.0.tar.gz`` with the pinned sha256: the copy already there, else ``pip
+    download`` (``python -m pip``, default this interpreter) of the sdist, checked."""
+    folder = Path(folder)
+    path = folder / SDIST_FILE
+    if path.is_file() and sha256_of(path) == SDIST_SHA256:
+        return path
+    folder.mkdir(parents=True, exist_ok=True)
+    _say(quiet, f"pip download {SDIST_REQUIREMENT} (sdist) into {folder}")
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
+        command = [python or sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:",
+                   "--no-deps", SDIST_REQUIREMENT, "-d", tmp]
+        done = subprocess.run(command, capture_output=True, text=True)
+        got = Path(tmp) / SDIST_FILE
+        if done.returncode != 0 or not got.is_file():
+            raise BuildError(f"`{' '.join(command)}` failed (exit {done.returncode}): {done.stderr.strip()[-1500:]}; "
+                             "download the sdist yourself and pass it with --sdist")
+        checked_sdist(got)
+        os.replace(got, path)
+    return path
+
+
+def checked_sdist(path) -> Path:
+    """``path`` when its sha256 is the pinned one; otherwise a BuildError (a downloaded file is removed by
+    the caller's temporary folder)."""
+    path = Path(path)
+    if not path.is_file():
+        raise BuildError(f"no such sdist file: {str(path)!r}")
+    digest = sha256_of(path)
+    if digest != SDIST_SHA256:
+        raise BuildError(f"{path.name}: sha256 {digest} is not the pinned {SDIST_SHA256} of {SDIST_REQUIREMENT}")
+    return path
+
+
+def _extract_core(sdist: Path, into: Path) -> Path:
+    """The sdist's C core (``tree_sitter/core/lib``) extracted under ``into``: regular files and folders
+    below that prefix only, no absolute paths, no ``..``, no links."""
+    with tarfile.open(sdist, "r:gz") as archive:
+        members = []
+        for member in archive.getmembers():
+            name = PurePosixPath(member.name)
+            if name.is_absolute() or ".." in name.parts or not (member.isfile() or member.isdir()):
+                continue
+            if name == CORE or CORE in name.parents:
+                members.append(member)
+        if not any(PurePosixPath(m.name) == CORE / "src" / "lib.c" for m in members):
+            raise BuildError(f"{sdist.name}: no {CORE}/src/lib.c inside")
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(into, members=members, filter="data")
+        else:  # pragma: no cover (Python < 3.11.4; the members are checked above)
+            archive.extractall(into, members=members)
+    return into / CORE
+
+
+def _stamp(cc: str) -> str:
+    return f"{SDIST_SHA256} {cc} {' '.join(COMPILE_FLAGS)} {' '.join(LINK_FLAGS)}\n"
+
+
+def _run(command, what: str, cwd=None) -> None:
+    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    if done.returncode != 0:
+        raise BuildError(f"{what} failed (exit {done.returncode}): `{' '.join(command)}`\n{done.stderr.strip()[-2000:]}")
+
+
+def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, quiet=False) -> Path:
+    """Build ``libtree-sitter-0.2.0.so`` into ``dest`` (default: ``legacy_runtime.cache_dir()``) and return
+    its path. ``sdist``: a local ``tree_sitter-0.2.0.tar.gz`` (checked against the pinned sha256) instead
+    of downloading one into ``dest/dl``; ``cc``: the C compiler (default ``$CC``, else ``cc``); ``python``:
+    the interpreter whose pip downloads; ``force``: rebuild even when the stamp says it is built. Raises
+    :class:`BuildError` with the failing step."""
+    if dest is None:
+        dest = cache_dir()
+        if dest is None:
+            raise BuildError("no home directory for the per-user cache: pass a destination (--dest)")
+    dest = Path(dest).absolute()  # the compiler runs inside the source folder
+    target = dest / RUNTIME_FILE
+    stamp_path = dest / STAMP_FILE
+    cc = cc or os.environ.get("CC") or "cc"
+    stamp = _stamp(cc)
+    if not force and target.is_file() and stamp_path.is_file() and stamp_path.read_text() == stamp:
+        _say(quiet, f"up to date: {target}")
+        return target
+    if shutil.which(cc) is None:
+        raise BuildError(f"no C compiler {cc!r} on PATH (set CC, or install cc)")
+    tarball = checked_sdist(sdist) if sdist is not None else fetch_sdist(dest / "dl", python, quiet)
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".build-") as tmp:
+        tmp = Path(tmp)
+        core = _extract_core(tarball, tmp / "src")
+        obj, out = tmp / "lib.o", tmp / RUNTIME_FILE
+        _say(quiet, f"compiling the C core of {SDIST_FILE} with {cc}")
+        # compiled from inside the source folder with relative paths: the paths the core's assert messages
+        # hold do not depend on the destination, so every build of the same compiler is byte-identical
+        _run([cc, *COMPILE_FLAGS, "-I../include", "-I.", "-c", "lib.c", "-o", str(obj)], "compiling lib.c",
+             cwd=core / "src")
+        _run([cc, *LINK_FLAGS, str(obj), "-o", str(out)], "linking the shared library")
+        os.replace(out, target)
+    stamp_path.write_text(stamp)
+    _say(quiet, f"built {target}")
+    return target
+
+
+def where() -> str:
+    """The places ``grammar_library=`` looks for the runtime, in order, and which one it would load."""
+    from .legacy_runtime import find_runtime
+
+    lines = []
+    for label, path in runtime_candidates():
+        lines.append(f"{label:15} {path}  ({'found' if path.is_file() else 'missing'})")
+    try:
+        lines.append(f"loads: {find_runtime()}")
+    except RuntimeError as err:
+        lines.append(f"loads nothing: {err}")
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m multimodal_metrics.codebleu.build_runtime",
+        description="Build the tree-sitter runtime of 2020 (the C core of the PyPI sdist tree_sitter==0.2.0) that "
+        "codebleu's grammar_library= option loads; print its path.",
+    )
+    parser.add_argument("--dest", metavar="DIR", help="destination folder (default: the per-user cache "
+                        f"{cache_dir() or '${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts'})")
+    parser.add_argument("--sdist", metavar="FILE", help=f"a local {SDIST_FILE} instead of pip download (sha256 checked)")
+    parser.add_argument("--cc", help="C compiler (default: $CC, else cc)")
+    parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
+    parser.add_argument("--quiet", action="store_true", help="print only the path")
+    parser.add_argument("--where", action="store_true", help="show where grammar_library= looks and what it loads")
+    args = parser.parse_args(argv)
+    if args.where:
+        print(where())
+        return 0
+    try:
+        path = build_runtime(args.dest, sdist=args.sdist, cc=args.cc, force=args.force, quiet=args.quiet)
+    except BuildError as err:
+        print(f"build_runtime: error: {err}", file=sys.stderr)
+        return 1
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

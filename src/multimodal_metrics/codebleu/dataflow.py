@@ -1,0 +1,184 @@
+"""CodeBLEU's data flow: the per-language rule tables, the work limit and the normalised data-flow items.
+
+``data_flow(tree, lang)`` runs the walk (``dataflow_walk._Flow``) with the rules of ``lang`` and
+returns the items the data-flow match compares: edges kept when they have parents or are parents,
+merged by position, variable names numbered by first appearance (the reference's ``var_i``).
+
+Pure standard-library code (part of :mod:`multimodal_metrics.codebleu.core`).
+"""
+
+import operator
+
+from .dataflow_walk import DataflowLimit, _Flow, _positions
+from .trees import FlatTree, _dedupe
+
+# ----------------------------------------------------------------------------------------------
+# Data-flow graphs (CodeXGLUE parser/DFG.py semantics, one rule table per language)
+# ----------------------------------------------------------------------------------------------
+# if-style: "python" (elif/else clauses use the incoming states), "plain" (ruby: children whose type is
+# an if-type use the incoming states), "flag" (from the first if-type child on, incoming states).
+# merge_incoming: also merge the incoming states after the branches (go, javascript, php).
+_RULES = {
+    "python": dict(
+        copy_states=True, defs=("default_parameter",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment", "augmented_assignment", "for_in_clause"), assign_style="python", incs=(),
+        ifs=("if_statement",), if_style="python", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="python", for_marker=None,
+        efors=(), efor_style=None, whiles=("while_statement",), do_first=("for_in_clause",),
+    ),
+    "java": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_expression",), assign_style="simple", incs=("update_expression",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="c", for_marker="local_variable_declaration",
+        efors=("enhanced_for_statement",), efor_style=("name", "value", "body"),
+        whiles=("while_statement",), do_first=(),
+    ),
+    "c_sharp": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="csharp", def_fields=None,
+        assigns=("assignment_expression",), assign_style="simple", incs=("postfix_unary_expression",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=False,
+        fors=("for_statement",), for_style="c", for_marker="local_variable_declaration",
+        efors=("for_each_statement",), efor_style=("left", "right", "body"),
+        whiles=("while_statement",), do_first=(),
+    ),
+    "ruby": dict(
+        copy_states=False, defs=("keyword_parameter",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment", "operator_assignment"), assign_style="ruby", incs=(),
+        ifs=("if", "elsif", "else", "unless", "when"), if_style="plain", if_tag=True, merge_incoming=False,
+        fors=("for",), for_style="ruby", for_marker=None, efors=(), efor_style=None,
+        whiles=("while_modifier", "until"), do_first=(),
+    ),
+    "go": dict(
+        copy_states=True, defs=("var_spec",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_statement",), assign_style="simple", incs=("inc_statement",),
+        ifs=("if_statement", "else"), if_style="flag", if_tag=True, merge_incoming=True,
+        fors=("for_statement",), for_style="go", for_marker=None, efors=(), efor_style=None,
+        whiles=(), do_first=(),
+    ),
+    "php": dict(
+        copy_states=True, defs=("simple_parameter",), def_style="fields", def_fields=("name", "default_value"),
+        assigns=("assignment_expression", "augmented_assignment_expression"), assign_style="simple",
+        incs=("update_expression",), ifs=("if_statement", "else_clause"), if_style="flag", if_tag=False,
+        merge_incoming=True, fors=("for_statement",), for_style="c", for_marker="assignment_expression",
+        efors=("foreach_statement",), efor_style="php", whiles=("while_statement",), do_first=(),
+    ),
+    "javascript": dict(
+        copy_states=True, defs=("variable_declarator",), def_style="fields", def_fields=("name", "value"),
+        assigns=("assignment_pattern", "augmented_assignment_expression"), assign_style="simple",
+        incs=("update_expression",), ifs=("if_statement", "else"), if_style="flag", if_tag=True,
+        merge_incoming=True, fors=("for_statement",), for_style="c", for_marker="variable_declaration",
+        efors=(), efor_style=None, whiles=("while_statement",), do_first=(),
+    ),
+    "rust": dict(
+        copy_states=True, defs=("function_item",), def_style="rust", def_fields=None,
+        assigns=("assignment_expression", "compound_assignment_expr", "let_expression"), assign_style="simple",
+        incs=(), ifs=("if_expression", "if_let_expression", "match_expression", "else"), if_style="flag",
+        if_tag=True, merge_incoming=False, fors=("for_expression",), for_style="c",
+        for_marker="local_variable_declaration", efors=("for_each_statement",),
+        efor_style=("left", "right", "body"), whiles=("while_expression", "while_let_expression", "loop_expression"),
+        do_first=(),
+    ),
+}
+# C and C++ use the C# rules on their own grammars (XLCoST convention, kept by PyPI codebleu).
+_RULES["c"] = _RULES["c_sharp"]
+_RULES["cpp"] = _RULES["c_sharp"]
+
+
+
+
+def _special_types(rules) -> frozenset:
+    return frozenset(
+        t for key in ("defs", "assigns", "incs", "ifs", "fors", "efors", "whiles") for t in rules[key]
+    )
+
+
+_SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
+assert all(set(rules["do_first"]) <= _SPECIAL[lang] for lang, rules in _RULES.items())  # see flatten_tree_sitter
+
+# Data-flow cost limit: work units (tokens visited, edges and parent names written, variable-state
+# updates) per token of the snippet, plus a floor. The reference's cost is not linear in the size of
+# the code: each loop body is processed twice (nested loops: 2^depth), `a = b = c = ... = z` makes
+# every target come from every later name, and an increment relates every variable to every other.
+# Ordinary code stays far below the limit (measured: at most ~30 units per token on the test corpora);
+# past it the snippet's data flow is left out (the reference's outcome when its recursion fails) and
+# the caller warns.
+DATAFLOW_WORK_PER_TOKEN = 200
+DATAFLOW_WORK_FLOOR = 200_000
+
+_POS = operator.itemgetter(1)  # an edge's position, and its parents' positions
+_PARENT_POS = operator.itemgetter(4)
+
+
+def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
+    """(normalised data-flow items ``(i, relation, (j, ...))``, limited) of a parsed snippet.
+
+    Edges that neither have parents nor are parents are dropped; edges at the same position are
+    merged; names become 0, 1, ... in order of first appearance (the reference's ``var_0, var_1, ...``:
+    the numbers match exactly where those names do). Any failure of the
+    extraction (e.g. a node without the expected fields in broken code) gives no data flow, as in the
+    reference code. ``budget``: work units allowed (default: DATAFLOW_WORK_PER_TOKEN per token + the
+    floor); past it, no data flow and ``limited`` is True.
+    """
+    if budget is None:
+        budget = DATAFLOW_WORK_PER_TOKEN * len(tree.types) + DATAFLOW_WORK_FLOOR
+    try:
+        flow = _Flow(_RULES[lang], tree, budget)
+    except Exception:
+        return [], False
+    try:
+        flow.run(tree.root)
+        entries = flow.out
+    except DataflowLimit:
+        return [], True
+    except Exception:
+        entries = []
+    if flow.left < 0:  # past the limit in work counted without a check (see _Flow.generic)
+        return [], True
+    return _items(entries), False
+
+
+def _items(entries) -> list:
+    """The normalised items of the extracted edges ``(name, position, relation, parent names, parent
+    positions)`` (see ``data_flow``): sorted by position (stably), edges kept when they have parents or
+    their position is a parent's, edges at one position merged, names numbered by first appearance."""
+    entries.sort(key=_POS)
+    parented = [entry for entry in entries if entry[4] is not None]
+    if not parented:
+        return []
+    used = set(map(_POS, parented))
+    _positions(map(_PARENT_POS, parented), used)
+    kept = [entry for entry in entries if entry[1] in used]
+    if len(set(map(_POS, kept))) < len(kept):
+        kept = _merge_positions(kept)
+    # names become 0, 1, ... (the reference's var_0, var_1, ...) in order of first appearance: an edge's
+    # parents, then its own name
+    names = {}
+    number = names.setdefault
+    items = []
+    append = items.append
+    for name, _, relation, parents, _ in kept:
+        if parents:
+            if len(parents) == 1:  # the usual case
+                parents = (number(parents[0], len(names)),)
+            else:
+                parents = tuple([number(parent, len(names)) for parent in parents])
+        append((number(name, len(names)), relation, parents))
+    return items
+
+
+def _merge_positions(entries) -> list:
+    """Edges at one position (adjacent in ``entries``) merged into one: the last one's name and
+    relation, the parents of all (de-duplicated, first seen order)."""
+    merged = []
+    at = None
+    for entry in entries:
+        if entry[1] != at:
+            merged.append(entry)
+            at = entry[1]
+            continue
+        last = merged[-1]
+        parents = last[3] if len(last) == 6 else list(last[3])
+        parents.extend(entry[3])
+        merged[-1] = (entry[0], at, entry[2], parents, None, True)
+    return [(e[0], e[1], e[2], tuple(_dedupe(e[3])), None) if len(e) == 6 else e for e in merged]

@@ -1,0 +1,269 @@
+"""CodeBLEU's option table, presets and ``score``: the functional API the evaluate module calls too."""
+
+import math
+import os
+import warnings
+
+import numpy as np
+
+from ..inputs import nest, text_pairs
+from ..options import Option, OptionTable, check_bool, check_number, resolve_options
+from ..results import Result, make_result
+from ..stats import Resampling, Statistic, bleu, compare_scores, interval_values, ratio
+from .core import (
+    COMMENT_RULES,
+    DATAFLOW_WORK_PER_TOKEN,
+    EPSILON,
+    KEYS,
+    KEYWORD_SETS,
+    LANGUAGES,
+    MAX_PRINT_DEPTH,
+    MISSING_DATAFLOW,
+    corpus_codebleu,
+)
+
+# The key order of a preset is the order in which compute has always checked the options (`lang` first,
+# `missing_dataflow` before `strip`): with several bad options, the same one is reported. The option
+# table below has the signature's order.
+PRESETS = {
+    # microsoft/CodeXGLUE Code-Code/code-to-code-trans/evaluator/CodeBLEU (calc_code_bleu.py).
+    "default": {
+        "lang": None,
+        "weights": [0.25, 0.25, 0.25, 0.25],
+        "keywords": "codexglue",
+        "remove_comments": "java",
+        "missing_dataflow": "zero",
+        "strip": True,
+        "ast_clipping": False,
+        "grammar_library": None,
+    },
+    # Same code, the paper's recommended weights (Ren et al. 2020, section 4).
+    "paper": {
+        "lang": None,
+        "weights": [0.1, 0.1, 0.4, 0.4],
+        "keywords": "codexglue",
+        "remove_comments": "java",
+        "missing_dataflow": "zero",
+        "strip": True,
+        "ast_clipping": False,
+        "grammar_library": None,
+    },
+    # PyPI `codebleu` 0.7.0 (k4black/codebleu): calc_codebleu(references, predictions, lang).
+    "pypi": {
+        "lang": None,
+        "weights": [0.25, 0.25, 0.25, 0.25],
+        "keywords": "pypi",
+        "remove_comments": "lang",
+        "missing_dataflow": "zero_is_one",
+        "strip": True,
+        "ast_clipping": False,
+        "grammar_library": None,
+    },
+    # ai-forever/fusion_brain_aij2021 evaluation/C2C_codeBLEU (python target, pseudo-code tokens).
+    "fusion_brain_2021": {
+        "lang": "python",
+        "weights": [0.25, 0.25, 0.25, 0.25],
+        "keywords": "codexglue",
+        "remove_comments": "none",
+        "missing_dataflow": "zero",
+        "strip": False,
+        "ast_clipping": False,
+        "grammar_library": None,
+    },
+}
+PRESETS["k4black"] = dict(PRESETS["pypi"])
+
+
+def _check_weights(weights, arg: str = "weights") -> list:
+    """4 finite weights >= 0, not all 0, whose sum is finite (the score is at most their sum); a
+    list, tuple or 1-D numpy array."""
+    if type(weights).__module__ == "numpy" and getattr(weights, "ndim", None) == 1:
+        weights = weights.tolist()
+    if isinstance(weights, str | bytes) or not isinstance(weights, list | tuple) or len(weights) != 4:
+        raise TypeError(f"`{arg}` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r:.80}")
+    values = [check_number(w, f"{arg}[{i}]", 0.0, None) for i, w in enumerate(weights)]
+    total = sum(values)
+    if total == 0:
+        raise ValueError(f"`{arg}` must not all be 0 (the score would be 0 whatever the code)")
+    if math.isinf(total):
+        raise ValueError(f"`{arg}` must sum to a finite number (the score is at most their sum), got {weights!r:.80}")
+    return values
+
+
+def _parse_weights(text: str) -> list:
+    """``0.25,0.25,0.25,0.25`` (a command-line flag, a demo text box) as a list of numbers."""
+    try:
+        return [float(x) for x in text.replace(" ", "").split(",")]
+    except ValueError:
+        raise ValueError("`weights` must be 4 comma-separated numbers, e.g. 0.25,0.25,0.25,0.25") from None
+
+
+def _check_grammar_library(library, arg: str = "grammar_library"):
+    """A path (str or os.PathLike), kept as given: the file is opened at scoring time."""
+    if not isinstance(library, str | os.PathLike):
+        raise TypeError(f"`{arg}` must be a path to a tree-sitter shared library, got {library!r}")
+    return library
+
+
+class CodebleuOptions(OptionTable):
+    """The option table of codebleu: ``lang`` has no default (except in ``fusion_brain_2021``), and a
+    missing language is refused before any other option is checked."""
+
+    def resolve(self, preset, passed) -> dict:
+        if resolve_options(self.metric, preset, self.presets, passed)["lang"] is None:
+            raise ValueError(f"`lang` is required: one of {list(LANGUAGES)} (e.g. compute(..., lang='python'))")
+        return super().resolve(preset, passed)
+
+
+OPTIONS = CodebleuOptions(
+    "codebleu",
+    [
+        Option("lang", "programming language. Required (no default) except in the `fusion_brain_2021` preset "
+               "(python).", choices=LANGUAGES, sig="lang"),
+        Option("weights", "weights of ngram_match, weighted_ngram_match, syntax_match, dataflow_match (`paper` "
+               "preset: 0.1, 0.1, 0.4, 0.4). Finite, >= 0, not all 0, with a finite sum; a 1-D numpy array is "
+               "accepted.", kind="custom", check=_check_weights, cli=_parse_weights, sig="w",
+               doc_type="list of 4 float"),
+        Option("keywords", "keyword lists of the weighted n-gram match: 'codexglue' (python: the 35 keywords of "
+               "2020) or 'pypi' (python: 38, adds match/case/type). Other languages: same lists.",
+               choices=KEYWORD_SETS, sig="kw", demo=False),
+        Option("remove_comments", "comment removal before the AST and data-flow matches: 'java' (CodeXGLUE: "
+               "C-style comments removed whatever the language), 'lang' (PyPI codebleu: per language, python "
+               "docstrings too), 'none' (AIJ 2021).", choices=COMMENT_RULES, sig="cmt", demo=False),
+        Option("strip", "strip leading/trailing whitespace of every snippet first (CodeXGLUE reads one stripped "
+               "line per example; PyPI strips; AIJ does not).", kind="bool", sig="strip", demo=False),
+        Option("missing_dataflow", "'zero' (CodeXGLUE/AIJ: a corpus without reference data flow scores 0 on that "
+               "component, with a warning), 'one' (it counts as 1 in the combination), 'zero_is_one' (PyPI `or "
+               "1`: any data-flow score of 0 counts as 1 in the combination). The `dataflow_match` key always "
+               "shows the measured value.", choices=MISSING_DATAFLOW, sig="df0", demo=False),
+        Option("ast_clipping", "False (reference code: a reference subtree counts when it occurs anywhere in the "
+               "candidate), True (the paper's clipped count min(count_ref, count_cand)).", kind="bool",
+               sig="astclip", demo=False),
+        Option("grammar_library", "a tree-sitter grammar library (shared object exporting `tree_sitter_<lang>`, "
+               "language ABI 9 to 12), parsed with the tree-sitter runtime of 2020 (the C core of py-tree-sitter "
+               "0.2.0: `python -m multimodal_metrics.codebleu.build_runtime` builds it; see "
+               "`multimodal_metrics.codebleu.legacy_runtime`) for the AST and data-flow matches. With the "
+               "`my-languages.so` that CodeXGLUE and Fusion Brain 2021 ship, the `default` and "
+               "`fusion_brain_2021` presets give the official numbers exactly. Recorded in the signature as "
+               "`grammar:<file name>@<sha256 prefix>`. Default: the grammar wheels of tree-sitter 0.26.",
+               kind="custom", check=_check_grammar_library, cli=str, doc_type="str or path", demo=False),
+    ],
+    PRESETS,
+)
+
+
+def _statistic(stats, weights, missing_dataflow: str) -> Statistic:
+    """CodeBLEU and its four components from pooled per-example counts (columns of
+    ``core.STATS_COLUMNS``): corpus BLEU with CodeXGLUE's 0.1 floor for the two n-gram components,
+    pooled match ratios for syntax and data flow, combined like ``core.combine``."""
+    a, b, c, d = weights
+
+    def scores(s):
+        ngram = bleu(s[..., 0:4], s[..., 4:8], s[..., 8], s[..., 9], zero_floor=EPSILON)
+        weighted = bleu(s[..., 10:14], s[..., 14:18], s[..., 18], s[..., 19], zero_floor=EPSILON)
+        syntax = ratio(s[..., 20], s[..., 21])
+        dataflow = ratio(s[..., 22], s[..., 23])
+        counted = dataflow
+        if missing_dataflow == "one":
+            counted = np.where(s[..., 23] == 0, 1.0, dataflow)
+        elif missing_dataflow == "zero_is_one":
+            counted = np.where(dataflow == 0, 1.0, dataflow)
+        total = a * ngram + b * weighted + c * syntax + d * counted
+        return np.stack([total, ngram, weighted, syntax, dataflow], axis=-1)
+
+    return Statistic(KEYS, stats, scores)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """CodeBLEU of checked inputs (``predictions``, every reference in order, references per example)
+    with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. A ``grammar_library``
+    is opened here (a missing file: ValueError; a missing runtime of 2020: RuntimeError)."""
+    opts = dict(options)
+    trees = opts.pop("grammar_library")
+    if trees is not None:
+        from .legacy_runtime import open_library
+
+        trees = open_library(trees, LANGUAGES)
+        trees.parser(opts["lang"])  # a library without this language: ValueError before any work
+    references = nest(flat_references, counts)
+    scores, per_example, notes = corpus_codebleu(
+        list(predictions), references, per_example=return_per_example, trees=trees, **opts
+    )
+    _warn(notes, opts["lang"])
+    fields = {
+        **OPTIONS.signature_fields(opts),
+        "tok": "split",
+        **({"grammar": trees.label()} if trees is not None else {}),
+        **resampling.signature_fields(),
+    }
+    signature = OPTIONS.signature(preset, fields)
+    statistic = _statistic(notes["stats"], opts["weights"], opts["missing_dataflow"])
+    values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
+    return Result(make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic)
+
+
+def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
+          n_resamples=None, seed=None, **options) -> Result:
+    """CodeBLEU of ``predictions`` (one code snippet per example) against ``references`` (one snippet,
+    or a list of snippets, per example).
+
+    ``preset`` and ``options`` (``lang``, required outside ``fusion_brain_2021``; ``weights``,
+    ``keywords``, ``remove_comments``, ``strip``, ``missing_dataflow``, ``ast_clipping``,
+    ``grammar_library``: see ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap
+    intervals ``<key>_ci_low``/``_high`` of the 5 scores (``n_resamples`` resamples of the code pairs,
+    ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's
+    ``compute`` returns; ``.per_example`` holds the per-example dicts with ``return_per_example=True``
+    (else None).
+    """
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    resampling = Resampling(confidence, n_resamples, seed)
+    predictions, flat_references, counts = text_pairs(predictions, references)
+    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
+    ``kwargs``: ``preset`` and the options (``lang``), the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+def _list(idx) -> str:
+    return ", ".join(str(i) for i in idx[:10]) + (", ..." if len(idx) > 10 else "")
+
+
+def _warn(notes: dict, lang: str, stacklevel: int = 4) -> None:
+    """The warnings of a computation (``stacklevel`` 4: the caller of ``score``, or evaluate's ``compute``)."""
+    for key, arg in (("bad_predictions", "predictions"), ("bad_references", "references")):
+        idx = notes[key]
+        if idx:
+            warnings.warn(
+                f"codebleu: {len(idx)} of the `{arg}` do not parse cleanly as {lang} (indices {_list(idx)}); "
+                "tree-sitter recovered with ERROR/MISSING nodes and they were scored as parsed",
+                stacklevel=stacklevel,
+            )
+    for key, arg in (("limited_predictions", "predictions"), ("limited_references", "references")):
+        idx = notes[key]
+        if idx:
+            warnings.warn(
+                f"codebleu: the data flow of {len(idx)} of the `{arg}` (indices {_list(idx)}) was left out: "
+                f"extracting it would exceed the work limit ({DATAFLOW_WORK_PER_TOKEN} units per token; deeply "
+                "nested loops cost 2^depth, chained assignments quadratic); they count as code without data "
+                "flow, and their per-example results say dataflow_limited=True",
+                stacklevel=stacklevel,
+            )
+    if notes["unprinted"]:
+        idx = notes["unprinted"]
+        warnings.warn(
+            f"codebleu: examples {', '.join(str(i) for i in idx[:10])}{', ...' if len(idx) > 10 else ''} hold a "
+            f"tree-sitter error-recovery subtree nested more than {MAX_PRINT_DEPTH} levels deep over a hidden "
+            "MISSING token; it is compared without that token (the reference's printer would crash there)",
+            stacklevel=stacklevel,
+        )
+    if notes["no_dataflow"]:
+        warnings.warn(
+            "codebleu: no data flow was extracted from any reference; dataflow_match is 0 "
+            "(see the `missing_dataflow` option)",
+            stacklevel=stacklevel,
+        )

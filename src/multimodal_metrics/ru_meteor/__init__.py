@@ -1,0 +1,42 @@
+"""METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK).
+
+    from multimodal_metrics import ru_meteor
+    r = ru_meteor.score(["две птицы летали над водою"], [["две птицы летают над водой"]], synonyms="none")
+    r["meteor"], r.signature, r.per_example
+
+Presets: ``captioning`` (= ``default``: the Fusion Brain 2022 image-captioning scorer), ``vqa`` (its
+VisualQA scorer), ``nltk`` (NLTK's ``meteor_score`` for English, WordNet synonyms) and ``ru`` (per-token
+lemmas, RuWordNet synset members, a corpus score). WordNet and RuWordNet are read from local files
+(``wordnet_path``, ``ruwordnet_path``); ``synonyms="none"`` runs any preset without them. The pure
+functions are in :mod:`multimodal_metrics.ru_meteor.core`.
+"""
+
+from .core import (
+    align,
+    corpus_meteor,
+    default_ruwordnet_path,
+    explain,
+    meteor_formula,
+    meteor_per_example,
+    nltk_tokenize,
+    prepare,
+    synonym_source,
+)
+from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+
+__all__ = [
+    "OPTIONS",
+    "PRESETS",
+    "align",
+    "compare",
+    "corpus_meteor",
+    "default_ruwordnet_path",
+    "explain",
+    "meteor_formula",
+    "meteor_per_example",
+    "nltk_tokenize",
+    "prepare",
+    "score",
+    "score_checked",
+    "synonym_source",
+]

@@ -1,0 +1,248 @@
+"""ru_meteor's option table, presets and ``score``: the functional API the evaluate module calls too.
+
+The resources are read from local files only: English WordNet 3.0 (``wordnet_path``, else NLTK's data
+path, else Debian's ``/usr/share/wordnet``: :mod:`multimodal_metrics.resources.wordnet`) and the
+RuWordNet SQLite file (``ruwordnet_path``, else ``$RUWORDNET_DB``, else the ``ruwordnet`` package's
+``static/`` folder). Resolving the options (``OPTIONS.resolve``) opens them, so a missing resource is
+refused with the other options, before anything is scored (or cached by evaluate).
+"""
+
+import numpy as np
+
+from ..inputs import nest, text_pairs
+from ..options import Option, OptionTable, check_bool, resolve_options
+from ..resources.wordnet import load_wordnet, open_wordnet
+from ..results import Result, make_result, mean
+from ..stats import Resampling, Statistic, compare_scores, interval_values, mean_statistic, ratio
+from .core import (
+    NUMBER_WORDS,
+    NUMERICS,
+    PREPROCESSES,
+    REFERENCE_AGGS,
+    STEMMERS,
+    SYNONYMS,
+    TOKENIZERS,
+    corpus_meteor,
+    library_versions,
+    meteor_per_example,
+    resource_tag,
+    synonym_source,
+)
+
+PRESETS = {
+    # Fusion Brain 2022 captioning scorer (seeds_reference.md 1.4).
+    "captioning": {
+        "preprocess": "fb_captioning",
+        "number_words": "wordtodigits",
+        "tokenizer": "nltk",
+        "stemmer": "snowball_ru",
+        "synonyms": "ruwordnet_fb",
+        "alpha": 0.9,
+        "beta": 3.0,
+        "gamma": 0.5,
+        "numeric": "none",
+        "reference_agg": "max",
+        "corpus_score": False,
+    },
+    # Fusion Brain 2022 VisualQA scorer (seeds_reference.md 1.5).
+    "vqa": {
+        "preprocess": "fb_vqa",
+        "number_words": "wordtodigits",
+        "tokenizer": "nltk",
+        "stemmer": "porter",
+        "synonyms": "ruwordnet_fb",
+        "alpha": 0.9,
+        "beta": 3.0,
+        "gamma": 0.0,
+        "numeric": "fusion_brain",
+        "reference_agg": "max",
+        "corpus_score": False,
+    },
+    # NLTK meteor_score on word_tokenize tokens (seed 003, seeds_reference.md 3.5).
+    "nltk": {
+        "preprocess": "none",
+        "number_words": "none",
+        "tokenizer": "nltk",
+        "stemmer": "porter",
+        "synonyms": "wordnet",
+        "alpha": 0.9,
+        "beta": 3.0,
+        "gamma": 0.5,
+        "numeric": "none",
+        "reference_agg": "max",
+        "corpus_score": False,
+    },
+    # A Russian METEOR: per-token lemmas, true synonyms, fragmentation penalty, corpus score.
+    "ru": {
+        "preprocess": "ru",
+        "number_words": "none",
+        "tokenizer": "razdel",
+        "stemmer": "pymorphy3",
+        "synonyms": "ruwordnet_synsets",
+        "alpha": 0.9,
+        "beta": 3.0,
+        "gamma": 0.5,
+        "numeric": "none",
+        "reference_agg": "max",
+        "corpus_score": True,
+    },
+}
+PRESETS["default"] = dict(PRESETS["captioning"])
+
+# Where the resources are: options of every preset (None = found by default), not part of the presets'
+# conventions; checked after the scoring options, then opened.
+RESOURCE_OPTIONS = ("wordnet_path", "ruwordnet_path")
+# The order the scoring options are checked in (with several bad options, the first one is reported).
+CHECK_ORDER = (
+    "preprocess", "number_words", "tokenizer", "stemmer", "synonyms", "numeric", "reference_agg",
+    "alpha", "beta", "gamma", "corpus_score",
+)  # fmt: skip
+_NO_WORDNET = '`synonyms="none"` runs without the synonym stage.'  # ends the missing-WordNet error
+
+
+def _check_resource_path(value, arg: str):
+    """A path to a local resource: a ``str`` or an ``os.PathLike`` (kept as given)."""
+    if not isinstance(value, str) and not hasattr(value, "__fspath__"):
+        raise TypeError(f"`{arg}` must be a path (str), got {type(value).__name__} ({value!r})")
+    return value
+
+
+class MeteorOptions(OptionTable):
+    """The option table of ru_meteor: the scoring options (the presets' conventions) and the two resource
+    paths, which every preset leaves unset (None). :meth:`resolve` checks the scoring options in
+    ``CHECK_ORDER``, then the rule between them, then the paths, and opens the resource the ``synonyms``
+    stage reads (cached), so a missing WordNet or RuWordNet is refused with the options."""
+
+    def resolve(self, preset, passed) -> dict:
+        """The preset's options updated with every passed value that is not None, each one checked, the
+        synonym stage's resource opened (an unknown option is one that is neither a scoring option nor
+        a resource path)."""
+        passed = dict(passed)
+        resources = {key: passed.pop(key, None) for key in RESOURCE_OPTIONS}
+        options = resolve_options(self.metric, preset, PRESETS, passed)
+        for name in CHECK_ORDER:
+            options[name] = self[name].checked(options[name])
+        if options["corpus_score"] and options["numeric"] != "none":
+            raise ValueError('`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool')
+        for name, value in resources.items():
+            options[name] = None if value is None else self[name].checked(value)
+        if options["synonyms"] == "wordnet":
+            load_wordnet(options["wordnet_path"], _NO_WORDNET)
+        else:
+            synonym_source(options["synonyms"], ruwordnet_path=options["ruwordnet_path"])
+        return options
+
+
+OPTIONS = MeteorOptions(
+    "ru_meteor",
+    [
+        Option("preprocess", "the text pipeline before tokenising, one of 'fb_captioning' (the official captioning "
+               "post-processing), 'fb_vqa' (the official VQA punctuation removal, whole-answer lemma and number "
+               "map), 'ru' (lower-case, yo -> e) or 'none'.", choices=PREPROCESSES, sig="prep"),
+        Option("number_words", "one of 'wordtodigits' (English number words of the prediction to digits, "
+               "official) or 'none'.", choices=NUMBER_WORDS, sig="num"),
+        Option("tokenizer", "one of 'nltk' (the tokens of nltk.word_tokenize, offline) or 'razdel' (razdel word "
+               "tokens).", choices=TOKENIZERS, sig="tok"),
+        Option("stemmer", "stage 2, one of 'snowball_ru', 'porter', 'pymorphy3' (lemmas) or 'none'.",
+               choices=STEMMERS, sig="stem"),
+        Option("synonyms", "stage 3, one of 'ruwordnet_fb' (official: hypernym titles and derivations), "
+               "'ruwordnet_synsets' (synset members), 'wordnet' (English WordNet, NLTK) or 'none' (no stage 3).",
+               choices=SYNONYMS, sig="syn"),
+        Option("alpha", "METEOR's alpha, the weight of precision against recall in Fmean, in [0, 1].",
+               kind="number", low=0.0, high=1.0, sig="a"),
+        Option("beta", "METEOR's beta, the exponent of the fragmentation penalty, in [0, 100].",
+               kind="number", low=0.0, high=100.0, sig="b"),
+        Option("gamma", "METEOR's gamma, the weight of the fragmentation penalty, in [0, 1].",
+               kind="number", low=0.0, high=1.0, sig="g"),
+        Option("numeric", "one of 'fusion_brain' (the official VQA numeric branch for one-number references) "
+               "or 'none'.", choices=NUMERICS, sig="numeric"),
+        Option("reference_agg", "one of 'max' (the best reference, official and NLTK) or 'mean' over the "
+               "references.", choices=REFERENCE_AGGS, sig="refs"),
+        Option("corpus_score", "also return `meteor_corpus`, METEOR of the pooled statistics (needs "
+               "numeric='none').", kind="bool", sig="corpus"),
+        Option("wordnet_path", "'wordnet' synonyms: an NLTK data directory holding corpora/wordnet, that "
+               "corpora/wordnet, or a WordNet 3.0 dict directory (default: NLTK's data path, then Debian's "
+               "wordnet-base files in /usr/share/wordnet; nothing is downloaded).",
+               kind="path", check=_check_resource_path, demo=False),
+        Option("ruwordnet_path", "the RuWordNet SQLite file (default: $RUWORDNET_DB, then the `ruwordnet` "
+               "package's static/ruwordnet-2021.db or static/ruwordnet.db).",
+               kind="path", check=_check_resource_path, demo=False),
+    ],
+    {name: {**values, **dict.fromkeys(RESOURCE_OPTIONS)} for name, values in PRESETS.items()},
+)
+
+
+def _signature(preset: str, options: dict, resources: str, resampling: Resampling) -> str:
+    """``ru_meteor|preset:P|prep:..|...|syn:..|res:<resource>|a:..|...|corpus:..|lib:<versions>|...``."""
+    fields = {}
+    for key, value in OPTIONS.signature_fields(options).items():
+        fields[key] = value
+        if key == "syn":
+            fields["res"] = resources
+    fields["lib"] = library_versions(options)
+    return OPTIONS.signature(preset, {**fields, **resampling.signature_fields()})
+
+
+def _statistic(scores, stats, alpha: float, beta: float, gamma: float) -> Statistic:
+    """Mean sentence METEOR, and (with the corpus score) METEOR of the pooled (matches, hyp_len,
+    ref_len, chunks) of every example's best reference, 0 where the formula divides by zero."""
+    n = len(scores)
+    if stats is None:
+        return mean_statistic({"meteor": scores})
+
+    def fn(s):
+        matches, hyp_len, ref_len, chunks = s[..., 1], s[..., 2], s[..., 3], s[..., 4]
+        precision, recall = ratio(matches, hyp_len), ratio(matches, ref_len)
+        fmean = ratio(precision * recall, alpha * precision + (1 - alpha) * recall)
+        penalty = gamma * ratio(chunks, matches) ** beta
+        defined = (hyp_len > 0) & (ref_len > 0) & (matches > 0)
+        corpus = np.where(defined, (1 - penalty) * fmean, 0.0)
+        return np.stack([s[..., 0] / max(n, 1), corpus], axis=-1)
+
+    return Statistic(("meteor", "meteor_corpus"), np.column_stack([scores, np.asarray(stats, dtype=float)]), fn)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """METEOR of checked inputs (``predictions``, every reference in order, references per example) with
+    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    opts = dict(options)
+    corpus = opts.pop("corpus_score")
+    references = nest(flat_references, counts)
+    # WordNet's folder is on NLTK's data path only while the scores are computed
+    path, needed = opts.pop("wordnet_path"), opts["synonyms"] == "wordnet"
+    with open_wordnet(path, _NO_WORDNET, needed=needed) as wordnet:
+        resources = resource_tag(opts["synonyms"], wordnet, opts["ruwordnet_path"])
+        scores, stats = meteor_per_example(predictions, references, return_stats=True, wordnet=wordnet, **opts)
+    values = {"meteor": mean(scores)}
+    if corpus:
+        values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])
+    signature = _signature(preset, {**opts, "corpus_score": corpus}, resources, resampling)
+    statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
+    values = {**values, **interval_values(statistic, resampling)}
+    return Result(make_result(values, signature, scores, return_per_example), "ru_meteor", scores, statistic)
+
+
+def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
+          n_resamples=None, seed=None, **options) -> Result:
+    """METEOR of ``predictions`` (one caption or answer per example) against ``references`` (one
+    reference, or a list of references, per example).
+
+    ``preset`` (``captioning`` = ``default``, ``vqa``, ``nltk``, ``ru``) and ``options`` (see
+    ``OPTIONS``: the text pipeline, stemmer, synonym source, alpha / beta / gamma, ...; ``wordnet_path``
+    and ``ruwordnet_path`` say where the local resources are) set the convention; ``confidence`` adds the
+    bootstrap interval ``meteor_ci_low``/``_high`` (and ``meteor_corpus_ci_low``/``_high`` with the corpus
+    score; ``n_resamples`` resamples of the examples, ``seed``). Returns a
+    :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's ``compute`` returns.
+    """
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    resampling = Resampling(confidence, n_resamples, seed)
+    predictions, flat_references, counts = text_pairs(predictions, references)
+    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+
+
+def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
+            seed=None, confidence=0.95, **kwargs) -> dict:
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
+    ``kwargs``: ``preset`` and the options, the same for both."""
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
