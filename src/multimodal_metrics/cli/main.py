@@ -406,16 +406,6 @@ resamples by default, see the fid_clip card). score_ci_* needs every prompt's im
 file of --pred-images (one joint resampling); otherwise fid and clip_score get separate intervals."""
 
 
-def _fid_clip_helper(name: str):
-    """metrics/fid_clip/<name>.py (a helper of the module, numpy only) loaded as a plain module."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"mm_fid_clip_{name}", ROOT / "metrics" / "fid_clip" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _aligned(loaded: Loaded, pred_images: list) -> bool:
     """Every prompt's generated image exists and the prompts' images are exactly the folder's files."""
     if any(image is None for image in loaded.predictions) or len(loaded.predictions) != len(pred_images):
@@ -432,7 +422,9 @@ def run_generation(args) -> int:
         raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
                                             f"{len(gt_images)}: one generated image per prompt (official assertion)")
     options = {dest: getattr(args, dest) for dest in args.option_dests}
-    resampling = {key: options.pop(key) for key in ("confidence", "n_resamples", "seed")}
+    resampling = {key: options.pop(key) for key in RESAMPLING}
+    # the library's bar over the images follows --progress / --no-progress (None: its own default)
+    options["progress"] = args.progress
     if resampling["confidence"] is not None:
         if _aligned(loaded, pred_images):
             return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
@@ -447,14 +439,16 @@ def run_generation(args) -> int:
     if usable:
         pairs = Loaded([loaded.ids[i] for i in usable], [loaded.predictions[i] for i in usable], [],
                        {"texts": [loaded.columns["texts"][i] for i in usable]}, args.input, args.pred)
-        clip = score_clip(args.preset, pairs, {**options, "inception_weights": None}, args.progress)
+        clip = score_clip(args.preset, pairs, {**options, "inception_weights": None})
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
     from ..fid_clip import core
+
     clip_score = sum(per_example) / len(per_example)
     result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score}
     if resampling["confidence"] is not None:  # the prompts resampled, a missing image counting 0 (as the score)
         from .. import stats
+
         checked = stats.Resampling(**resampling)
         if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
             checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])
@@ -492,13 +486,14 @@ def _with_fields(signature: str, fields: dict) -> str:
     return f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
 
 
-def score_clip(preset: str, pairs: Loaded, options: dict, progress) -> dict:
+def score_clip(preset: str, pairs: Loaded, options: dict) -> dict:
     """fid_clip's CLIP score of (image, text) pairs, per example (images as `predictions`, no FID side)."""
-    metric = load_metric("fid_clip", preset)
+    from .. import fid_clip
+
+    options = {k: v for k, v in options.items() if v is not None}
     try:
-        return metric.compute(predictions=pairs.predictions, texts=pairs.columns["texts"], return_per_example=True,
-                              progress=bool(progress) if progress is not None else None,
-                              **{k: v for k, v in options.items() if v is not None})
+        return dict(fid_clip.score(pairs.predictions, None, preset, texts=pairs.columns["texts"],
+                                   return_per_example=True, **options))  # fmt: skip
     except (ValueError, TypeError) as err:
         raise ValueError(locate(err, pairs)) from None
 
@@ -514,11 +509,9 @@ def add_generation_parser(sub) -> None:
     p.add_argument("--preset", default="fusion_brain_2022", help="fusion_brain_2022 (default here), default, clipscore")
     before = {a.dest for a in p._actions}
     g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
-    g.add_argument("--inception-weights", metavar="PTH", help="pytorch-fid's pt_inception-2015-12-05-6726825d.pth")
-    g.add_argument("--clip-model", metavar="DIR", help="local ruCLIP or transformers CLIP checkpoint folder")
-    g.add_argument("--pre-resize", type=int, help="square resize before Inception (fusion_brain_2022: 256; 0 = none)")
-    g.add_argument("--device", help="cpu (default), cuda or cuda:N")
-    g.add_argument("--batch-size", type=int, help="images per forward pass (20)")
+    # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
+    # score) has no place in the generation score
+    library("fid_clip").OPTIONS.add_arguments(g, skip=("progress", "meteor"))
     stats = p.add_argument_group("confidence interval (bootstrap over the generated images and their prompts)")
     stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
     stats.add_argument("--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)")
@@ -748,6 +741,10 @@ def main(argv=None) -> int:
         return args.run(args)
     except (ValueError, TypeError, RuntimeError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
         print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
+        print(f"mm-score {args.command}: error: {err}: a dependency of this command is not installed "
+              f"(pip install 'multimodal-metrics[all]' installs those of every metric)", file=sys.stderr)  # fmt: skip
         return 2
     finally:
         warnings.showwarning = shown
