@@ -372,11 +372,16 @@ print(json.dumps({{"code": code, "heavy": heavy}}))
 """
 
 
-@pytest.mark.parametrize("case", ["anls", "vqa_v2", "c2c", "htr", "zsod", "fb2022"])
+LIGHT_CASES = {name: MALFORMED[name][:3] for name in ("anls", "vqa_v2", "c2c", "htr", "zsod", "fb2022")}
+LIGHT_CASES["ru_meteor"] = (["ru-meteor", "--synonyms", "none"], {"0": [{"type": "text", "content": ["две птицы"]}]},
+                            {"0": [{"type": "text", "content": "две птицы летают"}]})  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(LIGHT_CASES))
 def test_main_imports_no_evaluate_stack(tmp_path, case):
     """main() of each text metric's command, in a fresh process: the library scores, evaluate, datasets,
     transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow)."""
-    argv, gt, pred, _ = MALFORMED[case]
+    argv, gt, pred = LIGHT_CASES[case]
     gt_path, pred_path = _files(tmp_path, gt, pred)
     done = subprocess.run([sys.executable, "-c", LIGHT_RUN, *argv, "--gt", gt_path, "--pred", pred_path, "--json",
                            "--no-progress"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
