@@ -15,13 +15,21 @@ from multimodal_metrics import examples
 
 
 def _cases(name):
-    """Two different inputs of the metric (its bundled example runs, or halves of its first run)."""
-    runs = [r for r in examples.load(name)["runs"] if r.get("config_name", "default") == "default" and not r.get("kwargs")]
-    if len(runs) >= 2:
-        return runs[:2]
-    run = runs[0] if runs else examples.load(name)["runs"][0]
-    half = max(1, len(run["predictions"]) // 2)
-    return [run, {**run, **{k: v[:half] for k, v in run.items() if isinstance(v, list) and len(v) == len(run["predictions"])}}]
+    """``(preset, [two different inputs])`` of the metric: two bundled example runs with the same preset
+    and options, or the first run and its first half."""
+    import json
+
+    runs = examples.load(name)["runs"]
+    groups = {}
+    for run in runs:
+        groups.setdefault((run.get("config_name", "default"), json.dumps(run.get("kwargs", {}), sort_keys=True)), []).append(run)
+    (preset, _), chosen = max(groups.items(), key=lambda item: len(item[1]))
+    inputs = [{**{k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")}, **run.get("kwargs", {})}
+              for run in chosen[:2]]
+    if len(inputs) == 1:
+        first, n = inputs[0], len(inputs[0]["predictions"])
+        inputs.append({k: v[: max(1, n // 2)] if isinstance(v, list) and len(v) == n else v for k, v in first.items()})
+    return preset, inputs
 
 
 @pytest.mark.parametrize("name", metric_names())
@@ -29,8 +37,8 @@ def test_threads_sharing_one_metric_object_get_their_own_results(name):
     import evaluate
     from helpers import METRICS
 
-    metric = evaluate.load(str(METRICS / name))
-    cases = [{k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")} for run in _cases(name)]
+    preset, cases = _cases(name)
+    metric = evaluate.load(str(METRICS / name), preset)
     wanted = [metric.compute(**case) for case in cases]
     assert wanted[0] != wanted[1] or cases[0] == cases[1]
     wrong, raised = [], []
