@@ -1,5 +1,6 @@
-"""The command line (scripts/mm_score.py, console script `mm-score`) on small files in each official
-format, and on malformed files: one error line naming the file, the record and the field, exit 2."""
+"""The command line (multimodal_metrics.cli, console script `mm-score`) on small files in each official
+format, and on malformed files: one error line naming the file, the record and the field, exit 2. It
+scores with the library's functional API: no evaluate, datasets or transformers in the process."""
 
 import json
 import re
@@ -330,15 +331,132 @@ def test_flags_are_kebab_case_everywhere():
                 assert re.fullmatch(r"-h|--[a-z0-9]+(-[a-z0-9]+)*", flag), (name, flag)
 
 
-def test_console_script_and_script_run_as_commands(tmp_path):
+def test_console_script_and_module_run_as_commands(tmp_path):
     gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", [DOCVQA_SUB[0]])
     exe = ROOT / ".venv" / "bin" / "mm-score"
-    commands = [[sys.executable, str(ROOT / "scripts" / "mm_score.py")]] + ([[str(exe)]] if exe.exists() else [])
     assert exe.exists(), "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
-    for command in commands:
+    for command in ([sys.executable, "-m", "multimodal_metrics.cli"], [str(exe)]):
         done = subprocess.run([*command, "anls", "--gt", gt, "--pred", sub], capture_output=True, text=True)
         assert done.returncode == 2 and "Traceback" not in done.stderr
         assert done.stderr.strip() == f"mm-score anls: error: {sub}: no answer for questionId 337 of {gt}"
+
+
+def test_console_script_from_a_directory_outside_the_checkout(tmp_path):
+    """`mm-score` run from a temporary working directory with relative paths: nothing is looked up in
+    the checkout (no evaluate.load of metrics/<name>/, no .build), the result is the library's."""
+    exe = ROOT / ".venv" / "bin" / "mm-score"
+    assert exe.exists(), "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    assert ROOT not in tmp_path.parents
+    _write(tmp_path, "val.json", DOCVQA_GT)
+    _write(tmp_path, "submission.json", DOCVQA_SUB)
+    done = subprocess.run([str(exe), "anls", "--gt", "val.json", "--pred", "submission.json", "--json",
+                           "--per-example", "per.jsonl"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    from multimodal_metrics import anls
+
+    want = anls.score(["12.5", "T.F. Riehl", "paris"], [q["answers"] for q in DOCVQA_GT["data"]], return_per_example=True)
+    out = json.loads(done.stdout)
+    assert (out["anls"], out["signature"], out["examples"]) == (want["anls"], want.signature, 3)
+    rows = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text().splitlines()]
+    assert [r["anls"] for r in rows] == want.per_example
+
+
+# what main() of each command may not import: the evaluate stack (and torch for the text metrics)
+HEAVY = ("evaluate", "datasets", "transformers", "torch", "gradio")
+LIGHT_RUN = f"""
+import json, sys
+from multimodal_metrics.cli import main
+code = main(sys.argv[1:])
+heavy = sorted({{m.split(".")[0] for m in sys.modules}} & set({HEAVY!r}))
+print(json.dumps({{"code": code, "heavy": heavy}}))
+"""
+
+
+LIGHT_CASES = {name: MALFORMED[name][:3] for name in ("anls", "vqa_v2", "c2c", "htr", "zsod", "fb2022")}
+LIGHT_CASES["ru_meteor"] = (["ru-meteor", "--synonyms", "none"], {"0": [{"type": "text", "content": ["две птицы"]}]},
+                            {"0": [{"type": "text", "content": "две птицы летают"}]})  # fmt: skip
+
+
+@pytest.mark.parametrize("case", sorted(LIGHT_CASES))
+def test_main_imports_no_evaluate_stack(tmp_path, case):
+    """main() of each text metric's command, in a fresh process: the library scores, evaluate, datasets,
+    transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow)."""
+    argv, gt, pred = LIGHT_CASES[case]
+    gt_path, pred_path = _files(tmp_path, gt, pred)
+    done = subprocess.run([sys.executable, "-c", LIGHT_RUN, *argv, "--gt", gt_path, "--pred", pred_path, "--json",
+                           "--no-progress"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report == {"code": 0, "heavy": []}, report
+
+
+def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
+    """--answer-key FILE: the TDIUC answer-key CSV (answer,id rows), read as the official script reads it."""
+    from multimodal_metrics import vqa_acc
+
+    annotations = _write(tmp_path, "a.json", {"annotations": [
+        {"question_id": 1, "question_type": "color", "answers": [{"answer": "red"}]},
+        {"question_id": 2, "question_type": "counting", "answers": [{"answer": "7"}]},
+        {"question_id": 3, "question_type": "color", "answers": [{"answer": "blue"}]}]})  # fmt: skip
+    results = _write(tmp_path, "r.json", [{"question_id": q, "answer": a} for q, a in ((1, "red"), (2, "7"), (3, "red"))])
+    key = tmp_path / "answer_key.csv"
+    key.write_text("red,0\nblue,1\n\n2,2\n", encoding="utf-8")  # "7" is outside the key: always wrong
+    out = run_json(capsys, "vqa-acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc",
+                   "--answer-key", str(key))  # fmt: skip
+    want = vqa_acc.score(["red", "7", "red"], ["red", "7", "blue"], preset="tdiuc",
+                         question_types=["color", "counting", "color"], answer_key=["red", "blue", "2"])  # fmt: skip
+    assert {k: out[k] for k in want} == dict(want) and out["accuracy"] == pytest.approx(1 / 3)
+    assert "|key:" in out["signature"] and "|key:none|" not in out["signature"]
+    key.write_text("red,0\nblue\n", encoding="utf-8")
+    assert_error(capsys, ["vqa-acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc", "--answer-key",
+                          str(key)], "answer_key.csv: row 2: expected an answer,id row")  # fmt: skip
+    assert_error(capsys, ["vqa-acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc", "--answer-key",
+                          str(tmp_path / "none.csv")], "none.csv: file not found")  # fmt: skip
+
+
+def test_missing_optional_dependency_is_one_line(tmp_path, capsys, monkeypatch):
+    """A metric whose optional dependency is not installed (the library imports it when scoring): one
+    error line naming the module, exit 2."""
+    from multimodal_metrics import anls
+
+    def score(predictions, references, preset="default", **kwargs):
+        raise ModuleNotFoundError("No module named 'rapidfuzz'", name="rapidfuzz")
+
+    monkeypatch.setattr(anls, "score", score)
+    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
+    line = assert_error(capsys, ["anls", "--gt", gt, "--pred", sub], "mm-score anls: error: No module named 'rapidfuzz'")
+    assert "pip install" in line
+
+
+def test_option_flags_come_from_the_option_tables():
+    """Every command's option flags are its metric's option table (Option.cli=False: no flag), typed as the
+    table says; fid-clip leaves out `progress` (its own --progress) and `meteor`."""
+    import importlib
+
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
+    commands = {name: cmd.metric for name, cmd in cli.COMMANDS.items()} | {"fid-clip": "fid_clip"}
+    for name, metric in commands.items():
+        table = importlib.import_module(f"multimodal_metrics.{metric}").OPTIONS
+        actions = {a.dest: a for a in subparsers.choices[name]._actions}
+        skip = {"progress", "meteor"} if metric == "fid_clip" else set()
+        for option in table:
+            if option.cli is False or option.name in skip:
+                assert option.name not in actions or option.name == "progress", (name, option.name)
+                continue
+            action = actions[option.name]
+            assert action.option_strings[0] == "--" + option.name.replace("_", "-"), (name, option.name)
+            assert action.default is None, (name, option.name)
+            if option.kind == "number" and not callable(option.cli):
+                assert action.type is float, (name, option.name)
+            if option.kind == "integer":
+                assert action.type is int, (name, option.name)
+            if option.kind == "bool":
+                assert "--no-" + option.name.replace("_", "-") in action.option_strings, (name, option.name)
+    vqa = {a.dest: a for a in subparsers.choices["vqa-acc"]._actions}
+    assert vqa["answer_key"].metavar == "FILE" and vqa["answer_key"].type is None  # read by formats.answer_key_csv
+    args = parser.parse_args(["codebleu", "--gt", "g", "--pred", "p", "--weights", "0.25,0.25,0.25,0.25"])
+    assert args.weights == [0.25] * 4
 
 
 def test_formats_module_reports_the_reader_results(tmp_path):

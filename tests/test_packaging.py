@@ -149,12 +149,6 @@ def test_functional_api_from_the_wheel_equals_the_golden_result(venv, tmp_path, 
     assert {"result": json.loads(json.dumps(got["result"]))} == want
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="mm-score scores through evaluate.load of the checkout's metrics/<name>/ folder (cli/main.py "
-    "load_metric): from an installed wheel it needs evaluate (not installed here: the functional API does not) "
-    "and then tries the Hub",
-)
 def test_mm_score_from_the_wheel_on_a_shipped_example(venv, wheel, tmp_path):
     """`mm-score anls` on DocVQA files made from the anls example that the wheel ships (the checkout's
     example file while the wheel ships none: test_wheel_ships_the_examples)."""

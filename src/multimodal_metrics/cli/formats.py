@@ -1,4 +1,4 @@
-"""Readers for the official file formats scored by `mm-score` (scripts/mm_score.py).
+"""Readers for the official file formats scored by `mm-score` (multimodal_metrics.cli.main).
 
 Each reader takes file paths, checks the files the way the official scoring script does (and
 more: every record and field), and returns a `Loaded`: the metric's inputs as aligned lists in
@@ -9,14 +9,14 @@ message names the file, the record and the field:
 
 Formats (the minimal examples are in each reader's docstring and in `mm-score <command> --help`):
 DocVQA / InfographicVQA (ANLS), VQA v2 / VQA-CP / TDIUC, Fusion Brain 2021 (C2C, HTR, zsOD, VQA),
-Fusion Brain 2022 (the common `{id: [{"type", "content"}, ...]}` format of every sub-task).
+Fusion Brain 2022 (the common `{id: [{"type", "content"}, ...]}` format of every sub-task); the TDIUC
+answer-key CSV of `--answer-key`.
 """
 
+import csv
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[3]  # the checkout (interim)
 
 
 class FormatError(ValueError):
@@ -242,6 +242,35 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
         if missing:
             raise FormatError(questions_path, f"{len(missing)} annotated question_id(s) are missing, e.g. {missing[:3]}")
     return out
+
+
+def answer_key_csv(path) -> list:
+    """TDIUC's answer key: a CSV of ``answer,id`` rows, as Kafle's script reads it (``rows[0]`` the answer,
+    ``rows[1]`` its id; no header, blank lines skipped). Returns the answers in file order (vqa_acc's
+    ``answer_key`` option)."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            rows = list(csv.reader(f))
+    except FileNotFoundError:
+        raise FormatError(path, "file not found") from None
+    except IsADirectoryError:
+        raise FormatError(path, "is a folder, expected an answer-key CSV file") from None
+    except UnicodeDecodeError as err:
+        raise FormatError(path, f"not UTF-8 text (byte {err.start})") from None
+    except csv.Error as err:
+        raise FormatError(path, f"not a valid CSV file ({err})") from None
+    except OSError as err:
+        raise FormatError(path, f"cannot be read ({err.strerror})") from None
+    answers = []
+    for number, row in enumerate(rows, 1):
+        if not row:
+            continue
+        if len(row) < 2:
+            raise FormatError(path, f"row {number}: expected an answer,id row, got {_show(row)}")
+        answers.append(row[0])
+    if not answers:
+        raise FormatError(path, "holds no answer,id row")
+    return answers
 
 
 # ----------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""mm-score: score official benchmark and contest files with the Multimodal Metrics modules.
+"""mm-score: score official benchmark and contest files with the Multimodal Metrics library.
 
     mm-score anls --gt val_v1.0.json --pred submission.json               # DocVQA / InfographicVQA
     mm-score vqa-acc --annotations A.json --results R.json [--questions Q.json]   # VQA v2 / VQA-CP
@@ -14,31 +14,43 @@
     mm-score anls --gt G.json --pred A.json --confidence 0.95             # + bootstrap interval(s)
     mm-score anls --gt G.json --pred A.json --compare-pred B.json         # paired test of A against B
 
-(`python scripts/mm_score.py ...` is the same command.) Every metric command takes `--preset`, the
+(`python -m multimodal_metrics.cli ...` is the same command.) Every metric command takes `--preset`, the
 metric's options, `--per-example out.jsonl`, `--json`; `mm-score COMMAND --help` describes the file
 formats with minimal examples. A malformed file gives one error line naming the file, the record
 and the field, and exit status 2.
 
-Adding a metric command is one function: build the parser's options in a function decorated with
-`@command(...)` (see `ned` below); a new file format is one reader in scripts/mm_formats.py plus a
-`Format` entry in FORMATS.
+Scoring is the library's functional API, `multimodal_metrics.<metric>.score(...)` / `.compare(...)`, from
+any working directory: no evaluate, no checkout, no Hub. The option flags are the metric's option table
+(`OPTIONS.add_arguments`: `--text-norm` for `text_norm`, booleans as `--flag/--no-flag`).
+
+Adding a metric command is one function: register it with `@command(...)` (see `ned` below); the
+function adds the command's flags beyond the metric's option table (usually none). A new file format
+is one reader in formats.py plus a `Format` entry in FORMATS.
 """
 
 import argparse
+import importlib
+import inspect
 import json
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import formats as mm_formats
 from .formats import FormatError, Loaded
 
-ROOT = Path(__file__).resolve().parents[3]  # the checkout (interim: the metric folders are loaded from it)
-PROGRESS_MIN = 2000  # a progress bar from this many examples on (on a terminal)
-CHUNK = 1000
+PROGRESS_MIN = 2000  # a progress report from this many examples on (on a terminal)
+CHUNK = 1000  # kept for callers sizing inputs by it (the library scores all examples in one call)
+RESAMPLING = ("confidence", "n_resamples", "seed")  # the resampling options beside every metric's own
+
+
+def library(metric: str):
+    """``multimodal_metrics.<metric>``: the metric's ``OPTIONS``, ``PRESETS``, ``score`` and ``compare``."""
+    return importlib.import_module(f"..{metric}", __package__)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -150,39 +162,44 @@ textqa_pred.json, also mathqa_*.json and text_recognition_*.json):
 @dataclass
 class Command:
     name: str  # kebab-case command name
-    metric: str  # metric folder name
+    metric: str  # the library module, multimodal_metrics.<metric>
     summary: str
     formats: dict  # --format value -> Format (the first is the default)
-    add_options: Callable  # (parser) -> None: the metric's options
+    add_options: Callable  # (group) -> None: the command's flags beyond the metric's option table
     prepare: Callable | None = None  # (Loaded, preset) -> Loaded, e.g. TDIUC's first answer
     presets: str = ""  # for --help
     notes: str = ""
+    # options given as a file on the command line: option name -> (help, reader(path) -> option value)
+    files: dict = field(default_factory=dict)
 
 
 COMMANDS: dict = {}
 
 
-def command(name, metric, summary, formats, presets, notes="", prepare=None):
-    """Register a metric command; the decorated function adds the metric's option flags."""
+def command(name, metric, summary, formats, presets, notes="", prepare=None, files=None):
+    """Register a metric command; the decorated function adds its flags beyond the option table."""
 
     def register(add_options):
-        COMMANDS[name] = Command(name, metric, summary, {f.name: f for f in formats}, add_options, prepare, presets, notes)
+        COMMANDS[name] = Command(name, metric, summary, {f.name: f for f in formats}, add_options, prepare, presets,
+                                 notes, dict(files or {}))  # fmt: skip
         return add_options
 
     return register
 
 
-def _bool(p, flag, help_):
-    p.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=help_)
+def add_metric_options(cmd: Command, group) -> None:
+    """The metric's option flags, from its option table (``OPTIONS.add_arguments``), then the options read
+    from files (``cmd.files``) and the command's own flags."""
+    library(cmd.metric).OPTIONS.add_arguments(group, skip=cmd.files)
+    for name, (help_, _) in cmd.files.items():
+        group.add_argument("--" + name.replace("_", "-"), dest=name, metavar="FILE", help=help_)
+    cmd.add_options(group)
 
 
 @command("anls", "anls", "ANLS of DocVQA / InfographicVQA answers", [FORMATS["docvqa"]],
          "default (official RRC script), stvqa, layoutlmv2")
-def anls(p):
-    p.add_argument("--threshold", type=float, help="similarity threshold tau (official 0.5)")
-    p.add_argument("--boundary", help="inclusive (keep s >= tau, official) or strict (s > tau)")
-    p.add_argument("--text-norm", help="ws+lower (official), lower or none")
-    p.add_argument("--length-norm", help="raw_upper (official), normalized_upper or raw")
+def anls(group):
+    """threshold, boundary, text_norm, length_norm: the option table."""
 
 
 def _vqa_prepare(loaded: Loaded, preset: str) -> Loaded:
@@ -193,102 +210,53 @@ def _vqa_prepare(loaded: Loaded, preset: str) -> Loaded:
 
 @command("vqa-acc", "vqa_acc", "VQA accuracy (VQA v2 / VQA-CP / TDIUC / WUPS / BLEU-1; Fusion Brain 2021 VQA)",
          [FORMATS["vqa_v2"], FORMATS["fb2021_vqa"]],
-         "vqa_v2 (= default), fusion_brain_2021, tdiuc, wups, bleu1", prepare=_vqa_prepare)
-def vqa_acc(p):
-    p.add_argument("--normalize", help="vqa_v2: official (only when annotators disagree), always or never")
-    p.add_argument("--num-answers", type=int, help="answers expected per question (0 = any)")
-    p.add_argument("--threshold", type=float, help="wups: WUP threshold (0.9 or 0.0)")
-    p.add_argument("--wordnet-path", help="wups: folder of the NLTK WordNet 3.0 corpus")
-    p.add_argument("--answer-key", help="tdiuc: CSV answer,id answer key")
-    p.add_argument("--epsilon", type=float, help="tdiuc: the 1e-10 added to each type's accuracy")
-    _bool(p, "--lowercase", "bleu1: lower-case before matching")
+         "vqa_v2 (= default), fusion_brain_2021, tdiuc, wups, bleu1", prepare=_vqa_prepare,
+         files={"answer_key": ("tdiuc: the official script's answer-key CSV (answer,id rows): a ground-truth answer "
+                               "outside it is always wrong", mm_formats.answer_key_csv)})
+def vqa_acc(group):
+    """normalize, num_answers, epsilon, threshold, wordnet_path, lowercase: the option table; --answer-key: a CSV."""
 
 
 @command("codebleu", "codebleu", "CodeBLEU of code translations (Fusion Brain 2021 C2C)", [FORMATS["fb2021_code"]],
          "fusion_brain_2021 (for these files), default (CodeXGLUE), paper, pypi")
-def codebleu(p):
-    p.add_argument("--lang", help="programming language (fusion_brain_2021: python)")
-    p.add_argument("--weights", type=_floats, help="four comma-separated weights, e.g. 0.25,0.25,0.25,0.25")
-    p.add_argument("--keywords", help="codexglue or pypi keyword lists")
-    p.add_argument("--remove-comments", help="none, java (CodeXGLUE) or lang")
-    _bool(p, "--strip", "strip the code strings first")
-    p.add_argument("--missing-dataflow", help="zero (reference) or zero_is_one (PyPI codebleu)")
-    _bool(p, "--ast-clipping", "clip the AST subtree matches")
-    p.add_argument("--grammar-library", metavar="SO", help="tree-sitter grammar library of 2020 parsed with the legacy "
-                   "runtime, e.g. the official C2C_codeBLEU/parser/my-languages.so (exact contest numbers)")
+def codebleu(group):
+    """lang, weights, keywords, remove_comments, strip, missing_dataflow, ast_clipping, grammar_library: the table."""
 
 
 @command("ned", "ned", "1 - NED, string accuracy and CER of text recognition",
          [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]], "default (AIJ 2022 calculate_NED), icdar2019, empty_match",
          notes="Fusion Brain 2022 TRitW reports one_minus_ned; Fusion Brain 2021 HTR reports string_accuracy.")
-def ned(p):
-    p.add_argument("--case-fold", help="none (official), latin or all")
-    _bool(p, "--fullwidth-to-halfwidth", "map full-width forms to half-width before comparing")
-    p.add_argument("--both-empty", type=float, help="score of two empty strings: 0 (official) or 1")
+def ned(group):
+    """case_fold, fullwidth_to_halfwidth, both_empty: the option table."""
 
 
 @command("det-f1", "det_f1", "zero-shot detection F1 (Fusion Brain 2021 zsOD)", [FORMATS["fb2021_zsod"]],
          "default (= fusion_brain_2021), one_to_one")
-def det_f1(p):
-    p.add_argument("--matching", help="any (official) or one_to_one")
-    p.add_argument("--iou-threshold", type=float, help="IoU threshold (official 0.5)")
-    p.add_argument("--iou-boundary", help="inclusive (IoU = threshold is a TP, official) or strict")
-    p.add_argument("--box-format", help="xywh (official) or xyxy")
-    p.add_argument("--missing-class", help="error (official) or empty")
+def det_f1(group):
+    """matching, iou_threshold, iou_boundary, box_format, missing_class: the option table."""
 
 
 @command("text-qa", "text_qa", "token F1 / exact match of Russian QA answers (Fusion Brain 2022 TextQA, MathQA)",
          [FORMATS["fb2022_text"]], "default = textqa (TextQA F1), mathqa (MathQA exact match), plain")
-def text_qa(p):
-    p.add_argument("--measure", help="f1 or exact_match")
-    _bool(p, "--keep-hyphen", "keep '-' when deleting punctuation (MathQA)")
-    _bool(p, "--letter-fallback", "the official [abcde] letter fallback")
+def text_qa(group):
+    """measure, keep_hyphen, letter_fallback: the option table."""
 
 
 @command("ru-meteor", "ru_meteor", "METEOR of Russian captions / VQA answers (Fusion Brain 2022) and English (NLTK)",
          [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]], "captioning (= default), vqa, nltk, ru",
          notes="RuWordNet is not on PyPI: pass --ruwordnet-path (or set RUWORDNET_DB), or --synonyms none.")
-def ru_meteor(p):
-    p.add_argument("--preprocess", help="fb_captioning, fb_vqa, ru or none")
-    p.add_argument("--number-words", help="wordtodigits (official) or none")
-    p.add_argument("--tokenizer", help="nltk (word_tokenize tokens) or razdel")
-    p.add_argument("--stemmer", help="snowball_ru, porter, pymorphy3 or none")
-    p.add_argument("--synonyms", help="ruwordnet_fb (official), ruwordnet_synsets, wordnet or none")
-    p.add_argument("--alpha", type=float, help="METEOR alpha (0.9)")
-    p.add_argument("--beta", type=float, help="METEOR beta (3)")
-    p.add_argument("--gamma", type=float, help="fragmentation penalty weight (captioning 0.5, vqa 0)")
-    p.add_argument("--numeric", help="fusion_brain (VQA numeric branch) or none")
-    p.add_argument("--reference-agg", help="max (official) or mean")
-    _bool(p, "--corpus-score", "also report METEOR of pooled statistics")
-    p.add_argument("--wordnet-path", help="NLTK data folder holding corpora/wordnet (synonyms wordnet)")
-    p.add_argument("--ruwordnet-path", help="the RuWordNet SQLite file (default: $RUWORDNET_DB, the ruwordnet package)")
-
-
-def _floats(text: str) -> list:
-    try:
-        return [float(x) for x in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+def ru_meteor(group):
+    """preprocess, number_words, tokenizer, stemmer, synonyms, alpha, beta, gamma, ...: the option table."""
 
 
 # ----------------------------------------------------------------------------------------------
-# Scoring
+# Scoring: the library's functional API
 # ----------------------------------------------------------------------------------------------
-def load_metric(name: str, preset: str):
-    """evaluate.load the metric folder of this repository (offline), else the Hub module."""
-    import evaluate
-
-    folder = ROOT / "metrics" / name
-    if folder.is_dir():
-        return evaluate.load(str(folder), preset)
-    return evaluate.load(f"multimodal-metrics/{name}", preset)
-
-
 _INDEXED = re.compile(r"`(\w+)\[(\d+)\]")
 
 
 def locate(err: Exception, loaded: Loaded, start: int = 0) -> str:
-    """A metric error about `predictions[i]` / `references[i]` of a batch, told as file and record."""
+    """A metric error about `predictions[i]` / `references[i]` of the inputs, told as file and record."""
     message = str(err)
     match = _INDEXED.search(message)
     if not match:
@@ -301,49 +269,57 @@ def locate(err: Exception, loaded: Loaded, start: int = 0) -> str:
     return f"{path}: record {loaded.ids[index]!r}: {message}"
 
 
-def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_example: bool, progress=None) -> dict:
-    """The metric's result on loaded inputs: batches checked and added under a progress bar, then one
-    compute (the bar then reads "scoring" until the result is there)."""
-    from tqdm import tqdm
+def input_columns(lib, preset: str, columns: dict) -> dict:
+    """The per-example columns a format read that the metric's ``score`` takes: its keyword-only inputs
+    (``question_types=``, ``texts=``, found from its signature), for vqa_acc only those of the preset."""
+    params = inspect.signature(lib.score).parameters.values()
+    takes = {p.name for p in params if p.kind is p.KEYWORD_ONLY} - {"return_per_example", *RESAMPLING}
+    if hasattr(lib, "extra_inputs"):  # vqa_acc: each preset takes its own per-question inputs
+        takes &= set(lib.extra_inputs(preset))
+    return {name: values for name, values in columns.items() if name in takes}
 
-    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        os.environ.setdefault(var, "1")
-    legacy_runtime = ROOT / ".build" / "legacy_ts" / "libtree-sitter-0.2.0.so"  # codebleu --grammar-library
-    if legacy_runtime.is_file():  # found from any working directory, not only inside the checkout
-        os.environ.setdefault("CODEBLEU_TS_RUNTIME", str(legacy_runtime))
-    metric = load_metric(metric_name, preset)
-    accepted = set(metric.info.features[0] if isinstance(metric.info.features, list) else metric.info.features)
-    columns = {k: v for k, v in loaded.columns.items() if k in accepted}
+
+class Progress:
+    """"<metric>: scoring" and the number of examples on stderr while the library scores them (``show``),
+    then the count done and the time taken."""
+
+    def __init__(self, total: int, desc: str, show: bool):
+        self.total, self.desc, self.show, self.start = total, desc, show, time.perf_counter()
+        if show:
+            print(f"{desc}: 0/{total} ex", end="", file=sys.stderr, flush=True)
+
+    def close(self, done: bool = True) -> None:
+        if self.show:
+            count = self.total if done else 0
+            print(f"\r{self.desc}: {count}/{self.total} ex [{time.perf_counter() - self.start:.1f}s]", file=sys.stderr)
+            self.show = False
+
+
+def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_example: bool, progress=None) -> dict:
+    """The metric's result on loaded inputs: ``multimodal_metrics.<metric_name>.score`` of all examples at
+    once (a progress report on stderr meanwhile, see ``Progress``); errors name the file and the record."""
+    lib = library(metric_name)
+    lib.OPTIONS.check_preset(preset)
+    columns = input_columns(lib, preset, loaded.columns)
     n = len(loaded.predictions)
     if n == 0:
         raise FormatError(loaded.gt_path, "holds no examples")
     # progress: None = on a terminal from PROGRESS_MIN examples on; True / False = always / never
     show = progress if progress is not None else (n >= PROGRESS_MIN and sys.stderr.isatty())
-    bar = tqdm(total=n, unit="ex", desc=f"{metric_name}: checking", disable=not show, file=sys.stderr)
-    for start in range(0, n, CHUNK):
-        end = start + CHUNK
-        try:
-            metric.add_batch(
-                predictions=loaded.predictions[start:end],
-                references=loaded.references[start:end],
-                **{k: v[start:end] for k, v in columns.items()},
-            )
-        except (ValueError, TypeError) as err:
-            bar.close()
-            raise ValueError(locate(err, loaded, start)) from None
-        bar.update(min(end, n) - start)
-    bar.set_description(f"{metric_name}: scoring")
+    bar = Progress(n, f"{metric_name}: scoring", bool(show))
     try:
-        result = metric.compute(return_per_example=per_example, **{k: v for k, v in options.items() if v is not None})
+        result = lib.score(loaded.predictions, loaded.references, preset, return_per_example=per_example,
+                           **columns, **{k: v for k, v in options.items() if v is not None})  # fmt: skip
     except (ValueError, TypeError) as err:
+        bar.close(done=False)
         raise ValueError(locate(err, loaded)) from None
-    finally:
-        bar.close()
-    return result
+    bar.close()
+    return dict(result)
 
 
 def compare(cmd: Command, args, preset: str, loaded: Loaded, options: dict) -> dict:
-    """metric.compare of --pred (system A) against --compare-pred (system B) on the same ground truth."""
+    """``multimodal_metrics.<metric>.compare`` of --pred (system A) against --compare-pred (system B) on the
+    same ground truth."""
     if args.per_example or options.get("confidence") is not None:
         raise ValueError("--compare-pred prints a paired test: leave out --per-example and --confidence")
     loaded_b = cmd.formats[args.format].read(argparse.Namespace(**{**vars(args), "pred": args.compare_pred}))
@@ -351,16 +327,13 @@ def compare(cmd: Command, args, preset: str, loaded: Loaded, options: dict) -> d
         loaded_b = cmd.prepare(loaded_b, preset)
     if loaded_b.ids != loaded.ids:
         raise FormatError(args.compare_pred, "does not cover the same ground-truth records as --pred")
-    for var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"):
-        os.environ.setdefault(var, "1")
-    metric = load_metric(cmd.metric, preset)
-    accepted = set(metric.info.features[0] if isinstance(metric.info.features, list) else metric.info.features)
-    columns = {k: v for k, v in loaded.columns.items() if k in accepted}
-    kwargs = {k: v for k, v in options.items() if v is not None and k not in ("confidence", "n_resamples", "seed")}
-    return metric.compare(
-        predictions_a=loaded.predictions, predictions_b=loaded_b.predictions, references=loaded.references,
-        test=args.test, n_resamples=options.get("n_resamples"), seed=options.get("seed"), **columns, **kwargs,
-    )  # fmt: skip
+    lib = library(cmd.metric)
+    lib.OPTIONS.check_preset(preset)
+    columns = input_columns(lib, preset, loaded.columns)
+    kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
+    return lib.compare(loaded.predictions, loaded_b.predictions, loaded.references, args.test,
+                       n_resamples=options.get("n_resamples"), seed=options.get("seed"), preset=preset,
+                       **columns, **kwargs)  # fmt: skip
 
 
 def write_per_example(path: str, loaded: Loaded, result: dict) -> None:
@@ -391,6 +364,9 @@ def run_metric(cmd: Command, args) -> int:
     if cmd.prepare:
         loaded = cmd.prepare(loaded, preset)
     options = {dest: getattr(args, dest) for dest in args.option_dests}
+    for name, (_, read) in cmd.files.items():  # options given as files: read here (errors name the file)
+        if options.get(name) is not None:
+            options[name] = read(options[name])
     try:
         if args.compare_pred:
             result = compare(cmd, args, preset, loaded, options)
@@ -430,16 +406,6 @@ resamples by default, see the fid_clip card). score_ci_* needs every prompt's im
 file of --pred-images (one joint resampling); otherwise fid and clip_score get separate intervals."""
 
 
-def _fid_clip_helper(name: str):
-    """metrics/fid_clip/<name>.py (a helper of the module, numpy only) loaded as a plain module."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(f"mm_fid_clip_{name}", ROOT / "metrics" / "fid_clip" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _aligned(loaded: Loaded, pred_images: list) -> bool:
     """Every prompt's generated image exists and the prompts' images are exactly the folder's files."""
     if any(image is None for image in loaded.predictions) or len(loaded.predictions) != len(pred_images):
@@ -456,7 +422,9 @@ def run_generation(args) -> int:
         raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
                                             f"{len(gt_images)}: one generated image per prompt (official assertion)")
     options = {dest: getattr(args, dest) for dest in args.option_dests}
-    resampling = {key: options.pop(key) for key in ("confidence", "n_resamples", "seed")}
+    resampling = {key: options.pop(key) for key in RESAMPLING}
+    # the library's bar over the images follows --progress / --no-progress (None: its own default)
+    options["progress"] = args.progress
     if resampling["confidence"] is not None:
         if _aligned(loaded, pred_images):
             return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
@@ -471,14 +439,16 @@ def run_generation(args) -> int:
     if usable:
         pairs = Loaded([loaded.ids[i] for i in usable], [loaded.predictions[i] for i in usable], [],
                        {"texts": [loaded.columns["texts"][i] for i in usable]}, args.input, args.pred)
-        clip = score_clip(args.preset, pairs, {**options, "inception_weights": None}, args.progress)
+        clip = score_clip(args.preset, pairs, {**options, "inception_weights": None})
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
     from ..fid_clip import core
+
     clip_score = sum(per_example) / len(per_example)
     result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score}
     if resampling["confidence"] is not None:  # the prompts resampled, a missing image counting 0 (as the score)
         from .. import stats
+
         checked = stats.Resampling(**resampling)
         if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
             checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])
@@ -516,13 +486,14 @@ def _with_fields(signature: str, fields: dict) -> str:
     return f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
 
 
-def score_clip(preset: str, pairs: Loaded, options: dict, progress) -> dict:
+def score_clip(preset: str, pairs: Loaded, options: dict) -> dict:
     """fid_clip's CLIP score of (image, text) pairs, per example (images as `predictions`, no FID side)."""
-    metric = load_metric("fid_clip", preset)
+    from .. import fid_clip
+
+    options = {k: v for k, v in options.items() if v is not None}
     try:
-        return metric.compute(predictions=pairs.predictions, texts=pairs.columns["texts"], return_per_example=True,
-                              progress=bool(progress) if progress is not None else None,
-                              **{k: v for k, v in options.items() if v is not None})
+        return dict(fid_clip.score(pairs.predictions, None, preset, texts=pairs.columns["texts"],
+                                   return_per_example=True, **options))  # fmt: skip
     except (ValueError, TypeError) as err:
         raise ValueError(locate(err, pairs)) from None
 
@@ -538,11 +509,9 @@ def add_generation_parser(sub) -> None:
     p.add_argument("--preset", default="fusion_brain_2022", help="fusion_brain_2022 (default here), default, clipscore")
     before = {a.dest for a in p._actions}
     g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
-    g.add_argument("--inception-weights", metavar="PTH", help="pytorch-fid's pt_inception-2015-12-05-6726825d.pth")
-    g.add_argument("--clip-model", metavar="DIR", help="local ruCLIP or transformers CLIP checkpoint folder")
-    g.add_argument("--pre-resize", type=int, help="square resize before Inception (fusion_brain_2022: 256; 0 = none)")
-    g.add_argument("--device", help="cpu (default), cuda or cuda:N")
-    g.add_argument("--batch-size", type=int, help="images per forward pass (20)")
+    # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
+    # score) has no place in the generation score
+    library("fid_clip").OPTIONS.add_arguments(g, skip=("progress", "meteor"))
     stats = p.add_argument_group("confidence interval (bootstrap over the generated images and their prompts)")
     stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
     stats.add_argument("--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)")
@@ -721,7 +690,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--preset", help="metric preset (default: the one that reproduces the official scoring of --format)")
         before = {a.dest for a in p._actions}
         group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
-        cmd.add_options(group)
+        add_metric_options(cmd, group)
         stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
         stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
         stats.add_argument("--n-resamples", type=int, metavar="N",
@@ -772,6 +741,10 @@ def main(argv=None) -> int:
         return args.run(args)
     except (ValueError, TypeError, RuntimeError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
         print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
+    except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
+        print(f"mm-score {args.command}: error: {err}: a dependency of this command is not installed "
+              f"(pip install 'multimodal-metrics[all]' installs those of every metric)", file=sys.stderr)  # fmt: skip
         return 2
     finally:
         warnings.showwarning = shown
