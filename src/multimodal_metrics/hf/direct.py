@@ -88,7 +88,7 @@ class OptionsCheckedFirst:
         compute given the whole data in one process writes no cache (see the class docstring)."""
         features = set(self._feature_names())
         options = {key: value for key, value in kwargs.items() if key not in features}
-        for key in RESAMPLING_OPTIONS:  # checked by _mm_stats.Resampling in _compute (cache released if refused)
+        for key in RESAMPLING_OPTIONS:  # checked by stats.Resampling in _compute (cache released if refused)
             options.pop(key, None)
         check_bool(options.pop("return_per_example", False), "return_per_example")
         self._options(options)
