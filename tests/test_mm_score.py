@@ -380,14 +380,21 @@ LIGHT_CASES["ru_meteor"] = (["ru-meteor", "--synonyms", "none"], {"0": [{"type":
 @pytest.mark.parametrize("case", sorted(LIGHT_CASES))
 def test_main_imports_no_evaluate_stack(tmp_path, case):
     """main() of each text metric's command, in a fresh process: the library scores, evaluate, datasets,
-    transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow)."""
+    transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow), and
+    nothing is written under HF_HOME."""
+    import os
+
     argv, gt, pred = LIGHT_CASES[case]
     gt_path, pred_path = _files(tmp_path, gt, pred)
+    hf_home = tmp_path / "hf_home"
+    hf_home.mkdir()
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(hf_home / "datasets")}
     done = subprocess.run([sys.executable, "-c", LIGHT_RUN, *argv, "--gt", gt_path, "--pred", pred_path, "--json",
-                           "--no-progress"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+                           "--no-progress"], capture_output=True, text=True, cwd=tmp_path, env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"code": 0, "heavy": []}, report
+    assert list(hf_home.rglob("*")) == []  # no evaluate, no Arrow cache file: nothing under HF_HOME
 
 
 def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
