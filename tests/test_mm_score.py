@@ -380,14 +380,21 @@ LIGHT_CASES["ru_meteor"] = (["ru-meteor", "--synonyms", "none"], {"0": [{"type":
 @pytest.mark.parametrize("case", sorted(LIGHT_CASES))
 def test_main_imports_no_evaluate_stack(tmp_path, case):
     """main() of each text metric's command, in a fresh process: the library scores, evaluate, datasets,
-    transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow)."""
+    transformers, torch and gradio stay out of sys.modules (vqa_acc reads its answers through pyarrow), and
+    nothing is written under HF_HOME."""
+    import os
+
     argv, gt, pred = LIGHT_CASES[case]
     gt_path, pred_path = _files(tmp_path, gt, pred)
+    hf_home = tmp_path / "hf_home"
+    hf_home.mkdir()
+    env = {**os.environ, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(hf_home / "datasets")}
     done = subprocess.run([sys.executable, "-c", LIGHT_RUN, *argv, "--gt", gt_path, "--pred", pred_path, "--json",
-                           "--no-progress"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+                           "--no-progress"], capture_output=True, text=True, cwd=tmp_path, env=env)  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout.strip().splitlines()[-1])
     assert report == {"code": 0, "heavy": []}, report
+    assert list(hf_home.rglob("*")) == []  # no evaluate, no Arrow cache file: nothing under HF_HOME
 
 
 def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
@@ -537,3 +544,143 @@ def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and "Traceback" not in err
     assert "images: holds 5 images but" in err.strip().splitlines()[-1] and "holds 4" in err
+
+
+# ------------------------------------------------------------------------------------------------
+# Hostile paths and files (issue 21 family 5; every subcommand in test_mm_score_hostile.py)
+# ------------------------------------------------------------------------------------------------
+def test_tdiuc_files_through_the_console_script(tmp_path):
+    """Kafle's TDIUC files as distributed: annotations with answer_confidence / ans_source and no
+    answer_type, an answer key written by csv (quoted answers with commas, CRLF rows): `mm-score vqa-acc
+    --preset tdiuc --answer-key` scores them as the library does (the issue: it refused the key)."""
+    import csv
+
+    from multimodal_metrics import vqa_acc
+
+    rows = [(1, "color", "red, white", "red, white"), (2, "counting", "2", "3"), (3, "absurd", "doesnotapply",
+            "doesnotapply"), (4, "object_presence", "yes", "yes"), (5, "color", "blue", "red, white")]  # fmt: skip
+    annotations = _write(tmp_path, "mscoco_val2014_annotations.json", {"annotations": [
+        {"question_id": q, "image_id": 100 + q, "question_type": t, "ans_source": "generation",
+         "answers": [{"answer": gt, "answer_confidence": "yes", "answer_id": 1}]} for q, t, gt, _ in rows]})  # fmt: skip
+    results = _write(tmp_path, "results.json", [{"question_id": q, "answer": p} for q, _, _, p in rows])
+    key = tmp_path / "answerkey.csv"
+    with open(key, "w", encoding="utf-8", newline="") as f:
+        csv.writer(f).writerows([(a, i) for i, a in enumerate(["red, white", "2", "3", "doesnotapply", "yes"])])
+    assert b'"red, white",0\r\n' in key.read_bytes()
+    exe = ROOT / ".venv" / "bin" / "mm-score"
+    done = subprocess.run([str(exe), "vqa-acc", "--annotations", annotations, "--results", results, "--preset", "tdiuc",
+                           "--answer-key", str(key), "--json"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    want = vqa_acc.score([p for *_, p in rows], [gt for _, _, gt, _ in rows], preset="tdiuc",
+                         question_types=[t for _, t, _, _ in rows],
+                         answer_key=["red, white", "2", "3", "doesnotapply", "yes"])  # fmt: skip
+    out = json.loads(done.stdout)
+    assert {k: out[k] for k in want} == dict(want) and out["accuracy"] == pytest.approx(3 / 5)
+
+
+HOSTILE_OUTPUTS = ("missing-folder", "folder", "below-a-file", "device", "fifo", "proc")
+
+
+def _hostile_output(root, kind: str, name: str) -> str:
+    import os
+
+    if kind == "missing-folder":
+        return str(root / name / "deeper" / "per.jsonl")
+    if kind == "folder":
+        (root / name).mkdir()
+        return str(root / name)
+    if kind == "below-a-file":
+        (root / name).write_text("x")
+        return str(root / name / "per.jsonl")
+    if kind == "fifo":
+        os.mkfifo(root / name)
+        return str(root / name)
+    return "/dev/full" if kind == "device" else f"/proc/{name}.jsonl"
+
+
+def test_per_example_path_is_checked_before_scoring(monkeypatch, capsys):
+    """A --per-example path that cannot be written (any of HOSTILE_OUTPUTS, any file name): one error line
+    naming the flag and the path, exit 2, and the library's score is never called; nothing left beside."""
+    import tempfile
+    from pathlib import Path
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from multimodal_metrics import anls
+
+    calls = []
+    monkeypatch.setattr(anls, "score", lambda *a, **k: calls.append(1))
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(kind=st.sampled_from(HOSTILE_OUTPUTS),
+           name=st.text(st.characters(codec="utf-8", exclude_characters="/\x00", exclude_categories=("Cs",)),
+                        min_size=1, max_size=12).filter(lambda n: n not in (".", "..")))  # fmt: skip
+    def check(kind, name):
+        with tempfile.TemporaryDirectory() as folder:
+            root = Path(folder)
+            gt, sub = _write(root, "gt.json", DOCVQA_GT), _write(root, "sub.json", DOCVQA_SUB)
+            before = sorted(p.name for p in root.iterdir())
+            name = "out-" + name  # never one of the input files
+            path = _hostile_output(root, kind, name)
+            line = assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--per-example", path], "--per-example",
+                                repr(path))  # fmt: skip
+            assert "mm-score anls: error:" in line and calls == []
+            assert [p for p in root.iterdir() if p.name.endswith(".part")] == []
+            assert before == sorted(p.name for p in root.iterdir() if p.name != name)
+
+    check()
+
+
+def test_per_example_write_failure_leaves_the_old_file(tmp_path, capsys, monkeypatch):
+    """A full disk while writing --per-example: one line naming the flag, exit 2, the old file untouched and
+    no partial file; a good run replaces the file whole."""
+    import errno
+
+    from multimodal_metrics.cli import paths
+
+    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
+    per = tmp_path / "per.jsonl"
+    per.write_text("old\n")
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(paths.os, "replace", full)
+    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--per-example", str(per)], "--per-example",
+                 "cannot be written (No space left on device)")  # fmt: skip
+    assert per.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["gt.json", "per.jsonl", "sub.json"]
+    monkeypatch.undo()
+    assert run(capsys, "anls", "--gt", gt, "--pred", sub, "--per-example", str(per))[0] == 0
+    assert [json.loads(line)["id"] for line in per.read_text().splitlines()] == [337, 338, 339]
+
+
+def test_hostile_input_files(tmp_path, capsys, monkeypatch):
+    """Input files: a repeated key at any depth is refused naming the file and the key; a file larger than
+    the cap, /dev/zero and a FIFO are refused before they are read (nothing hangs)."""
+    import os
+
+    zsod = {"1.jpg": {"cat": [[0, 0, 1, 1]]}}
+    gt = _write(tmp_path, "gt.json", zsod)
+    (tmp_path / "dup.json").write_text('{"1.jpg": {"cat": [[0, 0, 1, 1]]}, "1.jpg": {"cat": []}}')
+    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", str(tmp_path / "dup.json")],
+                 "dup.json: key '1.jpg' appears twice in one JSON object")  # fmt: skip
+    (tmp_path / "dup.json").write_text('{"0": {"answer": "a", "lang": "en", "answer": "b"}}')
+    assert_error(capsys, ["vqa-acc", "--format", "fusion_brain_2021", "--gt", str(tmp_path / "dup.json"),
+                          "--pred", _write(tmp_path, "p.json", {"0": "a"})], "dup.json: key 'answer' appears twice")  # fmt: skip
+    os.mkfifo(tmp_path / "fifo.json")
+    for bad in ("/dev/zero", str(tmp_path / "fifo.json")):
+        assert_error(capsys, ["det-f1", "--gt", bad, "--pred", gt], f"{bad}: is not a regular file")
+    monkeypatch.setattr(formats, "MAX_FILE_BYTES", 10)
+    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt], "gt.json: is larger than 10 bytes")
+
+
+def test_typed_flag_error_is_one_line(tmp_path, capsys):
+    """A bad value of a typed flag, an unknown flag: one line naming the command and the flag, exit 2
+    (argparse printed ten lines of usage)."""
+    gt = _write(tmp_path, "gt.json", {"1.jpg": {"cat": [[0, 0, 1, 1]]}})
+    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt, "--iou-threshold", "abc"],
+                 "mm-score det-f1: error: argument --iou-threshold: invalid float value: 'abc'")  # fmt: skip
+    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt, "--iou-treshold", "0.5"],
+                 "mm-score det-f1: error: unrecognized arguments: --iou-treshold 0.5")  # fmt: skip
+    assert_error(capsys, ["det-f1", "--gt", gt], "mm-score det-f1: error:", "required: --pred")

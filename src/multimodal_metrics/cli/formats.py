@@ -14,6 +14,7 @@ answer-key CSV of `--answer-key`.
 """
 
 import csv
+import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,23 +48,79 @@ class Loaded:
 # ----------------------------------------------------------------------------------------------
 # Generic pieces
 # ----------------------------------------------------------------------------------------------
-def read_json(path):
-    """The parsed JSON of ``path``; a missing, unreadable, non-UTF-8 or truncated file is a FormatError."""
+MAX_FILE_BYTES = 2 * 1024**3  # an input file larger than this is refused before it is read
+
+
+def read_bytes(path, what: str = "a JSON file") -> bytes:
+    """The bytes of the input file ``path``. Only a regular file is opened (a folder, FIFO, device or
+    socket is refused before opening: nothing hangs on a FIFO or reads /dev/zero forever), and at most
+    ``MAX_FILE_BYTES`` are read; every problem is a one-line FormatError naming the file."""
+    import os
+    import stat
+
     try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
+        mode = os.stat(path).st_mode
     except FileNotFoundError:
         raise FormatError(path, "file not found") from None
-    except IsADirectoryError:
-        raise FormatError(path, "is a folder, expected a JSON file") from None
+    except OSError as err:
+        raise FormatError(path, f"cannot be read ({err.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise FormatError(path, f"is a folder, expected {what}")
+    if not stat.S_ISREG(mode):
+        raise FormatError(path, f"is not a regular file (a FIFO, device or socket), expected {what}: refused")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced between the two looks
+                raise FormatError(path, f"is not a regular file, expected {what}: refused")
+            data = f.read(MAX_FILE_BYTES + 1)
+    except OSError as err:
+        raise FormatError(path, f"cannot be read ({err.strerror})") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise FormatError(path, f"is larger than {MAX_FILE_BYTES} bytes: refused")
+    return data
+
+
+def read_text(path, what: str = "a JSON file") -> str:
+    """``read_bytes`` decoded as UTF-8 (a non-UTF-8 file is a FormatError naming the byte)."""
+    data = read_bytes(path, what)
+    try:
+        return data.decode("utf-8")
     except UnicodeDecodeError as err:
         raise FormatError(path, f"not UTF-8 text (byte {err.start})") from None
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list) -> dict:
+    """object_pairs_hook of read_json: a JSON object that repeats a key is refused (json keeps the last
+    value silently: a second record of one image or question would replace the first)."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return obj
+
+
+def read_json(path):
+    """The parsed JSON of ``path``; a missing, non-regular, too large, non-UTF-8 or truncated file, or an
+    object with a repeated key, is a FormatError."""
+    text = read_text(path)
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKey as err:
+        raise FormatError(path, f"key {err.args[0]!r} appears twice in one JSON object: refused") from None
     except json.JSONDecodeError as err:
         truncated = err.msg.startswith("Unterminated") or err.pos >= len(err.doc.rstrip())
         hint = " (the file looks truncated)" if truncated else ""
         raise FormatError(path, f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){hint}") from None
-    except OSError as err:
-        raise FormatError(path, f"cannot be read ({err.strerror})") from None
+    except RecursionError:
+        raise FormatError(path, "JSON nested too deeply") from None
 
 
 def _type(value) -> str:
@@ -249,18 +306,9 @@ def answer_key_csv(path) -> list:
     ``rows[1]`` its id; no header, blank lines skipped). Returns the answers in file order (vqa_acc's
     ``answer_key`` option)."""
     try:
-        with open(path, encoding="utf-8", newline="") as f:
-            rows = list(csv.reader(f))
-    except FileNotFoundError:
-        raise FormatError(path, "file not found") from None
-    except IsADirectoryError:
-        raise FormatError(path, "is a folder, expected an answer-key CSV file") from None
-    except UnicodeDecodeError as err:
-        raise FormatError(path, f"not UTF-8 text (byte {err.start})") from None
+        rows = list(csv.reader(io.StringIO(read_text(path, "an answer-key CSV file"), newline="")))
     except csv.Error as err:
         raise FormatError(path, f"not a valid CSV file ({err})") from None
-    except OSError as err:
-        raise FormatError(path, f"cannot be read ({err.strerror})") from None
     answers = []
     for number, row in enumerate(rows, 1):
         if not row:
@@ -443,18 +491,50 @@ def split_fb2022(ids_path, gt_path, pred_path, out_dir) -> list:
 FID_IMAGE_SUFFIXES = {"bmp", "jpg", "JPG", "jpeg", "JPEG", "pgm", "png", "ppm", "tif", "tiff", "webp"}
 
 
-def image_folder(path) -> list:
-    """Every image file of a folder, sorted (the official FID reads ``*.{bmp,jpg,JPG,jpeg,JPEG,pgm,png,ppm,tif,tiff,webp}``)."""
+def image_folder(path, contained: bool = False) -> list:
+    """Every image file of a folder, sorted (the official FID reads ``*.{bmp,jpg,JPG,jpeg,JPEG,pgm,png,ppm,tif,tiff,webp}``).
+    ``contained`` (a submission's folder): a file whose real path (symlinks resolved) leaves the folder is refused."""
+    import os
+
     folder = Path(path)
     if not folder.is_dir():
         raise FormatError(path, "folder not found")
     files = sorted(str(p) for p in folder.iterdir() if p.is_file() and p.suffix[1:] in FID_IMAGE_SUFFIXES)
+    real_folder = os.path.realpath(folder)
+    for file in files if contained else ():
+        real = os.path.realpath(file)
+        if os.path.dirname(real) != real_folder:
+            raise FormatError(path, f"{os.path.basename(file)!r} links to {real!r}, outside the folder: refused "
+                                    "(a submission's images must be its own files)")
     if not files:
         raise FormatError(path, "holds no image file (bmp, jpg, jpeg, pgm, png, ppm, tif, tiff, webp)")
     return files
 
 
-def fb2022_generation(input_path, pred_path) -> Loaded:
+def submission_path(content: str, base: Path, pred_path, where, exclude=()) -> Path:
+    """The image path ``content`` of a submission, resolved in the submission's folder ``base``: an absolute
+    path, or one whose real path (``..`` and symlinks resolved) leaves ``base`` or enters a folder of
+    ``exclude`` (the ground-truth images), is refused: a submission reads only its own images."""
+    import os
+
+    if not content:  # no image named: the example scores 0 (official loop)
+        return base
+    if os.path.isabs(content) or "\0" in content:
+        raise FormatError(pred_path, f"image path {content!r} must be a relative path inside the submission's "
+                                     f"folder {str(base)!r}: refused", where, "content")
+    real_base = os.path.realpath(base)
+    real = os.path.realpath(os.path.join(real_base, content))
+    if os.path.commonpath([real_base, real]) != real_base:
+        raise FormatError(pred_path, f"image path {content!r} resolves to {real!r}, outside the submission's folder "
+                                     f"{str(base)!r}: refused", where, "content")
+    for folder in map(os.path.realpath, exclude):
+        if os.path.commonpath([folder, real]) == folder:
+            raise FormatError(pred_path, f"image path {content!r} resolves to {real!r}, inside the ground-truth "
+                                         f"images {folder!r}: refused", where, "content")
+    return Path(real)
+
+
+def fb2022_generation(input_path, pred_path, exclude=()) -> Loaded:
     """AIJ 2022 image generation, the CLIP pairs: prompts from the sub-task's input file, generated
     images from the predictions (the official ``calc_ruclip_metric`` rules).
 
@@ -463,7 +543,9 @@ def fb2022_generation(input_path, pred_path) -> Loaded:
     its first sentence. Predictions ``{"0": [{"type": "text", "content": "..."}, {"type": "image",
     "content": "images/0.jpg"}]}``: the image is element 1 (a path relative to the predictions file's
     folder). As in the official loop, an example whose element 1 is not an existing image scores 0
-    (``predictions[i]`` is None, with a warning). Same ids in both files.
+    (``predictions[i]`` is None, with a warning). Same ids in both files. An image path that is absolute
+    or resolves (``..``, symlinks) outside the predictions file's folder, or into a folder of ``exclude``
+    (``mm-score fid-clip`` passes ``--gt-images``), is refused (``submission_path``).
     """
     inputs = expect_object(read_json(input_path), input_path, '{id: [{"type": "text", "content": ...}, ...]}')
     pred = expect_object(read_json(pred_path), pred_path, '{id: [..., {"type": "image", "content": ...}]}')
@@ -486,8 +568,9 @@ def fb2022_generation(input_path, pred_path) -> Loaded:
         if not isinstance(elems, list):
             raise FormatError(pred_path, f"expected a list of elements, got {_type(elems)} {_show(elems)}", where)
         if len(elems) > 1 and isinstance(elems[1], dict) and elems[1].get("type") == "image":
-            path = base / expect_string(get_field(elems[1], "content", pred_path, f"{where} element 1"), pred_path,
-                                        f"{where} element 1", "content")
+            content = expect_string(get_field(elems[1], "content", pred_path, f"{where} element 1"), pred_path,
+                                    f"{where} element 1", "content")
+            path = submission_path(content, base, pred_path, f"{where} element 1", exclude)
             image = str(path) if path.is_file() else None
         if image is None:
             unusable.append(key)

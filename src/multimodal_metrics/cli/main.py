@@ -17,7 +17,9 @@
 (`python -m multimodal_metrics.cli ...` is the same command.) Every metric command takes `--preset`, the
 metric's options, `--per-example out.jsonl`, `--json`; `mm-score COMMAND --help` describes the file
 formats with minimal examples. A malformed file gives one error line naming the file, the record
-and the field, and exit status 2.
+and the field, and exit status 2; so do a badly typed flag, an input that is not a regular file (refused
+before it is opened), a JSON object that repeats a key, and an output path that cannot be written
+(checked before any scoring starts: cli/paths.py).
 
 Scoring is the library's functional API, `multimodal_metrics.<metric>.score(...)` / `.compare(...)`, from
 any working directory: no evaluate, no checkout, no Hub. The option flags are the metric's option table
@@ -41,6 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import formats as mm_formats
+from . import paths as mm_paths
 from .formats import FormatError, Loaded
 
 PROGRESS_MIN = 2000  # a progress report from this many examples on (on a terminal)
@@ -336,14 +339,16 @@ def compare(cmd: Command, args, preset: str, loaded: Loaded, options: dict) -> d
                        **columns, **kwargs)  # fmt: skip
 
 
-def write_per_example(path: str, loaded: Loaded, result: dict) -> None:
+def write_per_example(out, loaded: Loaded, result: dict) -> None:
     """One JSON line per example, in ground-truth order: {"id": ..., <primary key>: score} (or the
-    example's dict of scores)."""
+    example's dict of scores), into ``out`` (the ``paths.Output`` checked before scoring, or a path)."""
+    out = out if isinstance(out, mm_paths.Output) else mm_paths.Output(out, "--per-example")
     primary = next(iter(result))
-    with open(path, "w", encoding="utf-8") as f:
-        for key, value in zip(loaded.ids, result["per_example"]):
-            row = {"id": key, **value} if isinstance(value, dict) else {"id": key, primary: value}
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    lines = []
+    for key, value in zip(loaded.ids, result["per_example"]):
+        row = {"id": key, **value} if isinstance(value, dict) else {"id": key, primary: value}
+        lines.append(json.dumps(row, ensure_ascii=False) + "\n")
+    out.write("".join(lines))
 
 
 def print_result(result: dict, as_json: bool) -> None:
@@ -378,7 +383,7 @@ def run_metric(cmd: Command, args) -> int:
             message = message.replace(f"`{dest}`", f"`{dest}` (--{dest.replace('_', '-')})", 1)
         raise ValueError(message) from None
     if args.per_example:
-        write_per_example(args.per_example, loaded, result)
+        write_per_example(args.per_example_out, loaded, result)
         result.pop("per_example")
     result["examples"] = len(loaded.ids)
     print_result(result, args.json)
@@ -396,7 +401,8 @@ GENERATION_DOC = """Files (AIJ 2022 FusionBrain 2.0 image generation, split/gene
                      (element 1 when the list has 2 elements, else element 0 without its first sentence)
   --pred FILE        generation_pred.json, the generated image of each prompt at element 1, relative to this file:
                      {"0": [{"type": "text", "content": ""}, {"type": "image", "content": "images/0.jpg"}]}
-                     (no existing image there: that example's CLIP score is 0, as in the official loop)
+                     (no existing image there: that example's CLIP score is 0, as in the official loop;
+                     an absolute path, or one resolving outside this file's folder or into --gt-images, is refused)
 score = 0.5 * (CLIP + (200 - min(200, FID)) / 200). Preset fusion_brain_2022 (default here) reproduces the
 contest script; it needs the FID Inception weights (--inception-weights, pt_inception-2015-12-05-6726825d.pth)
 and the ruCLIP ViT-L/14-336 checkpoint folder (--clip-model), both local.
@@ -414,10 +420,24 @@ def _aligned(loaded: Loaded, pred_images: list) -> bool:
 
 
 def run_generation(args) -> int:
-    loaded = mm_formats.fb2022_generation(args.input, args.pred)
+    """`mm-score fid-clip`; an image PIL refuses as a decompression bomb is one error line naming the file."""
+    from PIL import Image
+
+    try:
+        return _run_generation(args)
+    except Image.DecompressionBombError as err:
+        clip_images = mm_formats.fb2022_generation(args.input, args.pred, exclude=[args.gt_images]).predictions
+        images = [*mm_formats.image_folder(args.pred_images), *mm_formats.image_folder(args.gt_images),
+                  *(p for p in clip_images if p is not None)]
+        where = mm_paths.find_bomb(images) or f"an image of {args.pred_images} or {args.gt_images}"
+        raise ValueError(f"{where}: refused: {err}") from None
+
+
+def _run_generation(args) -> int:
+    loaded = mm_formats.fb2022_generation(args.input, args.pred, exclude=[args.gt_images])
     for warning in loaded.warnings:
         print(f"mm-score fid-clip: warning: {warning}", file=sys.stderr)
-    gt_images, pred_images = mm_formats.image_folder(args.gt_images), mm_formats.image_folder(args.pred_images)
+    gt_images, pred_images = mm_formats.image_folder(args.gt_images), mm_formats.image_folder(args.pred_images, contained=True)
     if len(gt_images) != len(pred_images):
         raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
                                             f"{len(gt_images)}: one generated image per prompt (official assertion)")
@@ -430,7 +450,7 @@ def run_generation(args) -> int:
             return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
         print("mm-score fid-clip: warning: no score interval: it needs every prompt's image to exist and be a file "
               f"of {args.pred_images} (one joint resampling); fid and clip_score get separate intervals", file=sys.stderr)
-    fid = score("fid_clip", args.preset, Loaded(list(range(len(gt_images))), pred_images, gt_images,
+    fid = score("fid_clip", args.preset, Loaded([os.path.basename(p) for p in pred_images], pred_images, gt_images,
                                                  gt_path=args.gt_images, pred_path=args.pred_images),
                 {**options, **resampling, "clip_model": None}, False, args.progress)
     usable = [i for i, image in enumerate(loaded.predictions) if image is not None]
@@ -460,7 +480,7 @@ def run_generation(args) -> int:
             clip["signature"] = _with_fields(clip["signature"], checked.signature_fields())
     result.update(signature_fid=fid["signature"], signature_clip=clip["signature"], examples=len(loaded.ids))
     if args.per_example:
-        write_per_example(args.per_example, loaded, {"clip_score": 0.0, "per_example": per_example})
+        write_per_example(args.per_example_out, loaded, {"clip_score": 0.0, "per_example": per_example})
     print_result(result, args.json)
     return 0
 
@@ -474,7 +494,7 @@ def run_generation_jointly(args, loaded: Loaded, gt_images: list, options: dict)
     result.update({f"{key}{end}": joint[f"{key}{end}"] for key in result for end in ("_ci_low", "_ci_high")})
     result.update(signature_fid=joint["signature"], signature_clip=joint["signature"], examples=len(loaded.ids))
     if args.per_example:
-        write_per_example(args.per_example, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]})
+        write_per_example(args.per_example_out, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]})
     print_result(result, args.json)
     return 0
 
@@ -664,8 +684,16 @@ and <score>_p_value (approximate randomisation, 10,000 trials, or --test paired_
 Errors (a malformed file, a metric error) are one line naming the file, the record and the field; exit status 2."""
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error: a bad value of a typed flag (``--iou-threshold abc``), an unknown
+    flag or a missing file flag is ``mm-score <command>: error: ...`` and exit status 2, without the usage."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="mm-score", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run `mm-score COMMAND --help` for the file formats of a command.",
     )
@@ -730,7 +758,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     import warnings
 
-    args = build_parser().parse_args(argv)
+    try:
+        args, unknown = build_parser().parse_known_args(argv)
+    except SystemExit as exit_:  # --help (0) or a one-line usage error (2)
+        return exit_.code if isinstance(exit_.code, int) else 2
+    if unknown:  # named by the command they were given to
+        print(f"mm-score {args.command}: error: unrecognized arguments: {' '.join(unknown)} "
+              f"(see mm-score {args.command} --help)", file=sys.stderr)
+        return 2
 
     def one_line(message, category, filename, lineno, file=None, line=None):
         print(f"mm-score {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
@@ -738,16 +773,22 @@ def main(argv=None) -> int:
     shown = warnings.showwarning
     warnings.showwarning = one_line
     try:
+        mm_paths.check_paths(args)
         return args.run(args)
-    except (ValueError, TypeError, RuntimeError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
+    except (ValueError, TypeError, RuntimeError, OSError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
         print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
         print(f"mm-score {args.command}: error: {err}: a dependency of this command is not installed "
               f"(pip install 'multimodal-metrics[all]' installs those of every metric)", file=sys.stderr)  # fmt: skip
         return 2
+    except MemoryError:
+        print(f"mm-score {args.command}: error: out of memory: an input is too large for this machine", file=sys.stderr)
+        return 2
     finally:
         warnings.showwarning = shown
+        if getattr(args, "per_example_out", None) is not None:
+            args.per_example_out.discard()
 
 
 if __name__ == "__main__":
