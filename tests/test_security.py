@@ -175,3 +175,71 @@ def test_relative_paths_are_the_files_they_name(tmp_path, monkeypatch):
     assert sorted(library.languages) == ["java", "python"]
     assert library.runtime.path == tmp_path / legacy_runtime.RUNTIME_FILE
     assert library.parse("python", b"x = 1\n").type == "module"
+
+
+# ----------------------------------------------------------------------------------------------
+# Item 5: compare in evaluate's distributed mode (num_process=2), two real processes
+# ----------------------------------------------------------------------------------------------
+_PREDS_A = ["hello world", "ac", "12.0", "new york", "reciept", "abc", "x", "Yes"]
+_PREDS_B = ["hello", "ab", "12", "york", "receipt", "abd", "y", "no"]
+_REFS = [["Hello World"], ["ab"], ["$12.00", "12"], ["new  york"], ["receipt"], ["abc"], ["x"], ["yes"]]
+
+
+def _compare_rank(rank, exp, cache_dir, queue):
+    import evaluate
+    from helpers import METRICS
+
+    half = len(_REFS) // 2
+    part = slice(0, half) if rank == 0 else slice(half, None)
+    metric = evaluate.load(str(METRICS / "anls"), num_process=2, process_id=rank, experiment_id=exp,
+                           cache_dir=cache_dir, timeout=20)
+    out = []
+    try:
+        for preds_a in (_PREDS_A, _PREDS_A[::-1]):  # two compares in a row, then a compute
+            out.append(metric.compare(predictions_a=preds_a[part], predictions_b=_PREDS_B[part],
+                                      references=_REFS[part], n_resamples=200))
+        out.append(metric.compute(predictions=_PREDS_B[part], references=_REFS[part]))
+    except Exception as err:  # noqa: BLE001 (reported to the test)
+        out.append(f"{type(err).__name__}: {err}")
+    queue.put((rank, out))
+
+
+def test_compare_in_distributed_mode_is_gathered_like_compute(tmp_path):
+    """Two processes (num_process=2, process ids 0 and 1), each with its half of the examples: process 0
+    returns the comparison of the whole data (what one process computes on all of it), process 1 None,
+    twice in a row and then a compute, with no barrier in between; nothing is left in the cache. Before:
+    process 1 raised "compute did not record its sufficient statistics" and process 0 waited for its lock."""
+    import time
+    import uuid
+
+    import evaluate
+    from helpers import METRICS, run_two_ranks
+
+    single = evaluate.load(str(METRICS / "anls"), cache_dir=str(tmp_path / "single"))
+    wanted = [single.compare(predictions_a=preds_a, predictions_b=_PREDS_B, references=_REFS, n_resamples=200)
+              for preds_a in (_PREDS_A, _PREDS_A[::-1])]
+    wanted.append(single.compute(predictions=_PREDS_B, references=_REFS))
+    assert wanted[0] != wanted[1]
+    start = time.monotonic()
+    results = run_two_ranks(_compare_rank, uuid.uuid4().hex, str(tmp_path / "dist"), timeout=120)
+    assert results[1] == [None, None, None]
+    assert results[0] == wanted
+    assert time.monotonic() - start < 60  # no wait for a lock's timeout
+    assert [p.name for p in (tmp_path / "dist").rglob("*.arrow")] == []
+
+
+def test_compare_in_distributed_mode_with_another_evaluate_is_refused_at_once(tmp_path, monkeypatch):
+    """The wait between the two scoring runs knows evaluate 0.4.6's lock names: with another evaluate,
+    compare in distributed mode is a ValueError on every process before the cache is touched."""
+    import evaluate
+    from helpers import METRICS
+
+    from multimodal_metrics.hf import direct
+
+    monkeypatch.setattr(direct, "DIRECT_PATH_EVALUATE", ())
+    for rank in (0, 1):
+        metric = evaluate.load(str(METRICS / "anls"), num_process=2, process_id=rank, experiment_id="refused",
+                               cache_dir=str(tmp_path), timeout=5)
+        with pytest.raises(ValueError, match="compare in distributed mode"):
+            metric.compare(predictions_a=_PREDS_A, predictions_b=_PREDS_B, references=_REFS)
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
