@@ -129,7 +129,7 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
     if dest is None:
         dest = cache_dir()
         if dest is None:
-            raise BuildError("no home directory for the per-user cache: pass a destination (--dest)")
+            raise BuildError("no home directory (or a relative one) for the per-user cache: pass a destination (--dest)")
     dest = Path(dest).absolute()  # the compiler runs inside the source folder
     target = dest / RUNTIME_FILE
     stamp_path = dest / STAMP_FILE

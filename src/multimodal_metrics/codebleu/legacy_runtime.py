@@ -11,10 +11,14 @@ per-user cache (see :mod:`multimodal_metrics.codebleu.build_runtime`).
 
 Where the runtime is found (``find_runtime``), in this order: the explicit ``runtime_path`` argument
 (``open_library``, ``load_runtime``); the environment variable ``CODEBLEU_TS_RUNTIME``; the per-user cache
-``${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/``; then ``.build/legacy_ts/`` of the checkout
-this file belongs to (``<checkout>/src/multimodal_metrics/codebleu/legacy_runtime.py``, where
-``bash scripts/setup_env.sh`` builds it). The current working directory is never searched: a native library
-is never loaded from wherever the process happens to run. So the option works from any directory, and
+``${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/`` (only an absolute one: a relative
+``XDG_CACHE_HOME`` or ``HOME`` is not used); then ``.build/legacy_ts/`` of the checkout this file belongs to
+(``<checkout>/src/multimodal_metrics/codebleu/legacy_runtime.py``, where ``bash scripts/setup_env.sh`` builds
+it). The current working directory is never searched: a native library is never loaded from wherever the
+process happens to run (tests/test_security.py plants one there, with a constructor). A relative
+``runtime_path`` or variable is the file under the working directory that was checked (its absolute path is
+what is loaded, never a search of the loader's paths by its bare name). A file that is not the runtime is a
+ValueError. So the option works from any directory, and
 from the copy of the evaluate script that ``evaluate.load`` caches (the script only imports this library).
 
 What it offers (only what CodeBLEU needs): ``open_library(path)`` -> ``GrammarLibrary`` (the languages
@@ -99,11 +103,19 @@ _SIGNATURES = {
 class Runtime:
     """The loaded C core (one per process and path)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, where: str = "runtime_path"):
         self.path = path
-        lib = ctypes.CDLL(str(path))
+        try:
+            lib = ctypes.CDLL(str(path))
+        except OSError as err:
+            raise ValueError(f"codebleu: {where}={str(path)!r} is not a loadable shared library ({err})") from None
         for name, (restype, argtypes) in _SIGNATURES.items():
-            func = getattr(lib, name)
+            func = getattr(lib, name, None)
+            if func is None:
+                raise ValueError(
+                    f"codebleu: {where}={str(path)!r} is not the tree-sitter runtime of 2020 (it has no function "
+                    f"{name}); {RUNTIME_HINT}"
+                )
             func.restype = restype
             func.argtypes = argtypes
             setattr(self, name[3:], func)  # ts_node_type -> self.node_type
@@ -129,12 +141,15 @@ _LOCK = threading.Lock()
 
 def cache_dir() -> Path | None:
     """The per-user cache of the runtime: ``$XDG_CACHE_HOME/multimodal_metrics/legacy_ts`` when that variable
-    is an absolute path (the XDG rule), else ``~/.cache/multimodal_metrics/legacy_ts``; None without a home."""
+    is an absolute path (the XDG rule), else ``~/.cache/multimodal_metrics/legacy_ts``; None without a home
+    or with a relative one (``HOME=.``: a cache there would be a folder of the working directory)."""
     base = os.environ.get("XDG_CACHE_HOME", "")
     if not os.path.isabs(base):
         try:
             base = Path.home() / ".cache"
         except RuntimeError:  # no home directory to expand ~ with
+            return None
+        if not base.is_absolute():
             return None
     return Path(base).joinpath(*CACHE_SUBDIR)
 
@@ -166,10 +181,16 @@ def runtime_candidates(explicit=None) -> list:
 def find_runtime(explicit=None) -> Path:
     """The compiled core: ``explicit`` (a path), else ``$CODEBLEU_TS_RUNTIME``, else the per-user cache
     (``cache_dir()``), else the checkout's ``.build/legacy_ts`` (``checkout_dir()``). An explicit path or the
-    variable must name a file; the working directory is never searched."""
+    variable must name a file (a relative one: under the working directory); the working directory is never
+    searched. The path returned is absolute (what the loader opens is the file that was checked)."""
+    return _find_runtime(explicit)[1]
+
+
+def _find_runtime(explicit=None) -> tuple:
+    """``(where, absolute path)`` of the runtime ``find_runtime`` finds."""
     for where, path in runtime_candidates(explicit):
         if path.is_file():
-            return path
+            return where, path.resolve()
         if where == "runtime_path":
             raise RuntimeError(f"codebleu: runtime_path={str(path)!r} is not a file; {RUNTIME_HINT}")
         if where == RUNTIME_ENV:
@@ -178,13 +199,15 @@ def find_runtime(explicit=None) -> Path:
 
 
 def load_runtime(path=None) -> Runtime:
-    """The runtime (loaded once per process and file): ``path``, or the one ``find_runtime`` finds."""
-    path = find_runtime(path)
-    key = str(path.resolve())
+    """The runtime (loaded once per process and file): ``path``, or the one ``find_runtime`` finds. A file
+    that is not a loadable shared library, or lacks a function of the runtime, is a ValueError naming where
+    it came from (``runtime_path``, ``CODEBLEU_TS_RUNTIME``, the per-user cache, the checkout)."""
+    where, path = _find_runtime(path)
+    key = str(path)
     with _LOCK:
         runtime = _RUNTIMES.get(key)
         if runtime is None:
-            runtime = _RUNTIMES[key] = Runtime(path)
+            runtime = _RUNTIMES[key] = Runtime(path, where)
     return runtime
 
 
@@ -206,7 +229,7 @@ class GrammarLibrary:
         self.sha256 = file_digest(path)
         self.runtime = runtime
         try:
-            self._lib = ctypes.CDLL(str(path))
+            self._lib = ctypes.CDLL(str(path.resolve()))  # the file checked, not a search by its bare name
         except OSError as err:
             raise ValueError(f"`grammar_library`: {str(path)!r} is not a loadable shared library ({err})") from None
         self.languages = {}

@@ -29,6 +29,49 @@ def metric_lock(metric) -> threading.RLock:
     return lock
 
 
+def wait_for_process_0(metric, poll: float = 0.05) -> None:
+    """In evaluate's distributed mode, on a process other than 0 whose ``compute`` has returned (None): wait
+    until process 0 has finished that compute, so that a next compute meets it at evaluate's next rendez-vous
+    (without the wait it may pass that rendez-vous on process 0's lock of the finished compute, and process 0
+    then waits ``timeout`` seconds for a file that never comes).
+
+    Process 0 holds its cache file's lock from the rendez-vous to the end of its compute; at the end it
+    removes every process's file, then releases its lock; a next compute takes the rendez-vous lock, then its
+    own lock again, and holds the rendez-vous lock until every process has come. So this process waits, with
+    no time limit (process 0 may score for long), until process 0's lock is free, or until its own file is
+    gone and the rendez-vous lock is held (process 0 is in its next compute). Process 0's lock free while
+    this process's file is still there means process 0 left its compute without gathering it (an error, or
+    the process died): a ValueError at once. The names are evaluate's own (``_create_cache_file``,
+    ``_check_rendez_vous``) in the versions of ``DIRECT_PATH_EVALUATE``."""
+    import time
+
+    from datasets.utils.filelock import FileLock, Timeout
+
+    base = os.path.join(metric.data_dir, f"{metric.experiment_id}-{metric.num_process}")
+    own = f"{base}-{metric.process_id}.arrow"
+    main_lock, rendez_vous = FileLock(f"{base}-0.arrow.lock"), FileLock(f"{base}-rdv.lock")
+
+    def free(lock) -> bool:
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            return False
+        lock.release()
+        return True
+
+    while True:
+        if free(main_lock):
+            if os.path.exists(own):
+                raise ValueError(
+                    f"process 0 ended its compute without gathering the data of process {metric.process_id} "
+                    f"(its cache file {own} is still there): see process 0's error"
+                )
+            return
+        if not os.path.exists(own) and not free(rendez_vous):
+            return
+        time.sleep(poll)
+
+
 def direct_path_supported() -> bool:
     """Whether the installed evaluate is one the direct path was written for."""
     import evaluate

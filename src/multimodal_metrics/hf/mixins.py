@@ -24,7 +24,7 @@ from .arrow import (
     reference_lists_to_arrow,
     strings_to_arrow,
 )
-from .direct import OptionsCheckedFirst, metric_lock
+from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock, wait_for_process_0
 
 
 class TrainerResults:
@@ -155,7 +155,7 @@ class PairedComparison:
         seed=None,
         confidence=0.95,
         **kwargs,
-    ) -> dict:
+    ) -> dict | None:
         """Paired significance test of system A against system B on the same references.
 
         Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
@@ -165,22 +165,40 @@ class PairedComparison:
         ``<key>_difference`` (A - B), ``<key>_difference_ci_low``/``_high`` (paired bootstrap interval of
         A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
         (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
+
+        In evaluate's distributed mode (``num_process`` > 1) it works like ``compute``: every process calls
+        it with its share of the examples, process 0 returns the comparison of all of them (gathered in
+        process order) and the others None; a process other than 0 waits, after each of the two scoring
+        runs, until process 0 has finished it (``wait_for_process_0``), so the runs meet at evaluate's
+        rendez-vous and a ``compute`` may follow at once.
         """
         if test not in TESTS:
             raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
+        for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+            if predictions is None:
+                raise ValueError(f"`{arg}` is required (got None)")
+        if self.num_process > 1 and not direct_path_supported():
+            raise ValueError(
+                "compare in distributed mode (`num_process` > 1) waits on evaluate's cache locks by their names in "
+                "evaluate 0.4.6; with another evaluate call compute on each system and compare the results"
+            )
+        gathered_elsewhere = self.num_process > 1 and self.process_id != 0  # process 0 gathers and scores
         statistics = []
         with metric_lock(self):  # the statistic read back is this call's own
-            for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
-                if predictions is None:
-                    raise ValueError(f"`{arg}` is required (got None)")
+            for predictions in (predictions_a, predictions_b):
                 self._last_statistic = None
                 self.compute(predictions=predictions, references=references, **kwargs)
+                if gathered_elsewhere:
+                    wait_for_process_0(self)
+                    continue
                 if self._last_statistic is None:
                     raise RuntimeError("compute did not record its sufficient statistics")
                 statistics.append(self._last_statistic)
+        if gathered_elsewhere:
+            return None
         (stat_a, signature), (stat_b, _) = statistics
         return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence)
 
