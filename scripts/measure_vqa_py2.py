@@ -63,23 +63,36 @@ FAMILIES = {"none": [], "Cherokee Ꭰ/ꭰ": ["Ꭰ", "ꭰ"], "Georgian Ა/ა": 
             "U+180E": ["\u180e"], "İ/i": ["İ", "i"]}  # fmt: skip
 
 
-def main(python2: str) -> None:
-    special = [c for chars in FAMILIES.values() for c in chars]
+PYTHON2 = "/root/.pyenv/versions/2.7.18/bin/python"
+
+
+def count_differences(python2: str, chars: list[str], n: int = 4034) -> int:
+    """Questions (of ``n`` generated with ``chars`` added to the pieces) where ``vqa_v2`` and the official
+    loop under ``python2`` differ."""
+    special = [c for family in FAMILIES.values() for c in family]
     base = [p for p in harness.PIECES if not any(c in p for c in special)]
+    saved = list(harness.PIECES)
+    try:
+        harness.PIECES[:] = base + chars
+        preds, refs = harness._cases(n, seed=2, size=10)
+    finally:
+        harness.PIECES[:] = saved
     with tempfile.TemporaryDirectory() as tmp:
         script, data = Path(tmp) / "official_py2.py", Path(tmp) / "cases.json"
         script.write_text(OFFICIAL_PY2)
-        for name, chars in FAMILIES.items():
-            harness.PIECES[:] = base + chars
-            preds, refs = harness._cases(4034, seed=2, size=10)
-            tables = {"contractions": core.CONTRACTIONS, "manual": core.MANUAL_MAP, "articles": list(core.ARTICLES),
-                      "punct": list(core.PUNCT), "cases": list(zip(preds, refs))}  # fmt: skip
-            data.write_text(json.dumps(tables))
-            out = subprocess.run([python2, str(script), str(data)], capture_output=True, text=True, check=True)
-            theirs = [float(x) for x in json.loads(out.stdout)]
-            ours = core.vqa_v2_per_question(preds, refs).tolist()
-            print(f"{name}: {sum(a != b for a, b in zip(ours, theirs))} of {len(ours)} questions differ")
+        tables = {"contractions": core.CONTRACTIONS, "manual": core.MANUAL_MAP, "articles": list(core.ARTICLES),
+                  "punct": list(core.PUNCT), "cases": list(zip(preds, refs))}  # fmt: skip
+        data.write_text(json.dumps(tables))
+        out = subprocess.run([python2, str(script), str(data)], capture_output=True, text=True, check=True)
+    theirs = [float(x) for x in json.loads(out.stdout)]
+    ours = core.vqa_v2_per_question(preds, refs).tolist()
+    return sum(a != b for a, b in zip(ours, theirs))
+
+
+def main(python2: str) -> None:
+    for name, chars in FAMILIES.items():
+        print(f"{name}: {count_differences(python2, chars)} of 4034 questions differ")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "/root/.pyenv/versions/2.7.18/bin/python")
+    main(sys.argv[1] if len(sys.argv) > 1 else PYTHON2)

@@ -68,3 +68,34 @@ def test_fusion_brain_2021_english_equals_the_aij_scoring_on_4000_generated_ques
     expected = [_aij2021_en(p, r) for p, r in zip(preds, refs)]
     assert got.per_example == expected
     assert 0.1 < sum(expected) / len(expected) < 0.9
+
+
+def test_ned_string_accuracy_equals_the_aij2021_htr_comparison_on_3000_generated_lines():
+    from test_ned_jiwer import _lines
+
+    from multimodal_metrics.ned import scoring as ned
+
+    refs, hyps = _lines(3000, seed=24)
+    got = ned.score(hyps, refs, return_per_example=True)
+    assert [e["string_accuracy"] for e in got.per_example] == [float(h == r) for h, r in zip(hyps, refs)]
+
+
+def test_bleu1_lowercase_gives_the_same_numbers_on_the_lower_case_vectors():
+    preds, refs = ["dog", "cat", "a dog", "dog", "dog"], [["dog"], ["dog"], ["dog"], ["black dog"], ["dog", "black dog"]]
+    plain = vqa.score(preds, refs, preset="bleu1", return_per_example=True)
+    lower = vqa.score(preds, refs, preset="bleu1", lowercase=True, return_per_example=True)
+    assert lower.per_example == plain.per_example and lower["bleu1_corpus"] == plain["bleu1_corpus"]
+
+
+def test_vqa_v2_differs_from_python2_only_through_the_unicode_tables():
+    import os
+
+    import pytest
+    from helpers import load_script
+
+    measure = load_script("measure_vqa_py2")
+    if not os.path.exists(measure.PYTHON2):
+        pytest.skip(f"needs Python 2.7 at {measure.PYTHON2}")
+    assert measure.count_differences(measure.PYTHON2, [], n=1000) == 0  # bit for bit without those letters
+    assert measure.count_differences(measure.PYTHON2, ["\u180e"], n=1000) > 0  # U+180E: whitespace in 5.2
+    assert measure.count_differences(measure.PYTHON2, ["Ꭰ", "ꭰ"], n=1000) > 0  # case pair of Unicode 8.0
