@@ -27,7 +27,7 @@ Two companion numbers are computed from the same distances:
 * ``string_accuracy`` (AIJ 2021 HTR, ``fusion_brain_aij2021:evaluation/HTR_string_accuracy``): 1 if the
   prediction equals a reference exactly (after the same normalisation; none by default), else 0; two
   empty strings are equal (1). Mean over examples.
-* ``cer`` (character error rate, corpus level, torchmetrics / jiwer style): sum over examples of the
+* ``cer`` (character error rate, corpus level, as torchmetrics' ``CharErrorRate``): sum over examples of the
   edit distance to the reference chosen for the NED score (the first reference with the best score),
   divided by the sum of those references' lengths (clamped to at least 1, so an all-empty corpus
   of references gives the number of inserted characters). Per example: edits / max(1, len(ref)).

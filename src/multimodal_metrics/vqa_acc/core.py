@@ -9,8 +9,9 @@ official evaluation of VQA v1/v2 and VQA-CP, run under Python 2.7)::
 * ``normalize="official"``: only when the N GT answers are not all identical, every GT answer and the
   prediction go through :func:`process_punctuation` then :func:`process_digit_article`. With unanimous
   GT nothing is normalised ("two" vs ten "2" scores 0; "Yes" vs ten "yes" scores 0).
-  ``"always"`` (lmms-eval >= PR #794, VLMEvalKit) normalises every question; ``"never"`` compares the
-  stripped strings.
+  ``"always"`` normalises every question the same way; ``"never"`` compares the stripped strings;
+  ``"lmms_eval"`` / ``"vlmevalkit"`` normalise every question with that harness's answer processor and
+  average as it does (``HARNESSES``), equal to it question by question.
 * Exclusion is by position (the official code compares answer dicts that differ by ``answer_id``).
 * The per-question mean is the left-to-right float sum of the N terms divided by N, exactly as the
   reference (Python 2.7 / 3.11 ``sum``), so per-question scores are bit-identical to it. In closed form,
