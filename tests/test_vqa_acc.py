@@ -314,7 +314,7 @@ PUNCT_TEXT = st.one_of(
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(VQA_WORDS, st.lists(VQA_WORDS, min_size=1, max_size=12)), min_size=1, max_size=8),
-       st.sampled_from(core.NORMALIZE_MODES))  # fmt: skip
+       st.sampled_from(("official", "always", "never")))  # fmt: skip (the harnesses: test_vqa_acc_harnesses.py)
 def test_vqa_v2_vectorised_equals_the_reference_loop(rows, normalize):
     preds = [p for p, _ in rows]
     refs = [r for _, r in rows]

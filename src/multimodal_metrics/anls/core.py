@@ -15,7 +15,8 @@ The conventions in use differ in three places, each an option here:
 * ``length_norm`` (the denominator L): ``"raw_upper"`` = max(len(a.upper()), len(o.upper())) over the
   raw, un-normalised strings (RRC script: so "ß" counts 2 and padding whitespace counts);
   ``"normalized_upper"`` = the same over the normalised strings (PyPI ``anls``); ``"raw"`` =
-  max(len(a), len(o)) over the raw strings (layoutlmv2 snippet).
+  max(len(a), len(o)) over the raw strings (layoutlmv2 snippet); ``"normalized"`` = max(len(a), len(o))
+  over the normalised strings (ANLS*, PyPI ``anls_star`` 1.0.1: ``"ǰ"`` counts 1, not 2).
 * ``boundary`` with ``threshold`` t (applied to the similarity s, as the RRC ``--anls_threshold``):
   ``"inclusive"`` keeps s >= t (RRC: NL = 0.5 keeps 0.5); ``"strict"`` keeps s > t, i.e. the paper's
   NL < tau with tau = 1 - t (PyPI ``anls`` and the layoutlmv2 snippet: NL = 0.5 scores 0).
@@ -27,7 +28,7 @@ is no Python loop over characters.
 import numpy as np
 
 TEXT_NORMS = ("ws+lower", "lower", "none")
-LENGTH_NORMS = ("raw_upper", "normalized_upper", "raw")
+LENGTH_NORMS = ("raw_upper", "normalized_upper", "raw", "normalized")
 BOUNDARIES = ("inclusive", "strict")
 
 
@@ -57,6 +58,8 @@ def _prepare(strings: list[str], text_norm: str, length_norm: str) -> tuple[list
         lengths = (len(s.upper()) for s in normed)
     elif length_norm == "raw":
         lengths = (len(s) for s in strings)
+    elif length_norm == "normalized":
+        lengths = (len(s) for s in normed)
     else:
         raise ValueError(f"`length_norm` must be one of {list(LENGTH_NORMS)}, got {length_norm!r}")
     return normed, np.fromiter(lengths, dtype=np.int64, count=len(strings))

@@ -13,6 +13,8 @@ PRESETS = {
     "stvqa": {"threshold": 0.5, "boundary": "strict", "text_norm": "ws+lower", "length_norm": "normalized_upper"},
     # herobd/layoutlmv2 eval_docvqa.py, the snippet quoted in seed 004.
     "layoutlmv2": {"threshold": 0.5, "boundary": "strict", "text_norm": "lower", "length_norm": "raw"},
+    # ANLS* (Peer et al. 2024), PyPI `anls_star` 1.0.1 `anls_score(tuple(answers), prediction)` on strings.
+    "anls_star": {"threshold": 0.5, "boundary": "inclusive", "text_norm": "ws+lower", "length_norm": "normalized"},
 }
 
 OPTIONS = OptionTable(
@@ -25,7 +27,8 @@ OPTIONS = OptionTable(
         Option("text_norm", "what the distance sees: 'ws+lower' (strip, lower-case, collapse whitespace), "
                "'lower' (lower-case only), 'none' (raw strings).", choices=TEXT_NORMS, sig="norm"),
         Option("length_norm", "the length normaliser: 'raw_upper' (max len(x.upper()) over raw strings, official), "
-               "'normalized_upper' (same over normalised strings, PyPI `anls`), 'raw' (max len over raw strings).",
+               "'normalized_upper' (same over normalised strings, PyPI `anls`), 'raw' (max len over raw strings), "
+               "'normalized' (max len over normalised strings, ANLS*).",
                choices=LENGTH_NORMS, sig="len"),
     ],
     PRESETS,

@@ -27,11 +27,14 @@ Two companion numbers are computed from the same distances:
 * ``string_accuracy`` (AIJ 2021 HTR, ``fusion_brain_aij2021:evaluation/HTR_string_accuracy``): 1 if the
   prediction equals a reference exactly (after the same normalisation; none by default), else 0; two
   empty strings are equal (1). Mean over examples.
-* ``cer`` (character error rate, corpus level, torchmetrics / jiwer style): sum over examples of the
+* ``cer`` (character error rate, corpus level, as torchmetrics' ``CharErrorRate``): sum over examples of the
   edit distance to the reference chosen for the NED score (the first reference with the best score),
   divided by the sum of those references' lengths (clamped to at least 1, so an all-empty corpus
   of references gives the number of inserted characters). Per example: edits / max(1, len(ref)).
   CER is an error rate: it can exceed 1 and is not the mean of the per-example values.
+  ``cer_strip=True`` strips both strings (``str.strip()``) before the CER's edit distance and length,
+  as jiwer 4's default ``cer`` does (its ``cer_default`` transform: ``Strip``, then characters); 1 - NED
+  and string accuracy are unchanged. torchmetrics' ``CharErrorRate`` does not strip (the default).
 
 Edit distances run in C++ through rapidfuzz (``cpdist``); there is no Python loop over characters.
 """
@@ -99,6 +102,7 @@ def ned_per_example(
     case_fold: str = "none",
     fullwidth_to_halfwidth: bool = False,
     both_empty: float = 0.0,
+    cer_strip: bool = False,
 ) -> dict[str, np.ndarray]:
     """Per-example arrays: ``one_minus_ned``, ``string_accuracy``, ``edits`` and ``ref_chars``.
 
@@ -109,7 +113,7 @@ def ned_per_example(
     """
     counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
     flat_refs = [ref for refs in references for ref in refs]
-    return ned_per_example_flat(predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty)
+    return ned_per_example_flat(predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty, cer_strip)
 
 
 def ned_per_example_flat(
@@ -119,6 +123,7 @@ def ned_per_example_flat(
     case_fold: str = "none",
     fullwidth_to_halfwidth: bool = False,
     both_empty: float = 0.0,
+    cer_strip: bool = False,
 ) -> dict[str, np.ndarray]:
     """:func:`ned_per_example` with the references given flat: every reference in example order and
     ``counts[i]`` (>= 1) references for example i (the layout the evaluate module reads from Arrow)."""
@@ -138,11 +143,15 @@ def ned_per_example_flat(
     _, first = np.unique(owner[hits], return_index=True)
     chosen = hits[first]
     exact = np.maximum.reduceat((dist == 0).astype(np.float64), starts)
+    edits, ref_chars = dist[chosen], ref_len[chosen]
+    if cer_strip:  # jiwer's CER: the chosen pair again, both strings stripped
+        stripped_refs = [flat_references[k].strip() for k in chosen.tolist()]
+        _, edits, ref_chars = pair_scores([p.strip() for p in predictions], stripped_refs, case_fold, fullwidth_to_halfwidth)
     return {
         "one_minus_ned": best,
         "string_accuracy": exact,
-        "edits": dist[chosen].astype(np.float64),
-        "ref_chars": ref_len[chosen].astype(np.float64),
+        "edits": edits.astype(np.float64),
+        "ref_chars": ref_chars.astype(np.float64),
     }
 
 

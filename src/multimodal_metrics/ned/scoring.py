@@ -10,11 +10,11 @@ from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ne
 
 PRESETS = {
     # Official AIJ 2022 FusionBrain calculate_NED.py (seeds_reference.md section 1.6).
-    "default": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 0.0},
+    "default": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 0.0, "cer_strip": False},
     # ICDAR 2019 ReCTS task rules: Latin case-insensitive, full-width = half-width, "" vs "" = 1.
-    "icdar2019": {"case_fold": "latin", "fullwidth_to_halfwidth": True, "both_empty": 1.0},
+    "icdar2019": {"case_fold": "latin", "fullwidth_to_halfwidth": True, "both_empty": 1.0, "cer_strip": False},
     # Official AIJ 2022 except that two empty strings score 1 (mmocr OneMinusNormEditDistance).
-    "empty_match": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 1.0},
+    "empty_match": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 1.0, "cer_strip": False},
 }
 
 
@@ -34,6 +34,10 @@ OPTIONS = OptionTable(
         Option("both_empty", "score of a pair of two empty strings, 0 (official AIJ 2022) or 1 (ICDAR / mmocr); "
                "a pair with one empty string always scores 0.", choices=BOTH_EMPTY_SCORES,
                check=_check_both_empty, cli=float, doc_type="float", sig="empty"),
+        # In the signature only when set (``cer:jiwer``), so the signatures recorded before it stay valid.
+        Option("cer_strip", "strip both strings before the CER's edit distance and length, as jiwer 4's default "
+               "`cer` (False: no stripping, as torchmetrics' CharErrorRate); 1 - NED and string accuracy are "
+               "unchanged.", kind="bool"),
     ],
     PRESETS,
 )
@@ -61,7 +65,9 @@ def score_checked(predictions, flat_references, counts, preset, options, resampl
     exact = per["string_accuracy"].tolist()
     cers = cer_per_example(per["edits"], per["ref_chars"]).tolist()
     per_example = [{"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)]
-    signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
+    cer_field = {"cer": "jiwer"} if options.get("cer_strip") else {}
+    fields = {**OPTIONS.signature_fields(options), **cer_field, **resampling.signature_fields()}
+    signature = OPTIONS.signature(preset, fields)
     statistic = _statistic(per["one_minus_ned"], per["string_accuracy"], per["edits"], per["ref_chars"])
     values = {
         "one_minus_ned": mean(ned_scores),
@@ -77,7 +83,8 @@ def score(predictions, references, preset="default", *, return_per_example=False
     """1 - NED, ``string_accuracy`` and the corpus ``cer`` of ``predictions`` (one recognised text per
     example) against ``references`` (one transcription, or a list of accepted transcriptions, per example).
 
-    ``preset`` and ``options`` (``case_fold``, ``fullwidth_to_halfwidth``, ``both_empty``: see ``OPTIONS``)
+    ``preset`` and ``options`` (``case_fold``, ``fullwidth_to_halfwidth``, ``both_empty``, ``cer_strip``: see
+    ``OPTIONS``)
     set the convention; ``confidence`` adds the bootstrap intervals ``<key>_ci_low``/``_high`` of the three
     scores (``n_resamples`` resamples of the examples, ``seed``). ``per_example``: one dict per example
     (``one_minus_ned``, ``string_accuracy``, ``cer``). Returns a :class:`~multimodal_metrics.results.Result`

@@ -9,8 +9,9 @@ official evaluation of VQA v1/v2 and VQA-CP, run under Python 2.7)::
 * ``normalize="official"``: only when the N GT answers are not all identical, every GT answer and the
   prediction go through :func:`process_punctuation` then :func:`process_digit_article`. With unanimous
   GT nothing is normalised ("two" vs ten "2" scores 0; "Yes" vs ten "yes" scores 0).
-  ``"always"`` (lmms-eval >= PR #794, VLMEvalKit) normalises every question; ``"never"`` compares the
-  stripped strings.
+  ``"always"`` normalises every question the same way; ``"never"`` compares the stripped strings;
+  ``"lmms_eval"`` / ``"vlmevalkit"`` normalise every question with that harness's answer processor and
+  average as it does (``HARNESSES``), equal to it question by question.
 * Exclusion is by position (the official code compares answer dicts that differ by ``answer_id``).
 * The per-question mean is the left-to-right float sum of the N terms divided by N, exactly as the
   reference (Python 2.7 / 3.11 ``sum``), so per-question scores are bit-identical to it. In closed form,
@@ -42,7 +43,14 @@ import numpy as np
 from ..resources.russian import NUMBER_WORDS, first_lemma
 from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the former name)
 
-NORMALIZE_MODES = ("official", "always", "never")
+NORMALIZE_MODES = ("official", "always", "never", "lmms_eval", "vlmevalkit")
+# The harnesses' answer processors (Python 3: ``\d`` is any Unicode digit), each normalising every question:
+# lmms-eval 0.7.3 (lmms_eval/tasks/vqav2/utils.py + _task_utils/vqa_eval_metric.py: comma rule
+# ``(?<=\d)(\,)+(?=\d)``, so "1,,2" counts as digit,digit; the official period regex; the mean by
+# ``statistics.mean``) and VLMEvalKit (vlmeval/dataset/utils/vqa_eval.py @ 0a04a1d, vlmeval/smp/misc.py
+# @ 4e85dcd: the official comma rule; the period regex ``(?<!\d)\.(?!\d)``, so a period after a digit
+# stays; the mean by ``np.mean``).
+HARNESSES = ("lmms_eval", "vlmevalkit")
 LANGUAGES = ("en", "ru")
 
 PUNCT = (";", "/", "[", "]", '"', "{", "}", "(", ")", "=", "+", "\\", "_", "-", ">", "<", "@", "`", ",", "?", "!")
@@ -90,6 +98,8 @@ CONTRACTIONS = {
 # The reference's patterns, verbatim; `re.ASCII` = Python 2 semantics of `\d` (no UNICODE flag).
 _PERIOD = {True: re.compile(r"(?!<=\d)(\.)(?!\d)", re.ASCII), False: re.compile(r"(?!<=\d)(\.)(?!\d)")}
 _COMMA = {True: re.compile(r"(\d)(\,)(\d)", re.ASCII), False: re.compile(r"(\d)(\,)(\d)")}
+_HARNESS_PERIOD = {"lmms_eval": _PERIOD[False], "vlmevalkit": re.compile(r"(?<!\d)\.(?!\d)")}
+_HARNESS_COMMA = {"lmms_eval": re.compile(r"(?<=\d)(\,)+(?=\d)"), "vlmevalkit": _COMMA[False]}
 PERIOD_COUNT = 32  # re.UNICODE passed positionally as `count` by the reference
 
 
@@ -98,17 +108,20 @@ def clean_whitespace(text: str) -> str:
     return text.replace("\n", " ").replace("\t", " ").strip()
 
 
-def process_punctuation(text: str, ascii_digits: bool = True) -> str:
-    """The reference's ``processPunctuation`` (quirks included, see the module docstring)."""
+def process_punctuation(text: str, ascii_digits: bool = True, harness: str | None = None) -> str:
+    """The reference's ``processPunctuation`` (quirks included, see the module docstring); ``harness``
+    (one of ``HARNESSES``): that harness's variant (its comma and period patterns, Unicode ``\\d``)."""
     out = text
-    delete = _COMMA[ascii_digits].search(text) is not None
+    comma = _COMMA[ascii_digits] if harness is None else _HARNESS_COMMA[harness]
+    period = _PERIOD[ascii_digits] if harness is None else _HARNESS_PERIOD[harness]
+    delete = comma.search(text) is not None
     for p in PUNCT:
         if p in text:  # replacing never creates another mark, so presence in `text` is presence in `out`
             if delete or (p + " " in text) or (" " + p in text):
                 out = out.replace(p, "")
             else:
                 out = out.replace(p, " ")
-    return _PERIOD[ascii_digits].sub("", out, count=PERIOD_COUNT)
+    return period.sub("", out, count=PERIOD_COUNT)
 
 
 @lru_cache(maxsize=65536)
@@ -153,9 +166,9 @@ def process_digit_article(text: str, lang: str = "en") -> str:
     return " ".join(CONTRACTIONS.get(w, w) for w in out if w not in ARTICLES)
 
 
-def normalize_answer(text: str, lang: str = "en", ascii_digits: bool = True) -> str:
+def normalize_answer(text: str, lang: str = "en", ascii_digits: bool = True, harness: str | None = None) -> str:
     """Full normalisation of one answer: whitespace clean-up, punctuation, digits/articles."""
-    return process_digit_article(process_punctuation(clean_whitespace(text), ascii_digits), lang)
+    return process_digit_article(process_punctuation(clean_whitespace(text), ascii_digits, harness), lang)
 
 
 def _ids(strings, index: dict) -> np.ndarray:
@@ -218,31 +231,35 @@ def vqa_v2_scores_from_ids(
     starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     if normalize == "never":
         use_norm = np.zeros(n, dtype=bool)
-    elif normalize == "always":
+    elif normalize == "always" or normalize in HARNESSES:
         use_norm = np.ones(n, dtype=bool)
     else:  # normalise only when the annotators disagree
         use_norm = np.minimum.reduceat(gt_c, starts) != np.maximum.reduceat(gt_c, starts)
     gt_sel, pred_sel = gt_c, pred_c
     if use_norm.any():
         norm_index: dict = {}
-        norm_of_clean = _ids([normalize_answer(s, "en", ascii_digits) for s in clean_index], norm_index)
+        harness = normalize if normalize in HARNESSES else None
+        norm_of_clean = _ids([normalize_answer(s, "en", ascii_digits, harness) for s in clean_index], norm_index)
         gt_sel = np.where(np.repeat(use_norm, counts), norm_of_clean[gt_c], gt_c)
         pred_sel = np.where(use_norm, norm_of_clean[pred_c], pred_c)
     sizes = np.unique(counts)
     if len(sizes) == 1:  # every question has the same number of answers (VQA v2: 10): a plain grid
         size = int(sizes[0])
-        return _leave_one_out(gt_sel.reshape(n, size) == pred_sel[:, None])
+        return _leave_one_out(gt_sel.reshape(n, size) == pred_sel[:, None], normalize)
     match = gt_sel == np.repeat(pred_sel, counts)
     scores = np.empty(n, dtype=np.float64)
     for size in sizes:
         rows = np.nonzero(counts == size)[0]
-        scores[rows] = _leave_one_out(match[starts[rows][:, None] + np.arange(size)])
+        scores[rows] = _leave_one_out(match[starts[rows][:, None] + np.arange(size)], normalize)
     return scores
 
 
-def _leave_one_out(grid: np.ndarray) -> np.ndarray:
+def _leave_one_out(grid: np.ndarray, normalize: str = "official") -> np.ndarray:
     """Per row of ``grid`` (questions x N answers, True where the answer equals the prediction):
-    1/N * sum_i min(1, #{j != i matching} / 3), summed left to right like the reference."""
+    1/N * sum_i min(1, #{j != i matching} / 3), summed left to right like the reference; for a harness
+    (``normalize`` in ``HARNESSES``) averaged as that harness averages (:func:`_harness_means`)."""
+    if normalize in HARNESSES:
+        return _harness_means(grid, normalize)
     m = grid.sum(axis=1).astype(np.float64)
     hit = np.minimum(1.0, (m - 1.0) / 3.0)  # term of an answer equal to the prediction
     miss = np.minimum(1.0, m / 3.0)  # term of any other answer
@@ -251,6 +268,23 @@ def _leave_one_out(grid: np.ndarray) -> np.ndarray:
     for j in range(grid.shape[1]):  # left-to-right, as Python's sum() in the reference
         total += terms[:, j]
     return total / float(grid.shape[1])
+
+
+def _harness_means(grid: np.ndarray, harness: str) -> np.ndarray:
+    """The leave-one-out terms of every row of ``grid`` averaged as ``harness`` does: lmms-eval by
+    ``statistics.mean`` (the exact mean, rounded once), VLMEvalKit by ``np.mean`` (numpy's pairwise sum:
+    the result depends on where the matches are). One call per distinct row pattern."""
+    import statistics
+
+    if grid.size == 0:
+        return np.zeros(len(grid), dtype=np.float64)
+    patterns, inverse = np.unique(grid, axis=0, return_inverse=True)
+    values = np.empty(len(patterns), dtype=np.float64)
+    for k, row in enumerate(patterns.tolist()):
+        m = sum(row)
+        terms = [min(1, float(m - 1 if hit else m) / 3) for hit in row]
+        values[k] = statistics.mean(terms) if harness == "lmms_eval" else np.mean(terms)
+    return values[np.asarray(inverse).reshape(-1)]
 
 
 def vqa_v2_reference_loop(

@@ -41,6 +41,10 @@ PRESETS = {
     # GT-Vision-Lab/VQA vqaEval.py @ a013f00 (seeds_reference.md 3.1); default = the same options.
     "default": dict(_OPTIONS_VQA),
     "vqa_v2": dict(_OPTIONS_VQA),
+    # lmms-eval 0.7.3 vqav2_process_results (EvalAIAnswerProcessor) and VLMEvalKit process_line(method=
+    # 'vqa_score'): every question normalised by that harness's answer processor, averaged as it does.
+    "lmms_eval": {"normalize": "lmms_eval", "num_answers": 10},
+    "vlmevalkit": {"normalize": "vlmevalkit", "num_answers": 0},
     # ai-forever/fusion_brain_aij2021 evaluation/VQA_accuracy (seeds_reference.md 2.4).
     "fusion_brain_2021": {"num_answers": 0},
     # Kafle & Kanan's TDIUC script (seeds_reference.md 3.2).
@@ -54,6 +58,8 @@ PRESETS = {
 SCORERS = {
     "default": "vqa_v2",
     "vqa_v2": "vqa_v2",
+    "lmms_eval": "vqa_v2",
+    "vlmevalkit": "vqa_v2",
     "fusion_brain_2021": "fusion_brain_2021",
     "tdiuc": "tdiuc",
     "wups": "wups",
@@ -168,7 +174,9 @@ OPTIONS = PresetOptionTable(
         Option("num_answers", "exact number of GT answers each question must have (0 = any); a question with "
                "another number is an error naming it.", kind="integer", low=0, check=_check_num_answers, sig="answers"),
         Option("normalize", "vqa_v2: one of 'official' (normalise only when the GT answers disagree), 'always' "
-               "(lmms-eval/VLMEvalKit convention), 'never'.", choices=NORMALIZE_MODES, sig="norm"),
+               "(the official normalisation on every question), 'never', 'lmms_eval' (lmms-eval 0.7.3's VQAv2 "
+               "scoring, equal to it question by question), 'vlmevalkit' (VLMEvalKit's vqa_score, equal to it "
+               "question by question).", choices=NORMALIZE_MODES, sig="norm"),
         Option("epsilon", "tdiuc: added to every per-type accuracy on the 0-100 scale.", kind="number",
                low=0.0, high=1.0, sig="eps", demo=False),
         Option("answer_key", "tdiuc: the answers of the official script's answer key; a GT answer outside it is "
