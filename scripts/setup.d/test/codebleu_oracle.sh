@@ -3,7 +3,7 @@
 # scripts/bench_codebleu.py (its pins clash with ours: it needs tree-sitter<0.23 and ABI-14 grammars).
 # Idempotent: a stamp records what was installed. Never import it from the main venv.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 V=.build/venv-codebleu
 PY="${PYTHON:-python3}"
 PKGS=(
