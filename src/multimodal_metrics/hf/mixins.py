@@ -14,7 +14,16 @@ from collections.abc import Mapping
 
 from ..inputs import check_same_length, nest
 from ..results import trainer_scores
-from ..stats import TESTS, Resampling, Statistic, interval_values, paired_comparison, split_resampling
+from ..stats import (
+    DEFAULT_P_VALUE,
+    TESTS,
+    Resampling,
+    Statistic,
+    check_p_value,
+    interval_values,
+    paired_comparison,
+    split_resampling,
+)
 from .arrow import (
     ArrowColumn,
     checked_features,
@@ -154,20 +163,25 @@ class PairedComparison:
         n_resamples=None,
         seed=None,
         confidence=0.95,
+        p_value=DEFAULT_P_VALUE,
         **kwargs,
     ) -> dict:
         """Paired significance test of system A against system B on the same references.
 
         Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
-        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar,
-        ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs, 1000
-        resamples); ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
+        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar's
+        draws, ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs's
+        resamples, 1000); ``seed`` default 12345; ``p_value``: "ge" (default: null statistics at least as
+        extreme as the observed one count, ties included) or "sacrebleu" (sacrebleu's strict count, which
+        rejects about 10% of equally good systems at 0.05 on 0/1 scores). Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
         ``<key>_difference`` (A - B), ``<key>_difference_ci_low``/``_high`` (paired bootstrap interval of
         A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
-        (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
+        (two-sided), then ``signature`` (the scoring signature plus the test, its size, seed and p-value
+        rule ``p:ge`` / ``p:sacrebleu``).
         """
         if test not in TESTS:
             raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        check_p_value(p_value)
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
@@ -182,7 +196,7 @@ class PairedComparison:
                     raise RuntimeError("compute did not record its sufficient statistics")
                 statistics.append(self._last_statistic)
         (stat_a, signature), (stat_b, _) = statistics
-        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence)
+        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence, p_value)
 
 
 class LibraryMetric:
