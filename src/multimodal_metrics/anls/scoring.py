@@ -15,6 +15,10 @@ PRESETS = {
     "layoutlmv2": {"threshold": 0.5, "boundary": "strict", "text_norm": "lower", "length_norm": "raw"},
 }
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"anls": True}
+
 OPTIONS = OptionTable(
     "anls",
     [

@@ -115,6 +115,10 @@ class CodebleuOptions(OptionTable):
         return super().resolve(preset, passed)
 
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {key: True for key in KEYS}
+
 OPTIONS = CodebleuOptions(
     "codebleu",
     [

@@ -13,7 +13,7 @@ evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of th
 from collections.abc import Mapping
 
 from ..inputs import check_same_length, nest
-from ..results import trainer_scores
+from ..results import directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
     TESTS,
@@ -42,11 +42,20 @@ class TrainerResults:
     With ``for_trainer=True`` (or a prefix string such as ``for_trainer="val_anls"``) ``compute``
     returns only numbers under metric-prefixed keys (``trainer_scores``), ready for
     ``Trainer(compute_metrics=...)``, ``trainer.log_metrics`` and ``hyperparameter_search``, and
-    mergeable with another metric's result. The signature of that call stays available as
-    ``metric.last_signature`` (every ``compute`` sets it).
+    mergeable with another metric's result; raw counts (det_f1's tp/fp/fn) are left out. The signature of
+    that call stays available as ``metric.last_signature`` (every ``compute`` sets it). ``higher_is_better``
+    maps every result key to True / False (CER, FID: lower is better) / None (a raw count), for
+    ``metric_for_best_model`` with ``greater_is_better`` and ``hyperparameter_search``'s ``direction``.
     """
 
     last_signature = None
+    library = None
+
+    @property
+    def higher_is_better(self) -> dict:
+        """The metric's ``HIGHER_IS_BETTER`` table: ``{key: True | False | None}`` (a key ending in ``*`` covers
+        every key with that prefix; ``<key>_ci_low``/``_high`` follow ``<key>``)."""
+        return directions_of(self.library.__name__.rpartition(".")[2])
 
     def compute(self, *, for_trainer=False, **kwargs):
         """Like ``evaluate.Metric.compute``; ``for_trainer=True`` (or a key prefix string) returns
@@ -69,7 +78,9 @@ class TrainerResults:
             if result is None:  # a non-main process of a distributed run
                 return None
             self.last_signature = result.get("signature")
-        return result if for_trainer is False else trainer_scores(result, prefix)
+        if for_trainer is False:
+            return result
+        return trainer_scores(result, prefix, self.higher_is_better if self.library is not None else None)
 
 
 class TextPairInputs(TrainerResults, OptionsCheckedFirst):
