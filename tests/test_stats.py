@@ -242,6 +242,17 @@ def test_metric_compare_on_few_examples():
     assert strict["string_accuracy_p_value"] == pytest.approx(1 / 10001) and "|p:sacrebleu|" in strict["signature"]
     with pytest.raises(ValueError, match="p_value"):
         ned.compare(refs, refs, refs, p_value="strict")
+    # the evaluate module's compare: the same numbers, the same rule option
+    from helpers import load_metric
+
+    metric = load_metric("ned")
+    via_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs)
+    assert via_module == out
+    strict_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs,
+                                   p_value="sacrebleu")
+    assert strict_module == strict
+    with pytest.raises(ValueError, match="p_value"):
+        metric.compare(predictions_a=refs, predictions_b=refs, references=refs, p_value=1)
 
     boxes = [{"cat": [[0, 0, 10, 10]]}, {"cat": [[0, 0, 10, 10]]}]
     out = det_f1.compare(boxes, [{"cat": [[0, 0, 10, 10]]}, {"cat": [[50, 50, 10, 10]]}], boxes)
