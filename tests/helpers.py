@@ -200,3 +200,39 @@ def decode_ids(ids) -> list[str]:
     """Token ids -> text, one letter per id (a stand-in for tokenizer.batch_decode): 0/1 (pad/eos)
     and -100 (ignored label positions) are dropped."""
     return ["".join(chr(ord("a") + (int(t) - 2) % 26) for t in row if t > 1) for row in ids]
+
+
+def train_in_seq2seq_trainer(compute_metrics, epochs: int = 3, n: int = 12, hp_backend=None, **arguments):
+    """Train a tiny random T5 (``model_init``, so ``hyperparameter_search`` can re-create it) with
+    `Seq2SeqTrainer(predict_with_generate=True)`, evaluating every epoch; ``arguments`` go to
+    `Seq2SeqTrainingArguments` (``metric_for_best_model``, ``greater_is_better``, ...). Returns the trainer
+    (its ``state.log_history`` holds every evaluation) in a temporary output folder that lives as long as
+    the trainer object."""
+    import tempfile
+
+    import numpy as np
+    import torch
+    from datasets import Dataset
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+
+    def model_init(trial=None):
+        torch.manual_seed(0)
+        config = T5Config(
+            vocab_size=12, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
+            decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+        )
+        return T5ForConditionalGeneration(config)
+
+    rng = np.random.default_rng(0)
+    inputs = rng.integers(2, 12, size=(n, 4))
+    data = Dataset.from_dict({"input_ids": inputs.tolist(), "labels": [[*row[:3], 1] for row in inputs.tolist()]})
+    out = tempfile.TemporaryDirectory()
+    args = Seq2SeqTrainingArguments(
+        output_dir=out.name, per_device_train_batch_size=4, per_device_eval_batch_size=6, predict_with_generate=True,
+        generation_max_length=5, use_cpu=True, report_to="none", disable_tqdm=True, num_train_epochs=epochs,
+        learning_rate=3e-2, eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", **arguments,
+    )
+    trainer = Seq2SeqTrainer(model_init=model_init, args=args, train_dataset=data, eval_dataset=data,
+                             compute_metrics=compute_metrics)
+    trainer._mm_output = out  # removed with the trainer
+    return trainer

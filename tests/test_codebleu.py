@@ -58,6 +58,8 @@ def test_golden_pypi_vectors_python_java():
     assert _quiet_compute(default, predictions=["pass"], references=["import os"], lang="python")["codebleu"] == 0.0
 
 
+LEGACY_BUILT = __import__("multimodal_metrics.codebleu.legacy_runtime", fromlist=["x"]).find_grammars() is not None
+
 # seeds_reference.md 6.7: (predictions, references, AIJ column, ours with the modern grammar or None = AIJ)
 AIJ = {
     "T1": ([ADD], [ADD], (1.0, 1.0, 1.0, 1.0, 1.0), None),
@@ -87,13 +89,19 @@ AIJ = {
 
 @pytest.mark.parametrize("case", sorted(AIJ))
 def test_fusion_brain_2021_vectors(case):
-    """AIJ column of 6.7. The n-gram components always match; AST/data flow match where the 2020
-    tree-sitter-python (@f45949f) and the pinned 0.25 grammar build the same trees (see the card)."""
+    """AIJ column of 6.7. With grammar_library="wheels" the n-gram components always match; AST/data flow
+    match where the 2020 tree-sitter-python (@f45949f) and the pinned 0.25 grammar build the same trees (see
+    the card). By default (the 2020 grammars, built at set-up) every column matches (issue 22)."""
     preds, refs, aij, modern = AIJ[case]
-    r = _quiet_compute(load_metric("codebleu", "fusion_brain_2021"), predictions=preds, references=refs)
+    metric = load_metric("codebleu", "fusion_brain_2021")
+    r = _quiet_compute(metric, predictions=preds, references=refs, grammar_library="wheels")
     got = tuple(r[k] for k in core.KEYS)
     assert got[1:3] == pytest.approx(aij[1:3], abs=1e-6)
     assert got == pytest.approx(modern or aij, abs=1e-6)
+    if LEGACY_BUILT:
+        r = _quiet_compute(metric, predictions=preds, references=refs)
+        assert tuple(r[k] for k in core.KEYS) == pytest.approx(aij, abs=1e-6)
+        assert "|grammar:languages-npm-2020.so@" in r["signature"] and "|ts:0.2.0|" in r["signature"]
 
 
 # ai-forever/fusion_brain_aij2021 evaluation/C2C_codeBLEU/{true,prediction}_C2C.json (public sample data)
@@ -123,10 +131,16 @@ SAMPLE_PRED = "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : ..."
 
 
 def test_fusion_brain_2021_repo_sample():
-    """AIJ: 0.08587211336633069 (0.146248, 0.150827, 0.046414, 0.0) with the 2020 grammar; the n-gram
-    parts agree, AST/data flow differ (modern error recovery on pseudo-code; see the card)."""
-    r = _quiet_compute(load_metric("codebleu", "fusion_brain_2021"), predictions=[SAMPLE_PRED] * 20,
-                       references=SAMPLE_REFS)
+    """AIJ: 0.08587211336633069 (0.146248, 0.150827, 0.046414, 0.0) with the 2020 grammar, what the preset
+    gives by default (issue 22: it gave 0.3018); with grammar_library="wheels" the n-gram parts agree,
+    AST/data flow differ (modern error recovery on pseudo-code; see the card)."""
+    metric = load_metric("codebleu", "fusion_brain_2021")
+    if LEGACY_BUILT:
+        r = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS)
+        assert r["codebleu"] == 0.08587211336633069
+        assert "|grammar:languages-npm-2020.so@" in r["signature"] and "|ts:0.2.0|" in r["signature"]
+    r = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels")
+    assert "|grammar:tree-sitter-python@" in r["signature"] and "|ts:0.26" in r["signature"]
     assert (r["ngram_match"], r["weighted_ngram_match"]) == pytest.approx((0.146248, 0.150827), abs=1e-6)
     assert (r["codebleu"], r["syntax_match"], r["dataflow_match"]) == pytest.approx(
         (0.301789, 0.065421, 0.844660), abs=1e-6)
@@ -135,9 +149,10 @@ def test_fusion_brain_2021_repo_sample():
 def test_fusion_brain_2021_clipping_and_no_dataflow():
     metric = load_metric("codebleu", "fusion_brain_2021")
     with pytest.warns(UserWarning, match="no data flow"):
-        r = metric.compute(predictions=["if c : return d"], references=["if a : return b"])
+        r = metric.compute(predictions=["if c : return d"], references=["if a : return b"], grammar_library="wheels")
     assert r["dataflow_match"] == 0.0
-    clipped = _quiet_compute(metric, predictions=["x = 1"], references=["x = 1\ny = 1\nz = 1"], ast_clipping=True)
+    clipped = _quiet_compute(metric, predictions=["x = 1"], references=["x = 1\ny = 1\nz = 1"], ast_clipping=True,
+                             grammar_library="wheels")
     assert clipped["syntax_match"] == pytest.approx(2 / 7)  # membership counting gives 6/7 (AIJ 12/13)
 
 

@@ -173,12 +173,17 @@ def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang
         ours = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library=str(LIBRARY))
     for key in core.KEYS:
         assert ours[key] == pytest.approx(expected[key], abs=1e-12), key
-    assert f"|grammar:{LIBRARY.name}@{ts_legacy.file_digest(LIBRARY)[:12]}|" in ours["signature"]
+    assert f"|grammar:{LIBRARY.name}@{ts_legacy.file_digest(LIBRARY)[:12]}|ts:0.2.0|" in ours["signature"]
+    # the preset's default ("2020": the same library, built beside the runtime) gives the same numbers
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        default = metric.compute(predictions=preds, references=refs, lang=lang)
+    assert default == ours
     # and the grammars of 2020 do move the number away from today's wheels on these inputs
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        wheels = metric.compute(predictions=preds, references=refs, lang=lang)
-    assert "grammar:" not in wheels["signature"]
+        wheels = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library="wheels")
+    assert "|grammar:tree-sitter-" in wheels["signature"] and "|ts:0.26" in wheels["signature"]
     assert wheels["ngram_match"] == ours["ngram_match"]
     assert (wheels["syntax_match"], wheels["dataflow_match"]) != (ours["syntax_match"], ours["dataflow_match"])
 
@@ -309,3 +314,57 @@ def test_grammar_library_from_another_working_directory(tmp_path):
     out = _elsewhere(work, {**env, "XDG_CACHE_HOME": str(tmp_path / "cache")})
     assert out["compute"] == out["score"] == 0.08587211336633069
     assert out["runtimes"] == [str((cache / ts_legacy.RUNTIME_FILE).resolve())]
+
+
+# ----------------------------------------------------------------------------------------------
+# The 2020 grammars by default (issue 22)
+# ----------------------------------------------------------------------------------------------
+def test_presets_score_with_the_2020_grammars_by_default():
+    """default / paper / fusion_brain_2021 use grammar_library="2020": the grammars built beside the runtime;
+    the signature records grammar and runtime; "wheels" and pypi record the wheel and tree-sitter versions."""
+    from multimodal_metrics import codebleu
+
+    assert ts_legacy.find_grammars() is not None
+    preds, refs = [SAMPLE_PRED] * len(SAMPLE_REFS), SAMPLE_REFS
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = codebleu.score(preds, refs, "fusion_brain_2021")
+        wheels = codebleu.score(preds, refs, "fusion_brain_2021", grammar_library="wheels")
+        pypi = codebleu.score(["x = 1"], ["x = 1"], "pypi", lang="python")
+    assert r["codebleu"] == 0.08587211336633069
+    assert f"|grammar:{ts_legacy.GRAMMAR_FILE}@" in r.signature and r.signature.endswith("|ts:0.2.0|v:0.1.0")
+    assert wheels["codebleu"] == pytest.approx(0.301789, abs=1e-6)
+    assert "|grammar:tree-sitter-python@0.25.0|ts:0.26.1|" in wheels.signature
+    assert "|grammar:tree-sitter-python@0.25.0|ts:0.26.1|" in pypi.signature
+    for preset in ("default", "paper"):
+        assert codebleu.PRESETS[preset]["grammar_library"] == "2020"
+
+
+def test_presets_without_the_2020_grammars_warn_and_name_the_build_command(monkeypatch):
+    from multimodal_metrics import codebleu
+
+    monkeypatch.setattr(ts_legacy, "find_grammars", lambda: None)
+    preds, refs = [SAMPLE_PRED] * len(SAMPLE_REFS), SAMPLE_REFS
+    with pytest.warns(UserWarning, match=r"python -m multimodal_metrics\.codebleu\.build_runtime") as record:
+        r = codebleu.score(preds, refs, "fusion_brain_2021")
+    assert any("not built here" in str(w.message) for w in record)
+    assert r["codebleu"] == pytest.approx(0.301789, abs=1e-6) and "|grammar:tree-sitter-python@" in r.signature
+    monkeypatch.undo()
+    with pytest.warns(UserWarning, match="has no c_sharp grammar"):
+        r = codebleu.score(["int x = 1;"], ["int x = 1;"], lang="c_sharp")
+    assert "|grammar:tree-sitter-c-sharp@" in r.signature
+
+
+def test_build_command_builds_the_2020_grammars(tmp_path):
+    """build_grammars from the pinned npm tarballs (the set-up's copies, no download): the same library,
+    byte for byte, as the set-up's."""
+    from multimodal_metrics.codebleu import build_runtime
+
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    for name, _, _ in build_runtime.NPM_GRAMMARS:
+        shutil.copy(LIBRARY.parent / "dl" / name, dl / name)
+    built = build_runtime.build_grammars(tmp_path, quiet=True)
+    assert built == tmp_path / ts_legacy.GRAMMAR_FILE
+    assert built.read_bytes() == LIBRARY.read_bytes()
+    assert build_runtime.build_grammars(tmp_path, quiet=True) == built  # up to date: the stamp

@@ -106,7 +106,7 @@ def test_compare_two_systems_through_the_module(name, run):
     statistic, signature = metric._last_statistic
     primary = statistic.keys[0]
     assert same[f"{primary}_difference"] == 0 and same[f"{primary}_p_value"] == 1.0
-    assert same["signature"].endswith("|test:paired-ar|n:10000|conf:0.95|seed:12345|v:0.1.0")
+    assert same["signature"].endswith("|test:paired-ar|n:10000|conf:0.95|seed:12345|p:ge|v:0.1.0")
     assert same["signature"].startswith(signature.rpartition("|v:")[0])
     # system B: the first prediction replaced by (the first of) its references
     first = inputs["references"][0]

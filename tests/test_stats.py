@@ -1,7 +1,8 @@
 """The shared resampling helper (_mm_stats): bootstrap intervals and paired tests.
 
 Coverage of the percentile interval on data with a known mean, calibration of the paired tests under
-the null and their power on a real difference, sacrebleu 2.6.0 as an oracle for the paired bootstrap
+the null (0/1, discrete and continuous scores, ties counted) and their power on a real difference,
+sacrebleu 2.6.0 as an oracle (p_value="sacrebleu") for the paired bootstrap
 and the approximate randomisation test (same seed -> same resample indices -> same p-values), and
 the vectorised statistics against the metrics' own scalar code.
 """
@@ -139,27 +140,148 @@ def _pair(a, b):
     return S.mean_statistic({"score": a}), S.mean_statistic({"score": b})
 
 
-def test_paired_tests_under_the_null():
-    """Exchangeable systems (300 seeded trials). Approximate randomisation: p-values roughly uniform.
-    Paired bootstrap: its interval of A - B excludes 0 in about 5% of the trials, while sacrebleu's
-    paired-bs p-value (|A_r - B_r| centred on its mean, compared with |A - B|) is NOT uniform: it
-    stays below about 0.45 and falls under 0.05 in about 10% of the trials (documented in the cards;
-    reproduced as sacrebleu defines it)."""
+def _rejection_margin(trials: int, level: float = 0.05) -> float:
+    """level + 3 binomial standard deviations of a rejection rate over ``trials`` independent trials."""
+    return level + 3 * np.sqrt(level * (1 - level) / trials)
+
+
+def _equal_systems(rng, kind: str, n: int = 100):
+    """Two equally good systems on ``n`` examples: 0/1 scores with exactly 20 discordant examples (each
+    won by A or B with probability 1/2), discrete scores (levels of 1/4, many ties) or continuous ones."""
+    if kind == "binary":
+        a, b = np.zeros(n), np.zeros(n)
+        a[:40] = b[:40] = 1.0
+        who = rng.integers(2, size=20).astype(np.float64)
+        a[40:60], b[40:60] = who, 1.0 - who
+        return a, b
+    if kind == "discrete":
+        return rng.integers(0, 5, size=(2, n)) / 4.0
+    return rng.random((2, n))
+
+
+@pytest.mark.parametrize("kind", ["binary", "discrete", "continuous"])
+def test_paired_tests_are_calibrated_under_the_null(kind):
+    """300 pairs of equally good systems on 100 examples: both tests (ties counted) reject at most 5% at
+    0.05, up to three binomial standard deviations of 300 trials (issue 22: counting only `null >
+    observed` rejected 10% on 0/1 scores)."""
+    rng = np.random.default_rng(22)
+    rejected = {"bs": 0, "ar": 0}
+    p_ar = []
+    for trial in range(300):
+        a, b = _pair(*_equal_systems(rng, kind))
+        rejected["bs"] += S.paired_bootstrap(a, b, 1000, trial)["score"]["p_value"] < 0.05
+        p = S.approximate_randomization(a, b, 2000, trial, n_resamples=10)["score"]["p_value"]
+        rejected["ar"] += p < 0.05
+        p_ar.append(p)
+    for test, count in rejected.items():
+        assert count / 300 <= _rejection_margin(300), (test, count)
+    if kind == "continuous":  # and not conservative to uselessness: p-values roughly uniform
+        p_ar = np.sort(p_ar)
+        assert np.max(np.abs(p_ar - np.arange(1, 301) / 300)) < 0.12
+        assert rejected["ar"] >= 3
+
+
+def test_sacrebleu_rule_is_anticonservative_on_binary_scores():
+    """The same 0/1 systems under p_value_rule="sacrebleu" (ties not counted): the rejection rate is well
+    above 5% (about 10% in the issue), which is why it is only a named option."""
+    rng = np.random.default_rng(22)
+    rejected = 0
+    for trial in range(300):
+        a, b = _pair(*_equal_systems(rng, "binary"))
+        rejected += S.approximate_randomization(a, b, 2000, trial, n_resamples=10,
+                                                p_value_rule="sacrebleu")["score"]["p_value"] < 0.05
+    assert rejected / 300 > 0.07, rejected
+
+
+def test_paired_bootstrap_interval_under_the_null():
+    """Exchangeable continuous systems: the paired bootstrap interval of A - B excludes 0 in about 5% of
+    the trials; sacrebleu's paired-bs p-value (|A_r - B_r| centred on its mean, strict count) stays below
+    about 0.45 and falls under 0.05 in about 10% of them (reproduced as sacrebleu defines it)."""
     rng = np.random.default_rng(11)
-    p_bs, p_ar, excludes_zero = [], [], 0
+    p_sacrebleu, excludes_zero = [], 0
     for trial in range(300):
         scores = rng.random((2, 120))
         a, b = _pair(scores[0], scores[1])
         bs = S.paired_bootstrap(a, b, 300, trial)["score"]
-        p_bs.append(bs["p_value"])
         excludes_zero += not (bs["ci_low"] <= 0 <= bs["ci_high"])
-        p_ar.append(S.approximate_randomization(a, b, 300, trial, n_resamples=10)["score"]["p_value"])
-    p_ar = np.sort(p_ar)
-    ks = np.max(np.abs(p_ar - np.arange(1, len(p_ar) + 1) / len(p_ar)))
-    assert ks < 0.12, ks
-    assert 0.01 <= np.mean(p_ar < 0.05) <= 0.1
+        p_sacrebleu.append(S.paired_bootstrap(a, b, 300, trial, p_value_rule="sacrebleu")["score"]["p_value"])
     assert 0.01 <= excludes_zero / 300 <= 0.1, excludes_zero
-    assert max(p_bs) < 0.6 and 0.03 <= np.mean(np.array(p_bs) < 0.05) <= 0.2
+    assert max(p_sacrebleu) < 0.6 and 0.03 <= np.mean(np.array(p_sacrebleu) < 0.05) <= 0.2
+
+
+@pytest.mark.parametrize("test", list(S.TESTS))
+def test_few_examples_give_large_p_values(test):
+    """4 examples where the systems differ on 2 (one each way, or both the same way): the exact
+    randomisation p-values are 1 and 0.5 (the bootstrap's, 1 and 2/16: a resample of 4 rows is
+    all-or-nothing with probability 1/8); with 2 examples, at least 0.5. Never 1 / (T + 1)."""
+    one_each = _pair([1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0])
+    same_way = _pair([1.0, 1.0, 1.0, 1.0], [0.0, 0.0, 1.0, 1.0])
+    two = _pair([1.0, 0.0], [0.0, 0.0])
+    results, _ = S.paired_test(*one_each, test=test)
+    assert results["score"]["p_value"] == 1.0
+    results, _ = S.paired_test(*same_way, test=test)
+    assert results["score"]["p_value"] >= (0.45 if test == "approximate_randomization" else 0.1)
+    results, _ = S.paired_test(*two, test=test)
+    assert results["score"]["p_value"] >= 0.45
+
+
+def test_metric_compare_on_few_examples():
+    """Issue 22: ned.compare on 4 lines where the systems differ on 2 gave p = 0.0001 (exact: 0.5); two-example
+    det_f1 and codebleu comparisons too. With ties counted: about 0.5 (randomisation, 10,000 trials), and
+    the sacrebleu rule, asked for by name, still gives its 1 / (T + 1) and says so in the signature."""
+    import warnings
+
+    from multimodal_metrics import codebleu, det_f1, ned
+
+    refs = ["abc", "def", "ghi", "jkl"]
+    out = ned.compare(refs, ["abc", "def", "xyz", "uvw"], refs)
+    for key in ("string_accuracy", "one_minus_ned", "cer"):
+        assert out[f"{key}_p_value"] == pytest.approx(0.5, abs=0.02), key
+    assert "|test:paired-ar|n:10000|conf:0.95|seed:12345|p:ge|v:" in out["signature"]
+    strict = ned.compare(refs, ["abc", "def", "xyz", "uvw"], refs, p_value="sacrebleu")
+    assert strict["string_accuracy_p_value"] == pytest.approx(1 / 10001) and "|p:sacrebleu|" in strict["signature"]
+    with pytest.raises(ValueError, match="p_value"):
+        ned.compare(refs, refs, refs, p_value="strict")
+    # the evaluate module's compare: the same numbers, the same rule option
+    from helpers import load_metric
+
+    metric = load_metric("ned")
+    via_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs)
+    assert via_module == out
+    strict_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs,
+                                   p_value="sacrebleu")
+    assert strict_module == strict
+    with pytest.raises(ValueError, match="p_value"):
+        metric.compare(predictions_a=refs, predictions_b=refs, references=refs, p_value=1)
+
+    boxes = [{"cat": [[0, 0, 10, 10]]}, {"cat": [[0, 0, 10, 10]]}]
+    out = det_f1.compare(boxes, [{"cat": [[0, 0, 10, 10]]}, {"cat": [[50, 50, 10, 10]]}], boxes)
+    assert out["f1_difference"] > 0 and out["f1_p_value"] >= 0.45
+
+    code = ["def f(a):\n    return a + 1", "x = [i * 2 for i in range(3)]"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = codebleu.compare(code, ["def g(b):\n    pass", "y = 0"], code, lang="python")
+    assert out["codebleu_difference"] > 0 and out["codebleu_p_value"] >= 0.45
+
+
+def test_ties_within_the_tolerance_count():
+    """A null statistic that equals the observed one up to rounding (sums of 0.1s) is a tie."""
+    obs = np.array([0.3])
+    null = np.array([[0.1 + 0.2], [0.0]])  # 0.30000000000000004 > 0.3 > 0.1 + 0.2 - 1e-9
+    assert S.p_value(np.array([[0.3 - 1e-12], [0.0]]), obs, S.tie_tolerance(0.3, 0.0))[0] == pytest.approx(2 / 3)
+    assert S.p_value(null, obs, 0.0)[0] == pytest.approx(2 / 3)
+    assert S.p_value(np.array([[0.3 - 1e-12], [0.0]]), obs, rule="sacrebleu")[0] == pytest.approx(1 / 3)
+
+
+def test_p_value_rule_is_checked_and_signed():
+    a, b = _pair([1.0, 0.0, 1.0], [0.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="p_value"):
+        S.paired_test(a, b, p_value="strict")
+    with pytest.raises(ValueError, match="p_value"):
+        S.paired_comparison(a, b, "x|v:1", p_value=None)
+    assert "|p:ge|v:1" in S.paired_comparison(a, b, "x|v:1")["signature"]
+    assert "|p:sacrebleu|v:1" in S.paired_comparison(a, b, "x|v:1", p_value="sacrebleu")["signature"]
 
 
 def test_paired_tests_detect_a_real_difference():
@@ -173,12 +295,13 @@ def test_paired_tests_detect_a_real_difference():
         assert res["difference"] == pytest.approx(better.mean() - base.mean())
         assert res["p_value"] < 0.01
         assert 0 < res["ci_low"] < res["difference"] < res["ci_high"]
-    # a system against itself: difference 0, p = 1 (sacrebleu: 1 / (R + 1))
+    # a system against itself: difference 0, p = 1 (every null statistic ties; sacrebleu: a special case)
     for same in (
         S.paired_bootstrap(b, b, 200, 1)["score"],
         S.approximate_randomization(b, b, 200, 1)["score"],
     ):
         assert same["difference"] == 0 and same["p_value"] == 1.0 and same["ci_low"] == same["ci_high"] == 0
+    assert S.paired_bootstrap(b, b, 200, 1, p_value_rule="sacrebleu")["score"]["p_value"] == 1.0
 
 
 def test_paired_test_refuses_mismatched_systems():
@@ -215,7 +338,8 @@ def _bleu_statistic(stats):
 @pytest.mark.parametrize("test_type", ["bs", "ar"])
 @pytest.mark.parametrize("seed", [0, 1])
 def test_sacrebleu_paired_tests_as_oracle(test_type, seed):
-    """Same seed (12345) -> same resample indices / swap masks -> the same p-value as sacrebleu."""
+    """p_value_rule="sacrebleu": same seed (12345) -> same resample indices / swap masks -> the same p-value
+    as sacrebleu; the default rule (ties counted) gives a p-value at least as large."""
     from sacrebleu.metrics import BLEU
     from sacrebleu.significance import PairedTest
 
@@ -236,9 +360,12 @@ def test_sacrebleu_paired_tests_as_oracle(test_type, seed):
     assert a.value()[0] == pytest.approx(sys_result.score, abs=1e-9)
     assert b.value()[0] == pytest.approx(base_result.score, abs=1e-9)
     if test_type == "bs":
-        ours = S.paired_bootstrap(a, b, n_samples, 12345)["bleu"]
+        ours = S.paired_bootstrap(a, b, n_samples, 12345, p_value_rule="sacrebleu")["bleu"]
+        default = S.paired_bootstrap(a, b, n_samples, 12345)["bleu"]
     else:
-        ours = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10)["bleu"]
+        ours = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10, p_value_rule="sacrebleu")["bleu"]
+        default = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10)["bleu"]
+        assert default["p_value"] >= ours["p_value"]
     assert 0.01 < sys_result.p_value < 0.5  # cases where the decision is not trivial
     assert ours["p_value"] == pytest.approx(sys_result.p_value, rel=1e-9)  # identical counts
     assert (ours["p_value"] < 0.05) == (sys_result.p_value < 0.05)

@@ -66,7 +66,7 @@ Examples:
     >>> {k: round(v, 4) for k, v in r.items() if k != "signature"}
     {'codebleu': 0.5233, 'ngram_match': 0.0435, 'weighted_ngram_match': 0.0497, 'syntax_match': 1.0, 'dataflow_match': 1.0}
     >>> r["signature"]
-    'codebleu|preset:default|lang:python|w:0.25,0.25,0.25,0.25|kw:codexglue|cmt:java|strip:yes|df0:zero|astclip:no|tok:split|v:0.1.0'
+    'codebleu|preset:default|lang:python|w:0.25,0.25,0.25,0.25|kw:codexglue|cmt:java|strip:yes|df0:zero|astclip:no|tok:split|grammar:...|ts:...|v:0.1.0'
     >>> round(codebleu.compute(predictions=["pass"], references=["import os"], lang="python",
     ...                        missing_dataflow="zero_is_one")["codebleu"], 4)
     0.25

@@ -5,8 +5,16 @@ A result is a flat dict of floats: the primary key first, then ``signature`` (st
 :class:`Result`: that dict (``r["anls"]``, ``dict(r)`` is exactly what ``compute`` returns) with the
 signature, the per-example list, the Trainer form and, for ``compare``, the per-example sufficient
 statistics as attributes.
+
+Directions (as torchmetrics' ``higher_is_better``): every metric declares once, beside its option table,
+``HIGHER_IS_BETTER = {key: True | False | None}`` in its ``scoring`` module: True for a score to maximise
+(accuracy, ANLS, F1, CodeBLEU), False for one to minimise (CER, FID), None for a raw count (det_f1's tp,
+fp, fn), which is no objective and stays out of the Trainer form. A key ending in ``*`` covers every key
+with that prefix (vqa_acc's ``accuracy_question_type/<type>``); ``<key>_ci_low``/``_ci_high`` take the
+direction of ``<key>``. :func:`higher_is_better` reads them.
 """
 
+import importlib
 from collections.abc import Mapping, Sequence
 
 from ._version import __version__ as COLLECTION_VERSION  # noqa: N812 (the version every signature records)
@@ -51,23 +59,58 @@ def make_result(scores: Mapping[str, float], signature: str, per_example=None, r
     return result
 
 
-def trainer_scores(result: Mapping, prefix: str) -> dict:
+def directions_of(metric: str) -> dict:
+    """The ``HIGHER_IS_BETTER`` table of a metric of the collection (``multimodal_metrics.<metric>.scoring``)."""
+    module = importlib.import_module(f"{__package__}.{metric}.scoring")
+    return dict(module.HIGHER_IS_BETTER)
+
+
+_INTERVAL_SUFFIXES = ("_ci_low", "_ci_high")
+
+
+def key_direction(directions: Mapping[str, object], key: str):
+    """True (higher is better), False (lower is better) or None (a raw count) for a result key; a
+    ``KeyError`` naming the key when the table does not cover it."""
+    if key in directions:
+        return directions[key]
+    for suffix in _INTERVAL_SUFFIXES:
+        if key.endswith(suffix) and key[: -len(suffix)] in directions:
+            return directions[key[: -len(suffix)]]
+    base = next((key[: -len(s)] for s in _INTERVAL_SUFFIXES if key.endswith(s)), key)
+    matches = [p for p in directions if p.endswith("*") and base.startswith(p[:-1])]
+    if matches:
+        return directions[max(matches, key=len)]
+    raise KeyError(f"no direction declared for the result key {key!r}")
+
+
+def higher_is_better(result: Mapping, metric: str) -> dict:
+    """``{key: True | False | None}`` for every number of ``result`` (``signature`` and ``per_example`` left
+    out), from the metric's ``HIGHER_IS_BETTER`` table."""
+    directions = directions_of(metric)
+    return {key: key_direction(directions, key) for key in result if key not in ("signature", "per_example")}
+
+
+def trainer_scores(result: Mapping, prefix: str, directions: Mapping | None = None, counts: bool = False) -> dict:
     """The numbers of a result dict under metric-prefixed keys, for ``transformers.Trainer``.
 
     ``signature`` (a string) and ``per_example`` (a list) are left out: Trainer's ``log_metrics``
-    formats every value as a number and ``hyperparameter_search``'s default objective sums them.
-    A key equal to ``prefix`` or starting with ``prefix + "_"`` is kept; any other key becomes
-    ``prefix_key`` (``{"f1": ...}`` of det_f1 -> ``{"det_f1_f1": ...}``), so the results of several
-    metrics merge without collisions.
+    formats every value as a number. With ``directions`` (the metric's ``HIGHER_IS_BETTER``), raw counts
+    (direction None: det_f1's tp/fp/fn) are left out too unless ``counts=True``: they are no score to
+    select a model by. A key equal to ``prefix`` or starting with ``prefix + "_"`` is kept; any other key
+    becomes ``prefix_key`` (``{"f1": ...}`` of det_f1 -> ``{"det_f1_f1": ...}``), so the results of several
+    metrics merge without collisions. The keys still mix directions (CER and FID are lower-is-better):
+    select by one key, ``metric_for_best_model`` with ``greater_is_better``, or ``compute_objective`` with
+    ``direction`` in ``hyperparameter_search``, never by the sum of all of them.
     """
     out = {}
     for key, value in result.items():
         if key in ("signature", "per_example"):
             continue
+        if directions is not None and not counts and key_direction(directions, key) is None:
+            continue
         name = key if key == prefix or key.startswith(prefix + "_") else f"{prefix}_{key}"
         out[name] = float(value)
     return out
-
 
 
 class Result(dict):
@@ -78,7 +121,9 @@ class Result(dict):
       were not asked for in the dict; ``None`` for a set-level score such as FID);
     * ``statistic``: the per-example sufficient statistics (``multimodal_metrics.stats.Statistic``),
       what ``compare`` pairs; ``None`` where there are none;
-    * ``to_dict()``: the plain dict; ``for_trainer(prefix)``: the numbers under prefixed keys.
+    * ``to_dict()``: the plain dict; ``for_trainer(prefix)``: the numbers under prefixed keys (raw
+      counts left out unless ``counts=True``);
+    * ``higher_is_better``: ``{key: True | False | None}`` for every number (None: a raw count).
     """
 
     def __init__(self, values: Mapping, metric: str, per_example=None, statistic=None):
@@ -95,9 +140,15 @@ class Result(dict):
         """Exactly the dict ``evaluate``'s ``compute`` returns."""
         return dict(self)
 
-    def for_trainer(self, prefix: str | None = None) -> dict:
-        """The numbers under metric-prefixed keys (``transformers.Trainer(compute_metrics=...)``)."""
-        return trainer_scores(self, prefix or self.metric)
+    @property
+    def higher_is_better(self) -> dict:
+        """``{key: True | False | None}``: whether a larger value of each number is better (None: a raw count)."""
+        return higher_is_better(self, self.metric)
+
+    def for_trainer(self, prefix: str | None = None, counts: bool = False) -> dict:
+        """The numbers under metric-prefixed keys (``transformers.Trainer(compute_metrics=...)``); raw counts
+        (direction None) only with ``counts=True``."""
+        return trainer_scores(self, prefix or self.metric, directions_of(self.metric), counts)
 
     def __repr__(self) -> str:
         return f"Result({dict.__repr__(self)})"

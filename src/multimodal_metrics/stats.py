@@ -7,12 +7,25 @@ function of their column sums. Resampling examples therefore only needs resample
 * Bootstrap (Efron): draw ``R`` resamples of the ``n`` rows with replacement, score every resample from
   its column sums, and take the percentile interval ``[q((1-c)/2), q((1+c)/2)]`` of the ``R`` scores
   (``numpy.quantile``, linear interpolation; NaN resample scores are ignored).
-* Paired bootstrap resampling (Koehn 2004, as sacrebleu ``--paired-bs`` defines it): the same
-  resampled rows score system A and system B; with ``delta = |A - B|`` on the full data and
-  ``d_r = |A_r - B_r|`` per resample, ``p = (#{r : d_r - mean(d) > delta} + 1) / (R + 1)``.
-* Approximate randomisation (Riezler & Maxwell 2005, sacrebleu ``--paired-ar``): each trial swaps the
-  rows of A and B with probability 1/2 independently per example; with ``d_t = |A'_t - B'_t|``,
-  ``p = (#{t : d_t > delta} + 1) / (T + 1)``.
+* Paired tests: both count the null statistics AT LEAST as extreme as the observed one, ties included
+  (the randomisation test's own definition, Noreen 1989; ``null >= observed - tol`` with
+  ``tol = 1e-9 * max(1, |A|, |B|)``, so a tie computed with rounding error still counts), with the
+  ``+ 1`` of a valid Monte-Carlo p-value: ``p = (#{t : null_t >= |A - B| - tol} + 1) / (T + 1)``, and
+  exactly 1 for two identical systems.
+
+  * Approximate randomisation (Riezler & Maxwell 2005, the swap draws of sacrebleu ``--paired-ar``):
+    each trial swaps the rows of A and B with probability 1/2 independently per example;
+    ``null_t = |A'_t - B'_t|``.
+  * Paired bootstrap resampling (Koehn 2004, the resamples of sacrebleu ``--paired-bs``): the same
+    resampled rows score A and B; ``d_r = A_r - B_r``, and the null distribution is the resampled
+    difference shifted to 0, ``null_r = |d_r - (A - B)|`` (Efron & Tibshirani 1993, 16.4).
+
+  On 0/1 scores (VQA accuracy, exact match) most trials tie with the observed difference; counting only
+  ``null > observed``, as sacrebleu does, then rejects about 10% of equally good systems at 0.05.
+  sacrebleu's rule stays available as ``p_value="sacrebleu"`` (its p-values to the last digit on its
+  BLEU statistics: ``#{t : null_t > |A - B|}`` with, for the bootstrap, ``null_r = |d_r| - mean(|d_r|)``,
+  and 1 for a difference of exactly 0); the rule is recorded in the compare signature (``p:ge`` /
+  ``p:sacrebleu``).
 
 Random numbers come from ``numpy.random.default_rng(seed)`` (default seed 12345, sacrebleu's):
 the bootstrap row indices of resample r are row r of ``rng.integers(0, n, size=(R, n))`` and the AR
@@ -40,6 +53,9 @@ DEFAULT_AR_TRIALS = 10000
 CHUNK_ELEMENTS = 1 << 22
 MAX_RESAMPLES = 1_000_000
 TESTS = ("paired_bootstrap", "approximate_randomization")
+P_VALUES = ("ge", "sacrebleu")  # ties counted (default) / sacrebleu's strict count
+DEFAULT_P_VALUE = "ge"
+TIE_TOLERANCE = 1e-9  # relative to max(1, |A|, |B|)
 _TEST_TAGS = {"paired_bootstrap": "paired-bs", "approximate_randomization": "paired-ar"}
 
 
@@ -297,13 +313,32 @@ def _check_pair(a: Statistic, b: Statistic) -> None:
         raise ValueError("a paired test needs at least one example")
 
 
-def p_value(null_statistics, observed) -> np.ndarray:
-    """``(#{t : null_t > observed} + 1) / (T + 1)`` per column (multeval / sacrebleu), and 1 where the
-    observed difference is exactly 0 (sacrebleu reports 1 / (T + 1) for two identical systems)."""
+def check_p_value(rule, arg: str = "p_value") -> str:
+    """``"ge"`` (ties counted, the default) or ``"sacrebleu"`` (sacrebleu's strict count)."""
+    if not isinstance(rule, str) or rule not in P_VALUES:
+        raise ValueError(f"`{arg}` must be one of {list(P_VALUES)}, got {rule!r}")
+    return rule
+
+
+def tie_tolerance(value_a, value_b) -> np.ndarray:
+    """``TIE_TOLERANCE * max(1, |A|, |B|)`` per key: how far below the observed statistic a null statistic
+    still counts as a tie (both are computed from sums in floating point)."""
+    scale = np.maximum(1.0, np.maximum(np.abs(value_a), np.abs(value_b)))
+    return TIE_TOLERANCE * np.nan_to_num(scale, nan=1.0, posinf=1.0)
+
+
+def p_value(null_statistics, observed, tolerance=0.0, rule: str = DEFAULT_P_VALUE) -> np.ndarray:
+    """Monte-Carlo p-value per column. ``rule="ge"``: ``(#{t : null_t >= observed - tolerance} + 1) / (T + 1)``
+    (ties count; 1 when every null statistic ties, e.g. two identical systems). ``rule="sacrebleu"``:
+    ``(#{t : null_t > observed} + 1) / (T + 1)``, and 1 where the observed difference is exactly 0 (multeval /
+    sacrebleu)."""
     null_statistics = np.asarray(null_statistics, dtype=np.float64)
     observed = np.asarray(observed, dtype=np.float64)
-    count = (null_statistics > observed).sum(axis=0)
-    return np.where(observed == 0, 1.0, (count + 1.0) / (null_statistics.shape[0] + 1.0))
+    if rule == "sacrebleu":
+        count = (null_statistics > observed).sum(axis=0)
+        return np.where(observed == 0, 1.0, (count + 1.0) / (null_statistics.shape[0] + 1.0))
+    count = (null_statistics >= observed - tolerance).sum(axis=0)
+    return np.minimum(1.0, (count + 1.0) / (null_statistics.shape[0] + 1.0))
 
 
 def paired_bootstrap(
@@ -312,23 +347,30 @@ def paired_bootstrap(
     n_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
+    p_value_rule: str = DEFAULT_P_VALUE,
 ) -> dict[str, dict[str, float]]:
     """Paired bootstrap resampling of systems A and B on the same examples.
 
     Per key: ``score_a``, ``score_b``, ``difference`` (A - B on the full data), ``ci_low``/``ci_high``
-    (percentile interval of the resampled A - B) and the two-sided ``p_value`` of sacrebleu's
-    paired-bs (resampled |A - B| centred on its mean, compared with the observed |A - B|).
+    (percentile interval of the resampled A - B) and the two-sided ``p_value``: with ``p_value_rule="ge"``
+    (default) the share of resampled differences shifted to 0, ``|d_r - (A - B)|``, at least as large as
+    ``|A - B|`` (ties counted); with ``"sacrebleu"`` sacrebleu's paired-bs count (``|d_r|`` centred on its
+    mean, strictly larger than ``|A - B|``).
     """
     _check_pair(a, b)
     n_resamples = check_resamples(n_resamples)
     seed = check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
+    p_value_rule = check_p_value(p_value_rule)
     sums_a, sums_b = bootstrap_sums([a.stats, b.stats], n_resamples, seed)
     diffs = a.scores(sums_a) - b.scores(sums_b)
     value_a, value_b = a.value(), b.value()
     observed = np.abs(value_a - value_b)
-    spread = np.abs(diffs)
-    p = p_value(spread - spread.mean(axis=0), observed)
+    if p_value_rule == "sacrebleu":
+        spread = np.abs(diffs)
+        p = p_value(spread - spread.mean(axis=0), observed, rule="sacrebleu")
+    else:
+        p = p_value(np.abs(diffs - (value_a - value_b)), observed, tie_tolerance(value_a, value_b))
     low, high = percentile_interval(diffs, confidence)
     return _paired_result(a.keys, value_a, value_b, low, high, p)
 
@@ -340,15 +382,18 @@ def approximate_randomization(
     seed: int = DEFAULT_SEED,
     confidence: float = 0.95,
     n_resamples: int = DEFAULT_RESAMPLES,
+    p_value_rule: str = DEFAULT_P_VALUE,
 ) -> dict[str, dict[str, float]]:
-    """Paired approximate randomisation test (sacrebleu paired-ar) of A and B on the same examples.
+    """Paired approximate randomisation test of A and B on the same examples (sacrebleu paired-ar's draws).
 
-    Per key the same fields as :func:`paired_bootstrap`; ``p_value`` from ``n_trials`` random swaps,
-    the interval of A - B from a paired bootstrap with ``n_resamples`` (same seed).
+    Per key the same fields as :func:`paired_bootstrap`; ``p_value`` from ``n_trials`` random swaps
+    (``p_value_rule="ge"``: trials at least as far apart as A and B count, ties included; ``"sacrebleu"``:
+    strictly farther), the interval of A - B from a paired bootstrap with ``n_resamples`` (same seed).
     """
     _check_pair(a, b)
     n_trials = check_resamples(n_trials)
     seed = check_count(seed, "seed", low=0)
+    p_value_rule = check_p_value(p_value_rule)
     n = a.n
     total_a, total_b = a.stats.sum(axis=0), b.stats.sum(axis=0)
     delta = a.stats - b.stats
@@ -359,7 +404,7 @@ def approximate_randomization(
         moved = swap.astype(np.float64) @ delta  # rows swapped: A' = A - moved, B' = B + moved
         spread[start : start + rows] = np.abs(a.scores(total_a - moved) - b.scores(total_b + moved))
     value_a, value_b = a.value(), b.value()
-    p = p_value(spread, np.abs(value_a - value_b))
+    p = p_value(spread, np.abs(value_a - value_b), tie_tolerance(value_a, value_b), p_value_rule)
     interval = paired_bootstrap(a, b, n_resamples, seed, confidence)
     low = np.array([interval[k]["ci_low"] for k in a.keys])
     high = np.array([interval[k]["ci_high"] for k in a.keys])
@@ -387,29 +432,32 @@ def paired_test(
     n_resamples=None,
     seed=None,
     confidence=0.95,
+    p_value=DEFAULT_P_VALUE,
 ) -> tuple[dict[str, dict[str, float]], dict]:
     """Run ``test`` ("paired_bootstrap" or "approximate_randomization"); returns (results per key,
-    signature fields ``{"test", "n", "conf", "seed"}``). ``n_resamples`` defaults to 1000 resamples
-    (bootstrap) or 10000 trials (randomisation), ``seed`` to 12345."""
+    signature fields ``{"test", "n", "conf", "seed", "p"}``). ``n_resamples`` defaults to 1000 resamples
+    (bootstrap) or 10000 trials (randomisation), ``seed`` to 12345, ``p_value`` to "ge" (ties counted;
+    "sacrebleu": sacrebleu's strict count)."""
     if test not in TESTS:
         raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+    rule = check_p_value(p_value)
     seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
     confidence = check_confidence(confidence)
     if test == "paired_bootstrap":
         n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
-        results = paired_bootstrap(a, b, n, seed, confidence)
+        results = paired_bootstrap(a, b, n, seed, confidence, p_value_rule=rule)
     else:
         n = DEFAULT_AR_TRIALS if n_resamples is None else check_resamples(n_resamples)
-        results = approximate_randomization(a, b, n, seed, confidence)
-    return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed}
+        results = approximate_randomization(a, b, n, seed, confidence, p_value_rule=rule)
+    return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed, "p": rule}
 
 
 def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approximate_randomization",
-                      n_resamples=None, seed=None, confidence=0.95) -> dict:
+                      n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE) -> dict:
     """The flat result of ``compare``: per score key ``<key>_a``, ``<key>_b``, ``<key>_difference`` (A - B),
     ``<key>_difference_ci_low``/``_high`` and ``<key>_p_value``, then ``signature`` (the scoring
-    signature of A plus the test, its size and seed, before ``v:``)."""
-    results, fields = paired_test(a, b, test, n_resamples, seed, confidence)
+    signature of A plus the test, its size, seed and p-value rule, before ``v:``)."""
+    results, fields = paired_test(a, b, test, n_resamples, seed, confidence, p_value)
     out = {}
     for key, values in results.items():
         out[f"{key}_a"] = values["score_a"]
@@ -425,11 +473,13 @@ def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approxim
 
 
 def compare_scores(score, predictions_a, predictions_b, references, test="approximate_randomization",
-                   n_resamples=None, seed=None, confidence=0.95, **kwargs) -> dict:
+                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, **kwargs) -> dict:
     """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
-    same options, no resampling options), then :func:`paired_comparison` of their statistics."""
+    same options, no resampling options), then :func:`paired_comparison` of their statistics
+    (``p_value``: "ge", ties counted, or "sacrebleu")."""
     if test not in TESTS:
         raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+    check_p_value(p_value)
     for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
         if arg in kwargs:
             raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
@@ -441,4 +491,4 @@ def compare_scores(score, predictions_a, predictions_b, references, test="approx
     a, b = results
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
-    return paired_comparison(a.statistic, b.statistic, a.signature, test, n_resamples, seed, confidence)
+    return paired_comparison(a.statistic, b.statistic, a.signature, test, n_resamples, seed, confidence, p_value)

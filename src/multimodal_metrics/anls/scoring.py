@@ -17,6 +17,10 @@ PRESETS = {
     "anls_star": {"threshold": 0.5, "boundary": "inclusive", "text_norm": "ws+lower", "length_norm": "normalized"},
 }
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"anls": True}
+
 OPTIONS = OptionTable(
     "anls",
     [

@@ -750,7 +750,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
         if any(t.metric == "codebleu" for t in tasks):
             p.add_argument("--codebleu-grammar-library", metavar="SO",
-                           help="C2C: the official parser/my-languages.so (codebleu grammar_library; exact numbers)")
+                           help="C2C: codebleu grammar_library: '2020' (default: the 2020 grammars, where built), "
+                           "'wheels', or the official parser/my-languages.so")
         p.set_defaults(run=lambda args, name=name, tasks=tasks, combine=combine: run_integral(name, tasks, combine, args))
     return parser
 

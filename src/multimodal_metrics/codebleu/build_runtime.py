@@ -3,6 +3,13 @@
     python -m multimodal_metrics.codebleu.build_runtime             # into the per-user cache
     python -m multimodal_metrics.codebleu.build_runtime --dest DIR  # into DIR (the sdist is kept in DIR/dl)
     python -m multimodal_metrics.codebleu.build_runtime --where     # which runtime would be loaded, and why
+    python -m multimodal_metrics.codebleu.build_runtime --no-grammars  # the runtime only
+
+Besides the runtime it builds the 2020 grammars that codebleu's CodeXGLUE and Fusion Brain 2021 presets
+score with by default (``grammar_library="2020"``), :func:`build_grammars`: ``npm pack`` of the pinned npm
+tarballs tree-sitter-python 0.16.1 and tree-sitter-java 0.16.0 (sha256 checked; the registry tarball only,
+no install scripts), whose ``src/parser.c`` and ``src/scanner.cc`` are compiled, like py-tree-sitter
+0.2.0's ``Language.build_library``, into one ABI-11 library ``languages-npm-2020.so`` beside the runtime.
 
 What it does (:func:`build_runtime`): ``pip download`` of the pinned PyPI sdist ``tree_sitter==0.2.0``
 (source only, no dependencies; or a local copy given with ``--sdist``), a check of its sha256 against the
@@ -28,7 +35,7 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
-from .legacy_runtime import RUNTIME_FILE, cache_dir, runtime_candidates
+from .legacy_runtime import GRAMMAR_FILE, RUNTIME_FILE, cache_dir, runtime_candidates
 
 SDIST_REQUIREMENT = "tree_sitter==0.2.0"
 SDIST_FILE = "tree_sitter-0.2.0.tar.gz"
@@ -37,6 +44,14 @@ CORE = PurePosixPath("tree_sitter-0.2.0/tree_sitter/core/lib")  # inside the sdi
 COMPILE_FLAGS = ("-O2", "-fPIC", "-std=c99")
 LINK_FLAGS = ("-shared", "-Wl,-Bsymbolic")
 STAMP_FILE = "runtime.stamp"
+GRAMMAR_STAMP_FILE = "grammars.stamp"
+# npm tarballs of the 2020 grammars (file name, npm spec, sha256), as scripts/setup.d/codebleu_legacy_ts.sh pins them
+NPM_GRAMMARS = (
+    ("tree-sitter-python-0.16.1.tgz", "tree-sitter-python@0.16.1",
+     "97b307c0b927d2928eab2ead184d16afe626be4f2feec73425ae00e193efc3a4"),
+    ("tree-sitter-java-0.16.0.tgz", "tree-sitter-java@0.16.0",
+     "7d8ad9df5bf20173ba3b1998cb99f8ceb27fcac49270f513425d83cd2b8e1c1f"),
+)
 
 
 class BuildError(RuntimeError):
@@ -158,9 +173,90 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
     return target
 
 
+def fetch_npm_grammar(folder, name: str, spec: str, digest: str, quiet=False) -> Path:
+    """``folder/<name>`` with the pinned sha256: the copy already there, else ``npm pack <spec>`` (the
+    registry tarball, no install scripts), checked."""
+    folder = Path(folder)
+    path = folder / name
+    if path.is_file() and sha256_of(path) == digest:
+        return path
+    if shutil.which("npm") is None:
+        raise BuildError(f"no npm on PATH to fetch {spec} (install npm, or put {name} in {folder})")
+    folder.mkdir(parents=True, exist_ok=True)
+    _say(quiet, f"npm pack {spec} into {folder}")
+    with tempfile.TemporaryDirectory(dir=folder, prefix=".npm-") as tmp:
+        _run(["npm", "pack", "--silent", spec], f"npm pack {spec}", cwd=tmp)
+        got = Path(tmp) / name
+        if not got.is_file():
+            raise BuildError(f"npm pack {spec} did not write {name}")
+        if sha256_of(got) != digest:
+            raise BuildError(f"{name}: sha256 {sha256_of(got)} is not the pinned {digest}")
+        os.replace(got, path)
+    return path
+
+
+def _extract_grammar_sources(tarball: Path, into: Path) -> list:
+    """``package/src/parser.c`` (and ``scanner.c``/``scanner.cc``) of an npm grammar tarball, with the headers
+    of ``package/src/tree_sitter``: regular files only, no absolute paths, no ``..``."""
+    with tarfile.open(tarball, "r:gz") as archive:
+        members = []
+        for member in archive.getmembers():
+            name = PurePosixPath(member.name)
+            if name.is_absolute() or ".." in name.parts or not (member.isfile() or member.isdir()):
+                continue
+            if name.parts[:2] == ("package", "src"):
+                members.append(member)
+        if hasattr(tarfile, "data_filter"):
+            archive.extractall(into, members=members, filter="data")
+        else:  # pragma: no cover
+            archive.extractall(into, members=members)
+    src = into / "package" / "src"
+    if not (src / "parser.c").is_file():
+        raise BuildError(f"{tarball.name}: no package/src/parser.c inside")
+    return [src / "parser.c"] + [src / n for n in ("scanner.c", "scanner.cc") if (src / n).is_file()]
+
+
+def build_grammars(dest=None, *, cc=None, force=False, quiet=False) -> Path:
+    """Build the 2020 grammar library ``languages-npm-2020.so`` (python and java, language ABI 11) into
+    ``dest`` (default: the per-user cache) from the pinned npm tarballs (kept in ``dest/dl``)."""
+    if dest is None:
+        dest = cache_dir()
+        if dest is None:
+            raise BuildError("no home directory for the per-user cache: pass a destination (--dest)")
+    dest = Path(dest).absolute()
+    target = dest / GRAMMAR_FILE
+    stamp_path = dest / GRAMMAR_STAMP_FILE
+    cc = cc or os.environ.get("CC") or "cc"
+    stamp = " ".join(d for _, _, d in NPM_GRAMMARS) + f" {cc}\n"
+    if not force and target.is_file() and stamp_path.is_file() and stamp_path.read_text() == stamp:
+        _say(quiet, f"up to date: {target}")
+        return target
+    if shutil.which(cc) is None:
+        raise BuildError(f"no C compiler {cc!r} on PATH (set CC, or install cc)")
+    tarballs = [fetch_npm_grammar(dest / "dl", *entry, quiet=quiet) for entry in NPM_GRAMMARS]
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".grammars-") as tmp:
+        tmp = Path(tmp)
+        objects = []
+        for tarball in tarballs:
+            folder = tmp / tarball.name.removesuffix(".tgz")
+            for source in _extract_grammar_sources(tarball, folder):
+                obj = folder / f"{source.name}.o"
+                flags = ["-std=c99"] if source.suffix == ".c" else []
+                _say(quiet, f"compiling {tarball.name}: {source.name}")
+                _run([cc, "-O2", "-fPIC", *flags, "-I.", "-c", source.name, "-o", str(obj)],
+                     f"compiling {source.name} of {tarball.name}", cwd=source.parent)
+                objects.append(str(obj))
+        out = tmp / GRAMMAR_FILE
+        _run([cc, "-shared", *objects, "-lstdc++", "-o", str(out)], "linking the grammar library")
+        os.replace(out, target)
+    stamp_path.write_text(stamp)
+    _say(quiet, f"built {target}")
+    return target
+
+
 def where() -> str:
     """The places ``grammar_library=`` looks for the runtime, in order, and which one it would load."""
-    from .legacy_runtime import find_runtime
+    from .legacy_runtime import find_grammars, find_runtime
 
     lines = []
     for label, path in runtime_candidates():
@@ -169,6 +265,8 @@ def where() -> str:
         lines.append(f"loads: {find_runtime()}")
     except RuntimeError as err:
         lines.append(f"loads nothing: {err}")
+    grammars = find_grammars()
+    lines.append(f"2020 grammars (grammar_library='2020'): {grammars or 'not built: the presets fall back to the wheels'}")
     return "\n".join(lines)
 
 
@@ -185,16 +283,22 @@ def main(argv=None) -> int:
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--quiet", action="store_true", help="print only the path")
     parser.add_argument("--where", action="store_true", help="show where grammar_library= looks and what it loads")
+    parser.add_argument("--no-grammars", action="store_true", help="build the runtime only, not the 2020 grammar "
+                        f"library {GRAMMAR_FILE} (npm tarballs; needs npm when they are not in DEST/dl)")
     args = parser.parse_args(argv)
     if args.where:
         print(where())
         return 0
     try:
         path = build_runtime(args.dest, sdist=args.sdist, cc=args.cc, force=args.force, quiet=args.quiet)
+        grammars = None if args.no_grammars else build_grammars(
+            args.dest, cc=args.cc, force=args.force, quiet=args.quiet)
     except BuildError as err:
         print(f"build_runtime: error: {err}", file=sys.stderr)
         return 1
     print(path)
+    if grammars is not None:
+        print(grammars)
     return 0
 
 

@@ -43,6 +43,13 @@ import threading
 from pathlib import Path
 
 RUNTIME_FILE = "libtree-sitter-0.2.0.so"
+RUNTIME_VERSION = "0.2.0"  # the py-tree-sitter release whose C core RUNTIME_FILE is (recorded as ts:0.2.0)
+# The 2020 grammars that the CodeXGLUE and Fusion Brain 2021 presets score with by default
+# (grammar_library="2020"): one ABI-11 library exporting tree_sitter_python and tree_sitter_java, built like
+# CodeXGLUE's parser/my-languages.so from the npm grammars below, next to the runtime (build_runtime).
+GRAMMAR_FILE = "languages-npm-2020.so"
+GRAMMAR_PACKAGES = {"python": "tree-sitter-python@0.16.1", "java": "tree-sitter-java@0.16.0"}
+BUILD_COMMAND = "python -m multimodal_metrics.codebleu.build_runtime"
 RUNTIME_ENV = "CODEBLEU_TS_RUNTIME"
 CACHE_SUBDIR = ("multimodal_metrics", "legacy_ts")  # under ${XDG_CACHE_HOME:-~/.cache}
 RUNTIME_HINT = (
@@ -196,6 +203,22 @@ def _find_runtime(explicit=None) -> tuple:
         if where == RUNTIME_ENV:
             raise RuntimeError(f"codebleu: {RUNTIME_ENV}={str(path)!r} is not a file; {RUNTIME_HINT}")
     raise RuntimeError(f"codebleu: `grammar_library` needs the tree-sitter runtime of 2020, not built here; {RUNTIME_HINT}")
+
+
+def find_grammars() -> Path | None:
+    """The 2020 grammar library (``GRAMMAR_FILE``) built beside a runtime: in the folder of the runtime
+    ``find_runtime`` finds first, else in any folder it searches (``$CODEBLEU_TS_RUNTIME``'s folder, the per-user
+    cache, the checkout's ``.build/legacy_ts``); None when neither the runtime nor the grammars are built."""
+    try:
+        runtime = find_runtime()
+    except RuntimeError:
+        return None
+    folders = [runtime.parent] + [path.parent for _, path in runtime_candidates()]
+    for folder in folders:
+        path = folder / GRAMMAR_FILE
+        if path.is_file():
+            return path
+    return None
 
 
 def load_runtime(path=None) -> Runtime:

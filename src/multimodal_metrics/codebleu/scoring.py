@@ -21,6 +21,7 @@ from .core import (
     MISSING_DATAFLOW,
     corpus_codebleu,
 )
+from .legacy_runtime import BUILD_COMMAND
 
 # The key order of a preset is the order in which compute has always checked the options (`lang` first,
 # `missing_dataflow` before `strip`): with several bad options, the same one is reported. The option
@@ -35,7 +36,7 @@ PRESETS = {
         "missing_dataflow": "zero",
         "strip": True,
         "ast_clipping": False,
-        "grammar_library": None,
+        "grammar_library": "2020",
     },
     # Same code, the paper's recommended weights (Ren et al. 2020, section 4).
     "paper": {
@@ -46,7 +47,7 @@ PRESETS = {
         "missing_dataflow": "zero",
         "strip": True,
         "ast_clipping": False,
-        "grammar_library": None,
+        "grammar_library": "2020",
     },
     # PyPI `codebleu` 0.7.0 (k4black/codebleu): calc_codebleu(references, predictions, lang).
     "pypi": {
@@ -57,7 +58,7 @@ PRESETS = {
         "missing_dataflow": "zero_is_one",
         "strip": True,
         "ast_clipping": False,
-        "grammar_library": None,
+        "grammar_library": "wheels",
     },
     # ai-forever/fusion_brain_aij2021 evaluation/C2C_codeBLEU (python target, pseudo-code tokens).
     "fusion_brain_2021": {
@@ -68,7 +69,7 @@ PRESETS = {
         "missing_dataflow": "zero",
         "strip": False,
         "ast_clipping": False,
-        "grammar_library": None,
+        "grammar_library": "2020",
     },
 }
 PRESETS["k4black"] = dict(PRESETS["pypi"])
@@ -98,11 +99,70 @@ def _parse_weights(text: str) -> list:
         raise ValueError("`weights` must be 4 comma-separated numbers, e.g. 0.25,0.25,0.25,0.25") from None
 
 
+GRAMMAR_CHOICES = ("2020", "wheels")
+
+
 def _check_grammar_library(library, arg: str = "grammar_library"):
-    """A path (str or os.PathLike), kept as given: the file is opened at scoring time."""
+    """"2020", "wheels", or a path (str or os.PathLike), kept as given: the file is opened at scoring time."""
     if not isinstance(library, str | os.PathLike):
-        raise TypeError(f"`{arg}` must be a path to a tree-sitter shared library, got {library!r}")
+        raise TypeError(
+            f"`{arg}` must be '2020', 'wheels' or a path to a tree-sitter shared library, got {library!r}"
+        )
     return library
+
+
+def _wheel_fields(lang: str) -> dict:
+    """``{"grammar": "<wheel>@<version>", "ts": "<tree-sitter version>"}`` of the grammar wheels."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .trees import _GRAMMAR_MODULES
+
+    def installed(dist):
+        try:
+            return version(dist)
+        except PackageNotFoundError:
+            return "missing"
+
+    dist = _GRAMMAR_MODULES[lang][0].replace("_", "-")
+    return {"grammar": f"{dist}@{installed(dist)}", "ts": installed("tree-sitter")}
+
+
+def _not_2020_warning(preset, lang: str, why: str) -> None:
+    warnings.warn(
+        f"codebleu: the `{preset}` preset scores with the 2020 grammars of CodeXGLUE / Fusion Brain 2021 "
+        f"(grammar_library='2020'), but {why}: scored with the grammar wheels of tree-sitter 0.26 instead, whose "
+        "AST and data-flow matches differ from the official numbers (Fusion Brain 2021's C2C sample: 0.3018 "
+        "instead of 0.0859). Build the runtime of 2020 and its grammars with "
+        f"`{BUILD_COMMAND}`, or pass grammar_library='wheels' (or a path to my-languages.so) to choose.",
+        stacklevel=5,
+    )
+
+
+def tree_source(grammar_library, lang: str, preset="default"):
+    """``(trees, signature fields)`` for ``grammar_library``: a path (that library on the runtime of 2020),
+    ``"2020"`` (the 2020 grammar library built beside the runtime, ``legacy_runtime.find_grammars``; where it
+    is not built, or lacks ``lang``, the grammar wheels with a loud warning naming the build command) or
+    ``"wheels"`` (``trees`` None: tree-sitter 0.26 and the grammar wheels). The fields record the grammar
+    (file name and sha256 prefix, or wheel and version) and the runtime version (``ts:0.2.0`` / ``ts:0.26.x``)."""
+    from . import legacy_runtime
+
+    if isinstance(grammar_library, str) and grammar_library == "wheels":
+        return None, _wheel_fields(lang)
+    if isinstance(grammar_library, str) and grammar_library == "2020":
+        path = legacy_runtime.find_grammars()
+        if path is None:
+            _not_2020_warning(preset, lang, "the tree-sitter runtime of 2020 and its grammar library "
+                              f"({legacy_runtime.GRAMMAR_FILE}) are not built here")
+            return None, _wheel_fields(lang)
+        trees = legacy_runtime.open_library(path, LANGUAGES)
+        if lang not in trees.languages:
+            _not_2020_warning(preset, lang, f"the 2020 grammar library has no {lang} grammar "
+                              f"(it holds {', '.join(sorted(trees.languages))})")
+            return None, _wheel_fields(lang)
+    else:
+        trees = legacy_runtime.open_library(grammar_library, LANGUAGES)
+        trees.parser(lang)  # a library without this language: ValueError before any work
+    return trees, {"grammar": trees.label(), "ts": legacy_runtime.RUNTIME_VERSION}
 
 
 class CodebleuOptions(OptionTable):
@@ -114,6 +174,10 @@ class CodebleuOptions(OptionTable):
             raise ValueError(f"`lang` is required: one of {list(LANGUAGES)} (e.g. compute(..., lang='python'))")
         return super().resolve(preset, passed)
 
+
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {key: True for key in KEYS}
 
 OPTIONS = CodebleuOptions(
     "codebleu",
@@ -139,13 +203,15 @@ OPTIONS = CodebleuOptions(
         Option("ast_clipping", "False (reference code: a reference subtree counts when it occurs anywhere in the "
                "candidate), True (the paper's clipped count min(count_ref, count_cand)).", kind="bool",
                sig="astclip", demo=False),
-        Option("grammar_library", "a tree-sitter grammar library (shared object exporting `tree_sitter_<lang>`, "
-               "language ABI 9 to 12), parsed with the tree-sitter runtime of 2020 (the C core of py-tree-sitter "
-               "0.2.0: `python -m multimodal_metrics.codebleu.build_runtime` builds it; see "
-               "`multimodal_metrics.codebleu.legacy_runtime`) for the AST and data-flow matches. With the "
-               "`my-languages.so` that CodeXGLUE and Fusion Brain 2021 ship, the `default` and "
-               "`fusion_brain_2021` presets give the official numbers exactly. Recorded in the signature as "
-               "`grammar:<file name>@<sha256 prefix>`. Default: the grammar wheels of tree-sitter 0.26.",
+        Option("grammar_library", "the grammars of the AST and data-flow matches: '2020' (`default`, `paper`, "
+               "`fusion_brain_2021`: the 2020 grammars, python and java, that "
+               "`python -m multimodal_metrics.codebleu.build_runtime` builds beside the tree-sitter runtime of 2020; "
+               "where they are not built, or for another language, the wheels with a warning), 'wheels' "
+               "(`pypi`: tree-sitter 0.26 and the grammar wheels), or a path to a tree-sitter grammar library "
+               "(shared object exporting `tree_sitter_<lang>`, language ABI 9 to 12, e.g. the `my-languages.so` "
+               "that CodeXGLUE and Fusion Brain 2021 ship) parsed with the runtime of 2020. Recorded in the "
+               "signature as `grammar:<file name>@<sha256 prefix>|ts:0.2.0` or `grammar:<wheel>@<version>|ts:<"
+               "tree-sitter version>`.",
                kind="custom", check=_check_grammar_library, cli=str, doc_type="str or path", demo=False),
     ],
     PRESETS,
@@ -176,15 +242,11 @@ def _statistic(stats, weights, missing_dataflow: str) -> Statistic:
 
 def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
     """CodeBLEU of checked inputs (``predictions``, every reference in order, references per example)
-    with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. A ``grammar_library``
-    is opened here (a missing file: ValueError; a missing runtime of 2020: RuntimeError)."""
+    with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. The ``grammar_library`` is
+    resolved here (:func:`tree_source`; a missing file: ValueError; a path without the runtime of 2020:
+    RuntimeError; "2020" without it: the wheels and a warning)."""
     opts = dict(options)
-    trees = opts.pop("grammar_library")
-    if trees is not None:
-        from .legacy_runtime import open_library
-
-        trees = open_library(trees, LANGUAGES)
-        trees.parser(opts["lang"])  # a library without this language: ValueError before any work
+    trees, grammar_fields = tree_source(opts.pop("grammar_library"), opts["lang"], preset)
     references = nest(flat_references, counts)
     scores, per_example, notes = corpus_codebleu(
         list(predictions), references, per_example=return_per_example, trees=trees, **opts
@@ -193,7 +255,7 @@ def score_checked(predictions, flat_references, counts, preset, options, resampl
     fields = {
         **OPTIONS.signature_fields(opts),
         "tok": "split",
-        **({"grammar": trees.label()} if trees is not None else {}),
+        **grammar_fields,
         **resampling.signature_fields(),
     }
     signature = OPTIONS.signature(preset, fields)

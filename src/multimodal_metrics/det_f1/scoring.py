@@ -31,6 +31,10 @@ PRESETS = {
 }
 PRESETS["fusion_brain_2021"] = dict(PRESETS["default"])
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"f1": True, "precision": True, "recall": True, "tp": None, "fp": None, "fn": None}
+
 OPTIONS = OptionTable(
     "det_f1",
     [

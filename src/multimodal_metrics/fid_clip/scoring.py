@@ -164,6 +164,10 @@ PRESETS["clipscore"] = dict(
 # ``sig``: the signature field of the option. fid_clip writes its fields itself (``fid_fields``,
 # ``clip_fields``): only for the scores computed, and derived values (the CLIP folder's name, a tag or a
 # hash of the templates, "given" for feature vectors), so ``OPTIONS.signature_fields`` is not used.
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"fid": False, "clip_score": True, "score": True}
+
 OPTIONS = OptionTable(
     "fid_clip",
     [

@@ -13,8 +13,17 @@ evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of th
 from collections.abc import Mapping
 
 from ..inputs import check_same_length, nest
-from ..results import trainer_scores
-from ..stats import TESTS, Resampling, Statistic, interval_values, paired_comparison, split_resampling
+from ..results import directions_of, trainer_scores
+from ..stats import (
+    DEFAULT_P_VALUE,
+    TESTS,
+    Resampling,
+    Statistic,
+    check_p_value,
+    interval_values,
+    paired_comparison,
+    split_resampling,
+)
 from .arrow import (
     ArrowColumn,
     checked_features,
@@ -33,11 +42,20 @@ class TrainerResults:
     With ``for_trainer=True`` (or a prefix string such as ``for_trainer="val_anls"``) ``compute``
     returns only numbers under metric-prefixed keys (``trainer_scores``), ready for
     ``Trainer(compute_metrics=...)``, ``trainer.log_metrics`` and ``hyperparameter_search``, and
-    mergeable with another metric's result. The signature of that call stays available as
-    ``metric.last_signature`` (every ``compute`` sets it).
+    mergeable with another metric's result; raw counts (det_f1's tp/fp/fn) are left out. The signature of
+    that call stays available as ``metric.last_signature`` (every ``compute`` sets it). ``higher_is_better``
+    maps every result key to True / False (CER, FID: lower is better) / None (a raw count), for
+    ``metric_for_best_model`` with ``greater_is_better`` and ``hyperparameter_search``'s ``direction``.
     """
 
     last_signature = None
+    library = None
+
+    @property
+    def higher_is_better(self) -> dict:
+        """The metric's ``HIGHER_IS_BETTER`` table: ``{key: True | False | None}`` (a key ending in ``*`` covers
+        every key with that prefix; ``<key>_ci_low``/``_high`` follow ``<key>``)."""
+        return directions_of(self.library.__name__.rpartition(".")[2])
 
     def compute(self, *, for_trainer=False, **kwargs):
         """Like ``evaluate.Metric.compute``; ``for_trainer=True`` (or a key prefix string) returns
@@ -60,7 +78,9 @@ class TrainerResults:
             if result is None:  # a non-main process of a distributed run
                 return None
             self.last_signature = result.get("signature")
-        return result if for_trainer is False else trainer_scores(result, prefix)
+        if for_trainer is False:
+            return result
+        return trainer_scores(result, prefix, self.higher_is_better if self.library is not None else None)
 
 
 class TextPairInputs(TrainerResults, OptionsCheckedFirst):
@@ -154,17 +174,21 @@ class PairedComparison:
         n_resamples=None,
         seed=None,
         confidence=0.95,
+        p_value=DEFAULT_P_VALUE,
         **kwargs,
     ) -> dict | None:
         """Paired significance test of system A against system B on the same references.
 
         Both systems are scored by ``compute`` with the same options (``kwargs``: the metric's options
-        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar,
-        ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs, 1000
-        resamples); ``seed`` default 12345. Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
+        and per-example inputs). ``test``: "approximate_randomization" (default; sacrebleu paired-ar's
+        draws, ``n_resamples`` = 10000 trials by default) or "paired_bootstrap" (sacrebleu paired-bs's
+        resamples, 1000); ``seed`` default 12345; ``p_value``: "ge" (default: null statistics at least as
+        extreme as the observed one count, ties included) or "sacrebleu" (sacrebleu's strict count, which
+        rejects about 10% of equally good systems at 0.05 on 0/1 scores). Returns a flat dict: per score key ``<key>_a``, ``<key>_b``,
         ``<key>_difference`` (A - B), ``<key>_difference_ci_low``/``_high`` (paired bootstrap interval of
         A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
-        (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
+        (two-sided), then ``signature`` (the scoring signature plus the test, its size, seed and p-value
+        rule ``p:ge`` / ``p:sacrebleu``).
 
         In evaluate's distributed mode (``num_process`` > 1) it works like ``compute``: every process calls
         it with its share of the examples, process 0 returns the comparison of all of them (gathered in
@@ -174,6 +198,7 @@ class PairedComparison:
         """
         if test not in TESTS:
             raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        check_p_value(p_value)
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
@@ -200,7 +225,7 @@ class PairedComparison:
         if gathered_elsewhere:
             return None
         (stat_a, signature), (stat_b, _) = statistics
-        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence)
+        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence, p_value)
 
 
 class LibraryMetric:

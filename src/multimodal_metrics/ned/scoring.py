@@ -23,6 +23,10 @@ def _check_both_empty(value, arg: str) -> float:
     return check_choice(check_number(value, arg, 0.0, 1.0), BOTH_EMPTY_SCORES, arg)
 
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"one_minus_ned": True, "string_accuracy": True, "cer": False}
+
 OPTIONS = OptionTable(
     "ned",
     [

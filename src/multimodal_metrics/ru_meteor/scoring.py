@@ -133,6 +133,10 @@ class MeteorOptions(OptionTable):
         return options
 
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"meteor": True, "meteor_corpus": True}
+
 OPTIONS = MeteorOptions(
     "ru_meteor",
     [

@@ -16,6 +16,10 @@ PRESETS = {
     "plain": {"measure": "f1", "keep_hyphen": False, "letter_fallback": False},
 }
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {"exact_match": True, "f1": True}
+
 OPTIONS = OptionTable(
     "text_qa",
     [

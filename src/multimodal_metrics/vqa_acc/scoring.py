@@ -168,6 +168,21 @@ class PresetOptionTable(OptionTable):
         return "\n".join(lines)
 
 
+# Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
+# count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
+HIGHER_IS_BETTER = {
+    "accuracy": True,
+    "accuracy_*": True,  # accuracy_<answer_type|question_type|language>/<value>
+    "normalized_accuracy_*": True,
+    "arithmetic_mpt": True,
+    "harmonic_mpt": True,
+    "arithmetic_nmpt": True,
+    "harmonic_nmpt": True,
+    "wups": True,
+    "bleu1": True,
+    "bleu1_corpus": True,
+}
+
 OPTIONS = PresetOptionTable(
     "vqa_acc",
     [
