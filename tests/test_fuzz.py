@@ -527,7 +527,6 @@ SPECS = {
         lambda p: feature_sets(),
         lambda p: {
             "pre_resize": Number(0, 4096, whole=True),
-            "max_pixels": Number(1, None, whole=True),
             "clip_lowercase": Bool(),
             "clip_preprocess": Choice(("processor", "center_square_bilinear")),
             "clip_truncation": Choice(("keep_end", "slice")),
