@@ -545,6 +545,18 @@ def test_corrupt_or_malicious_clip_checkpoints_are_value_errors(tmp_path, clip_f
     assert not marker.exists()
 
 
+@pytest.mark.parametrize("name", ["config.json", "preprocessor_config.json", "bpe.model"])
+@pytest.mark.parametrize("layout", ["ruclip", "hf"])
+def test_corrupt_clip_configs_are_value_errors(tmp_path, clip_folders, layout, name, offline_unset_no_network):
+    folder = shutil.copytree(clip_folders / layout, tmp_path / layout)
+    if not (folder / name).exists():
+        pytest.skip(f"{layout} has no {name}")
+    (folder / name).write_text("{ not json")
+    imgs = random_images(2)
+    with pytest.raises(ValueError, match=r"^`clip_model`"):
+        fid_clip.score(imgs, texts=["a", "b"], clip_model=str(folder))
+
+
 HOSTILE = {
     "statistics (Hypothesis: not a covariance)": 60,
     "huge features": 2 * len(HUGE) + 1,
@@ -554,4 +566,5 @@ HOSTILE = {
     "options": len(OPTION_CASES),
     "images (bombs, non-regular files)": 2 * 2 * len(BOMB_CASES) + 3,
     "weights": 2 * len(WEIGHT_CASES) + 2 * len(WEIGHT_CASES) + 1,
+    "checkpoint configs": 4,  # config.json and bpe.model (ruCLIP), config.json and preprocessor_config.json (hf)
 }

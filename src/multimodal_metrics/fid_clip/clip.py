@@ -341,7 +341,11 @@ def load_clip(path) -> ClipScorer:
     if (folder / "preprocessor_config.json").is_file():
         from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
 
-        processor = CLIPImageProcessorPil.from_pretrained(str(folder))
+        try:
+            processor = CLIPImageProcessorPil.from_pretrained(str(folder), local_files_only=True)
+        except Exception as err:  # noqa: BLE001 - bad JSON or values: a bad checkpoint folder
+            raise ValueError(f"`clip_model`: cannot read {str(folder / 'preprocessor_config.json')!r} "
+                             f"({type(err).__name__}: {str(err)[:200]})") from None
     mean = getattr(processor, "image_mean", None) or OPENAI_MEAN
     std = getattr(processor, "image_std", None) or OPENAI_STD
     cfg = model.config
