@@ -157,11 +157,25 @@ def test_inception_weights_load_strictly_and_give_the_same_features(models, tmp_
 
 
 def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
+    """Nothing downloads (issue 24.3): online (no offline variable) and without `inception_weights`, a
+    missing file is a ValueError saying where to put it; torch.hub and the network are never called."""
+    import socket
+
+    def no_network(*args, **kwargs):
+        raise AssertionError("fid_clip went to the network")
+
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "torch"))
     m = load_metric("fid_clip")
+    for var in ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_DATASETS_OFFLINE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(torch.hub, "load_state_dict_from_url", no_network)
+    monkeypatch.setattr(torch.hub, "download_url_to_file", no_network)
+    monkeypatch.setattr(socket, "getaddrinfo", no_network)
+    monkeypatch.setattr(socket.socket, "connect", no_network)
     imgs = random_images(2)
-    with pytest.raises(ValueError, match=r"not found in the torch hub cache .*hub/checkpoints/pt_inception-2015-12-05"
-                                         r"-6726825d.pth.*downloads are off.*pytorch-fid/releases/download"):
+    with pytest.raises(ValueError, match=r"`inception_weights`: .*not found in the torch hub cache .*hub/checkpoints/"
+                                         r"pt_inception-2015-12-05-6726825d.pth.*nothing is downloaded.*"
+                                         r"pytorch-fid/releases/download.*put it at"):
         m.compute(predictions=imgs, references=imgs)
     with pytest.raises(ValueError, match=r"`inception_weights` file '/nowhere/w.pth' does not exist.*put it at"):
         m.compute(predictions=imgs, references=imgs, inception_weights="/nowhere/w.pth")

@@ -425,9 +425,9 @@ def _vqa_options(preset):
 
 
 def _feature_validity(v) -> str:
-    """A feature value: a finite real within ±1e150 (beyond, the covariance overflows)."""
+    """A feature value: a finite real within ±1e50 (beyond, the distance overflows: core.MAX_FEATURE)."""
     f = _finite_float(v)
-    return VALID if f is not None and abs(f) <= 1e150 else INVALID
+    return VALID if f is not None and abs(f) <= 1e50 else INVALID
 
 
 @st.composite
@@ -526,7 +526,7 @@ SPECS = {
         ["default", "fusion_brain_2022", "clipscore"],
         lambda p: feature_sets(),
         lambda p: {
-            "pre_resize": Number(0, 4096),
+            "pre_resize": Number(0, 4096, whole=True),
             "clip_lowercase": Bool(),
             "clip_preprocess": Choice(("processor", "center_square_bilinear")),
             "clip_truncation": Choice(("keep_end", "slice")),

@@ -2,8 +2,8 @@
 the CLIP score per image (table and histogram) and the Fusion Brain 2022 score.
 
 Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by the playground Space.
-Model weights: the FID Inception file comes from a local path or the torch hub cache (downloaded
-there when the machine is online); the CLIP checkpoint is a local folder or, when online, a Hub
+Model weights: the FID Inception file comes from a local path or the torch hub cache (never
+downloaded: put it there first); the CLIP checkpoint is a local folder or, when online, a Hub
 repository id fetched with huggingface_hub (the metric itself only reads local folders).
 """
 

@@ -331,16 +331,21 @@ def load_clip(path) -> ClipScorer:
         raise ValueError(f"`clip_model`: {str(folder)!r} has no config.json (neither a transformers nor a ruCLIP checkpoint)")
     from transformers import AutoTokenizer, CLIPModel
 
-    try:
-        model = CLIPModel.from_pretrained(str(folder))
-        tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    except (OSError, ValueError) as err:
-        raise ValueError(f"`clip_model`: cannot load {str(folder)!r} as a transformers CLIP checkpoint ({err})") from None
+    try:  # local files only: nothing is downloaded; transformers reads .bin with torch.load(weights_only=True)
+        model = CLIPModel.from_pretrained(str(folder), local_files_only=True)
+        tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    except Exception as err:  # noqa: BLE001 - OSError, UnpicklingError, JSON errors...: a bad checkpoint folder
+        raise ValueError(f"`clip_model`: cannot load {str(folder)!r} as a transformers CLIP checkpoint "
+                         f"({type(err).__name__}: {str(err)[:300]})") from None
     processor = None
     if (folder / "preprocessor_config.json").is_file():
         from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
 
-        processor = CLIPImageProcessorPil.from_pretrained(str(folder))
+        try:
+            processor = CLIPImageProcessorPil.from_pretrained(str(folder), local_files_only=True)
+        except Exception as err:  # noqa: BLE001 - bad JSON or values: a bad checkpoint folder
+            raise ValueError(f"`clip_model`: cannot read {str(folder / 'preprocessor_config.json')!r} "
+                             f"({type(err).__name__}: {str(err)[:200]})") from None
     mean = getattr(processor, "image_mean", None) or OPENAI_MEAN
     std = getattr(processor, "image_std", None) or OPENAI_STD
     cfg = model.config
@@ -349,20 +354,28 @@ def load_clip(path) -> ClipScorer:
 
 
 def _load_ruclip(folder: Path) -> ClipScorer:
-    import torch
     from transformers import CLIPModel
 
-    for name in ("config.json", "pytorch_model.bin"):
-        if not (folder / name).is_file():
-            raise ValueError(f"`clip_model`: the ruCLIP folder {str(folder)!r} lacks {name} "
+    from .inception import read_state_dict
+
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        weights = folder / "pytorch_model.bin"
+    for path in (folder / "config.json", weights):
+        if not path.is_file():
+            raise ValueError(f"`clip_model`: the ruCLIP folder {str(folder)!r} lacks {path.name} "
                              "(expected bpe.model, config.json, pytorch_model.bin)")
-    cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    tokenizer = YttmBpe(folder / "bpe.model")
-    model = CLIPModel(ruclip_to_hf_config(cfg))
     try:
-        state = torch.load(folder / "pytorch_model.bin", map_location="cpu", weights_only=True)
+        cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+        tokenizer = YttmBpe(folder / "bpe.model")
+        model = CLIPModel(ruclip_to_hf_config(cfg))
+    except Exception as err:  # noqa: BLE001 - bad JSON, missing or wrong config keys, a bad bpe.model
+        raise ValueError(f"`clip_model`: {str(folder)!r} is not a ruCLIP checkpoint (config.json / bpe.model: "
+                         f"{type(err).__name__}: {str(err)[:200]})") from None
+    state = read_state_dict(weights, "clip_model")
+    try:
         missing, unexpected = model.load_state_dict(ruclip_to_hf_state_dict(state), strict=False)
-    except (RuntimeError, ValueError) as err:
+    except (RuntimeError, ValueError, IndexError) as err:
         raise ValueError(f"`clip_model`: {str(folder)!r} does not match its ruCLIP config ({err})") from None
     missing = [k for k in missing if not k.endswith("position_ids")]
     if missing or unexpected:

@@ -18,12 +18,19 @@ numpy and scipy's BLAS wrappers, no evaluate, no torch: usable on its own.
 * ``generation_score`` (seed 000 sub-task 3) and ``captioning_score`` (sub-task 4).
 """
 
+import math
+import os
 import warnings
 
 import numpy as np
 
 # pytorch-fid `calculate_frechet_distance`: retry offset and the imaginary-part tolerance
 PYTORCH_FID_EPS = 1e-6
+# Feature values are refused beyond this magnitude (mu likewise, sigma beyond its square): the
+# distance multiplies covariances (values^4 times d^2), which stays finite in float64 for d up to
+# ~10^5 and values up to 10^50; Inception and CLIP features are O(1). Features of 1e100 are refused,
+# not scored as NaN.
+MAX_FEATURE = 1e50
 
 
 class FrechetStats:
@@ -83,20 +90,17 @@ class FrechetStats:
         return cls(x.shape[1]).update(x, arg)
 
     @classmethod
-    def from_moments(cls, mu, sigma, n: int | None = None, arg: str = "statistics") -> "FrechetStats":
-        """Statistics given by their mean and unbiased covariance (and count, if known)."""
-        mu = np.asarray(mu, dtype=np.float64)
-        sigma = np.asarray(sigma, dtype=np.float64)
-        if mu.ndim != 1 or sigma.shape != (len(mu), len(mu)):
-            raise ValueError(f"`{arg}`: mu must have shape (d,) and sigma (d, d); got {mu.shape} and {sigma.shape}")
-        if not (np.isfinite(mu).all() and np.isfinite(sigma).all()):
-            raise ValueError(f"`{arg}`: mu/sigma contain NaN or infinite values")
+    def from_moments(cls, mu, sigma, n=None, arg: str = "statistics") -> "FrechetStats":
+        """Statistics given by their mean and unbiased covariance (and count, if known), checked:
+        real finite numbers, mu (d,), sigma (d, d) symmetric positive semi-definite (``check_moments``),
+        n a whole number >= 0 (errors name `arg`)."""
+        mu, sigma = check_moments(mu, sigma, arg)
+        n = _check_count(n, arg)
         stats = cls(len(mu))
-        if n is None or int(n) < 2:
+        if n is None or n < 2:
             stats._fixed = (mu, sigma)
-            stats.n = int(n or 0)
+            stats.n = n or 0
             return stats
-        n = int(n)
         stats.shift = np.zeros(len(mu))
         stats._sum = n * mu
         stats._outer = (n - 1) * sigma + n * np.outer(mu, mu)
@@ -131,26 +135,115 @@ class FrechetStats:
 
 def load_stats(source, arg: str = "reference_stats") -> FrechetStats:
     """Statistics from a pytorch-fid / clean-fid style ``.npz`` path (keys ``mu``, ``sigma``, optional
-    ``n``), a mapping with those keys, or a FrechetStats (returned as is)."""
+    ``n``), a mapping with those keys, or a FrechetStats (returned as is). Every malformed source is a
+    ValueError/TypeError naming `arg`: the file must be a regular file holding an npz archive of plain
+    numeric arrays (read with ``allow_pickle=False``: nothing is ever unpickled)."""
     if isinstance(source, FrechetStats):
         return source
     if isinstance(source, dict):
         if "mu" not in source or "sigma" not in source:
-            raise ValueError(f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(source)}")
+            raise ValueError(f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(map(str, source))[:10]}")
         return FrechetStats.from_moments(source["mu"], source["sigma"], source.get("n"), arg)
     if not isinstance(source, str) and not hasattr(source, "__fspath__"):
         raise TypeError(f"`{arg}` must be a .npz path, a dict with 'mu' and 'sigma', or FrechetStats; got {type(source).__name__}")
+    mu, sigma, n = _read_npz(source, arg)
+    return FrechetStats.from_moments(mu, sigma, n, arg)
+
+
+MAX_STATS_BYTES = 4 << 30  # an npz member larger than this once decompressed is refused (a zip bomb)
+
+
+def _read_npz(source, arg: str):
+    """(mu, sigma, n or None) read from an .npz file without unpickling anything."""
+    import stat
+    import zipfile
+
     try:
-        with np.load(source) as data:
+        path = os.fspath(source)
+        if isinstance(path, bytes):
+            path = os.fsdecode(path)
+        if not path or "\0" in path:
+            raise ValueError(f"`{arg}` must be a non-empty .npz path, got {source!r}")
+        try:
+            mode = os.stat(path).st_mode
+        except FileNotFoundError:
+            raise ValueError(f"`{arg}`: no such file {path!r}") from None
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"`{arg}`: {path!r} is not a regular file (expected a pytorch-fid .npz)")
+        if not zipfile.is_zipfile(path):
+            raise ValueError(f"`{arg}`: {path!r} is not an .npz archive (a zip of .npy arrays with keys mu and sigma)")
+        with np.load(path, allow_pickle=False) as data:
             keys = set(data.files)
             if not {"mu", "sigma"} <= keys:
-                raise ValueError(f"`{arg}`: {source} has keys {sorted(keys)}; expected 'mu' and 'sigma' (pytorch-fid .npz)")
-            n = int(data["n"]) if "n" in keys else None
-            return FrechetStats.from_moments(data["mu"], data["sigma"], n, arg)
-    except FileNotFoundError:
-        raise ValueError(f"`{arg}`: no such file {str(source)!r}") from None
-    except (OSError, EOFError) as err:
-        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz file ({err})") from None
+                raise ValueError(f"`{arg}`: {path!r} has keys {sorted(keys)[:10]}; expected 'mu' and 'sigma' (pytorch-fid .npz)")
+            for key in ("mu", "sigma", "n"):
+                if key in keys and data.zip.getinfo(key + ".npy").file_size > MAX_STATS_BYTES:
+                    raise ValueError(f"`{arg}`: {path!r}: {key!r} is larger than {MAX_STATS_BYTES >> 30} GiB")
+            return data["mu"], data["sigma"], (data["n"] if "n" in keys else None)
+    except ValueError as err:
+        if str(err).startswith(f"`{arg}`"):
+            raise
+        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz of numeric arrays ({err})") from None
+    except (OSError, EOFError, KeyError, TypeError, MemoryError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as err:
+        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz file ({type(err).__name__}: {err})") from None
+
+
+def _real_array(value, what: str, arg: str) -> np.ndarray:
+    """A float64 array of real numbers (bool, complex, text, objects refused: ValueError naming `arg`)."""
+    try:
+        x = np.asarray(value)
+    except Exception as err:  # noqa: BLE001 - ragged lists, exotic objects: all refused alike
+        raise ValueError(f"`{arg}`: {what} is not an array of numbers ({type(err).__name__})") from None
+    if x.dtype.kind not in "iuf":
+        raise ValueError(f"`{arg}`: {what} must hold real numbers, got dtype {x.dtype}")
+    return x.astype(np.float64)
+
+
+def _check_count(n, arg: str):
+    """None, or `n` (the number of feature vectors) as a Python int >= 0."""
+    if n is None:
+        return None
+    x = np.asarray(n) if not isinstance(n, int | float) else n
+    if isinstance(x, np.ndarray):
+        if x.ndim != 0 or x.dtype.kind not in "iuf":
+            raise ValueError(f"`{arg}`: n must be a single whole number >= 0, got an array of dtype {x.dtype} and shape {x.shape}")
+        x = x.item()
+    if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) or x < 0 or x != int(x):
+        raise ValueError(f"`{arg}`: n must be a whole number >= 0, got {x!r}"[:200])
+    return int(x)
+
+
+def check_moments(mu, sigma, arg: str = "statistics") -> tuple[np.ndarray, np.ndarray]:
+    """``(mu, sigma)`` as float64 arrays, checked: mu (d,) and sigma (d, d) of real finite numbers with
+    ``|mu| <= MAX_FEATURE`` and ``|sigma| <= MAX_FEATURE**2``; sigma symmetric (to 1e-6 of its largest
+    entry: float32-saved statistics pass) and positive semi-definite (its smallest eigenvalue at least
+    ``-1e-6 * max(diag)``: round-off of a singular covariance passes; a negative or indefinite one, which
+    is the covariance of no data, is refused). sigma is returned exactly symmetrised."""
+    mu = _real_array(mu, "mu", arg)
+    sigma = _real_array(sigma, "sigma", arg)
+    if mu.ndim != 1 or mu.size == 0 or sigma.shape != (len(mu), len(mu)):
+        raise ValueError(f"`{arg}`: mu must have shape (d,) and sigma (d, d); got {mu.shape} and {sigma.shape}")
+    if not (np.isfinite(mu).all() and np.isfinite(sigma).all()):
+        raise ValueError(f"`{arg}`: mu/sigma contain NaN or infinite values")
+    if np.abs(mu).max() > MAX_FEATURE or np.abs(sigma).max() > MAX_FEATURE**2:
+        raise ValueError(f"`{arg}`: mu beyond ±{MAX_FEATURE:g} or sigma beyond ±{MAX_FEATURE**2:g} "
+                         "(the distance would overflow)")
+    scale = float(np.abs(sigma).max())
+    if scale > 0 and np.abs(sigma - sigma.T).max() > 1e-6 * scale:
+        raise ValueError(f"`{arg}`: sigma is not symmetric (a covariance matrix is)")
+    sigma = (sigma + sigma.T) / 2
+    diag = np.diag(sigma)
+    if (diag < 0).any():
+        raise ValueError(f"`{arg}`: sigma has a negative variance on its diagonal (index {int(np.argmax(diag < 0))})")
+    tol = 1e-6 * float(diag.max()) if len(diag) else 0.0
+    if tol > 0:
+        try:
+            np.linalg.cholesky(sigma + tol * np.eye(len(sigma)))
+        except np.linalg.LinAlgError:
+            raise ValueError(f"`{arg}`: sigma is not positive semi-definite (a covariance matrix is)") from None
+    elif scale > 0:  # zero diagonal with non-zero entries: indefinite
+        raise ValueError(f"`{arg}`: sigma is not positive semi-definite (a covariance matrix is)")
+    return mu, sigma
 
 
 def check_features(features, arg: str, dims: int | None = None, start: int = 0) -> np.ndarray:
@@ -168,6 +261,10 @@ def check_features(features, arg: str, dims: int | None = None, start: int = 0) 
     bad = ~np.isfinite(x).all(axis=1)
     if bad.any():
         raise ValueError(f"`{arg}[{start + int(np.argmax(bad))}]` contains NaN or infinite values")
+    big = (np.abs(x) > MAX_FEATURE).any(axis=1)
+    if big.any():
+        raise ValueError(f"`{arg}[{start + int(np.argmax(big))}]`: feature values beyond ±{MAX_FEATURE:g} "
+                         "would overflow the distance (products of four values)")
     return x
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from .clip import load_clip
 from .core import FrechetStats
 from .images import unpack
-from .inception import load_fid_inception, preprocess
+from .inception import check_extractor_output, load_fid_inception, preprocess
 
 MODELS = {}  # loaded networks, kept between calls: ("inception", weights) / ("clip", folder) -> model
 
@@ -69,7 +69,8 @@ def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
     bs = opts["batch_size"]
     with _progress(len(items), opts, f"fid_clip: {arg} features") as bar, torch.inference_mode():
         for start in range(0, len(items), bs):
-            images = [unpack(item)[1] for item in items[start : start + bs]]
+            images = [unpack(item, f"{arg}[{start + j}]", opts["max_pixels"])[1]
+                      for j, item in enumerate(items[start : start + bs])]
             tensors = [preprocess(img, opts["pre_resize"] or None) for img in images]
             feats = _forward_grouped(model, tensors, opts["device"])
             if feats.ndim != 2:
@@ -93,7 +94,7 @@ def _forward_grouped(model, tensors: list, device: str) -> np.ndarray:
         groups.setdefault(tuple(t.shape), []).append(i)
     for idx in groups.values():
         batch = torch.stack([tensors[i] for i in idx]).to(device)
-        feats = model(batch)
+        feats = check_extractor_output(model(batch), len(idx))
         feats = feats.reshape(feats.shape[0], -1).double().cpu().numpy()
         for row, i in zip(feats, idx):
             out[i] = row
@@ -117,7 +118,7 @@ def clip_cosines(pairs: list, opts: dict) -> np.ndarray:
     with _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
         for start in range(0, len(pairs), bs):
             chunk = pairs[start : start + bs]
-            images = [unpack(item)[1] for item, _ in chunk]
+            images = [unpack(item, max_pixels=opts["max_pixels"])[1] for item, _ in chunk]
             img = scorer.image_features(images, opts["clip_preprocess"])
             txt = scorer.text_features(
                 [t for _, t in chunk], opts["clip_templates"], opts["clip_truncation"], opts["clip_lowercase"]

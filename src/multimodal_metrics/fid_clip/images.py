@@ -15,10 +15,19 @@ Stored form: ``{"kind": "none"|"path"|"image"|"features", "text": path, "data": 
 memory as PNG, features as float64 bytes), so Arrow never sees pixels as nested lists.
 """
 
+import contextlib
 import io
+import math
 import os
+import re
+import stat
+import struct
+import threading
+import zlib
 
 import numpy as np
+
+from .core import MAX_FEATURE
 
 KINDS = ("none", "path", "image", "features")
 NONE = {"kind": "none", "text": "", "data": None}  # padding: no example on this side of the row
@@ -28,18 +37,98 @@ def _is_tensor(x) -> bool:
     return type(x).__module__.startswith("torch") and hasattr(x, "detach")
 
 
-def _decode_file(source, where: str):
+# The pixel limit (option ``max_pixels``): PIL's own refusal threshold (2 x Image.MAX_IMAGE_PIXELS at
+# PIL's default, 178,956,970 pixels, e.g. 13,377 x 13,377; 512 MiB once decoded to RGB). Images above
+# the limit are refused from their header, before any pixel is decoded: decompression bombs (a small
+# file claiming 20,000 x 20,000) cost nothing. A larger limit accepts larger valid images (15,000 x
+# 15,000 needs max_pixels >= 225,000,000); PIL's global limit is then raised, under a lock, to the
+# checked size of that one image while it is opened.
+MAX_PIXELS = 178_956_970
+_PIL_LIMIT = threading.Lock()
+
+
+def _describe(source) -> str:
+    return "the given bytes" if isinstance(source, io.BytesIO) else repr(str(source))
+
+
+def _bomb_pixels(err) -> int | None:
+    match = re.search(r"\((\d+) pixels\)", str(err))
+    return int(match.group(1)) if match else None
+
+
+@contextlib.contextmanager
+def _opened(source, where: str, max_pixels: int | None, decode: bool = False):
+    """``(image, pixels)`` of a file / bytes: the header read and checked (a regular file or bytes, an
+    image format PIL reads, size >= 1, pixels <= max_pixels), the pixels decoded only with ``decode``.
+    ``max_pixels`` None: no limit for a header check (``image`` is then None when the image is over PIL's
+    own limit), ``MAX_PIXELS`` for a decode. Every failure is a ValueError naming `where`."""
+    import warnings
+
     from PIL import Image, UnidentifiedImageError
 
+    if max_pixels is None and decode:
+        max_pixels = MAX_PIXELS
+    limit = math.inf if max_pixels is None else max_pixels
+
+    def too_big(pixels, size=None) -> ValueError:
+        dims = f"{size[0]} x {size[1]} = " if size else ""
+        return ValueError(f"`{where}`: {_describe(source)} is {dims}{pixels:,} pixels, over the limit of {limit:,} "
+                          "(option `max_pixels`; a decompression bomb is refused from its header)")
+
     try:
-        with Image.open(source) as img:
-            img.load()
-            return img.convert("RGB")
+        if not isinstance(source, io.BytesIO) and not stat.S_ISREG(os.stat(source).st_mode):
+            raise ValueError(f"`{where}`: {_describe(source)} is not a regular file (a FIFO, device or folder)")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            try:
+                img = Image.open(source)
+            except Image.DecompressionBombError as err:  # over PIL's own limit: PIL read the header only
+                pixels = _bomb_pixels(err)
+                if pixels is None or pixels > limit:
+                    raise too_big(pixels or 0) from None
+                if not decode:
+                    yield None, pixels
+                    return
+                with _PIL_LIMIT:  # within our limit, above PIL's: lift PIL's to this image's size to decode it
+                    saved = Image.MAX_IMAGE_PIXELS
+                    Image.MAX_IMAGE_PIXELS = pixels
+                    try:
+                        img = Image.open(source)
+                        img.load()
+                    finally:
+                        Image.MAX_IMAGE_PIXELS = saved
+            with img:
+                w, h = img.size
+                if w < 1 or h < 1:
+                    raise ValueError(f"`{where}`: {_describe(source)} is an empty image of size {img.size}")
+                if w * h > limit:
+                    raise too_big(w * h, img.size)
+                if decode:
+                    img.load()
+                yield img, w * h
     except FileNotFoundError:
         raise ValueError(f"`{where}`: no such image file {str(source)!r}") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
-        what = repr(str(source)) if not isinstance(source, io.BytesIO) else "the given bytes"
-        raise ValueError(f"`{where}`: {what} is not a decodable image ({type(err).__name__}: {err})") from None
+    except ValueError as err:
+        if str(err).startswith(f"`{where}`"):
+            raise
+        raise ValueError(f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})") from None
+    except (UnidentifiedImageError, OSError, SyntaxError, EOFError, MemoryError, Image.DecompressionBombError,
+            IndexError, KeyError, TypeError, struct.error, zlib.error) as err:
+        raise ValueError(f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})") from None
+
+
+def check_header(source, where: str, max_pixels: int | None = None) -> int:
+    """The pixel count (width x height) of an image file / bytes from its header alone (no pixel decoded);
+    errors (not a regular file, not an image, empty, over ``max_pixels``; None: no limit) are ValueErrors
+    naming `where`."""
+    with _opened(source, where, max_pixels) as (_, pixels):
+        return pixels
+
+
+def _decode_file(source, where: str, max_pixels: int | None = MAX_PIXELS):
+    """The RGB PIL image of a file / bytes, decoded once, the header checked first (``_opened``)."""
+    with _opened(source, where, max_pixels, decode=True) as (img, _):
+        return img.convert("RGB")
 
 
 def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
@@ -74,9 +163,6 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
     return Image.fromarray(np.ascontiguousarray(x)).convert("RGB")
 
 
-MAX_FEATURE = 1e150  # squares and sums of ~1e4 squares stay finite in float64
-
-
 def _features(x, where: str) -> dict:
     if isinstance(x, np.ndarray) and x.dtype.kind not in "iuf" and not (
         x.dtype == object and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in x)
@@ -92,29 +178,35 @@ def _features(x, where: str) -> dict:
         raise ValueError(f"`{where}` contains NaN or infinite values")
     if np.abs(v).max() > MAX_FEATURE:
         raise ValueError(
-            f"`{where}`: feature values beyond ±{MAX_FEATURE:g} would overflow the covariance (products of two values)"
+            f"`{where}`: feature values beyond ±{MAX_FEATURE:g} would overflow the distance (see core.MAX_FEATURE)"
         )
     return {"kind": "features", "text": "", "data": v.tobytes()}
 
 
-def _png(img) -> bytes:
+def _png(img, where: str = "", max_pixels: int | None = None) -> bytes:
+    if max_pixels is not None and img.size[0] * img.size[1] > max_pixels:
+        raise ValueError(f"`{where}`: the image is {img.size[0]} x {img.size[1]} pixels, over the limit of "
+                         f"{max_pixels:,} (option `max_pixels`)")
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
 
 
-def pack(item, where: str) -> dict:
-    """Check one example and return its stored form (raises ValueError/TypeError naming `where`)."""
+def pack(item, where: str, max_pixels: int | None = None) -> dict:
+    """Check one example and return its stored form (raises ValueError/TypeError naming `where`). Image
+    files and bytes are checked from their header only (``check_header``: a regular file, format, size,
+    ``max_pixels``; None: no limit here, ``score_checked`` checks it) and decoded once, when scored
+    (``unpack``)."""
     if item is None:
         raise TypeError(f"`{where}` is None: expected an image or a feature vector")
     if isinstance(item, str) or isinstance(item, os.PathLike):
         path = os.fspath(item)
         if isinstance(path, bytes):
             path = os.fsdecode(path)
-        _decode_file(path, where)
+        check_header(path, where, max_pixels)
         return {"kind": "path", "text": path, "data": None}
     if isinstance(item, bytes | bytearray | memoryview):
-        _decode_file(io.BytesIO(bytes(item)), where)
+        check_header(io.BytesIO(bytes(item)), where, max_pixels)
         return {"kind": "image", "text": "", "data": bytes(item)}
     if type(item).__module__.startswith("PIL.") and hasattr(item, "convert"):
         if min(item.size) < 1:
@@ -123,16 +215,16 @@ def pack(item, where: str) -> dict:
             img = item.convert("RGB")
         except (OSError, ValueError) as err:
             raise ValueError(f"`{where}`: the PIL image cannot be converted to RGB ({err})") from None
-        return {"kind": "image", "text": "", "data": _png(img)}
+        return {"kind": "image", "text": "", "data": _png(img, where, max_pixels)}
     if _is_tensor(item):
         item_np = item.detach().cpu().numpy()
         if item_np.ndim == 1:
             return _features(item_np, where)
-        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item_np, where, channels_first=True))}
+        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item_np, where, channels_first=True), where, max_pixels)}
     if isinstance(item, np.ndarray):
         if item.ndim == 1:
             return _features(item, where)
-        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item, where, channels_first=False))}
+        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item, where, channels_first=False), where, max_pixels)}
     if isinstance(item, list | tuple):
         if not all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
                    for v in item):
@@ -154,13 +246,25 @@ def image_batch(values):
     return None
 
 
-def unpack(stored: dict):
-    """(kind, value): ("image", PIL RGB image), ("features", 1-D float64 array) or ("none", None)."""
+def unpack(stored: dict, where: str | None = None, max_pixels: int = MAX_PIXELS):
+    """(kind, value): ("image", PIL RGB image), ("features", 1-D float64 array) or ("none", None).
+    Images are decoded here (once), their header checked again against ``max_pixels``; errors name
+    `where` (the argument and index; by default the file path, or "image")."""
     kind = stored["kind"]
     if kind == "path":
-        return "image", _decode_file(stored["text"], stored["text"])
+        return "image", _decode_file(stored["text"], where or stored["text"], max_pixels)
     if kind == "image":
-        return "image", _decode_file(io.BytesIO(stored["data"]), "image")
+        return "image", _decode_file(io.BytesIO(stored["data"]), where or "image", max_pixels)
     if kind == "features":
         return "features", np.frombuffer(stored["data"], dtype=np.float64)
     return "none", None
+
+
+def check_pixels(items: list, arg: str, max_pixels: int) -> None:
+    """Check every stored image of one side against ``max_pixels`` from its header (no pixel decoded),
+    before any model runs: errors name `arg` and the index."""
+    for i, item in enumerate(items):
+        if item["kind"] == "path":
+            check_header(item["text"], f"{arg}[{i}]", max_pixels)
+        elif item["kind"] == "image":
+            check_header(io.BytesIO(item["data"]), f"{arg}[{i}]", max_pixels)

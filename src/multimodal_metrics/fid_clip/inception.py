@@ -196,36 +196,47 @@ def default_weights_path() -> Path:
     return Path(torch.hub.get_dir()) / "checkpoints" / FID_WEIGHTS_FILE
 
 
-def _offline() -> bool:
-    return any(os.environ.get(v, "").upper() in ("1", "ON", "YES", "TRUE")
-               for v in ("HF_HUB_OFFLINE", "HF_EVALUATE_OFFLINE", "TRANSFORMERS_OFFLINE"))
+def read_state_dict(path: Path, arg: str) -> dict:
+    """A state dict of tensors from ``path``, never unpickling code: ``.safetensors`` through safetensors,
+    anything else through ``torch.load(weights_only=True)``. Any unreadable, corrupt or malicious file
+    (a pickle with code, a truncated zip, text) is a ValueError naming `arg`."""
+    import torch
+
+    try:
+        if path.suffix == ".safetensors":
+            from safetensors.torch import load_file
+
+            state = load_file(str(path), device="cpu")
+        else:
+            state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as err:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all user errors here
+        raise ValueError(f"`{arg}`: cannot read {str(path)!r} as a torch state dict (torch.load with weights_only, "
+                         f"or safetensors; {type(err).__name__}: {str(err)[:200]})") from None
+    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise ValueError(f"`{arg}`: {str(path)!r} is not a state dict (a mapping of names to tensors)")
+    return state
 
 
 def load_fid_inception(weights=None):
     """FIDInceptionV3 with real weights, strict load, eval mode.
 
-    ``weights``: a path to the .pth state dict. None: the torch hub cache (``default_weights_path``);
-    when it is absent and the process is not offline (HF_HUB_OFFLINE etc.), torch.hub downloads the
-    file from pytorch-fid's release URL into that cache. The channel width is read from the file
-    (tiny test networks load through the same code).
+    ``weights``: a path to the state dict (.pth, read with ``torch.load(weights_only=True)``, or
+    .safetensors). None: the torch hub cache (``default_weights_path``). Nothing is downloaded: a missing
+    file is a ValueError saying where to put it. The channel width is read from the file (tiny test
+    networks load through the same code).
     """
     import torch
 
     if weights is None:
         path = default_weights_path()
         if not path.is_file():
-            if _offline():
-                raise ValueError(_missing_message(path))
-            torch.hub.load_state_dict_from_url(FID_WEIGHTS_URL, progress=True)
+            raise ValueError(_missing_message(path))
     else:
         path = Path(os.fspath(weights))
         if not path.is_file():
             raise ValueError(_missing_message(path, given=True))
-    try:
-        state = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as err:  # noqa: BLE001 - any unreadable file is a user error here
-        raise ValueError(f"`inception_weights`: cannot read {str(path)!r} as a torch state dict ({err})") from None
-    if not isinstance(state, dict) or "Conv2d_1a_3x3.conv.weight" not in state:
+    state = read_state_dict(path, "inception_weights")
+    if "Conv2d_1a_3x3.conv.weight" not in state or state["Conv2d_1a_3x3.conv.weight"].ndim != 4:
         raise ValueError(f"`inception_weights`: {str(path)!r} is not a FID Inception state dict "
                          "(no 'Conv2d_1a_3x3.conv.weight'; expected pytorch-fid's pt_inception-2015-12-05)")
     width = state["Conv2d_1a_3x3.conv.weight"].shape[0] / 32
@@ -244,10 +255,27 @@ def load_fid_inception(weights=None):
 
 def _missing_message(path: Path, given: bool = False) -> str:
     where = f"`inception_weights` file {str(path)!r} does not exist" if given else (
-        f"FID Inception weights not found in the torch hub cache ({str(path)!r}) and downloads are off (offline)")
+        f"`inception_weights`: FID Inception weights not found in the torch hub cache ({str(path)!r}); "
+        "nothing is downloaded")
     return (f"{where}. Download {FID_WEIGHTS_URL} once and either put it at {str(default_weights_path())!r} "
             "or pass inception_weights='/path/to/" + FID_WEIGHTS_FILE + "'; or pass any torch module as "
             "`feature_extractor`.")
+
+
+def check_extractor_output(feats, batch: int):
+    """The output of the FID feature network for a batch of `batch` images: a torch tensor of shape
+    (batch, d, ...) with d >= 1 (flattened to (batch, -1) by the caller); anything else (a list, a numpy
+    array, 1-D output, another batch size) is a TypeError/ValueError naming `feature_extractor`."""
+    import torch
+
+    if not isinstance(feats, torch.Tensor):
+        raise TypeError(f"`feature_extractor` must return a torch tensor of (B, d) features, got {type(feats).__name__}")
+    if feats.ndim < 2 or feats.shape[0] != batch or feats[0].numel() < 1:
+        raise ValueError(f"`feature_extractor` must return (B, d) features (one row per image), got shape "
+                         f"{tuple(feats.shape)} for a batch of {batch} images")
+    if feats.is_complex() or feats.dtype == torch.bool:
+        raise TypeError(f"`feature_extractor` must return real numbers, got dtype {feats.dtype}")
+    return feats
 
 
 def preprocess(image, pre_resize: int | None = None):

@@ -12,6 +12,7 @@ import copy
 import hashlib
 import os
 import re
+import string
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ from ..stats import (
 from .clip import RUCLIP_TEMPLATES, clip_scores
 from .core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
 from .extract import clip_cosines, side_statistics
-from .images import NONE, image_batch, pack
+from .images import MAX_PIXELS, NONE, check_pixels, image_batch, pack
 from .resampling import bootstrap_fid
 
 PREPROCESS = ("processor", "center_square_bilinear")
@@ -61,13 +62,15 @@ def check_folder_name(value, arg: str) -> None:
             )
 
 
-def _pre_resize(value, arg: str) -> int:
-    return int(check_number(value, arg, 0, 4096))
-
-
 def _path(value, arg: str):
     if not isinstance(value, str | os.PathLike):
         raise TypeError(f"`{arg}` must be a path, got {type(value).__name__}")
+    text = os.fspath(value)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    if not text.strip() or "\0" in text:
+        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {value!r}; "
+                         "leave it out (None) for the default")
     return value
 
 
@@ -87,13 +90,26 @@ def _extractor(value, arg: str):
     return value
 
 
+def _one_field(template: str) -> bool:
+    """``template.format(text)`` is valid and inserts the text exactly once: one replacement field ``{}``
+    (no name, index, conversion or format spec); other braces doubled (``{{`` / ``}}``)."""
+    try:
+        fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(template) if name is not None]
+    except ValueError:  # "Single '}' encountered", "unmatched '{'", ...
+        return False
+    return fields == [("", "", None)]
+
+
 def _templates(templates, arg: str) -> tuple:
     if isinstance(templates, str) or not isinstance(templates, list | tuple) or not templates:
         raise TypeError(f"`{arg}` must be a non-empty list of strings containing '{{}}'")
     for i, t in enumerate(templates):
-        if not isinstance(t, str) or t.count("{}") != 1 or re.search(r"\{[^}]", t.replace("{}", "")):
-            raise ValueError(f"`{arg}[{i}]` must be a string with exactly one '{{}}', got {t!r}")
-    return tuple(templates)
+        if not isinstance(t, str):
+            raise TypeError(f"`{arg}[{i}]` must be a string with exactly one '{{}}', got {type(t).__name__}")
+        if not _one_field(t):
+            raise ValueError(f"`{arg}[{i}]` must be a string with exactly one '{{}}' (other braces doubled: "
+                             f"'{{{{' and '}}}}'), got {t[:80]!r}")
+    return tuple(str(t) for t in templates)
 
 
 def _scale(value, arg: str) -> float:
@@ -146,6 +162,7 @@ PRESETS = {
         "device": "cpu",
         "batch_size": 20,
         "progress": None,
+        "max_pixels": MAX_PIXELS,
     },
 }
 # AIJ 2022 FusionBrain Challenge 2.0 evaluate_fid_clip.py / evaluate_ruclip_meteor.py (seeds_reference 1.3, 1.4)
@@ -173,9 +190,10 @@ OPTIONS = OptionTable(
     [
         Option("pre_resize", "resize every image to this square size with PIL bilinear before the extractor "
                "(Fusion Brain 2022: 256); 0 = no resize (pytorch-fid).", kind="integer", low=0, high=4096,
-               check=_pre_resize, sig="pre"),
-        Option("inception_weights", "path to pytorch-fid's `pt_inception-2015-12-05-6726825d.pth`; None: the torch "
-               "hub cache ($TORCH_HOME/hub/checkpoints/), downloaded there when online.", kind="path", check=_path),
+               sig="pre"),
+        Option("inception_weights", "path to pytorch-fid's `pt_inception-2015-12-05-6726825d.pth` (or .safetensors); "
+               "None: the torch hub cache ($TORCH_HOME/hub/checkpoints/). Nothing is downloaded.", kind="path",
+               check=_path),
         Option("clip_model", "local folder of a transformers CLIP checkpoint, or of ruCLIP (bpe.model, "
                "config.json, pytorch_model.bin); required for the CLIP score.", kind="path", check=_path, sig="clip"),
         Option("save_stats", "a directory: writes `predictions.npz` / `references.npz` (mu, sigma, n) for the "
@@ -205,6 +223,9 @@ OPTIONS = OptionTable(
                doc_type="str"),
         Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
         Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
+        Option("max_pixels", f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
+               "own decompression-bomb threshold): larger images and decompression bombs are refused from their "
+               "header, before any pixel is decoded.", kind="integer", low=1),
     ],
     PRESETS,
 )
@@ -222,7 +243,7 @@ def _examples(values, arg: str) -> list:
     return batch if batch is not None else as_list(values, arg)
 
 
-def pack_batch(predictions, references, texts) -> tuple[list, list, list]:
+def pack_batch(predictions, references, texts, max_pixels: int | None = None) -> tuple[list, list, list]:
     """Check a batch (errors name the argument and the index) and store it: ``(predictions, references,
     texts)`` rows of one length, the examples as ``images.pack`` stores them (``NONE`` where a side has no
     example), the texts as ``str`` or None. The sides may differ in length; ``texts`` go with the
@@ -236,8 +257,8 @@ def pack_batch(predictions, references, texts) -> tuple[list, list, list]:
             raise ValueError(f"`texts` has {len(texts)} entries but `{name}` has {len(side)}: one text per image")
     if not preds and not refs:
         raise ValueError("`predictions` and `references` are both empty: give images or feature vectors")
-    packed_p = [pack(x, f"predictions[{i}]") for i, x in enumerate(preds)]
-    packed_r = [pack(x, f"references[{i}]") for i, x in enumerate(refs)]
+    packed_p = [pack(x, f"predictions[{i}]", max_pixels) for i, x in enumerate(preds)]
+    packed_r = [pack(x, f"references[{i}]", max_pixels) for i, x in enumerate(refs)]
     n = max(len(packed_p), len(packed_r))
     packed_p += [NONE] * (n - len(packed_p))
     packed_r += [NONE] * (n - len(packed_r))
@@ -267,6 +288,8 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
     if preds and ref_side:
         if default_resamples:
             resampling.n_resamples = FID_RESAMPLES
+        check_pixels(predictions, "predictions", opts["max_pixels"])
+        check_pixels(references, "references", opts["max_pixels"])
         stats_p, kind_p, features_p = side_statistics(preds, "predictions", opts, keep=resampling.enabled)
         if opts["reference_stats"] is not None:
             stats_r, kind_r = load_stats(opts["reference_stats"]), "stats"
@@ -280,6 +303,8 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
         if opts["save_stats"] is not None:
             save_statistics(opts["save_stats"], stats_p, None if kind_r == "stats" else stats_r)
         scores["fid"] = frechet_distance(stats_p, stats_r)
+        if not np.isfinite(scores["fid"]):
+            raise ValueError("FID is not finite for these features (values too large for float64)")
         fields.update(fid_fields(opts, {kind_p, kind_r}))
     elif preds and not has_texts:
         raise ValueError("FID needs `references` (or `reference_stats`) beside `predictions`")
@@ -299,6 +324,7 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
                 if item["kind"] == "features":
                     raise ValueError(f"`{name}` example {i} is a feature vector: the CLIP score needs images")
                 pairs.append((item, text))
+        check_pixels(side, name, opts["max_pixels"])
         cos = clip_cosines(pairs, opts)
         per_example, scores["clip_score"] = clip_scores(cos, opts["clip_scale"], opts["clip_clamp"])
         per_example = per_example.tolist()
@@ -349,7 +375,7 @@ def score(predictions=None, references=None, preset="default", *, texts=None, re
     resampling = Resampling(confidence, n_resamples, seed)
     check_bool(return_per_example, "return_per_example")
     opts = OPTIONS.resolve(preset, options)
-    predictions, references, texts = pack_batch(predictions, references, texts)
+    predictions, references, texts = pack_batch(predictions, references, texts, opts["max_pixels"])
     return score_checked(predictions, references, texts, preset, opts, resampling, return_per_example,
                          default_resamples=n_resamples is None)
 
