@@ -239,18 +239,6 @@ def trace_sqrt_small(b1: np.ndarray, sigma2: np.ndarray | None = None, b2: np.nd
     return float(np.sqrt(eig[eig > tol]).sum())
 
 
-def _trace_sqrt(s1: "FrechetStats", s2: "FrechetStats") -> float:
-    """Tr((S1 S2)^(1/2)): the N x N route when a side has N < d vectors, else the d x d one."""
-    b1, b2 = s1.centred_rows(), s2.centred_rows()
-    if b1 is None and b2 is None:
-        return trace_sqrt_product(s1.covariance, s2.covariance)
-    if b1 is not None and b2 is not None:
-        return trace_sqrt_small(b1, b2=b2)
-    if b1 is None:  # Tr((S1 S2)^1/2) = Tr((S2 S1)^1/2): similar matrices
-        return trace_sqrt_small(b2, s1.covariance)
-    return trace_sqrt_small(b1, s2.covariance)
-
-
 def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     """Frechet distance between two Gaussians fitted to feature statistics (FrechetStats or
     (mu, sigma) pairs). Warns (UserWarning) when a side has fewer samples than dimensions: the
@@ -270,11 +258,21 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
                 UserWarning,
                 stacklevel=2,
             )
-    mu1, mu2 = s1.mean, s2.mean
-    sigma1, sigma2 = s1.covariance, s2.covariance
-    diff = mu1 - mu2
-    tr = _trace_sqrt(s1, s2)
-    return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * tr)
+    diff = s1.mean - s2.mean
+    b1, b2 = s1.centred_rows(), s2.centred_rows()
+    if b1 is None and b2 is None:  # the d x d route
+        sigma1, sigma2 = s1.covariance, s2.covariance
+        return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * trace_sqrt_product(sigma1, sigma2))
+    # a side with N < d vectors: the N x N route, and its Tr(S) = sum of squares of B (no d x d matrix)
+    traces = [float(np.einsum("ij,ij->", b, b)) if b is not None else float(np.trace(s.covariance))
+              for b, s in ((b1, s1), (b2, s2))]
+    if b1 is not None and b2 is not None:
+        tr = trace_sqrt_small(b1, b2=b2)
+    elif b1 is not None:
+        tr = trace_sqrt_small(b1, s2.covariance)
+    else:  # Tr((S1 S2)^1/2) = Tr((S2 S1)^1/2): similar matrices
+        tr = trace_sqrt_small(b2, s1.covariance)
+    return float(diff @ diff + traces[0] + traces[1] - 2.0 * tr)
 
 
 def generation_score(clip_score, fid):
