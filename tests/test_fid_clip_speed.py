@@ -136,3 +136,95 @@ def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
         warnings.simplefilter("ignore", UserWarning)
         assert core.frechet_distance(loaded, other) == pytest.approx(whole, rel=1e-6)
 
+
+# ------------------------------------------------------------------------------------------------
+# images: decoding overlapped with the forward pass (num_workers)
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def image_files(tmp_path_factory):
+    import torch  # noqa: F401 - the fixtures module needs it
+    from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
+    from PIL import Image
+
+    folder = tmp_path_factory.mktemp("speed")
+    inception = load_core("fid_clip", "_inception")
+    weights = tiny_inception_weights(inception, folder)
+    tiny_hf_clip(folder / "clip-tiny")
+    paths = []
+    for i, arr in enumerate(random_images(7, seed=11, size=(40, 36)) + random_images(4, seed=12, size=(52, 30))):
+        paths.append(str(folder / f"img{i}.png"))
+        Image.fromarray(arr).save(paths[-1])
+    return {"paths": paths, "weights": str(weights), "clip": str(folder / "clip-tiny"), "folder": folder}
+
+
+def test_features_are_identical_with_and_without_workers(image_files):
+    """The same batches through the same network, decoded in the calling thread or by 1 or 4 threads:
+    bit-identical statistics (FID, the saved mu and sigma) and CLIP scores; not in the signature."""
+    from multimodal_metrics.fid_clip import score
+
+    paths, folder = image_files["paths"], image_files["folder"]
+    results = {}
+    for workers in (0, 1, 4):
+        results[workers] = score(paths[:6], paths[6:], texts=[f"a photo {i}" for i in range(6)], batch_size=4,
+                                 inception_weights=image_files["weights"], clip_model=image_files["clip"],
+                                 num_workers=workers, save_stats=str(folder / f"w{workers}"), return_per_example=True)
+    for workers in (1, 4):
+        assert dict(results[workers]) == dict(results[0])
+        for side in ("predictions", "references"):
+            with np.load(folder / "w0" / f"{side}.npz") as a, np.load(folder / f"w{workers}" / f"{side}.npz") as b:
+                assert np.array_equal(a["mu"], b["mu"]) and np.array_equal(a["sigma"], b["sigma"])
+    assert "num_workers" not in results[0]["signature"] and "worker" not in results[0]["signature"]
+
+
+def test_num_workers_is_checked():
+    from multimodal_metrics.fid_clip import OPTIONS, score
+
+    assert "num_workers" in OPTIONS.names and OPTIONS["num_workers"].sig is None
+    x = bench.features(5, 3, 0)
+    for bad, err in ((-1, ValueError), (1.5, ValueError), (True, TypeError), ("2", TypeError)):
+        with pytest.raises(err, match="num_workers"):
+            score(x, x, num_workers=bad)
+    assert score(x, x, num_workers=2)["fid"] == score(x, x)["fid"]
+
+
+def test_decoding_overlaps_the_forward_pass_and_keeps_the_order_of_errors():
+    import threading
+    import time
+
+    from multimodal_metrics.fid_clip.extract import decoded_batches
+
+    def run(workers):
+        events = []
+
+        def convert(i):
+            time.sleep(0.02)
+            events.append(("decoded", i, threading.current_thread() is threading.main_thread()))
+            return i
+
+        out = []
+        for start, batch in decoded_batches(list(range(6)), 2, convert, workers):
+            out.append((start, batch))
+            time.sleep(0.15)  # the forward pass of this batch
+            events.append(("forward", start, None))
+        return out, events
+
+    plain, events0 = run(0)
+    overlapped, events2 = run(2)
+    assert plain == overlapped == [(0, [0, 1]), (2, [2, 3]), (4, [4, 5])]
+    assert all(main for kind, _, main in events0 if kind == "decoded")
+    assert not any(main for kind, _, main in events2 if kind == "decoded")
+
+    def decoded_before_first_forward(events):
+        return {i for kind, i, _ in events[: events.index(("forward", 0, None))] if kind == "decoded"}
+
+    assert decoded_before_first_forward(events0) == {0, 1}
+    assert decoded_before_first_forward(events2) >= {0, 1, 2, 3}  # batch 2 decoded during batch 1's forward
+
+    def convert(i):
+        if i in (3, 5):
+            raise ValueError(f"`predictions[{i}]`: not a decodable image")
+        return i
+
+    for workers in (0, 3):
+        with pytest.raises(ValueError, match=r"predictions\[3\]"):
+            list(decoded_batches(list(range(8)), 2, convert, workers))
