@@ -3,8 +3,9 @@
     .venv/bin/python scripts/bench_fid_clip.py            # 2,048-d features, 10,000 samples per side
     .venv/bin/python scripts/bench_fid_clip.py --quick    # 256-d, 1,000 samples per side
     .venv/bin/python scripts/bench_fid_clip.py --scale    # also 10x samples (streamed) and peak memory
-    .venv/bin/python scripts/bench_fid_clip.py --images 40  # also the FID Inception's images/s on CPU
     .venv/bin/python scripts/bench_fid_clip.py --bootstrap 20 --n 5000   # only: FID bootstrap cost
+    .venv/bin/python scripts/bench_fid_clip.py --distance   # only: the distance alone, N = 10 ... 10,000
+    .venv/bin/python scripts/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
 1. the Frechet distance from (mu, sigma): ours (Cholesky factor + symmetric eigenvalues) vs the
@@ -15,8 +16,19 @@ In the same run, on the same generated Inception-like features (non-negative, co
 3. with --scale, 10x the samples: ours streams them in chunks (memory O(d^2)); pytorch-fid holds
    the full (N, d) array; peak traced memory of both. 100x (1,000,000 x 2,048 float64 = 16 GB per
    side for pytorch-fid) does not fit the machine: the distance itself does not depend on N;
-4. with --images N, images/s of our FIDInceptionV3 (real size, random weights: same cost as the
-   real weights) on 256x256 images, CPU (no GPU is lent to this task).
+With --distance (alone): the distance alone from two sides' statistics, N = 10, 100, 1,000, 2,047 and
+10,000 per side (--sizes) at 2,048-d: ours (the N x N route when N < d), the d x d route every N took
+before (Cholesky, or a full eigh when the covariance is singular) and pytorch-fid's sqrtm formula, with
+the relative differences (and, at N <= 12, the exact value in 40-digit arithmetic) and peak traced memory.
+With --images N (alone): N PNG files (256x256, half generated, half real) scored from their paths by
+our `fid_clip.score` (decoding overlapped with the forward pass by `num_workers` threads, or not), by
+torchmetrics' FrechetInceptionDistance (custom feature module, the images decoded by PIL in the loop)
+and by pytorch-fid's loop (`get_activations`: ImagePathDataset + torch DataLoader with worker processes,
+transcribed: pytorch-fid needs torchvision, which replaces the CPU torch), all three on the same FID
+Inception module with the same random state dict (--width 1.0: the real size); at batch 20 and 50
+(--batches), with and without workers; each configuration in its own process: images per second, per
+CPU-second (all threads, worker processes included) and peak resident memory. --device cuda on a GPU
+machine (scripts/bench_fid_clip_gpu.sh).
 With --bootstrap R (alone): R resamples of the FID interval (`multimodal_metrics.fid_clip.resampling`'s
 `bootstrap_fid`: moments from multinomial counts, one syrk + one eigvalsh per resample) on n generated
 features against the other side's fixed moments, vs the naive loop (copy the resample, np.cov, pytorch-fid's sqrtm formula) on a
@@ -26,10 +38,12 @@ Timings on a shared machine are noisy: compare the ratios, which are taken in th
 """
 
 import argparse
+import os
 import sys
 import time
 import tracemalloc
 import warnings
+from pathlib import Path
 
 import numpy as np
 from _bench import ROOT, offline_env
@@ -136,6 +150,224 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     return 0
 
 
+def _exact_trace_sqrt(x1, x2, dps: int = 40) -> float:
+    """Tr((S1 S2)^1/2) in 40-digit arithmetic: the sum of the singular values of B1 B2^T (small N only)."""
+    import mpmath
+
+    mpmath.mp.dps = dps
+
+    def centred(x):
+        rows = [[mpmath.mpf(float(v)) for v in row] for row in x]
+        mean = [sum(r[j] for r in rows) / len(rows) for j in range(len(rows[0]))]
+        scale = mpmath.sqrt(len(rows) - 1)
+        return mpmath.matrix([[(r[j] - mean[j]) / scale for j in range(len(r))] for r in rows])
+
+    return float(sum(mpmath.svd_r(centred(x1) * centred(x2).T, compute_uv=False)))
+
+
+def _distance_case(core, n: int, d: int) -> None:
+    """One row of --distance."""
+    a, b = features(n, d, 1), features(n, d, 2, shift=0.01)
+    s1, s2 = core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)
+    mu1, mu2, c1, c2 = s1.mean, s2.mean, s1.covariance, s2.covariance
+    tracemalloc.start()
+    ours, t_ours, c_ours = _timed(lambda: core.frechet_distance(s1, s2, warn=False))
+    peak_ours = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+
+    def before():  # the d x d route on the same statistics (frechet_distance before issue 23)
+        diff = mu1 - mu2
+        return float(diff @ diff + np.trace(c1) + np.trace(c2) - 2.0 * core.trace_sqrt_product(c1, c2))
+
+    old, t_old, c_old = _timed(before)
+    tracemalloc.start()
+    try:
+        theirs, t_theirs, c_theirs = _timed(lambda: pytorch_fid_distance(mu1, c1, mu2, c2))
+    except ValueError as err:  # "Imaginary component ..."
+        theirs, t_theirs, c_theirs = float("nan"), float("nan"), float("nan")
+        print(f"  pytorch-fid at N = {n}: {err}")
+    peak_theirs = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    c_ours = max(c_ours, 1e-4)  # the process clock's resolution
+    print(f"  {n:>6,} | {c_ours:7.4f}s ({t_ours:6.3f}s) | {c_old:8.2f}s ({t_old:6.1f}s) | {c_theirs:7.2f}s ({t_theirs:6.1f}s) | "
+          f"{c_old / c_ours:9.0f}x, {c_theirs / c_ours:7.0f}x | {abs(ours - old) / abs(old):.1e}, "
+          f"{abs(ours - theirs) / abs(theirs):.1e}"
+          f" | {peak_ours / 2**20:.0f} / {peak_theirs / 2**20:.0f}   FID {ours:.8f}")
+    if n <= 12:
+        exact = _exact_trace_sqrt(a, b)
+        tr_ours = (float((mu1 - mu2) @ (mu1 - mu2)) + np.trace(c1) + np.trace(c2) - ours) / 2
+        tr_old = (float((mu1 - mu2) @ (mu1 - mu2)) + np.trace(c1) + np.trace(c2) - old) / 2
+        print(f"         Tr((S1 S2)^1/2) vs the exact value (40 digits): ours {abs(tr_ours - exact) / exact:.1e}, "
+              f"d x d route {abs(tr_old - exact) / exact:.1e} relative")
+
+
+def bench_distance(sizes, d: int) -> int:
+    """The distance alone, from the statistics of two sides of N vectors: ours, the d x d route (what
+    every N used before the N x N route) and pytorch-fid's sqrtm formula, one run each (same data)."""
+    from multimodal_metrics.fid_clip import core
+
+    print(f"Frechet distance alone, {d}-d features, N per side; one run each, same data; the statistics "
+          "(running sums) are built before the clock starts; CPU seconds (all threads), wall in brackets; "
+          "OPENBLAS_NUM_THREADS=1 gives the stable figure on a loaded machine")
+    print(f"  {'N':>6} | {'ours':>17} | {'d x d route (before)':>20} | {'pytorch-fid sqrtm':>17} | CPU speed-up vs before, "
+          "vs sqrtm | rel. diff ours-before, ours-sqrtm | peak MiB ours / sqrtm")
+    for n in sizes:
+        _distance_case(core, n, d)
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------
+# --images: the image path from file paths, ours vs torchmetrics vs pytorch-fid's loop
+# ------------------------------------------------------------------------------------------------
+class ImagePathDataset:
+    """pytorch-fid 0.3.0 fid_score.ImagePathDataset with its transform ``TF.ToTensor()`` (transcribed
+    without torchvision: uint8 HWC -> float CHW / 255, what ToTensor does to an RGB PIL image)."""
+
+    def __init__(self, files):
+        self.files = files
+
+    def __len__(self):
+        return len(self.files)
+
+    def __getitem__(self, i):
+        import torch
+        from PIL import Image
+
+        img = np.asarray(Image.open(self.files[i]).convert("RGB"), dtype=np.uint8)
+        return torch.from_numpy(img.transpose(2, 0, 1).astype(np.float32) / 255.0)
+
+
+def _loader(files, batch: int, workers: int):
+    import torch
+
+    return torch.utils.data.DataLoader(ImagePathDataset(files), batch_size=batch, shuffle=False, drop_last=False,
+                                       num_workers=workers)
+
+
+def _cpu_now() -> float:
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def bench_one(args) -> int:
+    """One --images configuration (tool, batch, workers) in this process; prints one JSON line."""
+    import json
+    import resource
+
+    import torch
+
+    from multimodal_metrics.fid_clip import inception, score
+
+    tool, batch, workers, folder = args.one.split(",")
+    batch, workers = int(batch), int(workers)
+    files = sorted(str(p) for p in Path(folder).glob("*.png"))
+    gen, real = files[: len(files) // 2], files[len(files) // 2 :]
+    weights = str(Path(folder) / "inception.pth")
+    device = args.device
+    sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    if tool == "ours":
+        score(gen[:2], real[:2], inception_weights=weights, device=device, num_workers=0)  # load the model once
+
+        def run():
+            return score(gen, real, inception_weights=weights, batch_size=batch, num_workers=workers, device=device)["fid"]
+    else:
+        net = inception.load_fid_inception(weights).to(device)
+        with torch.inference_mode():
+            net.num_features = int(net(torch.rand(1, 3, 64, 64, device=device)).shape[1])
+        if tool == "torchmetrics":
+            from torchmetrics.image.fid import FrechetInceptionDistance
+
+            metric = FrechetInceptionDistance(feature=net, normalize=True).to(device)
+
+            def run():  # the update loop (compute, torchmetrics' own d x d eigenvalues, not timed)
+                for side, real_side in ((gen, False), (real, True)):
+                    for x in _loader(side, batch, workers):
+                        metric.update(x.to(device), real=real_side)
+                return None
+        else:
+            try:  # the package where it is installed (it needs torchvision): its own get_activations
+                from pytorch_fid.fid_score import get_activations
+            except ImportError:
+                get_activations = None
+
+            class Pool3(torch.nn.Module):  # pytorch-fid's InceptionV3 returns [pool3 (B, 2048, 1, 1)]
+                def forward(self, x):
+                    return [net(x)[:, :, None, None]]
+
+            def run():  # pytorch-fid get_activations on both sides (np.cov + sqrtm, not timed)
+                out = []
+                if get_activations is not None:
+                    for side in (gen, real):
+                        out.append(get_activations(side, Pool3(), batch, net.num_features, device, workers))
+                    return "package"
+                with torch.no_grad():
+                    for side in (gen, real):
+                        acts = [net(x.to(device)).cpu().numpy() for x in _loader(side, batch, workers)]
+                        out.append(np.concatenate(acts))
+                return "transcribed"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sync()
+        start, cpu = time.perf_counter(), _cpu_now()
+        value = run()
+        sync()
+        wall, cpu = time.perf_counter() - start, _cpu_now() - cpu
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    gpu = torch.cuda.max_memory_allocated() / 2**20 if device.startswith("cuda") else 0.0
+    print(json.dumps({"n": len(files), "wall": wall, "cpu": cpu, "peak_mib": peak, "child_peak_mib": children,
+                      "gpu_mib": gpu, "fid": value, "threads": torch.get_num_threads()}))
+    return 0
+
+
+def bench_images(args) -> int:
+    import json
+    import subprocess
+    import tempfile
+
+    import torch
+    from PIL import Image
+
+    from multimodal_metrics.fid_clip import inception
+    from multimodal_metrics.fid_clip.extract import default_workers
+
+    workers = min(default_workers(), 8)  # pytorch-fid's default: min(CPUs, 8)
+    tools = [t for t in (args.only or "ours,torchmetrics,pytorch-fid").split(",") if t]
+    with tempfile.TemporaryDirectory() as folder:
+        rng = np.random.default_rng(0)
+        for i in range(args.images):  # photo-like: smooth colour field plus noise (PNG, 256x256)
+            base = rng.integers(0, 256, (8, 8, 3), dtype=np.uint8)
+            img = Image.fromarray(base).resize((256, 256), Image.BICUBIC)
+            noisy = np.clip(np.asarray(img, dtype=np.int16) + rng.integers(-12, 13, (256, 256, 3)), 0, 255)
+            Image.fromarray(noisy.astype(np.uint8)).save(Path(folder) / f"{i:05d}.png")
+        torch.manual_seed(0)
+        torch.save(inception.build(args.width).state_dict(), Path(folder) / "inception.pth")  # random weights
+        print(f"Image path from {args.images} PNG files (256x256; half generated, half real), FID Inception "
+              f"width {args.width} with random weights (the same state dict for every tool), device {args.device}, "
+              f"{default_workers()} CPUs for this process; each configuration in its own process; CPU seconds "
+              "include every thread and worker process")
+        print(f"  {'tool':<13} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
+              f" | {'workers peak':>12} | {'GPU MiB':>7}")
+        for tool in tools:
+            for batch in [int(b) for b in args.batches.split(",")]:
+                for k in (0, workers):
+                    cmd = [sys.executable, __file__, "--images", str(args.images), "--device", args.device,
+                           "--one", f"{tool},{batch},{k},{folder}"]
+                    done = subprocess.run(cmd, capture_output=True, text=True)
+                    if done.returncode != 0:
+                        print(f"  {tool:<13} {batch:>5} {k:>7} | failed: {done.stderr.strip().splitlines()[-1:]}")
+                        continue
+                    r = json.loads(done.stdout.strip().splitlines()[-1])
+                    name = f"{tool} ({r['fid'][:5]}.)" if isinstance(r["fid"], str) else tool
+                    print(f"  {name:<13} {batch:>5} {k:>7} | {r['n'] / r['wall']:9.2f} | {r['n'] / r['cpu']:12.3f} | "
+                          f"{r['peak_mib']:12.0f} | {r['child_peak_mib']:12.0f} | {r['gpu_mib']:7.0f}", flush=True)
+    print("  ours: fid_clip.score from the paths (input checks, decoding, network, statistics, the distance: "
+          "ms at N < d); torchmetrics: its update() loop with pytorch-fid's dataset; pytorch-fid: get_activations "
+          "of both sides (their d x d distances are not timed); (packa.): the installed pytorch-fid package, "
+          "(trans.): its loop transcribed (no torchvision here)")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="256-d, 1,000 samples per side")
@@ -143,7 +375,14 @@ def main() -> int:
     parser.add_argument("--dims", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", action="store_true", help="also 10x samples, streamed, with peak memory")
-    parser.add_argument("--images", type=int, default=0, help="also time the FID Inception on this many images")
+    parser.add_argument("--distance", action="store_true", help="only: the distance alone for --sizes")
+    parser.add_argument("--sizes", default="10,100,1000,2047,10000", help="N per side for --distance")
+    parser.add_argument("--images", type=int, default=0, help="only: images/s from this many PNG files")
+    parser.add_argument("--batches", default="20,50", help="batch sizes for --images")
+    parser.add_argument("--width", type=float, default=1.0, help="FID Inception width for --images (1.0: real)")
+    parser.add_argument("--device", default="cpu", help="device for --images (cpu, cuda)")
+    parser.add_argument("--only", default="", help="--images: ours,torchmetrics,pytorch-fid (default all)")
+    parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # one --images configuration (subprocess)
     parser.add_argument("--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples")
     args = parser.parse_args()
     n = args.n or (1_000 if args.quick else 10_000)
@@ -153,6 +392,12 @@ def main() -> int:
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
+    if args.distance:
+        return bench_distance([int(v) for v in args.sizes.split(",")], args.dims or 2_048)
+    if args.one:
+        return bench_one(args)
+    if args.images:
+        return bench_images(args)
 
     a, b = features(n, d, 1), features(n, d, 2, shift=0.01)
     mu1, s1, mu2, s2 = a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False)
@@ -213,22 +458,6 @@ def main() -> int:
               f"ratio {t4 / t3:.1f}x (feature generation included on both sides)")
         assert abs(ours3 - theirs3) / abs(theirs3) < 1e-6
 
-    if args.images:
-        import torch
-
-        from multimodal_metrics.fid_clip import inception
-        net = inception.build(1.0)
-        rng = np.random.default_rng(0)
-        imgs = torch.from_numpy(rng.random((args.images, 3, 256, 256), dtype=np.float32))
-        with torch.inference_mode():
-            net(imgs[:2])
-            start, cpu = time.perf_counter(), time.process_time()
-            for k in range(0, args.images, 20):
-                net(imgs[k : k + 20])
-            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        print(f"FID Inception forward, CPU ({torch.get_num_threads()} threads), batch 20, 256x256 input: "
-              f"{args.images / elapsed:.1f} images/s wall ({elapsed:.1f} s for {args.images}), "
-              f"{args.images / cpu:.1f} images per CPU-second (all threads); GPU: not lent to this task")
     return 0
 
 

@@ -7,7 +7,9 @@ numpy and scipy's BLAS wrappers, no evaluate, no torch: usable on its own.
   features have a large common offset). Memory is O(d^2) whatever the number of images; two
   accumulators (batches, processes) merge exactly with ``merge``. ``mean`` is the sample mean and
   ``covariance`` the unbiased sample covariance (divisor N - 1), i.e. ``np.cov(x, rowvar=False)``
-  as in pytorch-fid. ``save``/``load_stats`` read and write pytorch-fid's ``.npz`` (keys ``mu``,
+  as in pytorch-fid. While fewer vectors than dimensions were added, the vectors themselves are kept
+  too (``rows``: at most d x d values, as the sum of outer products; dropped at N >= d), for the
+  N x N route below. ``save``/``load_stats`` read and write pytorch-fid's ``.npz`` (keys ``mu``,
   ``sigma``; we add ``n`` so that saved statistics can be merged again).
 * ``frechet_distance``: ``||mu1 - mu2||^2 + Tr(S1) + Tr(S2) - 2 Tr((S1 S2)^(1/2))``.
   ``S1 S2`` is similar to the symmetric positive semi-definite ``L^T S2 L`` where ``S1 = L L^T``
@@ -15,6 +17,14 @@ numpy and scipy's BLAS wrappers, no evaluate, no torch: usable on its own.
   trace of the square root is the sum of the square roots of that matrix's eigenvalues (negative
   round-off eigenvalues are clipped to 0). No scipy.linalg.sqrtm, no imaginary parts; equal to
   pytorch-fid's sqrtm formula to ~1e-9 relative on well-conditioned inputs.
+  When a side has N < d vectors (its covariance is singular: small sets, per-class FID), the trace
+  comes from an N x N matrix instead (``trace_sqrt_small``): ``S = B^T B`` with
+  ``B = (X - mean) / sqrt(N - 1)`` (N x d), so ``S1 S2`` has the non-zero eigenvalues of
+  ``B1 S2 B1^T`` (N1 x N1), and when both sides are small ``Tr((S1 S2)^(1/2))`` is the sum of the
+  singular values of ``B1 B2^T`` (N1 x N2); ``Tr(S)`` is the sum of squares of ``B``. O(N d min(N, d))
+  (O(N d^2) with a large other side) instead of O(d^3), no square roots of round-off eigenvalues:
+  ~1e-16 relative from the exact value where the d x d route is 1e-8 to 5e-7 off (tested). With
+  N >= d on both sides (or moments loaded without their vectors) the d x d route, as before.
 * ``generation_score`` (seed 000 sub-task 3) and ``captioning_score`` (sub-task 4).
 """
 
@@ -45,6 +55,7 @@ class FrechetStats:
         self._sum = np.zeros(dims, dtype=np.float64)
         self._outer = np.zeros((dims, dims), dtype=np.float64)
         self._fixed = None  # (mu, sigma) of statistics loaded without their sums
+        self._rows = []  # the vectors themselves while n < dims (None after): the N x N route
 
     # -- accumulation ------------------------------------------------------------------------
     def update(self, features, arg: str = "features", start: int = 0) -> "FrechetStats":
@@ -60,6 +71,8 @@ class FrechetStats:
         self._sum += y.sum(axis=0)
         self._outer += y.T @ y
         self.n += len(x)
+        if self._rows is not None:
+            self._rows = self._rows + [x.copy()] if self.n < self.dims else None
         return self
 
     def merge(self, other: "FrechetStats") -> "FrechetStats":
@@ -75,7 +88,10 @@ class FrechetStats:
         if self.n == 0:
             self.shift = other.shift.copy()
             self._sum, self._outer, self.n = other._sum.copy(), other._outer.copy(), other.n
+            self._rows = None if other._rows is None else list(other._rows)
             return self
+        keep = self._rows is not None and other._rows is not None and self.n + other.n < self.dims
+        self._rows = self._rows + other._rows if keep else None
         delta = other.shift - self.shift
         self._sum += other._sum + other.n * delta
         self._outer += (
@@ -97,7 +113,8 @@ class FrechetStats:
         mu, sigma = check_moments(mu, sigma, arg)
         n = _check_count(n, arg)
         stats = cls(len(mu))
-        if n is None or n < 2:
+        stats._rows = None  # moments only: the d x d route
+        if n is None or int(n) < 2:
             stats._fixed = (mu, sigma)
             stats.n = n or 0
             return stats
@@ -126,6 +143,22 @@ class FrechetStats:
         m = self._sum / self.n
         cov = (self._outer - self.n * np.outer(m, m)) / (self.n - 1)
         return (cov + cov.T) / 2
+
+    @property
+    def rows(self) -> np.ndarray | None:
+        """The (n, dims) vectors added, while n < dims (None once n >= dims, or for loaded moments)."""
+        if self._rows is None or self.n == 0:
+            return None
+        if len(self._rows) > 1:
+            self._rows = [np.concatenate(self._rows)]
+        return self._rows[0]
+
+    def centred_rows(self) -> np.ndarray | None:
+        """``B = (X - mean) / sqrt(n - 1)`` with ``B^T B`` = the covariance, while n < dims (else None)."""
+        x = self.rows
+        if x is None or self.n < 2:
+            return None
+        return (x - x.mean(axis=0)) / np.sqrt(self.n - 1.0)
 
     # -- files -------------------------------------------------------------------------------
     def save(self, path) -> None:
@@ -290,6 +323,21 @@ def trace_sqrt_product(sigma1: np.ndarray, sigma2: np.ndarray) -> float:
     return float(np.sqrt(np.clip(eig, 0.0, None)).sum())
 
 
+def trace_sqrt_small(b1: np.ndarray, sigma2: np.ndarray | None = None, b2: np.ndarray | None = None) -> float:
+    """Tr((S1 S2)^(1/2)) with ``S1 = b1^T b1`` (b1: N1 x d) and ``S2 = b2^T b2`` (b2: N2 x d) or ``sigma2``.
+
+    Both factors: the sum of the singular values of ``b1 b2^T`` (N1 x N2). Else the square roots of the
+    eigenvalues of ``b1 S2 b1^T`` (N1 x N1, PSD); eigenvalues below ``max * N1 * eps`` (round-off of the
+    null space that the centring always leaves) count as 0, as in the bootstrap's ``trace_sqrt_weighted``.
+    """
+    if b2 is not None:
+        return float(np.linalg.svd(b1 @ b2.T, compute_uv=False).sum())
+    gram = b1 @ sigma2 @ b1.T
+    eig = np.linalg.eigvalsh((gram + gram.T) / 2)
+    tol = eig[-1] * len(eig) * np.finfo(np.float64).eps if len(eig) else 0.0
+    return float(np.sqrt(eig[eig > tol]).sum())
+
+
 def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     """Frechet distance between two Gaussians fitted to feature statistics (FrechetStats or
     (mu, sigma) pairs). Warns (UserWarning) when a side has fewer samples than dimensions: the
@@ -309,11 +357,21 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
                 UserWarning,
                 stacklevel=2,
             )
-    mu1, mu2 = s1.mean, s2.mean
-    sigma1, sigma2 = s1.covariance, s2.covariance
-    diff = mu1 - mu2
-    tr = trace_sqrt_product(sigma1, sigma2)
-    return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * tr)
+    diff = s1.mean - s2.mean
+    b1, b2 = s1.centred_rows(), s2.centred_rows()
+    if b1 is None and b2 is None:  # the d x d route
+        sigma1, sigma2 = s1.covariance, s2.covariance
+        return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * trace_sqrt_product(sigma1, sigma2))
+    # a side with N < d vectors: the N x N route, and its Tr(S) = sum of squares of B (no d x d matrix)
+    traces = [float(np.einsum("ij,ij->", b, b)) if b is not None else float(np.trace(s.covariance))
+              for b, s in ((b1, s1), (b2, s2))]
+    if b1 is not None and b2 is not None:
+        tr = trace_sqrt_small(b1, b2=b2)
+    elif b1 is not None:
+        tr = trace_sqrt_small(b1, s2.covariance)
+    else:  # Tr((S1 S2)^1/2) = Tr((S2 S1)^1/2): similar matrices
+        tr = trace_sqrt_small(b2, s1.covariance)
+    return float(diff @ diff + traces[0] + traces[1] - 2.0 * tr)
 
 
 def generation_score(clip_score, fid):

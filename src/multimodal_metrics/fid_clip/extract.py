@@ -3,9 +3,17 @@ through the FID Inception / a custom extractor, in batches) and CLIP cosines of 
 
 Feature vectors need numpy only; torch (and tqdm) are imported only when images go through a model.
 Loaded networks are kept in ``MODELS`` between calls (Trainer evaluations, the demo).
+
+Images are decoded (and, for FID, converted to tensors) by ``num_workers`` threads while the network
+runs on the batch before (``decoded_batches``): PIL's decoders and resizes and numpy's conversions
+release the GIL, so decoding overlaps the forward pass without worker processes, pickling or a
+``__main__`` guard. The batches, their order and the model calls are the same for every
+``num_workers``: the features are identical (tested).
 """
 
 import os
+from collections import deque
+from contextlib import closing
 
 import numpy as np
 
@@ -38,6 +46,49 @@ def _extractor(opts: dict):
     return MODELS[key].to(opts["device"])
 
 
+def default_workers() -> int:
+    """The CPUs this process may run on (the affinity mask where the OS has one)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def decoded_batches(items: list, batch_size: int, convert, workers: int | None):
+    """``(start, [convert(item) for item in items[start : start + batch_size]])`` for each batch, in order.
+
+    ``workers`` 0: converted in the calling thread when the batch is asked for. Else a pool of that many
+    threads (None: ``default_workers()``) converts the items of up to two batches ahead while the caller
+    runs the model on the current one. An error raised by ``convert`` is raised here, for the first
+    failing item in input order; on leaving early the queued conversions are cancelled."""
+    starts = range(0, len(items), batch_size)
+    workers = default_workers() if workers is None else workers
+    if workers <= 0 or len(items) == 0:
+        for start in starts:
+            yield start, [convert(item) for item in items[start : start + batch_size]]
+        return
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(max_workers=min(workers, len(items)), thread_name_prefix="fid_clip-decode")
+    try:
+        ahead = deque()
+        queue = iter(starts)
+
+        def submit():
+            start = next(queue, None)
+            if start is not None:
+                ahead.append((start, [pool.submit(convert, item) for item in items[start : start + batch_size]]))
+
+        submit()
+        submit()
+        while ahead:
+            start, futures = ahead.popleft()
+            submit()
+            yield start, [f.result() for f in futures]
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
 def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
     """(FrechetStats, kind, features) of one side: feature vectors as given, or images through the
     extractor in batches. ``items`` are stored examples (``images.pack``); ``features`` is the (n, d)
@@ -66,12 +117,16 @@ def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
 
     model = _extractor(opts)
     stats = None
-    bs = opts["batch_size"]
-    with _progress(len(items), opts, f"fid_clip: {arg} features") as bar, torch.inference_mode():
-        for start in range(0, len(items), bs):
-            images = [unpack(item, f"{arg}[{start + j}]", opts["max_pixels"])[1]
-                      for j, item in enumerate(items[start : start + bs])]
-            tensors = [preprocess(img, opts["pre_resize"] or None) for img in images]
+    pre = opts["pre_resize"] or None
+    indexed = list(enumerate(items))
+
+    def tensor(pair):
+        index, item = pair
+        return preprocess(unpack(item, f"{arg}[{index}]", opts["max_pixels"])[1], pre)
+
+    batches = closing(decoded_batches(indexed, opts["batch_size"], tensor, opts.get("num_workers")))
+    with batches as batches, _progress(len(items), opts, f"fid_clip: {arg} features") as bar, torch.inference_mode():
+        for start, tensors in batches:
             feats = _forward_grouped(model, tensors, opts["device"])
             if feats.ndim != 2:
                 raise ValueError(f"`feature_extractor` must return (B, d) features, got shape {tuple(feats.shape)}")
@@ -80,7 +135,7 @@ def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
             if keep:
                 kept = np.empty((len(items), feats.shape[1])) if kept is None else kept
                 kept[start : start + len(feats)] = feats
-            bar.update(len(images))
+            bar.update(len(tensors))
     return stats, "images", kept
 
 
@@ -115,10 +170,11 @@ def clip_cosines(pairs: list, opts: dict) -> np.ndarray:
     scorer = MODELS[key].to(opts["device"])
     bs = opts["batch_size"]
     out = []
-    with _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
-        for start in range(0, len(pairs), bs):
+    batches = closing(decoded_batches(pairs, bs, lambda pair: unpack(pair[0], max_pixels=opts["max_pixels"])[1],
+                                      opts.get("num_workers")))
+    with batches as batches, _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
+        for start, images in batches:
             chunk = pairs[start : start + bs]
-            images = [unpack(item, max_pixels=opts["max_pixels"])[1] for item, _ in chunk]
             img = scorer.image_features(images, opts["clip_preprocess"])
             txt = scorer.text_features(
                 [t for _, t in chunk], opts["clip_templates"], opts["clip_truncation"], opts["clip_lowercase"]

@@ -161,6 +161,7 @@ PRESETS = {
         "meteor": None,
         "device": "cpu",
         "batch_size": 20,
+        "num_workers": None,
         "progress": None,
         "max_pixels": MAX_PIXELS,
     },
@@ -222,6 +223,9 @@ OPTIONS = OptionTable(
         Option("device", "'cpu', 'cuda' or 'cuda:N': where the networks run.", kind="custom", check=_device,
                doc_type="str"),
         Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
+        Option("num_workers", "threads that decode the next images while the network runs (0: decode in the "
+               "calling thread; None: the CPUs this process may use); does not change the values.",
+               kind="integer", low=0, high=1024, demo=False),
         Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
         Option("max_pixels", f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
                "own decompression-bomb threshold): larger images and decompression bombs are refused from their "

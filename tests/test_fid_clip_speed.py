@@ -1,0 +1,230 @@
+"""fid_clip speed (issue 23): the Frechet distance of small sets through the N x N route, and image
+decoding overlapped with the forward pass (``num_workers``)."""
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+from helpers import load_core, load_script
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+core = load_core("fid_clip", "_fid_core")
+bench = load_script("bench_fid_clip")
+
+pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
+
+
+def _stats(x):
+    return core.FrechetStats.from_features(x)
+
+
+class _Sizes:
+    """Records the size of every matrix numpy.linalg decomposes."""
+
+    def __init__(self, monkeypatch):
+        self.sizes = []
+        for name in ("cholesky", "eigh", "eigvalsh", "svd", "eig", "eigvals"):
+            original = getattr(np.linalg, name)
+
+            def wrapper(a, *args, _original=original, **kwargs):
+                self.sizes.append(max(np.shape(a)[-2:]))
+                return _original(a, *args, **kwargs)
+
+            monkeypatch.setattr(np.linalg, name, wrapper)
+
+
+@pytest.mark.parametrize("n1,n2", [(10, 12), (12, 10), (10, 400), (400, 10)])
+def test_small_sets_do_not_decompose_the_d_by_d_covariance(monkeypatch, n1, n2):
+    """N < d: the trace of the square root comes from an N x N matrix (issue 23: a full 2,048 x 2,048
+    eigh took 92.6 s for 10 vs 10 images); a side with N >= d is used through its covariance."""
+    d = 64
+    s1, s2 = _stats(bench.features(n1, d, 1)), _stats(bench.features(n2, d, 2, shift=0.05))
+    sizes = _Sizes(monkeypatch)
+    value = core.frechet_distance(s1, s2, warn=False)
+    small = max(n for n in (n1, n2) if n < d)  # N1 x N1 (one small side) or N1 x N2 (both)
+    assert np.isfinite(value) and sizes.sizes and max(sizes.sizes) <= small
+
+
+def _exact_trace_sqrt(x1, x2, dps: int = 40) -> float:
+    """Tr((S1 S2)^1/2) computed exactly in the subspace that the samples span: with S = B^T B,
+    B = (X - mean) / sqrt(N - 1), the non-zero eigenvalues of S1 S2 are those of (B1 B2^T)(B1 B2^T)^T,
+    so the trace is the sum of the singular values of B1 B2^T, here in 40-digit arithmetic (mpmath)."""
+    mpmath.mp.dps = dps
+
+    def centred(x):
+        rows = [[mpmath.mpf(float(v)) for v in row] for row in x]
+        n = len(rows)
+        mean = [sum(r[j] for r in rows) / n for j in range(len(rows[0]))]
+        scale = mpmath.sqrt(n - 1)
+        return mpmath.matrix([[(r[j] - mean[j]) / scale for j in range(len(r))] for r in rows])
+
+    b1, b2 = centred(x1), centred(x2)
+    return float(sum(mpmath.svd_r(b1 * b2.T, compute_uv=False)))
+
+
+def _fid_with_trace(x1, x2, tr) -> float:
+    d = x1.mean(0) - x2.mean(0)
+    return float(d @ d + np.trace(np.cov(x1, rowvar=False)) + np.trace(np.cov(x2, rowvar=False)) - 2 * tr)
+
+
+@settings(max_examples=12, deadline=None)
+@given(n1=st.integers(3, 14), n2=st.integers(3, 14), d=st.sampled_from([16, 40]), seed=st.integers(0, 99),
+       kind=st.sampled_from(["generic", "duplicates", "subspace", "constant_columns"]))
+def test_small_sets_accuracy_against_the_exact_subspace_computation(n1, n2, d, seed, kind):
+    """Rank-deficient covariances (N < d always; plus duplicated rows, rows in a 3-d subspace, constant
+    features): the trace of the square root is within 1e-12 relative of the exact value (mpmath, 40
+    digits); the d x d eigendecomposition route (kept for N >= d) is off by ~1e-8 on these inputs,
+    from the square roots of the round-off eigenvalues of the null space."""
+    rng = np.random.default_rng(seed)
+    x1, x2 = bench.features(n1, d, seed), bench.features(n2, d, seed + 1, shift=0.05)
+    if kind == "duplicates":
+        x1 = x1[rng.integers(0, max(2, n1 // 2), size=n1)]
+        x1[0] += 1.0  # at least two distinct rows
+    elif kind == "subspace":
+        basis = rng.standard_normal((3, d))
+        x1, x2 = rng.standard_normal((n1, 3)) @ basis, rng.standard_normal((n2, 3)) @ basis + 0.1
+    elif kind == "constant_columns":
+        x1[:, : d // 2] = 1.5
+        x2[:, d // 4 :] = -0.5
+    exact = _exact_trace_sqrt(x1, x2)
+    ours = core.frechet_distance(_stats(x1), _stats(x2), warn=False)
+    scale = np.trace(np.cov(x1, rowvar=False)) + np.trace(np.cov(x2, rowvar=False))
+    assert abs(ours - _fid_with_trace(x1, x2, exact)) <= 1e-12 * scale
+
+
+@pytest.mark.parametrize("n1,n2,d,seed", [(10, 12, 64, 0), (30, 20, 64, 1), (50, 400, 64, 2), (200, 120, 256, 3)])
+def test_small_sets_equal_the_d_by_d_route(n1, n2, d, seed):
+    """The N x N route against the d x d one (``trace_sqrt_product``, what every N used before): equal to
+    1e-7 relative on FID; the difference is the d x d route's own round-off (see the test above)."""
+    x1, x2 = bench.features(n1, d, seed), bench.features(n2, d, seed + 10, shift=0.05)
+    s1, s2 = _stats(x1), _stats(x2)
+    ours = core.frechet_distance(s1, s2, warn=False)
+    dense = float(((s1.mean - s2.mean) ** 2).sum() + np.trace(s1.covariance) + np.trace(s2.covariance)
+                  - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance))
+    assert ours == pytest.approx(dense, rel=1e-7)
+    assert ours == pytest.approx(bench.pytorch_fid_distance(s1.mean, s1.covariance, s2.mean, s2.covariance), rel=1e-6)
+
+
+def test_well_conditioned_sets_keep_their_value():
+    """N >= d on both sides (non-singular covariances): the value is the d x d route's, unchanged."""
+    x1, x2 = bench.features(300, 32, 5), bench.features(280, 32, 6, shift=0.05)
+    s1, s2 = _stats(x1), _stats(x2)
+    dense = float(((s1.mean - s2.mean) ** 2).sum() + np.trace(s1.covariance) + np.trace(s2.covariance)
+                  - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance))
+    assert core.frechet_distance(s1, s2) == dense
+
+
+def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
+    x = bench.features(30, 64, 7)
+    parts = [_stats(x[:10]), _stats(x[10:25]), _stats(x[25:])]
+    merged = core.FrechetStats(64)
+    for p in parts:
+        merged.merge(p)
+    streamed = core.FrechetStats(64)
+    for i in range(0, 30, 7):
+        streamed.update(x[i : i + 7])
+    other = _stats(bench.features(20, 64, 8))
+    whole = core.frechet_distance(_stats(x), other, warn=False)
+    for s in (merged, streamed):
+        assert core.frechet_distance(s, other, warn=False) == pytest.approx(whole, rel=1e-12)
+    big = _stats(bench.features(70, 64, 9))  # N >= d: the vectors are dropped (memory stays O(d^2))
+    assert big.rows is None and merged.merge(big).rows is None and _stats(x).rows.shape == (30, 64)
+    loaded = core.FrechetStats.from_moments(x.mean(0), np.cov(x, rowvar=False), 30)  # no vectors: d x d route
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        assert core.frechet_distance(loaded, other) == pytest.approx(whole, rel=1e-6)
+
+
+# ------------------------------------------------------------------------------------------------
+# images: decoding overlapped with the forward pass (num_workers)
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def image_files(tmp_path_factory):
+    import torch  # noqa: F401 - the fixtures module needs it
+    from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
+    from PIL import Image
+
+    folder = tmp_path_factory.mktemp("speed")
+    inception = load_core("fid_clip", "_inception")
+    weights = tiny_inception_weights(inception, folder)
+    tiny_hf_clip(folder / "clip-tiny")
+    paths = []
+    for i, arr in enumerate(random_images(7, seed=11, size=(40, 36)) + random_images(4, seed=12, size=(52, 30))):
+        paths.append(str(folder / f"img{i}.png"))
+        Image.fromarray(arr).save(paths[-1])
+    return {"paths": paths, "weights": str(weights), "clip": str(folder / "clip-tiny"), "folder": folder}
+
+
+def test_features_are_identical_with_and_without_workers(image_files):
+    """The same batches through the same network, decoded in the calling thread or by 1 or 4 threads:
+    bit-identical statistics (FID, the saved mu and sigma) and CLIP scores; not in the signature."""
+    from multimodal_metrics.fid_clip import score
+
+    paths, folder = image_files["paths"], image_files["folder"]
+    results = {}
+    for workers in (0, 1, 4):
+        results[workers] = score(paths[:6], paths[6:], texts=[f"a photo {i}" for i in range(6)], batch_size=4,
+                                 inception_weights=image_files["weights"], clip_model=image_files["clip"],
+                                 num_workers=workers, save_stats=str(folder / f"w{workers}"), return_per_example=True)
+    for workers in (1, 4):
+        assert dict(results[workers]) == dict(results[0])
+        for side in ("predictions", "references"):
+            with np.load(folder / "w0" / f"{side}.npz") as a, np.load(folder / f"w{workers}" / f"{side}.npz") as b:
+                assert np.array_equal(a["mu"], b["mu"]) and np.array_equal(a["sigma"], b["sigma"])
+    assert "num_workers" not in results[0]["signature"] and "worker" not in results[0]["signature"]
+
+
+def test_num_workers_is_checked():
+    from multimodal_metrics.fid_clip import OPTIONS, score
+
+    assert "num_workers" in OPTIONS.names and OPTIONS["num_workers"].sig is None
+    x = bench.features(5, 3, 0)
+    for bad, err in ((-1, ValueError), (1.5, ValueError), (True, TypeError), ("2", TypeError)):
+        with pytest.raises(err, match="num_workers"):
+            score(x, x, num_workers=bad)
+    assert score(x, x, num_workers=2)["fid"] == score(x, x)["fid"]
+
+
+def test_decoding_overlaps_the_forward_pass_and_keeps_the_order_of_errors():
+    import threading
+    import time
+
+    from multimodal_metrics.fid_clip.extract import decoded_batches
+
+    def run(workers):
+        events = []
+
+        def convert(i):
+            time.sleep(0.02)
+            events.append(("decoded", i, threading.current_thread() is threading.main_thread()))
+            return i
+
+        out = []
+        for start, batch in decoded_batches(list(range(6)), 2, convert, workers):
+            out.append((start, batch))
+            time.sleep(0.15)  # the forward pass of this batch
+            events.append(("forward", start, None))
+        return out, events
+
+    plain, events0 = run(0)
+    overlapped, events2 = run(2)
+    assert plain == overlapped == [(0, [0, 1]), (2, [2, 3]), (4, [4, 5])]
+    assert all(main for kind, _, main in events0 if kind == "decoded")
+    assert not any(main for kind, _, main in events2 if kind == "decoded")
+
+    def decoded_before_first_forward(events):
+        return {i for kind, i, _ in events[: events.index(("forward", 0, None))] if kind == "decoded"}
+
+    assert decoded_before_first_forward(events0) == {0, 1}
+    assert decoded_before_first_forward(events2) >= {0, 1, 2, 3}  # batch 2 decoded during batch 1's forward
+
+    def convert(i):
+        if i in (3, 5):
+            raise ValueError(f"`predictions[{i}]`: not a decodable image")
+        return i
+
+    for workers in (0, 3):
+        with pytest.raises(ValueError, match=r"predictions\[3\]"):
+            list(decoded_batches(list(range(8)), 2, convert, workers))
