@@ -96,7 +96,9 @@ def test_option_table_drives_the_checks():
         fid_clip.score([[0.0, 1.0], [1.0], [2.0, 0.0]], X1)
     with pytest.raises(ValueError, match=r"`texts` has 2 entries but `predictions` has 4"):
         fid_clip.score(X1, X1, texts=["a", "b"])
-    assert fid_clip.score(X1, X1, pre_resize=0.5).signature.endswith("feat:given|v:0.1.0")  # as before: int(0.5)
+    assert fid_clip.score(X1, X1, pre_resize=0).signature.endswith("feat:given|v:0.1.0")
+    with pytest.raises(ValueError, match="`pre_resize` must be a whole number"):  # was truncated to 0 (issue 21)
+        fid_clip.score(X1, X1, pre_resize=0.5)
     doc = fid_clip.OPTIONS.describe()
     assert "clip_scale (`float`, optional)" in doc and "One of 'none', 'per_example', 'mean'" in doc
 
