@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 
-from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, _ordinary_values, _values_ok
+from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, _ordinary_values, _size_lost, _values_ok
 from .columns import Columns, _class_at, _offsets, _pylist, _ranges, _same_classes, columns_of
 from .matching import _count_block
 
@@ -66,26 +66,36 @@ def _missing(index: int, cls: str, missing_class: str) -> list:
 
 
 
+LOST_SIZE = (
+    "a positive width or height vanishes in x + w, y + h in float64 (the box would have area 0 and "
+    "IoU 0 even with itself); give the boxes in 'xyxy' or move them nearer the origin"
+)
+
+
 def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
-    """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
+    """NaN/inf coordinates, negative sizes or (xywh) a positive size that float64 loses next to its
+    corner -> ValueError naming the image, class and box."""
     if _values_ok(boxes, box_format):
         return
     finite = np.isfinite(boxes).all(axis=1)
+    lost = np.zeros(len(boxes), dtype=bool)
     if box_format == "xywh":
         with np.errstate(over="ignore", invalid="ignore"):
-            size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0) & np.isfinite(boxes[:, :2] + boxes[:, 2:]).all(axis=1)
+            ends = boxes[:, :2] + boxes[:, 2:]
+            size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0) & np.isfinite(ends).all(axis=1)
+            lost = _size_lost(boxes, ends)
         what = "negative width/height or x + w, y + h beyond the float64 range (box_format 'xywh')"
     else:
         size_ok = (boxes[:, 2] >= boxes[:, 0]) & (boxes[:, 3] >= boxes[:, 1])
         what = "x2 < x1 or y2 < y1 (box_format 'xyxy' needs x2 >= x1 and y2 >= y1)"
-    bad = ~(finite & size_ok)
+    bad = ~(finite & size_ok) | lost
     if not bad.any():
         return
     k = int(np.flatnonzero(bad)[0])
     owner = np.repeat(np.arange(len(counts)), counts)
     g = int(owner[k])
     j = k - int(_offsets(counts)[g])
-    reason = "NaN or infinite coordinate" if not finite[k] else what
+    reason = "NaN or infinite coordinate" if not finite[k] else what if not size_ok[k] else LOST_SIZE
     cls = _class_at(g_cls, g)
     raise ValueError(f"`{arg}[{g_img[g]}]` class {cls!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
 

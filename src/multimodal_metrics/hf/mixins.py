@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from ..inputs import check_same_length, nest
 from ..results import trainer_scores
-from ..stats import TESTS, Resampling, Statistic, interval_values, paired_comparison, split_resampling
+from ..stats import Resampling, Statistic, check_test, interval_values, paired_comparison, split_resampling
 from .arrow import (
     ArrowColumn,
     checked_features,
@@ -166,8 +166,7 @@ class PairedComparison:
         A - B at ``confidence``, 1000 resamples for the randomisation test) and ``<key>_p_value``
         (two-sided), then ``signature`` (the scoring signature plus the test, its size and seed).
         """
-        if test not in TESTS:
-            raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        test = check_test(test)
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
