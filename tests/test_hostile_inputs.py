@@ -2,6 +2,8 @@
 and issue 24 item 6 (det_f1 one_to_one memory): each case at its cause, through every path."""
 
 import importlib
+import time
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -209,3 +211,76 @@ def test_det_f1_xywh_size_lost_next_to_its_corner_is_named(box):
 def test_det_f1_huge_integer_box_with_huge_size_is_still_scored():
     big = [[2**64, 0, 2**64, 2**64]]  # exact in float64, and the size survives the sum
     assert _det({"cat": big}, {"cat": big})["f1"] == 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Family 4 (scale) and issue 24 item 6: quadratic groups and long strings, bounded or refused early
+# ----------------------------------------------------------------------------------------------
+def _identical_boxes(n):
+    return np.tile(np.array([[10.0, 10.0, 50.0, 50.0]]), (n, 1))
+
+
+def _peak(fn):
+    tracemalloc.start()
+    try:
+        start = time.process_time()
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1], time.process_time() - start
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.parametrize("matching", ["any", "one_to_one"])
+def test_det_f1_100000_boxes_of_one_class_is_refused_at_once(matching):
+    rng = np.random.default_rng(0)
+    boxes = np.hstack([rng.uniform(0, 1e4, (100_000, 2)), rng.uniform(5, 50, (100_000, 2))])
+    start = time.process_time()
+    with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'car': 100,000 predicted x 100,000 reference boxes"):
+        det_core.det_f1([{"car": BOX}, {"car": boxes}], [{"car": BOX}, {"car": boxes}], matching=matching)
+    assert time.process_time() - start < 5
+
+
+def test_det_f1_one_to_one_memory_stays_bounded_below_the_limit():
+    n = 2000  # 4,000,000 pairs, every one a hit (identical boxes): main held +0.46 GB here
+    result, peak, _ = _peak(lambda: det_core.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}],
+                                                    matching="one_to_one"))
+    assert result["f1"] == 1.0 and result["tp"] == n
+    assert peak < 300 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_det_f1_any_holds_no_entry_per_passing_pair():
+    n = 6000  # 36,000,000 passing pairs: a mask of predictions is enough for the any rule
+    result, peak, _ = _peak(lambda: det_core.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}]))
+    assert result["f1"] == 1.0
+    assert peak < 150 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_det_f1_box_status_refuses_a_huge_matrix():
+    boxes = _identical_boxes(3000)
+    with pytest.raises(ValueError, match="class 'c': 3,000 predicted x 3,000 reference boxes"):
+        det_core.box_status({"c": boxes}, {"c": boxes})
+
+
+def _unrelated(n, seed):
+    rng = np.random.default_rng(seed)
+    return "".join(rng.choice(list("abcdefghij klmnop"), size=n).tolist())
+
+
+def test_anls_two_unrelated_megabyte_strings_are_refused_at_once():
+    a, b = _unrelated(1_000_000, 1), _unrelated(1_000_000, 2)
+    anls = _library("anls")
+    start = time.process_time()
+    with pytest.raises(ValueError, match=r"`predictions\[1\]` and `references\[1\]\[0\]`: [\d,]+ and [\d,]+ characters"):
+        anls.score(["a", a], ["a", b])
+    with pytest.raises(ValueError, match=r"`predictions\[0\]` and `references\[0\]`"):
+        anls.core.pair_similarities([a], [b])
+    with pytest.raises(ValueError, match=r"`predictions\[0\]` and `references\[0\]\[1\]`"):
+        load_metric("anls").compute(predictions=[a], references=[["x", b]])
+    assert time.process_time() - start < 10
+
+
+def test_anls_long_pair_that_cannot_pass_scores_zero_without_the_distance():
+    a, b = _unrelated(1_000_000, 1), _unrelated(300_000, 2)  # s <= 1 - 700,000 / 1,000,000 < 0.5
+    start = time.process_time()
+    assert _library("anls").score([a, "abc"], [b, "abd"], return_per_example=True)["per_example"][0] == 0.0
+    assert time.process_time() - start < 3

@@ -136,6 +136,7 @@ def count_per_group(
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
     pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
     g_img, n_gt, n_pred, gt_raw, pr_raw, unrequested = _groups(pred, ref, missing_class)
+    _check_group_sizes(g_img, n_gt, n_pred, ref.classes, matching)
     options = (box_format, iou_threshold, iou_boundary, matching)
     tp, fp, fn = (np.zeros(len(n_gt), dtype=np.int64) for _ in range(3))
     gt_end, pred_end = _offsets(n_gt), _offsets(n_pred)
@@ -158,6 +159,31 @@ def count_per_group(
         u_img, u_cls, u_counts, u_boxes = unrequested
         _check_values(u_boxes, "predictions", u_counts, u_img, u_cls, box_format)
     return g_img, tp, fp, fn
+
+
+# the most (prediction, ground truth) pairs of one (image, class) group: det_f1 compares every pair
+# (like the official script), so time grows with n_pred * n_gt (about 40 million pairs a second on one
+# core); one_to_one also holds the pairs that pass the threshold (16 bytes each) and sorts them
+MAX_GROUP_PAIRS = {"any": 2**28, "one_to_one": 2**22}
+
+
+def _check_group_sizes(g_img, n_gt, n_pred, classes, matching: str) -> None:
+    """ValueError naming the first (image, class) group with more pairs than ``MAX_GROUP_PAIRS`` allows,
+    before any IoU is computed (a quadratic group would otherwise run for minutes or exhaust memory)."""
+    limit = MAX_GROUP_PAIRS[matching]
+    if not len(n_gt) or int(n_gt.max()) * int(n_pred.max()) <= limit:
+        return
+    pairs = n_gt.astype(np.int64) * n_pred.astype(np.int64)
+    if not (pairs > limit).any():
+        return
+    g = int(np.argmax(pairs > limit))
+    i, cls = int(g_img[g]), _class_at(classes, g)
+    raise ValueError(
+        f"`predictions[{i}]` class {cls!r}: {int(n_pred[g]):,} predicted x {int(n_gt[g]):,} reference boxes = "
+        f"{int(pairs[g]):,} (prediction, reference) pairs in one image and class; det_f1 compares every pair, "
+        f"so at most {limit:,} pairs per image and class are accepted with matching={matching!r} "
+        "(split the image into tiles, or keep the top-scoring predictions)"
+    )
 
 
 # groups counted at a time: the temporaries stay small (in the CPU cache, and reused by the allocator
