@@ -284,3 +284,12 @@ def test_anls_long_pair_that_cannot_pass_scores_zero_without_the_distance():
     start = time.process_time()
     assert _library("anls").score([a, "abc"], [b, "abd"], return_per_example=True)["per_example"][0] == 0.0
     assert time.process_time() - start < 3
+
+
+def test_anls_megabyte_near_copy_is_still_scored_exactly():
+    a = _unrelated(1_000_000, 1)
+    b = "x" + a[1:500_000] + "yz" + a[500_001:-1] + "w"  # 4 edits, none in a common prefix or suffix
+    start = time.process_time()
+    got = _library("anls").core.pair_similarities([a], [b], text_norm="none", length_norm="raw")
+    assert got.tolist() == [1.0 - 4 / 1_000_001]
+    assert time.process_time() - start < 3

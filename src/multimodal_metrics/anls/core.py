@@ -23,7 +23,8 @@ The conventions in use differ in three places, each an option here:
 Two empty strings score 1 (L = 0). Edit distances run in C++ through rapidfuzz (``cpdist``); there
 is no Python loop over characters. The distance is quadratic in the lengths: a pair whose length
 difference alone puts it under the threshold scores 0 without it, and a pair of more than
-``MAX_PAIR_CELLS`` (length x length) is refused with a ValueError naming it.
+``MAX_PAIR_CELLS`` (length x length) is computed only up to a cutoff (near copies), else refused with
+a ValueError naming it.
 """
 
 import numpy as np
@@ -65,10 +66,12 @@ def _prepare(strings: list[str], text_norm: str, length_norm: str) -> tuple[list
 
 
 MAX_PAIR_CELLS = 2 * 10**10
-"""The largest product of the two (normalised) lengths of a pair whose edit distance is computed: the
-distance takes time proportional to it (about 0.3 s per 10**10 on one core: two 141,000-character
-strings). A pair beyond it is refused with a ValueError naming it, unless the length difference alone
-already puts its similarity under the threshold (then it scores 0 without the distance)."""
+"""The most work (length x length of the normalised pair) spent on one edit distance: rapidfuzz takes
+about 0.3 s per 10**10 on one core (two 141,000-character strings). A longer pair is computed with
+the cutoff ``MAX_PAIR_CELLS // its longer length`` (a band: two 1 MB strings within 20,000 edits of
+each other take 0.03 s); when its distance is beyond that cutoff, it is refused with a ValueError
+naming it, unless the length difference alone already puts its similarity under the threshold (then
+it scores 0 without the distance)."""
 
 
 def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray,
@@ -79,8 +82,28 @@ def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref
 
     if not pred_n:
         return np.zeros(0, dtype=np.float64)
-    _check_sizes(pred_n, ref_n, names)
-    dist = np.asarray(cpdist(pred_n, ref_n, scorer=Levenshtein.distance, workers=1), dtype=np.float64)
+    longer = np.maximum(_char_counts(pred_n), _char_counts(ref_n))
+    heavy = np.flatnonzero(_char_counts(pred_n).astype(np.float64) * _char_counts(ref_n) > MAX_PAIR_CELLS)
+    if len(heavy):
+        light = np.ones(len(pred_n), dtype=bool)
+        light[heavy] = False
+        dist = np.zeros(len(pred_n), dtype=np.float64)
+        keep = np.flatnonzero(light).tolist()
+        if keep:
+            dist[keep] = cpdist([pred_n[k] for k in keep], [ref_n[k] for k in keep], scorer=Levenshtein.distance, workers=1)
+        for k in heavy.tolist():
+            cutoff = max(1, MAX_PAIR_CELLS // int(longer[k]))
+            d = Levenshtein.distance(pred_n[k], ref_n[k], score_cutoff=cutoff)  # exact when <= cutoff
+            if d > cutoff:
+                where = names(k) if names is not None else f"pair {k}"
+                raise ValueError(
+                    f"{where}: {len(pred_n[k]):,} and {len(ref_n[k]):,} characters more than {cutoff:,} edits apart; "
+                    f"the edit distance of so long and so different strings takes time proportional to the product "
+                    f"of their lengths (at most {MAX_PAIR_CELLS:,} is spent; ANLS is meant for short answers)"
+                )
+            dist[k] = d
+    else:
+        dist = np.asarray(cpdist(pred_n, ref_n, scorer=Levenshtein.distance, workers=1), dtype=np.float64)
     length = np.maximum(pred_len, ref_len)
     nl = np.divide(dist, length, out=np.zeros_like(dist), where=length > 0)
     return 1.0 - nl
@@ -88,19 +111,6 @@ def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref
 
 def _char_counts(strings: list[str]) -> np.ndarray:
     return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
-
-
-def _check_sizes(pred_n: list[str], ref_n: list[str], names=None) -> None:
-    """ValueError naming the first pair whose length product is beyond ``MAX_PAIR_CELLS``."""
-    cells = _char_counts(pred_n).astype(np.float64) * _char_counts(ref_n)
-    if not len(cells) or cells.max() <= MAX_PAIR_CELLS:
-        return
-    k = int(np.argmax(cells > MAX_PAIR_CELLS))
-    where = names(k) if names is not None else f"pair {k}"
-    raise ValueError(
-        f"{where}: {len(pred_n[k]):,} and {len(ref_n[k]):,} characters; the edit distance takes time proportional "
-        f"to their product, at most {MAX_PAIR_CELLS:,} is accepted (ANLS is meant for short answers)"
-    )
 
 
 def _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary, names) -> np.ndarray:
