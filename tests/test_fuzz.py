@@ -308,15 +308,20 @@ def det_images(draw, max_images=2):
 
 
 def _box_validity(box, box_format: str) -> str:
-    """4 finite numbers; xywh: w, h >= 0 and x + w, y + h finite; xyxy: x2 >= x1, y2 >= y1."""
+    """4 finite numbers, integers exact in float64; xywh: w, h >= 0, x + w, y + h finite and a positive
+    w or h not lost in the sum (issue 21); xyxy: x2 >= x1, y2 >= y1."""
     if isinstance(box, str | bytes) or not isinstance(box, list | tuple) or len(box) != 4:
         return INVALID
     fs = [_finite_float(v) for v in box]
     if any(f is None for f in fs):
         return INVALID
+    if any(_is_real(v) and isinstance(v, int | np.integer) and int(v) != int(f) for v, f in zip(box, fs)):
+        return INVALID
     if box_format == "xyxy":
         return VALID if fs[2] >= fs[0] and fs[3] >= fs[1] else INVALID
     if fs[2] < 0 or fs[3] < 0 or not (math.isfinite(fs[0] + fs[2]) and math.isfinite(fs[1] + fs[3])):
+        return INVALID
+    if (fs[2] > 0 and fs[0] + fs[2] == fs[0]) or (fs[3] > 0 and fs[1] + fs[3] == fs[1]):
         return INVALID
     return VALID
 

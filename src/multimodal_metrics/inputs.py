@@ -81,13 +81,12 @@ def _all_valid_text(strings: list) -> bool:
 
 
 def check_strings(values, arg: str) -> list[str]:
-    """One string per example; None or any non-string is an error naming its index."""
+    """One string per example (a ``str`` subclass becomes a plain ``str``); None or any non-string is an
+    error naming its index."""
     values = check_list(values, arg)
     if _all_valid_text(values):
         return values
-    for i, value in enumerate(values):
-        check_string(value, f"{arg}[{i}]")
-    return values
+    return [check_string(value, f"{arg}[{i}]") for i, value in enumerate(values)]  # str subclasses as str
 
 
 def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
@@ -110,9 +109,7 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
             refs = as_list(refs, f"{arg}[{i}]")
         if len(refs) == 0:
             raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
-        for j, ref in enumerate(refs):
-            check_string(ref, f"{arg}[{i}][{j}]")
-        out.append(list(refs))
+        out.append([check_string(ref, f"{arg}[{i}][{j}]") for j, ref in enumerate(refs)])
     return out
 
 

@@ -133,9 +133,14 @@ def check_number(
 
 
 def check_string(value, where: str) -> str:
-    """One string that Arrow can store (UTF-8 encodable: no lone surrogates)."""
+    """One string that Arrow can store (UTF-8 encodable: no lone surrogates), returned as a plain ``str``:
+    a ``str`` subclass (``numpy.str_``, or one that overrides ``lower``, ``split``, ``__len__``...) is
+    copied to its plain text, so every path (the library, ``compute``, ``add_batch``, Arrow) sees the
+    same characters and the same methods."""
     if not isinstance(value, str):
         raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({_short(value)})")
+    if type(value) is not str:
+        value = str.__str__(value)  # the characters, as an exact str (no method of the subclass runs)
     if not value.isascii():
         try:
             value.encode("utf-8")

@@ -45,13 +45,14 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .options import RESAMPLING_OPTIONS  # declared once, beside the option checks
+from .options import RESAMPLING_OPTIONS, check_choice  # declared once, beside the option checks
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
 CHUNK_ELEMENTS = 1 << 22
 MAX_RESAMPLES = 1_000_000
+MAX_SEED = 2**64 - 1  # seeds are whole numbers in [0, MAX_SEED]
 TESTS = ("paired_bootstrap", "approximate_randomization")
 P_VALUES = ("ge", "sacrebleu")  # ties counted (default) / sacrebleu's strict count
 DEFAULT_P_VALUE = "ge"
@@ -80,7 +81,10 @@ def check_confidence(confidence, arg: str = "confidence") -> float:
         raise TypeError(
             f"`{arg}` must be a number in (0, 1) such as 0.95, got {type(confidence).__name__} ({confidence!r})"
         )
-    value = float(confidence)
+    try:
+        value = float(confidence)
+    except OverflowError:  # an int beyond the float range (10**400)
+        value = math.inf
     if not 0.0 < value < 1.0:
         raise ValueError(f"`{arg}` must be a number in (0, 1) such as 0.95, got {confidence!r}")
     return value
@@ -96,6 +100,17 @@ def check_count(value, arg: str, low: int = 1, high: int | None = None) -> int:
     return int(value)
 
 
+def check_seed(value, arg: str = "seed") -> int:
+    """A resampling seed: a whole number in [0, MAX_SEED] (2**64 - 1)."""
+    return check_count(value, arg, 0, MAX_SEED)
+
+
+def check_test(test, arg: str = "test") -> str:
+    """The name of a paired test (one of ``TESTS``), as the plain ``str``; an array, a list or another
+    non-string is a TypeError naming ``arg`` (never "unhashable type" or an ambiguous truth value)."""
+    return check_choice(test, TESTS, arg)
+
+
 def check_resamples(value, arg: str = "n_resamples") -> int:
     """A number of resamples or trials, 1 to MAX_RESAMPLES (time and memory grow with it)."""
     return check_count(value, arg, 1, MAX_RESAMPLES)
@@ -108,7 +123,7 @@ class Resampling:
     def __init__(self, confidence=None, n_resamples=None, seed=None):
         self.confidence = None if confidence is None else check_confidence(confidence)
         self.n_resamples = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
-        self.seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
+        self.seed = DEFAULT_SEED if seed is None else check_seed(seed)
 
     @property
     def enabled(self) -> bool:
@@ -273,7 +288,7 @@ def bootstrap_interval(
     """Percentile bootstrap interval of every score of ``statistic``: ``{key: (low, high)}``."""
     confidence = check_confidence(confidence)
     n_resamples = check_resamples(n_resamples)
-    seed = check_count(seed, "seed", low=0)
+    seed = check_seed(seed)
     if statistic.n == 0:
         return {key: (math.nan, math.nan) for key in statistic.keys}
     (sums,) = bootstrap_sums([statistic.stats], n_resamples, seed)
@@ -359,7 +374,7 @@ def paired_bootstrap(
     """
     _check_pair(a, b)
     n_resamples = check_resamples(n_resamples)
-    seed = check_count(seed, "seed", low=0)
+    seed = check_seed(seed)
     confidence = check_confidence(confidence)
     p_value_rule = check_p_value(p_value_rule)
     sums_a, sums_b = bootstrap_sums([a.stats, b.stats], n_resamples, seed)
@@ -392,7 +407,7 @@ def approximate_randomization(
     """
     _check_pair(a, b)
     n_trials = check_resamples(n_trials)
-    seed = check_count(seed, "seed", low=0)
+    seed = check_seed(seed)
     p_value_rule = check_p_value(p_value_rule)
     n = a.n
     total_a, total_b = a.stats.sum(axis=0), b.stats.sum(axis=0)
@@ -438,10 +453,9 @@ def paired_test(
     signature fields ``{"test", "n", "conf", "seed", "p"}``). ``n_resamples`` defaults to 1000 resamples
     (bootstrap) or 10000 trials (randomisation), ``seed`` to 12345, ``p_value`` to "ge" (ties counted;
     "sacrebleu": sacrebleu's strict count)."""
-    if test not in TESTS:
-        raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+    test = check_test(test)
     rule = check_p_value(p_value)
-    seed = DEFAULT_SEED if seed is None else check_count(seed, "seed", low=0)
+    seed = DEFAULT_SEED if seed is None else check_seed(seed)
     confidence = check_confidence(confidence)
     if test == "paired_bootstrap":
         n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
@@ -477,8 +491,7 @@ def compare_scores(score, predictions_a, predictions_b, references, test="approx
     """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
     same options, no resampling options), then :func:`paired_comparison` of their statistics
     (``p_value``: "ge", ties counted, or "sacrebleu")."""
-    if test not in TESTS:
-        raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+    test = check_test(test)
     check_p_value(p_value)
     for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
         if arg in kwargs:

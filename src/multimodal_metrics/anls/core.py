@@ -22,7 +22,10 @@ The conventions in use differ in three places, each an option here:
   NL < tau with tau = 1 - t (PyPI ``anls`` and the layoutlmv2 snippet: NL = 0.5 scores 0).
 
 Two empty strings score 1 (L = 0). Edit distances run in C++ through rapidfuzz (``cpdist``); there
-is no Python loop over characters.
+is no Python loop over characters. The distance is quadratic in the lengths: a pair whose length
+difference alone puts it under the threshold scores 0 without it, and a pair of more than
+``MAX_PAIR_CELLS`` (length x length) is computed only up to a cutoff (near copies), else refused with
+a ValueError naming it.
 """
 
 import numpy as np
@@ -65,16 +68,70 @@ def _prepare(strings: list[str], text_norm: str, length_norm: str) -> tuple[list
     return normed, np.fromiter(lengths, dtype=np.int64, count=len(strings))
 
 
-def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray) -> np.ndarray:
+MAX_PAIR_CELLS = 2 * 10**10
+"""The most work (length x length of the normalised pair) spent on one edit distance: rapidfuzz takes
+about 0.3 s per 10**10 on one core (two 141,000-character strings). A longer pair is computed with
+the cutoff ``MAX_PAIR_CELLS // its longer length`` (a band: two 1 MB strings within 20,000 edits of
+each other take 0.03 s); when its distance is beyond that cutoff, it is refused with a ValueError
+naming it, unless the length difference alone already puts its similarity under the threshold (then
+it scores 0 without the distance)."""
+
+
+def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray,
+                  names=None) -> np.ndarray:
+    """s = 1 - NL of aligned pairs; ``names(k)``: the arguments of pair k for the size error."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cpdist
 
     if not pred_n:
         return np.zeros(0, dtype=np.float64)
-    dist = np.asarray(cpdist(pred_n, ref_n, scorer=Levenshtein.distance, workers=1), dtype=np.float64)
+    longer = np.maximum(_char_counts(pred_n), _char_counts(ref_n))
+    heavy = np.flatnonzero(_char_counts(pred_n).astype(np.float64) * _char_counts(ref_n) > MAX_PAIR_CELLS)
+    if len(heavy):
+        light = np.ones(len(pred_n), dtype=bool)
+        light[heavy] = False
+        dist = np.zeros(len(pred_n), dtype=np.float64)
+        keep = np.flatnonzero(light).tolist()
+        if keep:
+            dist[keep] = cpdist([pred_n[k] for k in keep], [ref_n[k] for k in keep], scorer=Levenshtein.distance, workers=1)
+        for k in heavy.tolist():
+            cutoff = max(1, MAX_PAIR_CELLS // int(longer[k]))
+            d = Levenshtein.distance(pred_n[k], ref_n[k], score_cutoff=cutoff)  # exact when <= cutoff
+            if d > cutoff:
+                where = names(k) if names is not None else f"pair {k}"
+                raise ValueError(
+                    f"{where}: {len(pred_n[k]):,} and {len(ref_n[k]):,} characters more than {cutoff:,} edits apart; "
+                    f"the edit distance of so long and so different strings takes time proportional to the product "
+                    f"of their lengths (at most {MAX_PAIR_CELLS:,} is spent; ANLS is meant for short answers)"
+                )
+            dist[k] = d
+    else:
+        dist = np.asarray(cpdist(pred_n, ref_n, scorer=Levenshtein.distance, workers=1), dtype=np.float64)
     length = np.maximum(pred_len, ref_len)
     nl = np.divide(dist, length, out=np.zeros_like(dist), where=length > 0)
     return 1.0 - nl
+
+
+def _char_counts(strings: list[str]) -> np.ndarray:
+    return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
+
+
+def _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary, names) -> np.ndarray:
+    """:func:`_similarities` where a pair can pass the threshold; elsewhere 0 (it is thresholded to 0
+    anyway). The distance is at least the difference of the two lengths, so s <= 1 - |diff| / L in
+    floating point too (division and subtraction are monotonic): a pair whose bound fails the threshold
+    fails it, and its (possibly long) distance is not computed."""
+    length = np.maximum(pred_len, ref_len)
+    diff = np.abs(_char_counts(pred_n) - _char_counts(ref_n)).astype(np.float64)
+    bound = 1.0 - np.divide(diff, length, out=np.zeros_like(diff), where=length > 0)
+    live = np.flatnonzero(apply_threshold(bound, threshold, boundary) > 0) if len(bound) else bound.astype(np.int64)
+    if len(live) == len(bound) or threshold <= 0:
+        return _similarities(pred_n, pred_len, ref_n, ref_len, names)
+    out = np.zeros(len(bound), dtype=np.float64)
+    sub = live.tolist()
+    out[live] = _similarities([pred_n[k] for k in sub], pred_len[live], [ref_n[k] for k in sub], ref_len[live],
+                              None if names is None else lambda k: names(sub[k]))
+    return out
 
 
 def pair_similarities(
@@ -86,7 +143,7 @@ def pair_similarities(
     """s = 1 - NL for aligned pairs (``predictions[i]`` vs ``references[i]``), before any threshold."""
     pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
     ref_n, ref_len = _prepare(references, text_norm, length_norm)
-    return _similarities(pred_n, pred_len, ref_n, ref_len)
+    return _similarities(pred_n, pred_len, ref_n, ref_len, lambda k: f"`predictions[{k}]` and `references[{k}]`")
 
 
 def apply_threshold(similarity: np.ndarray, threshold: float = 0.5, boundary: str = "inclusive") -> np.ndarray:
@@ -132,14 +189,20 @@ def anls_per_question_flat(
     pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
     ref_n, ref_len = _prepare(flat_references, text_norm, length_norm)
     owner = np.repeat(np.arange(len(predictions)), counts)
+    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+
+    def names(k):
+        i = int(owner[k])
+        return f"`predictions[{i}]` and `references[{i}][{k - int(starts[i])}]`"
+
     if len(owner) == len(predictions):  # one reference per question: no re-indexing needed
-        sims = _similarities(pred_n, pred_len, ref_n, ref_len)
+        sims = _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary, names)
     else:
-        sims = _similarities([pred_n[i] for i in owner], pred_len[owner], ref_n, ref_len)
+        pairs = [pred_n[i] for i in owner]
+        sims = _passing_similarities(pairs, pred_len[owner], ref_n, ref_len, threshold, boundary, names)
     sims = apply_threshold(sims, threshold=threshold, boundary=boundary)
     if len(sims) == 0:
         return np.zeros(len(counts), dtype=np.float64)
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
     return np.maximum.reduceat(sims, starts)
 
 

@@ -106,15 +106,24 @@ def _xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
 # Coordinate values (whole-array tests)
 # ----------------------------------------------------------------------------------------------
 def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
-    """True when every coordinate is finite and every box has a nonnegative size (whole-array tests)."""
+    """True when every coordinate is finite and every box has a nonnegative size that float64 keeps
+    (xywh: a positive w or h must not vanish in x + w, y + h) (whole-array tests)."""
     if not len(boxes):
         return True
     with np.errstate(over="ignore", invalid="ignore"):
         if box_format == "xywh":
-            ends_ok = np.isfinite(boxes[:, :2] + boxes[:, 2:]).all() and (boxes[:, 2:] >= 0).all()
+            ends = boxes[:, :2] + boxes[:, 2:]
+            ends_ok = np.isfinite(ends).all() and (boxes[:, 2:] >= 0).all() and not _size_lost(boxes, ends).any()
         else:
             ends_ok = (boxes[:, 2:] >= boxes[:, :2]).all()
         return bool(ends_ok and np.isfinite(boxes).all())
+
+
+def _size_lost(boxes: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per xywh box: True when a positive width or height vanishes in x + w (or y + h) in float64
+    (w below half the float64 spacing of x: [1e17, 0, 1, 1]); the box would have area 0 and IoU 0
+    even with itself, so it is refused instead of scored."""
+    return ((boxes[:, 2:] > 0) & (ends == boxes[:, :2])).any(axis=1)
 
 
 def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
@@ -130,7 +139,7 @@ def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
         return False
     if box_format == "xyxy":
         return bool((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()) and _no_tiny(boxes)
-    if boxes[:, 2:].min() < 0 or not _no_tiny(boxes):
+    if boxes[:, 2:].min() < 0 or not _no_tiny(boxes) or _size_lost(boxes, boxes[:, :2] + boxes[:, 2:]).any():
         return False
     # x + w >= max(x, w) when both are >= 0: it can only be tiny in a row with a negative x or y
     rows = boxes[(boxes[:, 0] < 0) | (boxes[:, 1] < 0)] if low < 0 else boxes[:0]

@@ -57,7 +57,7 @@ def box_array(boxes, where: str) -> np.ndarray:
             raise ValueError(f"{where}: boxes must have shape (N, 4), got array of shape {boxes.shape}")
         if boxes.dtype.kind not in "iuf":
             raise TypeError(f"{where}: box coordinates must be numbers, got dtype {boxes.dtype}")
-        return boxes.astype(np.float64)
+        return _exact(boxes, boxes.astype(np.float64), where)
     if not isinstance(boxes, Sequence):
         raise TypeError(f"{where}: expected a list of boxes, got {type(boxes).__name__}")
     if _is_no_box(boxes):
@@ -74,10 +74,53 @@ def box_array(boxes, where: str) -> np.ndarray:
                 raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({v!r})")
             if isinstance(v, int) and not -_MAX_INT_COORD <= v <= _MAX_INT_COORD:
                 raise ValueError(f"{where}, box {j}: a coordinate (an integer of {v.bit_length()} bits) is beyond the float64 range")
-    return np.asarray([list(b) for b in boxes], dtype=np.float64).reshape(-1, 4)
+    rows = [list(b) for b in boxes]
+    return _exact(rows, np.asarray(rows, dtype=np.float64).reshape(-1, 4), where)
 
 
 _MAX_INT_COORD = int(np.finfo(np.float64).max)
+_EXACT_INT = 2.0**53  # every integer up to this magnitude is exact in float64
+
+
+def _first_inexact(values, coords: np.ndarray) -> int | None:
+    """Flat index of the first integer coordinate of ``values`` (rows of 4: an integer array, an object
+    array or lists of Python / numpy numbers) that ``coords`` (their float64 values) does not hold
+    exactly: beyond 2**53, an integer is rounded to a multiple of its float64 spacing, and two
+    different coordinates (x1 < x2) may become one (int64 / uint64 near their limits). None if all
+    are exact. Only the coordinates beyond 2**53 in magnitude are looked at (usually none)."""
+    flat = coords.reshape(-1)
+    with np.errstate(invalid="ignore"):
+        big = np.flatnonzero(np.abs(flat) > _EXACT_INT)
+    if not len(big):
+        return None
+    if isinstance(values, np.ndarray):
+        if values.dtype.kind == "f":
+            return None
+        values = values.reshape(-1)
+    else:
+        values = list(itertools.chain.from_iterable(values))
+    for k in big.tolist():
+        v = values[k]
+        if isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) and int(v) != int(flat[k]):
+            return k
+    return None
+
+
+def _inexact_message(value, k: int) -> str:
+    return (
+        f"box {k // 4}: the integer coordinate {int(value)} is not exact in float64 (integers beyond 2**53 are "
+        "rounded, so different coordinates may become one and a box of positive size get area 0); give "
+        "coordinates within 2**53 or as floats"
+    )
+
+
+def _exact(values, coords: np.ndarray, where: str) -> np.ndarray:
+    """``coords`` when every integer of ``values`` is exact in float64, else ValueError naming the box."""
+    k = _first_inexact(values, coords)
+    if k is not None:
+        value = values.reshape(-1)[k] if isinstance(values, np.ndarray) else list(itertools.chain.from_iterable(values))[k]
+        raise ValueError(f"{where}, {_inexact_message(value, k)}")
+    return coords
 
 
 def _is_no_box(boxes) -> bool:
@@ -250,8 +293,13 @@ def _pack_checked(examples, arg: str, start: int) -> Columns:
     if flat:
         chain = itertools.chain.from_iterable
         try:
-            # fast path: plain Python boxes of 4 ints/floats, one C pass each
-            plain = set(map(len, flat)) == {4} and set(map(type, chain(flat))) <= {float, int}
+            # fast path: plain Python boxes (lists or tuples: a set or a dict has no order) of 4
+            # ints/floats, one C pass each
+            plain = (
+                set(map(type, flat)) <= {list, tuple}
+                and set(map(len, flat)) == {4}
+                and set(map(type, chain(flat))) <= {float, int}
+            )
         except TypeError:  # a box without len() or not iterable: the checked path names it
             plain = False
         if plain:
@@ -259,12 +307,15 @@ def _pack_checked(examples, arg: str, start: int) -> Columns:
                 coords = np.fromiter(chain(flat), dtype=np.float64, count=4 * len(flat))
             except OverflowError:  # an int beyond the float64 range: the checked path names it
                 plain = False
+            else:  # an int that float64 rounds: the checked path names it
+                plain = _first_inexact(flat, coords) is None
         if not plain:
             try:
                 arr = np.array(flat)
                 ok = arr.ndim == 2 and arr.shape[1] == 4 and arr.dtype.kind in "iuf"
                 # numpy turns a bool mixed with numbers into 1/0: refuse it like box_array does
                 ok = ok and not ({bool, np.bool_} & set(map(type, chain(flat))))
+                ok = ok and _first_inexact(flat, arr.astype(np.float64)) is None  # box_array names it
             except (ValueError, TypeError):
                 ok = False
             if not ok:  # name the first bad box; numbers numpy keeps as objects (2**64) are fine

@@ -9,7 +9,7 @@ import itertools
 
 import numpy as np
 
-from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, _ordinary_values, _values_ok
+from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS, _ordinary_values, _size_lost, _values_ok
 from .columns import Columns, _class_at, _offsets, _pylist, _ranges, _same_classes, columns_of
 from .matching import _count_block
 
@@ -66,26 +66,36 @@ def _missing(index: int, cls: str, missing_class: str) -> list:
 
 
 
+LOST_SIZE = (
+    "a positive width or height vanishes in x + w, y + h in float64 (the box would have area 0 and "
+    "IoU 0 even with itself); give the boxes in 'xyxy' or move them nearer the origin"
+)
+
+
 def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
-    """NaN/inf coordinates or negative sizes -> ValueError naming the image, class and box."""
+    """NaN/inf coordinates, negative sizes or (xywh) a positive size that float64 loses next to its
+    corner -> ValueError naming the image, class and box."""
     if _values_ok(boxes, box_format):
         return
     finite = np.isfinite(boxes).all(axis=1)
+    lost = np.zeros(len(boxes), dtype=bool)
     if box_format == "xywh":
         with np.errstate(over="ignore", invalid="ignore"):
-            size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0) & np.isfinite(boxes[:, :2] + boxes[:, 2:]).all(axis=1)
+            ends = boxes[:, :2] + boxes[:, 2:]
+            size_ok = (boxes[:, 2] >= 0) & (boxes[:, 3] >= 0) & np.isfinite(ends).all(axis=1)
+            lost = _size_lost(boxes, ends)
         what = "negative width/height or x + w, y + h beyond the float64 range (box_format 'xywh')"
     else:
         size_ok = (boxes[:, 2] >= boxes[:, 0]) & (boxes[:, 3] >= boxes[:, 1])
         what = "x2 < x1 or y2 < y1 (box_format 'xyxy' needs x2 >= x1 and y2 >= y1)"
-    bad = ~(finite & size_ok)
+    bad = ~(finite & size_ok) | lost
     if not bad.any():
         return
     k = int(np.flatnonzero(bad)[0])
     owner = np.repeat(np.arange(len(counts)), counts)
     g = int(owner[k])
     j = k - int(_offsets(counts)[g])
-    reason = "NaN or infinite coordinate" if not finite[k] else what
+    reason = "NaN or infinite coordinate" if not finite[k] else what if not size_ok[k] else LOST_SIZE
     cls = _class_at(g_cls, g)
     raise ValueError(f"`{arg}[{g_img[g]}]` class {cls!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
 
@@ -126,6 +136,7 @@ def count_per_group(
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
     pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
     g_img, n_gt, n_pred, gt_raw, pr_raw, unrequested = _groups(pred, ref, missing_class)
+    _check_group_sizes(g_img, n_gt, n_pred, ref.classes, matching)
     options = (box_format, iou_threshold, iou_boundary, matching)
     tp, fp, fn = (np.zeros(len(n_gt), dtype=np.int64) for _ in range(3))
     gt_end, pred_end = _offsets(n_gt), _offsets(n_pred)
@@ -148,6 +159,31 @@ def count_per_group(
         u_img, u_cls, u_counts, u_boxes = unrequested
         _check_values(u_boxes, "predictions", u_counts, u_img, u_cls, box_format)
     return g_img, tp, fp, fn
+
+
+# the most (prediction, ground truth) pairs of one (image, class) group: det_f1 compares every pair
+# (like the official script), so time grows with n_pred * n_gt (about 40 million pairs a second on one
+# core); one_to_one also holds the pairs that pass the threshold (16 bytes each) and sorts them
+MAX_GROUP_PAIRS = {"any": 2**28, "one_to_one": 2**22}
+
+
+def _check_group_sizes(g_img, n_gt, n_pred, classes, matching: str) -> None:
+    """ValueError naming the first (image, class) group with more pairs than ``MAX_GROUP_PAIRS`` allows,
+    before any IoU is computed (a quadratic group would otherwise run for minutes or exhaust memory)."""
+    limit = MAX_GROUP_PAIRS[matching]
+    if not len(n_gt) or int(n_gt.max()) * int(n_pred.max()) <= limit:
+        return
+    pairs = n_gt.astype(np.int64) * n_pred.astype(np.int64)
+    if not (pairs > limit).any():
+        return
+    g = int(np.argmax(pairs > limit))
+    i, cls = int(g_img[g]), _class_at(classes, g)
+    raise ValueError(
+        f"`predictions[{i}]` class {cls!r}: {int(n_pred[g]):,} predicted x {int(n_gt[g]):,} reference boxes = "
+        f"{int(pairs[g]):,} (prediction, reference) pairs in one image and class; det_f1 compares every pair, "
+        f"so at most {limit:,} pairs per image and class are accepted with matching={matching!r} "
+        "(split the image into tiles, or keep the top-scoring predictions)"
+    )
 
 
 # groups counted at a time: the temporaries stay small (in the CPU cache, and reused by the allocator

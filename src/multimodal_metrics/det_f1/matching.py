@@ -19,7 +19,8 @@ def _hit_pairs(
     pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=True, safe=None, pred_group=None
 ):
     """(pred_idx, gt_idx, iou) of the (prediction, ground truth) pairs of every group that pass the
-    threshold (only pred_idx, the others empty, when ``want_pairs`` is False). ``safe``: True when
+    threshold (when ``want_pairs`` is False: only the predictions that pass with some ground-truth box,
+    each once, the others empty). ``safe``: True when
     the caller knows that no coordinate needs scaling (:func:`_ordinary_values`), None to test it;
     ``pred_group``: the group of each prediction, when the caller has it.
 
@@ -42,6 +43,8 @@ def _hit_pairs(
     else:
         pr, gt = np.stack(pr_cols, axis=-1), np.stack(gt_cols, axis=-1)
     parts, lo = [], 0
+    hit_any = None if want_pairs else np.zeros(len(pr_raw), dtype=bool)
+    index = np.int32 if max(len(pr_raw), len(gt_raw)) < 2**31 else np.int64  # 16 bytes per kept pair, not 24
     while lo < len(pr_raw):
         done = int(pair_end[lo - 1]) if lo else 0
         hi = max(lo + 1, int(np.searchsorted(pair_end, done + PAIR_CHUNK, side="right")))
@@ -54,13 +57,18 @@ def _hit_pairs(
         else:
             iou = paired_iou(np.take(pr, pred_idx, axis=0), np.take(gt, gt_idx, axis=0))
         hit = passes(iou, iou_threshold, iou_boundary)
-        parts.append((pred_idx[hit], gt_idx[hit], iou[hit]) if want_pairs else (pred_idx[hit],))
+        if want_pairs:
+            parts.append((pred_idx[hit].astype(index), gt_idx[hit].astype(index), iou[hit]))
+        else:  # only which predictions hit: a mask, not one entry per passing pair
+            hit_any[pred_idx[hit]] = True
         lo = hi
     empty = np.zeros(0, dtype=np.int64)
+    if not want_pairs:
+        return np.flatnonzero(hit_any), empty, np.zeros(0)
     if not parts:
         return empty, empty, np.zeros(0)
     found = [np.concatenate(x) for x in zip(*parts)]
-    return tuple(found) if want_pairs else (found[0], empty, np.zeros(0))
+    return tuple(found)
 
 
 
@@ -104,12 +112,17 @@ def _greedy_one_to_one(pred_idx, gt_idx, iou, n_pred: int, n_gt: int) -> tuple[n
     if not len(iou):
         return matched_pred, used_gt
     order = np.lexsort((gt_idx, pred_idx, -iou))
-    p_sorted, g_sorted = pred_idx[order].tolist(), gt_idx[order].tolist()
-    for p, g in zip(p_sorted, g_sorted):
-        if not matched_pred[p] and not used_gt[g]:
-            matched_pred[p] = True
-            used_gt[g] = True
+    for lo in range(0, len(order), GREEDY_CHUNK):  # Python ints for a chunk at a time (bounded memory)
+        part = order[lo : lo + GREEDY_CHUNK]
+        for p, g in zip(pred_idx[part].tolist(), gt_idx[part].tolist()):
+            if not matched_pred[p] and not used_gt[g]:
+                matched_pred[p] = True
+                used_gt[g] = True
     return matched_pred, used_gt
+
+
+BOX_STATUS_PAIRS = 1 << 22  # the largest IoU matrix box_status builds (32 MiB of float64)
+GREEDY_CHUNK = 1 << 16  # candidate pairs turned into Python ints at a time by the greedy loop
 
 
 
@@ -131,6 +144,11 @@ def box_status(prediction, reference, **options) -> dict:
     for c, gboxes in as_class_dict(reference).items():
         g_raw = box_array(gboxes, f"reference class {c!r}")
         p_raw = box_array(pred_map.get(c, []), f"prediction class {c!r}")
+        if len(p_raw) * len(g_raw) > BOX_STATUS_PAIRS:  # the full IoU matrix is held: refuse before it
+            raise ValueError(
+                f"class {c!r}: {len(p_raw):,} predicted x {len(g_raw):,} reference boxes; box_status holds the "
+                f"IoU matrix of one image and class, at most {BOX_STATUS_PAIRS:,} pairs"
+            )
         hit = passes(pairwise_iou(p_raw, g_raw, box_format), thr, bound)  # (n_pred, n_gt)
         if matching == "one_to_one":
             iou = pairwise_iou(p_raw, g_raw, box_format)

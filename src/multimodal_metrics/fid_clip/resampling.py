@@ -12,8 +12,8 @@ from ..stats import (
     DEFAULT_SEED,
     bootstrap_indices,
     check_confidence,
-    check_count,
     check_resamples,
+    check_seed,
     percentile_interval,
 )
 
@@ -98,7 +98,7 @@ def bootstrap_fid(
     eigvalsh (LAPACK); at d = 2048, one core: ~0.2 s (n = 2,000) to ~1.3 s (n = 10,000) per resample.
     """
     n_resamples = check_resamples(n_resamples)
-    seed = check_count(seed, "seed", low=0)
+    seed = check_seed(seed)
     x = np.asarray(features, dtype=np.float64)
     if not (overwrite and x is features and x.flags.writeable and x.flags.c_contiguous):
         x = np.array(x, dtype=np.float64, order="C")

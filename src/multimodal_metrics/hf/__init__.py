@@ -48,5 +48,5 @@ RESAMPLING_DOC = """\
     confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of every score,
         resampling examples. Default None (no interval).
     n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
+    seed (`int`, optional): seed of the resampling (numpy default_rng), in [0, 2**64 - 1]. Default 12345.
     return_per_example (`bool`, optional): also return the score of every example. Default False."""

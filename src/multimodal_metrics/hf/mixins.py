@@ -16,10 +16,10 @@ from ..inputs import check_same_length, nest
 from ..results import directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
-    TESTS,
     Resampling,
     Statistic,
     check_p_value,
+    check_test,
     interval_values,
     paired_comparison,
     split_resampling,
@@ -196,8 +196,7 @@ class PairedComparison:
         runs, until process 0 has finished it (``wait_for_process_0``), so the runs meet at evaluate's
         rendez-vous and a ``compute`` may follow at once.
         """
-        if test not in TESTS:
-            raise ValueError(f"`test` must be one of {list(TESTS)}, got {test!r}")
+        test = check_test(test)
         check_p_value(p_value)
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
