@@ -55,12 +55,15 @@ def _editable(page, elem_id: str):
 
 
 def set_text(page, elem_id: str, text: str) -> None:
-    """Replace the text of a Textbox or a Code editor, as typed."""
+    """Replace the text of a Textbox or a Code editor, as typed (a long text as pasted: one insertion)."""
     element = _editable(page, elem_id)
-    if "cm-content" in (element.get_attribute("class") or ""):
+    if "cm-content" in (element.get_attribute("class") or "") or text.count("\n") > 100:
         element.click()
         page.keyboard.press("Control+A")
         page.keyboard.press("Delete")
+        if text.count("\n") > 100:
+            page.keyboard.insert_text(text)
+            return
     element.fill(text)
 
 
@@ -101,25 +104,29 @@ def upload(page, elem_id: str, paths: list[str]) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def compute(page, prefix: str) -> None:
-    """Click Compute and wait until the headline shows a fresh result."""
+def compute(page, prefix: str, button: str = "go") -> None:
+    """Click Compute (or the button `<prefix><button>`) and wait until the headline shows a fresh result."""
     headline = page.locator(f"#{prefix}headline")
     before = headline.inner_text()
-    page.locator(f"#{prefix}go").click()
+    page.locator(f"#{prefix}{button}").click()
     page.wait_for_function(
         "([sel, before]) => { const e = document.querySelector(sel);"
-        " return e && e.querySelector('table') && e.innerText !== before; }",
+        " return e && e.querySelector('strong') && e.innerText !== before && !/\\d\\.\\ds\\b/.test(e.innerText); }",
         arg=[f"#{prefix}headline", before],
         timeout=TIMEOUT_MS,
     )
 
 
 def read_headline(page, prefix: str) -> dict:
-    """The headline table: {key: text shown}."""
-    table = page.locator(f"#{prefix}headline table")
-    keys = [t.strip() for t in table.locator("th").all_inner_texts()]
-    values = [t.strip() for t in table.locator("td").all_inner_texts()]
-    return dict(zip(keys, values))
+    """The headline's numbers: {key: text shown}, the primary one (its bold first line `key: value`)
+    first, then the rows of the other numbers' table."""
+    root = page.locator(f"#{prefix}headline")
+    key, _, value = root.locator("strong").first.inner_text().replace("\xa0", " ").partition(":")
+    shown = {key.strip(): value.strip()}
+    for row in root.locator("tbody tr").all():
+        cells = [t.replace("\xa0", " ").strip() for t in row.locator("td").all_inner_texts()]
+        shown[cells[0]] = cells[1]
+    return shown
 
 
 def read_table(page, prefix: str) -> tuple[list[str], list[list[str]]]:
@@ -142,12 +149,65 @@ def histogram_drawn(page, prefix: str) -> bool:
 
 
 def error_after_compute(page, prefix: str) -> str:
-    """Click Compute on bad input; return the text of the error message the page shows."""
-    toasts = page.locator("[data-testid=toast-body]")
-    for close in page.locator("[data-testid=toast-close]").all():  # earlier messages out of the way
-        close.click()
-    page.wait_for_function("() => !document.querySelector('[data-testid=toast-body]')", timeout=TIMEOUT_MS)
-    page.locator(f"#{prefix}go").click()
-    text = toasts.first.locator("[data-testid=toast-text]")
-    text.wait_for(state="visible", timeout=TIMEOUT_MS)
-    return re.sub(r"\s+", " ", text.inner_text()).strip()
+    """Click Compute on bad input; return the text of the message that replaces the result panel."""
+    compute(page, prefix)
+    text = page.locator(f"#{prefix}headline").inner_text()
+    assert "Not computed" in text, text
+    return re.sub(r"\s+", " ", text).strip()
+
+
+# ------------------------------------------------------------------------------------------------
+# What the page itself shows (not what the server sent)
+# ------------------------------------------------------------------------------------------------
+def histogram_bars(page, prefix: str) -> list[int]:
+    """The counts of the histogram's bars as drawn (Vega's SVG marks carry `examples: <n>` in their
+    aria-label), in drawing order; [] while nothing is drawn."""
+    labels = page.locator(f"#{prefix}histogram svg [aria-roledescription=bar]").evaluate_all(
+        "marks => marks.map(m => m.getAttribute('aria-label') || '')"
+    )
+    counts = []
+    for label in labels:
+        found = re.findall(r"(-?\d+(?:\.\d+)?)\s*$", label.strip())
+        counts.append(int(float(found[0])) if found else 0)
+    return counts
+
+
+def wait_for_bars(page, prefix: str, total: int, timeout_s: float = 8.0) -> list[int]:
+    """The bars drawn once their counts add up to `total` (the current run's examples); the last
+    bars seen when they do not within `timeout_s` (the caller's assert says what was shown)."""
+    import time
+
+    end = time.monotonic() + timeout_s
+    while True:
+        bars = histogram_bars(page, prefix)
+        if sum(bars) == total or time.monotonic() > end:
+            return bars
+        page.wait_for_timeout(250)
+
+
+def headline_text(page, prefix: str) -> str:
+    """The headline as read (non-breaking spaces read as spaces)."""
+    return page.locator(f"#{prefix}headline").inner_text().replace("\xa0", " ")
+
+
+def lines_of(page, prefix: str, text: str) -> int:
+    """On how many lines of the headline `text` is drawn (the innermost element holding it; 0 when absent)."""
+    return page.evaluate(
+        """([sel, text]) => {
+            const norm = s => s.replace(/\\s+/g, ' ');
+            const root = document.querySelector(sel);
+            if (!root) return 0;
+            let found = null;
+            for (const e of root.querySelectorAll('*')) if (norm(e.textContent).includes(text)) found = e;
+            if (!found) return 0;
+            const range = document.createRange();
+            range.selectNodeContents(found);
+            const tops = [...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top));
+            return new Set(tops).size;
+        }""",
+        [f"#{prefix}headline", text],
+    )
+
+
+def page_height(page) -> int:
+    return page.evaluate("() => document.documentElement.scrollHeight")

@@ -39,6 +39,7 @@ class Run:
     signature_has: tuple = ()  # parts the signature shown must hold (what "left on preset" resolved to)
     files: dict = field(default_factory=dict)  # elem_id suffix -> resource key of the files uploaded
     intervals: tuple = ()  # headline keys that must show their bootstrap interval `value [low, high]`
+    clicks: tuple = ()  # elem_id suffixes of buttons clicked after the preset is picked
 
 
 @dataclass
@@ -176,7 +177,7 @@ CASES = {
                 options={"opt_threshold": "0"},
                 signature_has=("preset:wups", "thr:0", "wn:3.0"),
             ),
-            Run(  # picking the preset loads its example
+            Run(  # the preset's example, loaded by its button
                 "tdiuc",
                 {
                     "predictions": ["red", "red", "red", "red", "2", "2"],
@@ -184,6 +185,7 @@ CASES = {
                     "question_types": ["color"] * 4 + ["counting"] * 2,
                 },
                 signature_has=("preset:tdiuc",),
+                clicks=("load_example",),
             ),
         ],
         garbage=[
@@ -381,6 +383,12 @@ def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
     res = res or {}
     if ui.get_text(page, f"{prefix}preset") != run.config:
         ui.pick(page, f"{prefix}preset", run.config)
+    for suffix in run.clicks:
+        before = ui.get_text(page, f"{prefix}preds")
+        page.locator(f"#{prefix}{suffix}").click()
+        page.wait_for_function(
+            "([sel, before]) => document.querySelector(sel).value !== before", arg=[f"#{prefix}preds textarea", before]
+        )
     for suffix, key in run.files.items():
         ui.upload(page, f"{prefix}{suffix}", res[key])
     for suffix, text in run.typed.items():
@@ -456,8 +464,8 @@ def test_metric_app_gives_the_module_numbers(page, served, resources, name):
 @pytest.mark.parametrize("name", APPS)
 def test_metric_app_names_what_is_wrong(page, served, name):
     _, url = served(name)
-    page.goto(url)
     for i, garbage in enumerate(CASES[name].garbage):
+        page.goto(url)  # a fresh page: the message shown is this input's
         check_garbage(page, garbage)
         page.screenshot(path=str(SHOTS / f"{name}_error_{i}.png"))
 
@@ -487,3 +495,124 @@ def save_docs_screenshot(shot) -> None:
     image = Image.open(shot).convert("RGB")
     image = image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS)
     image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(ROOT / "docs" / "playground.png", optimize=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# The page itself after each action (issue 20): what is drawn, not what the server sent
+# ------------------------------------------------------------------------------------------------
+from multimodal_metrics.demo import fmt  # noqa: E402 - the rounding the page shows
+
+PAGE_SHOTS = SHOTS / os.environ.get("MM_SHOTS_TAG", "page")  # MM_SHOTS_TAG=before: the same states on main
+DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+
+
+def shot(page, name: str, full_page: bool = True) -> None:
+    PAGE_SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(PAGE_SHOTS / f"{name}.png"), full_page=full_page)
+
+
+def test_page_shows_the_current_run_and_keeps_the_message(page, served):
+    """anls: the example (5 bars' worth), then two examples: the bars drawn add up to 2, not to the
+    previous run's 5; then unequal line counts: the message is still on the page 15 s later and the
+    previous headline and bars are gone."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    assert sum(ui.wait_for_bars(page, "", 5)) == 5
+    ui.set_text(page, "preds", "a\nb")
+    ui.set_text(page, "refs", "a\nx")
+    ui.compute(page, "")
+    shown = ui.headline_text(page, "")
+    assert "0.5 [0, 1]" in shown and "2 example(s)" in shown, shown
+    bars = ui.wait_for_bars(page, "", 2)
+    shot(page, "anls_second_run")
+    wrong = [] if sum(bars) == 2 else [f"the histogram shows {bars} for a run of 2 examples"]
+    ui.set_text(page, "preds", "a\nb\nc")
+    page.locator("#go").click()
+    message = page.get_by_text(re.compile(r"`predictions` has 3 examples but `references` has 2")).first
+    message.wait_for(state="visible")
+    page.wait_for_timeout(15_000)
+    shot(page, "anls_error_after_15s")
+    if not message.is_visible():
+        wrong.append("the error message left the page")
+    if "0.5 [0, 1]" in ui.headline_text(page, ""):
+        wrong.append("the previous headline is still shown beside the error")
+    if sum(ui.histogram_bars(page, "")):
+        wrong.append("the previous histogram is still shown beside the error")
+    assert not wrong, wrong
+
+
+def test_page_shows_the_metric_warnings(page, served):
+    """codebleu: Python code scored as Java parses with errors; the library's warning is on the page."""
+    _, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.pick(page, "lang", "java")
+    ui.compute(page, "")
+    shot(page, "codebleu_warning")
+    assert page.locator("#headline").get_by_text(re.compile("do not parse cleanly as java")).count(), ui.headline_text(page, "")
+
+
+@pytest.mark.parametrize(("name", "box"), [("anls", "preds"), ("codebleu", "preds"), ("det_f1", "refs")])
+def test_page_height_is_bounded_for_long_inputs(page, served, name, box):
+    """5,000 lines pasted into an input: the box scrolls, the page stays short, Compute stays near the top."""
+    _, url = served(name)
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    before = ui.page_height(page)
+    ui.set_text(page, box, "\n".join(f'"line {i}": {{"cat": [[0, 0, {i}, 5]]}},' for i in range(5000)))
+    page.wait_for_timeout(500)
+    height, go = ui.page_height(page), page.locator("#go").bounding_box()
+    shot(page, f"{name}_5000_lines", full_page=False)
+    assert height < before + 1200 and go["y"] < 2500, (before, height, go)
+
+
+def test_typed_inputs_survive_a_preset_change(page, served):
+    """vqa_acc: inputs typed, then another preset picked: the typed text stays; the preset's example
+    comes only from the explicit button."""
+    module, url = served("vqa_acc")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "preds", "yes\nno")
+    ui.set_text(page, "refs", "yes\nyes")
+    ui.pick(page, "preset", "wups")
+    page.wait_for_timeout(1000)
+    shot(page, "vqa_acc_preset_changed", full_page=False)
+    assert (ui.get_text(page, "preds"), ui.get_text(page, "refs")) == ("yes\nno", "yes\nyes")
+    page.locator("#load_example").click()
+    page.wait_for_function("() => document.querySelector('#preds textarea').value.startsWith('cat')")
+    assert ui.get_text(page, "preds") == module.EXAMPLES["wups"][0]
+
+
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+def test_primary_number_reads_on_one_line(page, served, viewport):
+    """vqa_acc's example (6 numbers): the primary number and its interval are drawn on one line."""
+    _, url = served("vqa_acc")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    ui.compute(page, "")
+    expected = load_metric("vqa_acc", "default").compute(**CASES["vqa_acc"].runs[0].compute, **CI)
+    key = next(k for k, v in expected.items() if isinstance(v, float))
+    text = f"{fmt(expected[key])} [{fmt(expected[key + '_ci_low'])}, {fmt(expected[key + '_ci_high'])}]"
+    page.locator("#headline").scroll_into_view_if_needed()
+    shot(page, f"vqa_acc_headline_{viewport['width']}x{viewport['height']}", full_page=False)
+    assert ui.lines_of(page, "", text) == 1, (text, ui.headline_text(page, ""))
+
+
+def test_fid_clip_gives_a_number_without_weights(page, served):
+    """fid_clip: the example feature files load with a button and give FID (numpy/scipy only, no weights)."""
+    import numpy as np
+
+    module, url = served("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#features_example").click()
+    page.locator("#feat_gen").get_by_text(".npy").first.wait_for(state="attached")
+    ui.compute(page, "", button="go_features")
+    shot(page, "fid_clip_features")
+    gen, real = module.example_feature_files()
+    expected = load_metric("fid_clip", "default").compute(
+        predictions=np.load(gen), references=np.load(real), **CASES["fid_clip"].ci
+    )
+    assert fmt(expected["fid"]) in ui.headline_text(page, ""), (expected, ui.headline_text(page, ""))

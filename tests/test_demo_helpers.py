@@ -40,7 +40,9 @@ def test_numbers_are_rounded_for_reading(demo):
     assert demo.fmt(float("nan")) == "nan"
     result = {"f1": 2 / 3, "precision": 0.5, "signature": "x|v:1", "per_example": [{"f1": 1.0, "precision": 1.0}, {"f1": 0.0, "precision": 0.0}]}
     assert demo.primary_key(result) == "f1"
-    assert demo.headline(result).splitlines() == ["| **f1** | precision |", "|---|---|", "| **0.6667** | 0.5 |"]
+    assert demo.headline(result).splitlines() == [
+        "**f1:\xa00.6667**", "", "| other numbers | value |", "|---|---|", "| precision | 0.5 |",
+    ]  # fmt: skip
     headers, rows = demo.per_example_rows(result, {"image": ["a.jpg", "b.jpg"]})
     assert headers == ["#", "image", "f1", "precision"]
     assert rows == [[0, "a.jpg", "1", "1"], [1, "b.jpg", "0", "0"]]
@@ -59,7 +61,8 @@ def test_headline_shows_the_interval_beside_its_number(demo):
     assert demo.primary_key(result) == "f1"
     assert list(demo.numbers_of(result)) == ["f1", "fid"]  # the bounds are not rows of their own
     lines = demo.headline(result).splitlines()
-    assert lines[:3] == ["| **f1** | fid |", "|---|---|", "| **0.6667 [0.25, 0.9123]** | 12.5 |"]
+    # the primary number on a line of its own, its interval joined by non-breaking spaces (one line)
+    assert lines[:5] == ["**f1:\xa00.6667\xa0[0.25,\xa00.9123]**", "", "| other numbers | value |", "|---|---|", "| fid | 12.5 |"]
     assert lines[-1] == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
     assert "bootstrap" not in demo.headline({"f1": 0.5, "signature": "x|v:1"})
 
@@ -68,8 +71,11 @@ def test_histogram_bins_every_score_once(demo):
     frame = demo.histogram([0.0, 0.05, 0.5, 1.0, 1.0])
     assert len(frame) == 10 and frame["examples"].sum() == 5
     assert list(frame["examples"])[0] == 2 and list(frame["examples"])[-1] == 2  # 1.0 falls in the last bin
+    assert len(demo.histogram([])) == 0  # nothing to draw (a failed compute clears the plot)
     wide = demo.histogram([10.0, 250.0, 31.5])  # scores outside [0, 1] (FID): bins over [min, max]
-    assert wide["examples"].sum() == 3 and wide["score"][0].startswith("10")
+    assert wide["examples"].sum() == 3 and wide["score"][0].strip().startswith("10")
+    for labels in (list(frame["score"]), list(wide["score"])):  # the plot sorts labels as strings
+        assert sorted(labels) == labels, labels
 
 
 def test_option_widgets_follow_the_option_table(demo):
@@ -84,3 +90,38 @@ def test_option_widgets_follow_the_option_table(demo):
     assert demo.option_value(flag, "yes") is True and demo.option_value(flag, "no") is False
     with pytest.raises(ValueError, match="`threshold` must be a number"):
         demo.option_value(threshold, "half")
+
+
+def test_warnings_of_the_metric_are_collected_and_shown(demo):
+    """The warnings raised while computing reach the panel (each once, again on the next run), not the
+    stack's deprecation chatter; Markdown in them is shown literally."""
+    import warnings
+
+    for _ in range(2):  # a warning seen before is caught again
+        with demo.caught_warnings() as caught:
+            warnings.warn("codebleu: 1 of the `predictions` do not parse cleanly as java", stacklevel=1)
+            warnings.warn("codebleu: 1 of the `predictions` do not parse cleanly as java", stacklevel=1)
+            warnings.warn("old API", DeprecationWarning, stacklevel=1)
+        assert caught.messages == ["codebleu: 1 of the `predictions` do not parse cleanly as java"]
+    note = demo.warnings_note(caught.messages)
+    assert "Warnings" in note and "\\`predictions\\`" in note
+    assert demo.warnings_note([]) == ""
+
+
+def test_a_failed_compute_clears_the_panel(demo):
+    """After an error the panel holds the message and nothing of the previous result."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    with gr.Blocks():
+        panel = demo.ResultPanel()
+    raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
+    assert raw is None and signature == "" and len(table) == 0 and len(bars) == 0
+    assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
+
+
+def test_option_help_says_what_preset_stands_for(demo):
+    from multimodal_metrics import anls
+
+    info = demo.option_info(anls.OPTIONS["threshold"], anls.OPTIONS, "stvqa")
+    assert info.startswith(anls.OPTIONS["threshold"].help) and info.endswith("[preset stvqa: 0.5]"), info

@@ -615,7 +615,8 @@ def test_demo_scores_uploads(models, tmp_path):
             assert [result[f"{key}_ci_low"], result[f"{key}_ci_high"]] == pytest.approx(
                 [expected[f"{key}_ci_low"], expected[f"{key}_ci_high"]], rel=1e-9
             )
-        assert headline.split("\n")[2].count("[") == 3 and "bias estimate" in headline  # value [low, high] each
+        # value [low, high] each (the primary on its line, the others in the table; NBSP keeps each pair whole)
+        assert headline.count("\xa0[") == 3 and "bias estimate" in headline
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
         assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table

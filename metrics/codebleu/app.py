@@ -10,10 +10,12 @@ import gradio as gr
 
 from multimodal_metrics import codebleu
 from multimodal_metrics.demo import (
+    CODE_LINES,
     CONFIDENCE,
     ResultPanel,
     card_body,
     connect,
+    follow_preset,
     load_metric,
     option_value,
     option_widget,
@@ -60,15 +62,15 @@ def build_ui(api_prefix: str = "") -> None:
         with gr.Column():
             with gr.Row():
                 prediction = gr.Code(
-                    EXAMPLE_PREDICTION, language="python", lines=10, label="prediction", elem_id=f"{api_prefix}preds"
+                    EXAMPLE_PREDICTION, language="python", lines=10, max_lines=CODE_LINES, label="prediction", elem_id=f"{api_prefix}preds"
                 )
                 reference = gr.Code(
-                    EXAMPLE_REFERENCE, language="python", lines=10, label="reference", elem_id=f"{api_prefix}refs"
+                    EXAMPLE_REFERENCE, language="python", lines=10, max_lines=CODE_LINES, label="reference", elem_id=f"{api_prefix}refs"
                 )
             with gr.Row():
                 lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
+                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", codebleu.OPTIONS, "default") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
@@ -77,6 +79,7 @@ def build_ui(api_prefix: str = "") -> None:
     def _highlight(name):
         return gr.update(language=_HIGHLIGHT.get(name)), gr.update(language=_HIGHLIGHT.get(name))
 
+    follow_preset(preset, widgets, OPTIONS, codebleu.OPTIONS)
     lang.change(_highlight, inputs=lang, outputs=[prediction, reference], api_name=False)
 
 

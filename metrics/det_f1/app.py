@@ -10,10 +10,12 @@ import gradio as gr
 
 from multimodal_metrics import det_f1
 from multimodal_metrics.demo import (
+    CODE_LINES,
     CONFIDENCE,
     ResultPanel,
     card_body,
     connect,
+    follow_preset,
     load_metric,
     option_value,
     option_widget,
@@ -165,12 +167,12 @@ def build_ui(api_prefix: str = "") -> None:
         with gr.Column():
             with gr.Row():
                 references = gr.Code(
-                    EXAMPLE_REFERENCES, language="json", label="references (ground truth)", elem_id=f"{api_prefix}refs"
+                    EXAMPLE_REFERENCES, language="json", max_lines=CODE_LINES, label="references (ground truth)", elem_id=f"{api_prefix}refs"
                 )
-                predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", label="predictions", elem_id=f"{api_prefix}preds")
+                predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", max_lines=CODE_LINES, label="predictions", elem_id=f"{api_prefix}preds")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
+                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", det_f1.OPTIONS, "default") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             picture = gr.Image(label="boxes", type="pil", elem_id=f"{api_prefix}picture")
         with gr.Column():
@@ -183,6 +185,7 @@ def build_ui(api_prefix: str = "") -> None:
         f"{api_prefix}compute",
         extra_outputs=[picture],
     )
+    follow_preset(preset, widgets, OPTIONS, det_f1.OPTIONS)
 
 with gr.Blocks(title="det_f1") as demo:
     gr.Markdown("# det_f1: zero-shot detection F1 @ IoU")

@@ -8,6 +8,7 @@ repository id fetched with huggingface_hub (the metric itself only reads local f
 """
 
 import os
+import tempfile
 from pathlib import Path
 
 import gradio as gr
@@ -15,6 +16,7 @@ import gradio as gr
 from multimodal_metrics import fid_clip
 from multimodal_metrics.demo import (
     CONFIDENCE,
+    TEXT_LINES,
     ResultPanel,
     card_body,
     connect,
@@ -80,6 +82,52 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
 
 compute.per_example_score = "clip_score"  # one CLIP score per image beside one FID
 
+_EXAMPLE_FILES = {}
+
+
+def example_feature_files() -> tuple[str, str]:
+    """The example of FID from feature files: 200 generated and 200 real 16-d feature vectors (numpy
+    .npy, seeded; the generated ones shifted by 0.2), written once into a temporary folder."""
+    import numpy as np
+
+    if not _EXAMPLE_FILES:
+        folder = Path(tempfile.mkdtemp(prefix="fid_clip_example_"))
+        rng = np.random.default_rng(2022)
+        for side, shift in (("generated_features", 0.2), ("real_features", 0.0)):
+            path = folder / f"{side}.npy"
+            np.save(path, rng.normal(shift, 1.0, (200, 16)).astype(np.float32))
+            _EXAMPLE_FILES[side] = str(path)
+    return _EXAMPLE_FILES["generated_features"], _EXAMPLE_FILES["real_features"]
+
+
+def _features(file, arg: str):
+    """An uploaded .npy of (N, d) feature vectors, as an array; a ValueError naming `arg` otherwise."""
+    import numpy as np
+
+    path = _paths([file])[0] if file else None
+    if not path:
+        raise ValueError(f"upload the {arg} file (`.npy` feature vectors{' or `.npz` statistics' if arg == 'references' else ''})")
+    try:
+        value = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as err:
+        raise ValueError(f"`{arg}`: {Path(path).name} is not a readable .npy / .npz file ({err})") from None
+    if not isinstance(value, np.ndarray) or value.ndim != 2:
+        raise ValueError(f"`{arg}`: {Path(path).name} must hold a 2-D (N, d) array of feature vectors")
+    return value
+
+
+def compute_features(generated, real):
+    """FID from files, no model weights (numpy and scipy only): generated feature vectors (.npy, (N, d))
+    against real feature vectors (.npy) or real statistics (a pytorch-fid .npz with mu and sigma)."""
+    gen = _features(generated, "predictions")
+    real_path = _paths([real])[0] if real else None
+    if real_path and str(real_path).endswith(".npz"):
+        kwargs = {"reference_stats": real_path}
+    else:
+        kwargs = {"references": _features(real, "references")}
+    result = load_metric(SCRIPT, "default").compute(predictions=gen, confidence=CONFIDENCE, **kwargs)
+    return result, {}
+
 
 def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
@@ -89,7 +137,11 @@ def build_ui(api_prefix: str = "") -> None:
         "Upload both image sets (FID needs at least 2 per side; meaningful values need thousands) and one "
         "prompt per generated image (in upload order). The FID Inception weights are read from the path given "
         "or from the torch hub cache; the CLIP model is a local checkpoint folder or a Hub repo id. Options "
-        "left empty use the preset's value."
+        "left empty use the preset's value.\n\n"
+        "**What needs weights.** Images need the FID Inception weights (`pt_inception-2015-12-05` file: give "
+        "its path in *inception_weights*, or put it in the torch hub cache) and, for the CLIP score, a CLIP "
+        "checkpoint (a local folder, or a Hub repo id on a machine that is online). A Space without them "
+        "can still give FID from files: below, *FID from feature or statistics files* needs no weights."
     )
     with gr.Row():
         with gr.Column():
@@ -103,7 +155,7 @@ def build_ui(api_prefix: str = "") -> None:
                     elem_id=f"{api_prefix}real",
                 )  # fmt: skip
             prompts = gr.Textbox(
-                EXAMPLE_PROMPTS, lines=4, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts"
+                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts"
             )
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
@@ -116,6 +168,20 @@ def build_ui(api_prefix: str = "") -> None:
                 elem_id=f"{api_prefix}opt_clip_model",
             )
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+            with gr.Accordion("FID from feature or statistics files (no model weights needed)", open=True):
+                gr.Markdown(
+                    "Generated-image features: a `.npy` array (N, d), e.g. the Inception pool features you "
+                    "extracted elsewhere. Real side: a `.npy` array of features, or a pytorch-fid `.npz` "
+                    "with `mu` and `sigma` (what `save_stats` writes). FID from these needs numpy and scipy only."
+                )
+                with gr.Row():
+                    feat_gen = gr.File(file_types=[".npy"], type="filepath", label="generated features (.npy)",
+                                       elem_id=f"{api_prefix}feat_gen")
+                    feat_real = gr.File(file_types=[".npy", ".npz"], type="filepath",
+                                        label="real features (.npy) or statistics (.npz)", elem_id=f"{api_prefix}feat_real")
+                with gr.Row():
+                    load = gr.Button("load example feature files", elem_id=f"{api_prefix}features_example")
+                    go_features = gr.Button("Compute FID from files", variant="primary", elem_id=f"{api_prefix}go_features")
         with gr.Column():
             panel = ResultPanel(api_prefix, table_label="CLIP score per generated image")
     connect(
@@ -125,6 +191,8 @@ def build_ui(api_prefix: str = "") -> None:
         panel,
         f"{api_prefix}compute",
     )
+    load.click(example_feature_files, outputs=[feat_gen, feat_real], api_name=False)
+    connect(go_features, compute_features, [feat_gen, feat_real], panel, f"{api_prefix}compute_features")
 
 
 with gr.Blocks(title="fid_clip") as demo:

@@ -14,9 +14,11 @@ from multimodal_metrics import ru_meteor
 from multimodal_metrics.demo import (
     CONFIDENCE,
     PRESET,
+    TEXT_LINES,
     ResultPanel,
     card_body,
     connect,
+    follow_preset,
     load_metric,
     option_value,
     option_widget,
@@ -97,8 +99,8 @@ def build_ui(api_prefix: str = "") -> None:
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, label="references", elem_id=f"{api_prefix}refs")
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
                 synonyms = gr.Dropdown(
@@ -109,7 +111,7 @@ def build_ui(api_prefix: str = "") -> None:
                     1, precision=0, minimum=1, label="show the alignment of example #", elem_id=f"{api_prefix}example"
                 )
             with gr.Accordion("more options (empty / preset: the preset's value)", open=False):
-                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
+                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", ru_meteor.OPTIONS, "captioning") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             aligned = gr.HTML(label="alignment", elem_id=f"{api_prefix}alignment")
         with gr.Column():
@@ -122,6 +124,7 @@ def build_ui(api_prefix: str = "") -> None:
         f"{api_prefix}compute",
         extra_outputs=[aligned],
     )
+    follow_preset(preset, widgets, OPTIONS, ru_meteor.OPTIONS)
 
 
 with gr.Blocks(title="ruMETEOR") as demo:

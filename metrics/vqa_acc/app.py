@@ -10,9 +10,11 @@ import gradio as gr
 from multimodal_metrics import vqa_acc
 from multimodal_metrics.demo import (
     CONFIDENCE,
+    TEXT_LINES,
     ResultPanel,
     card_body,
     connect,
+    follow_preset,
     load_metric,
     option_value,
     option_widget,
@@ -80,34 +82,40 @@ def build_ui(api_prefix: str = "") -> None:
         "**VQA accuracy** (VQA v2 official, Fusion Brain 2021, TDIUC, WUPS, BLEU-1). One answer per line; a "
         "reference line lists the annotator / accepted answers separated by ` | ` (or paste JSON lists). "
         "Per-question columns (types, languages) are one value per line. Options left on *preset* (or "
-        "empty) use the preset's value; picking a preset loads its example."
+        "empty) use the preset's value. Picking a preset never touches the inputs: *load the preset's example* "
+        "replaces them by the preset's example."
     )
     first = EXAMPLES["default"]
     with gr.Row():
         with gr.Column():
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in OPTIONS]
+                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", vqa_acc.OPTIONS, "default") for o in OPTIONS]
             with gr.Row():
-                predictions = gr.Textbox(first[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(first[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
+                predictions = gr.Textbox(first[0], lines=6, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds")
+                references = gr.Textbox(first[1], lines=6, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs")
             with gr.Row():
-                types_a = gr.Textbox(first[2], lines=4, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a")
+                types_a = gr.Textbox(first[2], lines=4, max_lines=TEXT_LINES, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a")
                 types_b = gr.Textbox(
                     first[3],
                     lines=4,
+                    max_lines=TEXT_LINES,
                     label="answer_types (vqa_v2) / languages (fusion_brain_2021)",
                     elem_id=f"{api_prefix}types_b",
                 )
-            button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+            with gr.Row():
+                load = gr.Button("load the preset's example", elem_id=f"{api_prefix}load_example")
+                button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)
-    preset.change(
+    # an explicit action: choosing a preset leaves what was typed alone
+    load.click(
         lambda p: EXAMPLES[p],
         inputs=preset,
         outputs=[predictions, references, types_a, types_b],
         api_name=f"{api_prefix}example",
     )
+    follow_preset(preset, widgets, OPTIONS, vqa_acc.OPTIONS)
     connect(
         button,
         compute,

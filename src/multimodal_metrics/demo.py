@@ -9,18 +9,25 @@ What a demo is made of:
   `option_value` reads it back. A browser sends what it shows, so "the preset's value" has to be a visible
   choice: a gr.Number left empty shows and sends 0. `chosen`, `chosen_bool` and `chosen_number` turn
   what was sent back into the option value (None = the preset's).
-* errors: `shows_errors` wraps the whole event handler (parsing included), so bad input of any kind
-  (invalid JSON, wrong lengths, a bad option) is shown in the page as a message naming what is wrong.
-* results: `ResultPanel` shows the headline numbers rounded, each as `value [low, high]` where the
-  result has its bootstrap interval (`<key>_ci_low` / `<key>_ci_high`: the apps pass `confidence=
-  CONFIDENCE`), the full signature, a per-example table and a histogram of the per-example scores,
-  plus the raw result (the API's first output).
+* errors: `connect` wires Compute so that bad input of any kind (invalid JSON, wrong lengths, a bad
+  option) replaces the whole result panel by a message naming what is wrong, which stays until the next
+  compute (the previous result is removed, never left beside it); the API endpoint raises it
+  (`shows_errors`: a gr.Error, which a client receives as an exception).
+* warnings: the Python warnings the metric raises while computing (a parse that needed error recovery,
+  a singular covariance, ...) are caught and shown in the panel under the numbers.
+* results: `ResultPanel` shows the primary score on one line as `key: value [low, high]` (its bootstrap
+  interval: `<key>_ci_low` / `<key>_ci_high`; the apps pass `confidence=CONFIDENCE`), the other numbers
+  (components, per-type breakdowns) as a two-column table, the full signature, a per-example table and
+  a histogram of the per-example scores, plus the raw result (the API's first output).
+* inputs: every text input has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
 """
 
 import functools
 import json
 import math
+import re
 import sys
+import warnings
 from pathlib import Path
 
 import evaluate
@@ -33,6 +40,10 @@ DIGITS = 4  # headline and table numbers are rounded to this many decimals
 # fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
 CONFIDENCE = 0.95
 CI_SUFFIXES = ("_ci_low", "_ci_high")
+TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
+# warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
+_QUIET = (DeprecationWarning, PendingDeprecationWarning, FutureWarning, ImportWarning, ResourceWarning)
+NBSP = "\u00a0"  # joins a number to its interval so that the pair never breaks over two lines
 
 
 def load_metric(script: Path, preset: str):
@@ -126,15 +137,55 @@ def chosen_number(text, arg: str, integer: bool = False):
     return value
 
 
-def option_widget(option, elem_id: str | None = None):
+def preset_value(table, preset: str, name: str) -> str:
+    """What "preset" stands for: the value of option `name` under `preset` (`table`: the option table)."""
+    values = getattr(table, "presets", {}).get(preset, {})
+    if name not in values:
+        try:
+            values = table.resolve(preset, {})
+        except (KeyError, ValueError, TypeError):
+            return "?"
+    value = values.get(name)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return "none" if value is None else str(value)
+
+
+def option_info(option, table=None, preset: str | None = None) -> str:
+    """The help text under an option's widget, ending with the preset's value when a preset is given."""
+    text = option.help or ""
+    if table is not None and preset is not None:
+        text = f"{text} [preset {preset}: {preset_value(table, preset, option.name)}]".strip()
+    return text
+
+
+def option_widget(option, elem_id: str | None = None, table=None, preset: str | None = None):
     """The widget of one row of a metric's option table (``multimodal_metrics.options.Option``): a
     dropdown ("preset" first) for choices and booleans (yes/no), a text box (empty = preset) for
-    numbers, paths and other values; the option's help text is shown under it."""
+    numbers, paths and other values; the option's help text is shown under it, followed by the value
+    "preset" stands for when the option `table` and the `preset` are given (`preset_infos` updates it)."""
+    info = option_info(option, table, preset)
     if option.kind == "choice":
-        return option_choice(option.name, [str(c) for c in option.choices], elem_id=elem_id, info=option.help)
+        return option_choice(option.name, [str(c) for c in option.choices], elem_id=elem_id, info=info)
     if option.kind == "bool":
-        return option_choice(option.name, ["yes", "no"], elem_id=elem_id, info=option.help)
-    return option_number(option.name, elem_id=elem_id, info=option.help)
+        return option_choice(option.name, ["yes", "no"], elem_id=elem_id, info=info)
+    return option_number(option.name, elem_id=elem_id, info=info)
+
+
+def preset_infos(options: list, table, preset: str) -> list:
+    """Updates of the option widgets' help text for a newly chosen preset (wire to `preset.change`)."""
+    import gradio as gr
+
+    return [gr.update(info=option_info(o, table, preset)) for o in options]
+
+
+def follow_preset(preset, widgets: list, options: list, table) -> None:
+    """When the preset changes, each option widget's help says what "preset" now stands for (the
+    typed inputs are left alone)."""
+    if widgets:
+        preset.change(lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False)
 
 
 def option_value(option, sent):
@@ -181,6 +232,32 @@ def safe_compute(metric, **kwargs) -> dict:
         raise gr.Error(str(err)) from None
 
 
+class caught_warnings:  # noqa: N801 - used as a context manager, like warnings.catch_warnings
+    """Collect the warnings raised inside the block (each text once) into ``.messages``, without the
+    stack's deprecation chatter. Like warnings.catch_warnings, it swaps a process-wide setting: two
+    computations running at once in one server may see each other's warnings."""
+
+    def __enter__(self):
+        self.messages = []
+        self._catch = warnings.catch_warnings(record=True)
+        self._caught = self._catch.__enter__()
+        warnings.simplefilter("always")  # a warning seen on an earlier run is shown again
+        return self
+
+    def __exit__(self, *exc):
+        self._catch.__exit__(*exc)
+        for caught in self._caught:
+            text = str(caught.message)
+            if not issubclass(caught.category, _QUIET) and text not in self.messages:
+                self.messages.append(text)
+        return False
+
+
+def plain(text: str) -> str:
+    """`text` shown literally in Markdown (backticks, stars, pipes and brackets escaped)."""
+    return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", str(text))
+
+
 # ------------------------------------------------------------------------------------------------
 # Results a person can read
 # ------------------------------------------------------------------------------------------------
@@ -219,11 +296,12 @@ def interval_of(result: dict, key: str) -> tuple | None:
     return None if low is None or high is None else (low, high)
 
 
-def shown_number(result: dict, key: str) -> str:
-    """`key`'s value rounded, followed by its interval `[low, high]` when the result has one."""
+def shown_number(result: dict, key: str, space: str = " ") -> str:
+    """`key`'s value rounded, followed by its interval `[low, high]` when the result has one (`space`
+    between them: NBSP keeps the pair on one line)."""
     text = fmt(result[key])
     bounds = interval_of(result, key)
-    return text if bounds is None else f"{text} [{fmt(bounds[0])}, {fmt(bounds[1])}]"
+    return text if bounds is None else f"{text}{space}[{fmt(bounds[0])},{space}{fmt(bounds[1])}]"
 
 
 def confidence_note(result: dict) -> str:
@@ -249,17 +327,33 @@ def primary_key(result: dict) -> str:
 
 
 def headline(result: dict) -> str:
-    """Markdown table: the aggregate numbers of `result`, rounded, the primary one first and in bold;
-    a number with a bootstrap interval reads `value [low, high]`, and a note under the table says
-    which interval it is."""
+    """Markdown: the primary number on one line, in bold (`key: value [low, high]`, never broken over
+    lines), then the other numbers (components, per-type breakdowns) as a two-column table, then a
+    note saying which interval `[low, high]` is."""
     primary = primary_key(result)
-    keys = list(numbers_of(result))
-    head = "| " + " | ".join(f"**{k}**" if k == primary else k for k in keys) + " |"
-    rule = "|" + "---|" * len(keys)
-    cells = (f"**{shown_number(result, k)}**" if k == primary else shown_number(result, k) for k in keys)
-    row = "| " + " | ".join(cells) + " |"
+    lines = [f"**{plain(primary)}:{NBSP}{shown_number(result, primary, NBSP)}**"] if primary in result else []
+    others = [k for k in numbers_of(result) if k != primary]
+    if others:
+        lines += ["", "| other numbers | value |", "|---|---|"]
+        lines += [f"| {plain(k)} | {shown_number(result, k, NBSP)} |" for k in others]
     note = confidence_note(result)
-    return "\n".join([head, rule, row] + ([f"\n{note}"] if note else []))
+    return "\n".join(lines + ([f"\n{note}"] if note else []))
+
+
+def warnings_note(messages: list) -> str:
+    """Markdown: the warnings the metric raised while computing ("" when none)."""
+    if not messages:
+        return ""
+    items = "\n".join(f"- {plain(m)}" for m in messages)
+    return f"**Warnings of the metric** (the numbers above were computed; read these first):\n\n{items}"
+
+
+def failure_note(message: str) -> str:
+    """Markdown: the panel after a failed compute (the message, and that no result is shown)."""
+    return (
+        f"### Not computed\n\n**Error:** {plain(message)}\n\n"
+        "*No result is shown: the previous one was removed. Correct the input and press Compute again.*"
+    )
 
 
 def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
@@ -289,22 +383,31 @@ def per_example_scores(result: dict, score: str | None = None) -> list[float]:
 
 def histogram(scores: list[float], bins: int = 10):
     """A DataFrame (`score` bin label, `examples` count) of the scores: bins over [0, 1] when every
-    score lies there, else over [min, max]. Labels are the bins' lower edges, in order."""
+    score lies there, else over [min, max]. Labels are the bins' lower and upper edges, in order (the
+    plot keeps the data's order); no scores: no rows (nothing drawn)."""
     import numpy as np
     import pandas as pd
 
     values = np.array([s for s in scores if not math.isnan(s)], dtype=float)
-    low, high = (0.0, 1.0) if values.size == 0 or (values.min() >= 0 and values.max() <= 1) else (values.min(), values.max())
+    if values.size == 0:
+        return pd.DataFrame({"score": pd.Series([], dtype=object), "examples": pd.Series([], dtype=int)})
+    low, high = (0.0, 1.0) if values.min() >= 0 and values.max() <= 1 else (values.min(), values.max())
     if high == low:
         high = low + 1.0
     counts, edges = np.histogram(values, bins=bins, range=(low, high))
-    labels = [f"{fmt(a)}–{fmt(b)}" for a, b in zip(edges[:-1], edges[1:])]
+    # The plot orders the labels as strings: every edge gets the same decimals and the lower edges the
+    # same width (padded with spaces, which sort before digits), so string order is numeric order.
+    decimals = max(len(fmt(e).partition(".")[2]) for e in edges)
+    texts = [f"{e:.{decimals}f}" for e in edges]
+    width = max(len(t) for t in texts[:-1])
+    labels = [f"{a.rjust(width)}–{b}" for a, b in zip(texts[:-1], texts[1:])]
     return pd.DataFrame({"score": labels, "examples": counts.astype(int)})
 
 
 class ResultPanel:
-    """The result half of a demo (create it inside the layout where it should appear): headline
-    numbers, the full signature, the per-example table, the histogram and the raw result JSON."""
+    """The result half of a demo (create it inside the layout where it should appear): the headline
+    (primary number, other numbers, warnings, or the error), the full signature, the per-example
+    table, the histogram and the raw result JSON."""
 
     def __init__(self, api_prefix: str = "", table_label: str = "per example"):
         import gradio as gr
@@ -323,12 +426,18 @@ class ResultPanel:
         self.table = gr.Dataframe(
             label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table"
         )
+        # Every property of the plot is fixed here: Gradio 6 redraws the plot from its previous data
+        # when a property (sort, x_title) arrives with new data, so `show` sends the data only. sort=None
+        # keeps the data's order (the bins in numeric order).
         self.histogram = gr.BarPlot(
             x="score",
             y="examples",
             label="histogram of the per-example scores",
+            x_title="per-example score (bins)",
             y_title="examples",
-            height=220,
+            x_label_angle=-40,
+            sort=None,
+            height=240,
             elem_id=f"{api_prefix}histogram",
         )
         with gr.Accordion("raw result (JSON)", open=False):
@@ -339,36 +448,57 @@ class ResultPanel:
         """The output components, in the order `show` returns their values (raw result first)."""
         return [self.raw, self.headline, self.signature, self.table, self.histogram]
 
-    def show(self, result: dict, columns: dict, score: str | None = None) -> tuple:
+    def show(self, result: dict, columns: dict, score: str | None = None, warned: list = ()) -> tuple:
         """Values for `outputs`; `columns` maps table column names to the per-example input values;
-        `score` names the per-example score when it is not the result's primary key."""
-        import gradio as gr
+        `score` names the per-example score when it is not the result's primary key; `warned`: the
+        warnings raised while computing."""
         import pandas as pd
 
         headers, rows = per_example_rows(result, columns, score)
-        frame = histogram(per_example_scores(result, score))
+        count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {score or primary_key(result)})"
+        notes = warnings_note(list(warned))
         return (
             result,
-            headline(result) + f"\n\n{len(rows)} example(s)",
+            headline(result) + (count if "per_example" in result else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
             pd.DataFrame(rows, columns=headers),
-            # bins in numeric order (not alphabetical), the axis named after the primary score
-            gr.BarPlot(value=frame, sort=list(frame["score"]), x_title=f"per-example {score or primary_key(result)}"),
+            histogram(per_example_scores(result, score)),
         )
+
+    def failed(self, message: str) -> tuple:
+        """Values for `outputs` after a failed compute: the message, and every previous value removed."""
+        import pandas as pd
+
+        return (None, failure_note(message), "", pd.DataFrame(), histogram([]))
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
     """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
-    panel shows the result, `extra_outputs` (e.g. a picture) get the extra values. A handler that sets
-    `handler.per_example_score` names the per-example score when it is not the primary key. Errors anywhere in
-    the handler are shown in the page (`shows_errors`). The API endpoint keeps the handler's parameters."""
+    panel shows the result and the warnings raised while computing, `extra_outputs` (e.g. a picture)
+    get the extra values. A handler that sets `handler.per_example_score` names the per-example score
+    when it is not the primary key. In the page, an error anywhere in the handler replaces the panel
+    (and the extra outputs) by the message until the next compute. The API endpoint `api_name` (a
+    hidden button's event: same inputs and outputs) keeps the handler's parameters and raises the
+    error (`shows_errors`)."""
+    import gradio as gr
+
+    outputs = panel.outputs + list(extra_outputs)
 
     @functools.wraps(handler)
     def run(*args):
-        result, columns, *extras = handler(*args)
-        return (*panel.show(result, columns, getattr(handler, "per_example_score", None)), *extras)
+        with caught_warnings() as caught:
+            result, columns, *extras = handler(*args)
+        return (*panel.show(result, columns, getattr(handler, "per_example_score", None), caught.messages), *extras)
 
-    button.click(shows_errors(run), inputs=inputs, outputs=panel.outputs + list(extra_outputs), api_name=api_name)
+    def in_page(*args):
+        try:
+            return run(*args)
+        except (ValueError, TypeError) as err:
+            return (*panel.failed(str(err)), *[None] * len(extra_outputs))
+
+    button.click(in_page, inputs=inputs, outputs=outputs, api_name=False)
+    api = gr.Button(visible=False, elem_id=f"{api_name}_api")
+    api.click(shows_errors(run), inputs=inputs, outputs=outputs, api_name=api_name)
 
 
 def card_body(card: Path) -> str:
@@ -423,16 +553,21 @@ class TextPairDemo:
         with gr.Row():
             with gr.Column():
                 with gr.Row():
-                    predictions = gr.Textbox(self.examples[0], lines=6, label="predictions", elem_id=f"{api_prefix}preds")
-                    references = gr.Textbox(self.examples[1], lines=6, label="references", elem_id=f"{api_prefix}refs")
+                    predictions = gr.Textbox(self.examples[0], lines=6, max_lines=TEXT_LINES, label="predictions",
+                                             elem_id=f"{api_prefix}preds")
+                    references = gr.Textbox(self.examples[1], lines=6, max_lines=TEXT_LINES, label="references",
+                                            elem_id=f"{api_prefix}refs")
                 with gr.Row():
-                    preset = gr.Dropdown(list(self.library.PRESETS), value=self.library.OPTIONS.default_preset,
-                                         label="preset", elem_id=f"{api_prefix}preset")
-                    widgets = [option_widget(o, elem_id=f"{api_prefix}opt_{o.name}") for o in self.options]
+                    first = self.library.OPTIONS.default_preset
+                    preset = gr.Dropdown(list(self.library.PRESETS), value=first, label="preset",
+                                         elem_id=f"{api_prefix}preset")
+                    table = self.library.OPTIONS
+                    widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", table, first) for o in self.options]
                 button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             with gr.Column():
                 panel = ResultPanel(api_prefix)
         connect(button, self.compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
+        follow_preset(preset, widgets, self.options, table)
 
     def blocks(self, title: str, heading: str, card: Path):
         """The Space's page: the heading, the demo and the metric card."""
