@@ -676,3 +676,18 @@ def test_deep_error_subtree_over_hidden_missing_token_warns():
     with pytest.warns(UserWarning, match="compared without that token"):
         r = metric.compute(predictions=[code], references=[code], lang="python")
     assert r["syntax_match"] == 1.0
+
+
+def test_weights_that_do_not_sum_to_one_warn():
+    """Weights 1,1,1,1 give a score on a 0 to 4 scale: said in a warning (issue 20: the demo showed 2.09 with no word)."""
+    import warnings
+
+    from multimodal_metrics import codebleu
+
+    code = ["def f(x):\n    return x + 1\n"]
+    with pytest.warns(UserWarning, match=r"`weights` sum to 4, not 1"):
+        total = codebleu.score(code, code, lang="python", weights=[1, 1, 1, 1], grammar_library="wheels")["codebleu"]
+    assert 1.0 < total <= 4.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)
+        codebleu.score(code, code, lang="python", weights=[0.1, 0.1, 0.4, 0.4], grammar_library="wheels")

@@ -88,6 +88,15 @@ def _check_weights(weights, arg: str = "weights") -> list:
         raise ValueError(f"`{arg}` must not all be 0 (the score would be 0 whatever the code)")
     if math.isinf(total):
         raise ValueError(f"`{arg}` must sum to a finite number (the score is at most their sum), got {weights!r:.80}")
+    if abs(total - 1.0) > 1e-9:
+        import warnings
+
+        warnings.warn(
+            f"codebleu: `{arg}` sum to {total:g}, not 1: the score is on a 0 to {total:g} scale and is not comparable "
+            "with scores whose weights sum to 1 (every published CodeBLEU uses 0.25 each, or 0.1/0.1/0.4/0.4)",
+            UserWarning,
+            stacklevel=2,
+        )
     return values
 
 
