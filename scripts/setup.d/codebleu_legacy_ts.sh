@@ -39,7 +39,7 @@ stamp="$OUT/built.stamp"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -s "$OUT/libtree-sitter-0.2.0.so" ] \
   && [ -s "$OUT/languages-npm-2020.so" ] && [ -x "$V/bin/python" ]; then
   # the per-user cache may have been cleared since: rebuilt from the sdist kept here (instant when present)
-  build_runtime --quiet --no-grammars --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
+  build_runtime --quiet --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
     || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
   exit 0
 fi
@@ -51,7 +51,7 @@ mkdir -p "$OUT/dl" "$OUT/obj"
 #    even when tree-sitter 0.26, same symbol names, is loaded in the same process) into
 #    $OUT/libtree-sitter-0.2.0.so; then the same into the per-user cache
 run build_runtime --dest "$OUT" --no-grammars
-run build_runtime --sdist "$OUT/dl/$SDIST" --no-grammars
+run build_runtime --sdist "$OUT/dl/$SDIST"  # the runtime and the 2020 grammars, for the library from any directory
 rm -rf "$OUT/src" && mkdir -p "$OUT/src"
 
 # 3. the npm grammars of 2020 (npm pack: the registry tarball only, no install scripts, no tree-sitter-cli)

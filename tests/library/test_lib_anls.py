@@ -33,7 +33,7 @@ def test_compare():
 
 def test_option_table_drives_the_checks():
     assert anls.OPTIONS.names == ["threshold", "boundary", "text_norm", "length_norm"]
-    assert set(anls.PRESETS) == {"default", "stvqa", "layoutlmv2"}
+    assert set(anls.PRESETS) == {"default", "stvqa", "layoutlmv2", "anls_star"}
     with pytest.raises(ValueError, match="`boundary` must be one of"):
         anls.score(["a"], ["a"], boundary="both")
     with pytest.raises(ValueError, match="unknown option 'treshold'"):

@@ -60,8 +60,9 @@ def test_result_forms():
     assert plain.per_example == r.per_example  # built on first use when not asked for in the dict
     assert [k for k in plain if k.endswith("_ci_low")] == ["f1_ci_low", "precision_ci_low", "recall_ci_low"]
     assert plain.signature.endswith("|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0")
-    assert plain.for_trainer()["det_f1_f1"] == 0.5 and "det_f1_fn" in plain.for_trainer()
-    assert set(plain.for_trainer("val")) >= {"val_f1", "val_tp", "val_f1_ci_low"}
+    assert plain.for_trainer()["det_f1_f1"] == 0.5 and "det_f1_fn" not in plain.for_trainer()  # counts: no direction
+    assert "det_f1_fn" in plain.for_trainer(counts=True)
+    assert set(plain.for_trainer("val")) >= {"val_f1", "val_f1_ci_low"}
     assert plain.statistic.keys == ("f1", "precision", "recall")
 
 

@@ -49,7 +49,7 @@ def test_compare():
 
 
 def test_option_table_drives_the_checks():
-    assert ned.OPTIONS.names == ["case_fold", "fullwidth_to_halfwidth", "both_empty"]
+    assert ned.OPTIONS.names == ["case_fold", "fullwidth_to_halfwidth", "both_empty", "cer_strip"]
     assert set(ned.PRESETS) == {"default", "icdar2019", "empty_match"}
     with pytest.raises(ValueError, match="`case_fold` must be one of"):
         ned.score(["a"], ["a"], case_fold="upper")

@@ -98,10 +98,10 @@ def test_option_table_drives_the_checks():
     assert vqa_acc.OPTIONS.names == [
         "num_answers", "normalize", "epsilon", "answer_key", "threshold", "wordnet_path", "lowercase",
     ]  # fmt: skip
-    assert list(vqa_acc.PRESETS) == ["default", "vqa_v2", "fusion_brain_2021", "tdiuc", "wups", "bleu1"]
+    assert set(vqa_acc.PRESETS) == {"default", "vqa_v2", "lmms_eval", "vlmevalkit", "fusion_brain_2021", "tdiuc", "wups", "bleu1"}
     assert all(set(values) <= set(vqa_acc.OPTIONS.names) for values in vqa_acc.PRESETS.values())
     assert vqa_acc.OPTIONS.takes("tdiuc") == ["num_answers", "epsilon", "answer_key"]
-    with pytest.raises(ValueError, match=r"`normalize` must be one of \['official', 'always', 'never'\]"):
+    with pytest.raises(ValueError, match=r"`normalize` must be one of \['official', 'always', 'never', 'lmms_eval', 'vlmevalkit'\]"):
         vqa_acc.score(["a"], [TEN], normalize="sometimes")
     with pytest.raises(ValueError, match=r"unknown option 'threshold'; expected one of \['normalize', 'num_answers'\]"):
         vqa_acc.score(["a"], [TEN], threshold=0.5)
