@@ -121,7 +121,7 @@ def test_option_table_drives_the_checks():
     with pytest.raises(ValueError, match=r"WordNet 3.0 was not found under `wordnet_path`.*threshold=-1"):
         vqa_acc.score(["a"], ["b"], preset="wups", wordnet_path="/nonexistent/wordnet")
     text = vqa_acc.OPTIONS.describe()
-    assert "num_answers (`int`, optional)" in text and "Presets: default 10, vqa_v2 10, fusion_brain_2021 0" in text
+    assert "num_answers (`int`, optional)" in text and "Presets: default 10, vqa_v2 10, lmms_eval 10, vlmevalkit 0, fusion_brain_2021 0" in text
     assert "epsilon (`float`, optional)" in text and "Presets: tdiuc 1e-10." in text
 
 
