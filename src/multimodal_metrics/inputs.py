@@ -17,6 +17,7 @@ __all__ = [
     "check_strings",
     "flatten_references",
     "nest",
+    "score_text_pairs",
     "text_pairs",
 ]
 
@@ -138,3 +139,19 @@ def text_pairs(predictions, references) -> tuple[list, list, object]:
     check_same_length("predictions", predictions, "references", nested)
     flat, counts = flatten_references(nested)
     return predictions, flat, counts
+
+
+def score_text_pairs(score_checked, table, predictions, references, preset, return_per_example, confidence,
+                     n_resamples, seed, options):
+    """The library ``score`` of a text-pair metric: the checks in the order ``compute`` runs them
+    (``return_per_example``, the options of ``table`` for ``preset``, the resampling options, then the
+    inputs: :func:`text_pairs`), then the metric's ``score_checked(predictions, flat_references, counts,
+    preset, options, resampling, return_per_example)``."""
+    from .options import check_bool
+    from .stats import Resampling
+
+    check_bool(return_per_example, "return_per_example")
+    opts = table.resolve(preset, options)
+    resampling = Resampling(confidence, n_resamples, seed)
+    predictions, flat_references, counts = text_pairs(predictions, references)
+    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)

@@ -1,9 +1,9 @@
 """ANLS's option table, presets and ``score``: the functional API the evaluate module calls too."""
 
-from ..inputs import text_pairs
-from ..options import Option, OptionTable, check_bool
+from ..inputs import score_text_pairs
+from ..options import Option, OptionTable
 from ..results import Result, make_result, mean
-from ..stats import Resampling, compare_scores, interval_values, mean_statistic
+from ..stats import compare_scores, interval_values, mean_statistic
 from .core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 
 PRESETS = {
@@ -59,11 +59,8 @@ def score(predictions, references, preset="default", *, return_per_example=False
     (``n_resamples`` resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
     """
-    check_bool(return_per_example, "return_per_example")
-    opts = OPTIONS.resolve(preset, options)
-    resampling = Resampling(confidence, n_resamples, seed)
-    predictions, flat_references, counts = text_pairs(predictions, references)
-    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
+                            n_resamples, seed, options)
 
 
 def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,

@@ -6,10 +6,10 @@ import warnings
 
 import numpy as np
 
-from ..inputs import nest, text_pairs
-from ..options import Option, OptionTable, check_bool, check_number, resolve_options
+from ..inputs import nest, score_text_pairs
+from ..options import Option, OptionTable, check_number, resolve_options
 from ..results import Result, make_result
-from ..stats import Resampling, Statistic, bleu, compare_scores, interval_values, ratio
+from ..stats import Statistic, bleu, compare_scores, interval_values, ratio
 from .core import (
     COMMENT_RULES,
     DATAFLOW_WORK_PER_TOKEN,
@@ -286,11 +286,8 @@ def score(predictions, references, preset="default", *, return_per_example=False
     ``compute`` returns; ``.per_example`` holds the per-example dicts with ``return_per_example=True``
     (else None).
     """
-    check_bool(return_per_example, "return_per_example")
-    opts = OPTIONS.resolve(preset, options)
-    resampling = Resampling(confidence, n_resamples, seed)
-    predictions, flat_references, counts = text_pairs(predictions, references)
-    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
+                            n_resamples, seed, options)
 
 
 def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,

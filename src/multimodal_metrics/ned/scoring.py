@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ..inputs import text_pairs
-from ..options import Option, OptionTable, check_bool, check_choice, check_number
+from ..inputs import score_text_pairs
+from ..options import Option, OptionTable, check_choice, check_number
 from ..results import Result, make_result, mean
-from ..stats import Resampling, Statistic, compare_scores, interval_values
+from ..stats import Statistic, compare_scores, interval_values
 from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
 
 PRESETS = {
@@ -94,11 +94,8 @@ def score(predictions, references, preset="default", *, return_per_example=False
     (``one_minus_ned``, ``string_accuracy``, ``cer``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
     """
-    check_bool(return_per_example, "return_per_example")
-    opts = OPTIONS.resolve(preset, options)
-    resampling = Resampling(confidence, n_resamples, seed)
-    predictions, flat_references, counts = text_pairs(predictions, references)
-    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
+                            n_resamples, seed, options)
 
 
 def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,

@@ -9,8 +9,8 @@ refused with the other options, before anything is scored (or cached by evaluate
 
 import numpy as np
 
-from ..inputs import nest, text_pairs
-from ..options import Option, OptionTable, check_bool, resolve_options
+from ..inputs import nest, score_text_pairs
+from ..options import Option, OptionTable, resolve_options
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
 from ..stats import Resampling, Statistic, compare_scores, interval_values, mean_statistic, ratio
@@ -238,11 +238,8 @@ def score(predictions, references, preset="default", *, return_per_example=False
     score; ``n_resamples`` resamples of the examples, ``seed``). Returns a
     :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's ``compute`` returns.
     """
-    check_bool(return_per_example, "return_per_example")
-    opts = OPTIONS.resolve(preset, options)
-    resampling = Resampling(confidence, n_resamples, seed)
-    predictions, flat_references, counts = text_pairs(predictions, references)
-    return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
+                            n_resamples, seed, options)
 
 
 def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
