@@ -21,11 +21,12 @@ With --distance (alone): the distance alone from two sides' statistics, N = 10, 
 before (Cholesky, or a full eigh when the covariance is singular) and pytorch-fid's sqrtm formula, with
 the relative differences (and, at N <= 12, the exact value in 40-digit arithmetic) and peak traced memory.
 With --images N (alone): N PNG files (256x256, half generated, half real) scored from their paths by
-our `fid_clip.score` (decoding overlapped with the forward pass by `num_workers` threads, or not), by
+our `fid_clip.score` (decoding overlapped with the forward pass by `num_workers` worker processes, or not), by
 torchmetrics' FrechetInceptionDistance (custom feature module, the images decoded by PIL in the loop)
 and by pytorch-fid's loop (`get_activations`: ImagePathDataset + torch DataLoader with worker processes,
 transcribed: pytorch-fid needs torchvision, which replaces the CPU torch), all three on the same FID
-Inception module with the same random state dict (--width 1.0: the real size); at batch 20 and 50
+Inception module with the same random state dict (--width 1.0: the real size; --extractor pool: a nearly
+free 4x4 channel pool instead, so that decoding alone bounds the throughput, as on a GPU); at batch 20 and 50
 (--batches), with and without workers; each configuration in its own process: images per second, per
 CPU-second (all threads, worker processes included) and peak resident memory. --device cuda on a GPU
 machine (scripts/bench_fid_clip_gpu.sh).
@@ -237,6 +238,20 @@ class ImagePathDataset:
         return torch.from_numpy(img.transpose(2, 0, 1).astype(np.float32) / 255.0)
 
 
+class ChannelPool:
+    """--extractor pool: 48 features per image (the 4x4 average of each channel), nearly free, so
+    that the image path is bound by decoding as it is on a GPU; a torch module, built lazily."""
+
+    def __new__(cls):
+        import torch
+
+        class _Pool(torch.nn.Module):
+            def forward(self, x):
+                return torch.nn.functional.adaptive_avg_pool2d(x, 4).flatten(1)
+
+        return _Pool()
+
+
 def _loader(files, batch: int, workers: int):
     import torch
 
@@ -244,9 +259,9 @@ def _loader(files, batch: int, workers: int):
                                        num_workers=workers)
 
 
-def _cpu_now() -> float:
+def _cpu_now(children: bool = True) -> float:
     t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
+    return t.user + t.system + (t.children_user + t.children_system if children else 0.0)
 
 
 def bench_one(args) -> int:
@@ -265,13 +280,15 @@ def bench_one(args) -> int:
     weights = str(Path(folder) / "inception.pth")
     device = args.device
     sync = torch.cuda.synchronize if device.startswith("cuda") else (lambda: None)
+    pooled = args.extractor == "pool"
     if tool == "ours":
-        score(gen[:2], real[:2], inception_weights=weights, device=device, num_workers=0)  # load the model once
+        model = {"feature_extractor": ChannelPool()} if pooled else {"inception_weights": weights}
+        score(gen[:2], real[:2], device=device, num_workers=0, **model)  # load the model once
 
         def run():
-            return score(gen, real, inception_weights=weights, batch_size=batch, num_workers=workers, device=device)["fid"]
+            return score(gen, real, batch_size=batch, num_workers=workers, device=device, **model)["fid"]
     else:
-        net = inception.load_fid_inception(weights).to(device)
+        net = ChannelPool() if pooled else inception.load_fid_inception(weights).to(device)
         with torch.inference_mode():
             net.num_features = int(net(torch.rand(1, 3, 64, 64, device=device)).shape[1])
         if tool == "torchmetrics":
@@ -308,14 +325,14 @@ def bench_one(args) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sync()
-        start, cpu = time.perf_counter(), _cpu_now()
+        start, cpu, main = time.perf_counter(), _cpu_now(), _cpu_now(children=False)
         value = run()
         sync()
-        wall, cpu = time.perf_counter() - start, _cpu_now() - cpu
+        wall, cpu, main = time.perf_counter() - start, _cpu_now() - cpu, _cpu_now(children=False) - main
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     gpu = torch.cuda.max_memory_allocated() / 2**20 if device.startswith("cuda") else 0.0
-    print(json.dumps({"n": len(files), "wall": wall, "cpu": cpu, "peak_mib": peak, "child_peak_mib": children,
+    print(json.dumps({"n": len(files), "wall": wall, "cpu": cpu, "main_cpu": main, "peak_mib": peak, "child_peak_mib": children,
                       "gpu_mib": gpu, "fid": value, "threads": torch.get_num_threads()}))
     return 0
 
@@ -342,25 +359,30 @@ def bench_images(args) -> int:
             Image.fromarray(noisy.astype(np.uint8)).save(Path(folder) / f"{i:05d}.png")
         torch.manual_seed(0)
         torch.save(inception.build(args.width).state_dict(), Path(folder) / "inception.pth")  # random weights
-        print(f"Image path from {args.images} PNG files (256x256; half generated, half real), FID Inception "
-              f"width {args.width} with random weights (the same state dict for every tool), device {args.device}, "
+        model = ("a 4x4 channel pool (48 features; decoding-bound, as on a GPU)" if args.extractor == "pool" else
+                 f"FID Inception width {args.width} with random weights (the same state dict for every tool)")
+        print(f"Image path from {args.images} PNG files (256x256; half generated, half real), {model}, device {args.device}, "
               f"{default_workers()} CPUs for this process; each configuration in its own process; CPU seconds "
               "include every thread and worker process")
-        print(f"  {'tool':<13} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
-              f" | {'workers peak':>12} | {'GPU MiB':>7}")
+        print(f"  {'tool':<20} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
+              f" | {'main ms/img':>11} | {'workers peak':>12} | {'GPU MiB':>7}")
         for tool in tools:
             for batch in [int(b) for b in args.batches.split(",")]:
                 for k in (0, workers):
                     cmd = [sys.executable, __file__, "--images", str(args.images), "--device", args.device,
+                           "--extractor", args.extractor,
                            "--one", f"{tool},{batch},{k},{folder}"]
                     done = subprocess.run(cmd, capture_output=True, text=True)
                     if done.returncode != 0:
-                        print(f"  {tool:<13} {batch:>5} {k:>7} | failed: {done.stderr.strip().splitlines()[-1:]}")
+                        print(f"  {tool:<20} {batch:>5} {k:>7} | failed: {done.stderr.strip().splitlines()[-1:]}")
                         continue
                     r = json.loads(done.stdout.strip().splitlines()[-1])
                     name = f"{tool} ({r['fid'][:5]}.)" if isinstance(r["fid"], str) else tool
-                    print(f"  {name:<13} {batch:>5} {k:>7} | {r['n'] / r['wall']:9.2f} | {r['n'] / r['cpu']:12.3f} | "
-                          f"{r['peak_mib']:12.0f} | {r['child_peak_mib']:12.0f} | {r['gpu_mib']:7.0f}", flush=True)
+                    print(f"  {name:<20} {batch:>5} {k:>7} | {r['n'] / r['wall']:9.2f} | {r['n'] / r['cpu']:12.3f} | "
+                          f"{r['peak_mib']:12.0f} | {1000 * r['main_cpu'] / r['n']:11.2f} | {r['child_peak_mib']:12.0f} | "
+                          f"{r['gpu_mib']:7.0f}", flush=True)
+    print("  main ms/img: CPU time of the scoring process itself per image (its threads included, worker processes "
+          "not): what bounds the throughput once the network is fast (a GPU) and the workers keep up")
     print("  ours: fid_clip.score from the paths (input checks, decoding, network, statistics, the distance: "
           "ms at N < d); torchmetrics: its update() loop with pytorch-fid's dataset; pytorch-fid: get_activations "
           "of both sides (their d x d distances are not timed); (packa.): the installed pytorch-fid package, "
@@ -381,6 +403,9 @@ def main() -> int:
     parser.add_argument("--batches", default="20,50", help="batch sizes for --images")
     parser.add_argument("--width", type=float, default=1.0, help="FID Inception width for --images (1.0: real)")
     parser.add_argument("--device", default="cpu", help="device for --images (cpu, cuda)")
+    parser.add_argument("--extractor", default="inception", choices=("inception", "pool"),
+                        help="--images: the FID Inception (--width) or a nearly free 4x4 channel pool, so that "
+                             "decoding alone bounds the throughput, as on a GPU")
     parser.add_argument("--only", default="", help="--images: ours,torchmetrics,pytorch-fid (default all)")
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # one --images configuration (subprocess)
     parser.add_argument("--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples")

@@ -456,6 +456,30 @@ def test_each_image_file_is_decoded_once(tmp_path, monkeypatch):
     assert sorted(loads) == sorted(paths + paths)  # each file once per side it is on
 
 
+def test_library_score_reads_each_header_once_before_decoding(tmp_path, monkeypatch):
+    """The library's score checks each file's header once (with ``max_pixels``, when the inputs are
+    stored), then decodes it once: no second header pass before the model runs."""
+    from multimodal_metrics.fid_clip import images
+
+    paths = []
+    for i, img in enumerate(random_images(4)):
+        Image.fromarray(img).save(tmp_path / f"{i}.png")
+        paths.append(str(tmp_path / f"{i}.png"))
+    opened = []
+    real_opened = images._opened
+
+    def counting(source, where, max_pixels, decode=False):
+        opened.append((str(source), decode))
+        return real_opened(source, where, max_pixels, decode)
+
+    monkeypatch.setattr(images, "_opened", counting)
+    fid_clip.score(paths, paths[::-1], feature_extractor=MeanColour(), num_workers=0)
+    assert sorted(p for p, decode in opened if not decode) == sorted(paths + paths)  # one header check each
+    assert sorted(p for p, decode in opened if decode) == sorted(paths + paths)
+    with pytest.raises(ValueError, match=r"`predictions\[0\]`.*over the limit"):
+        fid_clip.score(paths, paths, feature_extractor=MeanColour(), max_pixels=100)
+
+
 # ----------------------------------------------------------------------------------------------
 # issue 24 item 3: nothing downloads; corrupt or malicious weights are ValueErrors naming the option
 # ----------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """fid_clip speed (issue 23): the Frechet distance of small sets through the N x N route, and image
 decoding overlapped with the forward pass (``num_workers``)."""
 
+import os
 import warnings
 
 import mpmath
@@ -228,3 +229,62 @@ def test_decoding_overlaps_the_forward_pass_and_keeps_the_order_of_errors():
     for workers in (0, 3):
         with pytest.raises(ValueError, match=r"predictions\[3\]"):
             list(decoded_batches(list(range(8)), 2, convert, workers))
+
+
+def test_fid_batches_are_converted_in_worker_processes_in_order():
+    """FID's image path with workers and more than one batch: a DataLoader with forked worker
+    processes converts whole batches (not the calling process), in input order; errors come back as
+    the first failing item's own exception and message; no worker outlives the call."""
+    import multiprocessing
+
+    from multimodal_metrics.fid_clip.extract import can_fork, process_batches
+
+    if not can_fork():
+        pytest.skip("worker processes are forked on Linux only")
+
+    def convert(i):
+        return (i, os.getpid())
+
+    out = list(process_batches(list(range(7)), 3, convert, list, workers=2))
+    assert [start for start, _ in out] == [0, 3, 6]
+    assert [i for _, batch in out for i, _ in batch] == list(range(7))
+    assert all(pid != os.getpid() for _, batch in out for _, pid in batch)
+
+    def failing(i):
+        if i in (4, 5):
+            raise ValueError(f"`predictions[{i}]`: not a decodable image")
+        return i
+
+    with pytest.raises(ValueError, match=r"^`predictions\[4\]`: not a decodable image$"):
+        list(process_batches(list(range(12)), 2, failing, list, workers=2))
+    assert multiprocessing.active_children() == []
+
+
+def test_image_path_uses_worker_processes_and_names_the_failing_file(image_files, tmp_path):
+    """Through ``score``: several batches with num_workers=2 go through the worker processes (the
+    conversion runs outside this process) and give the in-thread features bit for bit; an undecodable
+    file among them is named with its index, as without workers."""
+    from unittest import mock
+
+    from multimodal_metrics.fid_clip import extract, score
+
+    paths, weights = image_files["paths"], image_files["weights"]
+    seen = []
+    real = extract.process_batches
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs.get("pin_memory"))
+        yield from real(*args, **kwargs)
+
+    with mock.patch.object(extract, "process_batches", spy):
+        with_workers = score(paths, paths[::-1], batch_size=3, inception_weights=weights, num_workers=2)
+    plain = score(paths, paths[::-1], batch_size=3, inception_weights=weights, num_workers=0)
+    assert seen == [False, False] if extract.can_fork() else seen == []
+    assert dict(with_workers) == dict(plain)
+
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(open(paths[0], "rb").read()[:60])  # a valid header, truncated pixel data
+    for workers in (0, 2):
+        with pytest.raises(ValueError, match=r"`predictions\[4\]`.*broken\.png.*not a decodable image"):
+            score(paths[:4] + [str(broken)] + paths[4:], paths, batch_size=2, inception_weights=weights,
+                  num_workers=workers)

@@ -223,8 +223,10 @@ OPTIONS = OptionTable(
         Option("device", "'cpu', 'cuda' or 'cuda:N': where the networks run.", kind="custom", check=_device,
                doc_type="str"),
         Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
-        Option("num_workers", "threads that decode the next images while the network runs (0: decode in the "
-               "calling thread; None: the CPUs this process may use); does not change the values.",
+        Option("num_workers", "workers that decode the next images while the network runs: forked worker "
+               "processes for FID's image path on Linux when there is more than one batch, threads otherwise (0: "
+               "decode in the calling thread; None: the CPUs this process may use, at most 8); does not change "
+               "the values.",
                kind="integer", low=0, high=1024, demo=False),
         Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
         Option("max_pixels", f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
@@ -274,11 +276,12 @@ def pack_batch(predictions, references, texts, max_pixels: int | None = None) ->
 # scoring
 # ----------------------------------------------------------------------------------------------
 def score_checked(predictions, references, texts, preset, options, resampling, return_per_example=False,
-                  default_resamples=False) -> Result:
+                  default_resamples=False, pixels_checked=False) -> Result:
     """FID / CLIP score / score of stored examples (rows of ``pack_batch``: ``NONE`` where a side has no
     example; ``texts`` with None where a row has no text) with resolved ``options`` (``OPTIONS.resolve``)
     and a checked ``Resampling``; ``default_resamples``: ``n_resamples`` was not given (FID then takes
-    ``FID_RESAMPLES``)."""
+    ``FID_RESAMPLES``); ``pixels_checked``: the images were stored with ``options["max_pixels"]`` (the
+    library's ``score``), so their headers are not read again before the model runs."""
     resampling = copy.copy(resampling)
     opts = options
     preds = [p for p in predictions if p["kind"] != "none"]
@@ -292,8 +295,9 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
     if preds and ref_side:
         if default_resamples:
             resampling.n_resamples = FID_RESAMPLES
-        check_pixels(predictions, "predictions", opts["max_pixels"])
-        check_pixels(references, "references", opts["max_pixels"])
+        if not pixels_checked:
+            check_pixels(predictions, "predictions", opts["max_pixels"])
+            check_pixels(references, "references", opts["max_pixels"])
         stats_p, kind_p, features_p = side_statistics(preds, "predictions", opts, keep=resampling.enabled)
         if opts["reference_stats"] is not None:
             stats_r, kind_r = load_stats(opts["reference_stats"]), "stats"
@@ -328,7 +332,8 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
                 if item["kind"] == "features":
                     raise ValueError(f"`{name}` example {i} is a feature vector: the CLIP score needs images")
                 pairs.append((item, text))
-        check_pixels(side, name, opts["max_pixels"])
+        if not pixels_checked:
+            check_pixels(side, name, opts["max_pixels"])
         cos = clip_cosines(pairs, opts)
         per_example, scores["clip_score"] = clip_scores(cos, opts["clip_scale"], opts["clip_clamp"])
         per_example = per_example.tolist()
@@ -381,7 +386,7 @@ def score(predictions=None, references=None, preset="default", *, texts=None, re
     opts = OPTIONS.resolve(preset, options)
     predictions, references, texts = pack_batch(predictions, references, texts, opts["max_pixels"])
     return score_checked(predictions, references, texts, preset, opts, resampling, return_per_example,
-                         default_resamples=n_resamples is None)
+                         default_resamples=n_resamples is None, pixels_checked=True)
 
 
 def compare(predictions_a, predictions_b, references=None, test="approximate_randomization", *, texts=None,
