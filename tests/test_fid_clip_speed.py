@@ -95,6 +95,54 @@ def test_small_sets_accuracy_against_the_exact_subspace_computation(n1, n2, d, s
     assert abs(ours - _fid_with_trace(x1, x2, exact)) <= 1e-12 * scale
 
 
+@pytest.mark.parametrize("batches", [[3, 4], [5, 5, 5, 5], [1, 30, 2], [40], [7, 7, 7, 7, 7, 7, 7]])
+def test_small_sets_skip_the_d_by_d_update_and_keep_every_sum_bit_for_bit(batches):
+    """While a side has fewer vectors than dimensions the distance needs only the vectors: no d x d
+    product is accumulated (the cost of FID for a few images at 2,048-d). Reading the covariance,
+    saving, merging or passing d vectors adds the deferred products batch by batch in their order:
+    the moments equal an eager accumulation bit for bit."""
+    d = 32
+    rng = np.random.default_rng(len(batches))
+    xs = [np.abs(rng.normal(size=(b, d))) for b in batches]
+    lazy = core.FrechetStats(d)
+    for x in xs:
+        lazy.update(x)
+    if sum(batches) < d:
+        assert not lazy._outer.any()  # nothing accumulated yet
+    shift, outer, total = xs[0][0], np.zeros((d, d)), np.zeros(d)
+    for x in xs:  # what update did before: y^T y per batch, in order
+        y = x - shift
+        total += y.sum(axis=0)
+        outer += y.T @ y
+    n = sum(batches)
+    cov = (outer - n * np.outer(total / n, total / n)) / (n - 1)
+    assert np.array_equal(lazy.covariance, (cov + cov.T) / 2)
+    other = core.FrechetStats(d).update(xs[-1])
+    merged = core.FrechetStats(d).update(xs[0]).merge(other)
+    eager, other = core.FrechetStats(d).update(xs[0]), core.FrechetStats(d).update(xs[-1])
+    eager._flush()
+    other._flush()
+    assert np.array_equal(merged.covariance, eager.merge(other).covariance)
+
+
+def test_fid_of_a_few_vectors_does_no_d_by_d_work(monkeypatch):
+    """10 + 10 feature vectors at 2,048-d: no d x d matrix is formed (the score is milliseconds)."""
+    from multimodal_metrics.fid_clip import score
+
+    rng = np.random.default_rng(0)
+    a, b = np.abs(rng.normal(size=(10, 2048))), np.abs(rng.normal(size=(10, 2048))) + 0.1
+    flushed = []
+    monkeypatch.setattr(core.FrechetStats, "_flush", lambda self: flushed.append(len(self._deferred)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        fid = score(a, b)["fid"]
+    assert not any(flushed)  # no deferred d x d product was ever added
+    b1, b2 = (a - a.mean(0)) / 3.0, (b - b.mean(0)) / 3.0  # B^T B = the covariance (n - 1 = 9)
+    diff = a.mean(0) - b.mean(0)
+    exact = diff @ diff + (b1**2).sum() + (b2**2).sum() - 2 * np.linalg.svd(b1 @ b2.T, compute_uv=False).sum()
+    assert fid == pytest.approx(exact, rel=1e-12)
+
+
 @pytest.mark.parametrize("n1,n2,d,seed", [(10, 12, 64, 0), (30, 20, 64, 1), (50, 400, 64, 2), (200, 120, 256, 3)])
 def test_small_sets_equal_the_d_by_d_route(n1, n2, d, seed):
     """The N x N route against the d x d one (``trace_sqrt_product``, what every N used before): equal to

@@ -56,6 +56,10 @@ class FrechetStats:
         self._outer = np.zeros((dims, dims), dtype=np.float64)
         self._fixed = None  # (mu, sigma) of statistics loaded without their sums
         self._rows = []  # the vectors themselves while n < dims (None after): the N x N route
+        # batches kept in _rows whose y^T y is not yet in _outer: while n < dims the distance needs only
+        # the rows, so the d x d update (30 ms per batch at 2,048-d) waits until _outer is read, then runs
+        # batch by batch in the order they came (the same sums as an eager update, bit for bit)
+        self._deferred = []
 
     # -- accumulation ------------------------------------------------------------------------
     def update(self, features, arg: str = "features", start: int = 0) -> "FrechetStats":
@@ -69,11 +73,23 @@ class FrechetStats:
             self.shift = x[0].copy()
         y = x - self.shift
         self._sum += y.sum(axis=0)
-        self._outer += y.T @ y
         self.n += len(x)
-        if self._rows is not None:
-            self._rows = self._rows + [x.copy()] if self.n < self.dims else None
+        if self._rows is not None and self.n < self.dims:
+            kept = x.copy()
+            self._rows = self._rows + [kept]
+            self._deferred.append(kept)
+            return self
+        self._flush()
+        self._rows = None
+        self._outer += y.T @ y
         return self
+
+    def _flush(self) -> None:
+        """Add the deferred batches' outer products to the running sum, in their order."""
+        for x in self._deferred:
+            y = x - self.shift
+            self._outer += y.T @ y
+        self._deferred = []
 
     def merge(self, other: "FrechetStats") -> "FrechetStats":
         """Add the vectors counted by ``other`` (another batch, another process) to these ones."""
@@ -85,6 +101,8 @@ class FrechetStats:
             raise ValueError("statistics loaded from mu/sigma without `n` cannot be merged")
         if other.n == 0:
             return self
+        self._flush()
+        other._flush()
         if self.n == 0:
             self.shift = other.shift.copy()
             self._sum, self._outer, self.n = other._sum.copy(), other._outer.copy(), other.n
@@ -140,6 +158,7 @@ class FrechetStats:
             return self._fixed[1]
         if self.n < 2:
             raise ValueError(f"the covariance needs at least 2 feature vectors, got {self.n}")
+        self._flush()
         m = self._sum / self.n
         cov = (self._outer - self.n * np.outer(m, m)) / (self.n - 1)
         return (cov + cov.T) / 2
