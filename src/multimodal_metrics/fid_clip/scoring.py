@@ -442,7 +442,9 @@ def fid_generation_samples(scores: dict, features, reference, statistic, resampl
     resamples of the generated images; the reference moments stay fixed. The FID values are moved by
     the bootstrap bias estimate ``mean(FID*) - FID`` (resamples hold ~63% distinct images, so their
     FID is biased upwards by about as much as FID at n is above FID at infinity)."""
-    fid = bootstrap_fid(features, reference.mean, reference.covariance, *_rs(resampling), overwrite=True)
+    rows = reference.centred_rows() if isinstance(reference, FrechetStats) else None  # < d vectors: thin factor
+    fid = bootstrap_fid(features, reference.mean, reference.covariance, *_rs(resampling), overwrite=True,
+                        ref_factor=None if rows is None else rows.T)
     fid -= fid.mean() - scores["fid"]
     samples = {"fid": fid}
     if statistic is not None:
