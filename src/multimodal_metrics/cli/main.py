@@ -336,9 +336,10 @@ def compare(cmd: Command, args, preset: str, loaded: Loaded, options: dict) -> d
     lib.OPTIONS.check_preset(preset)
     columns = input_columns(lib, preset, loaded.columns)
     kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
+    rule = {"p_value": args.p_value} if args.p_value is not None else {}  # else the library's default
     return lib.compare(loaded.predictions, loaded_b.predictions, loaded.references, args.test,
                        n_resamples=options.get("n_resamples"), seed=options.get("seed"), preset=preset,
-                       **columns, **kwargs)  # fmt: skip
+                       **columns, **rule, **kwargs)  # fmt: skip
 
 
 def write_per_example(out, loaded: Loaded, result: dict) -> None:
@@ -375,6 +376,8 @@ def run_metric(cmd: Command, args) -> int:
         if options.get(name) is not None:
             options[name] = read(options[name])
     try:
+        if args.p_value is not None and not args.compare_pred:
+            raise ValueError("--p-value is the rule of the paired test: give --compare-pred too")
         if args.compare_pred:
             result = compare(cmd, args, preset, loaded, options)
         else:
@@ -551,7 +554,8 @@ COMMON_EPILOG = """Output: the result dict (scores, signature, examples) as text
 --per-example FILE writes one JSON line per example: {"id": ..., "<score>": ...}.
 --confidence 0.95 adds <score>_ci_low / <score>_ci_high (percentile bootstrap over the examples).
 --compare-pred B.json prints, per score, <score>_a, <score>_b, <score>_difference (A - B), its interval
-and <score>_p_value (approximate randomisation, 10,000 trials, or --test paired_bootstrap, 1,000 resamples).
+and <score>_p_value (approximate randomisation, 10,000 trials, or --test paired_bootstrap, 1,000 resamples;
+--p-value sacrebleu: sacrebleu's strict count, ties left out; the default counts them).
 Errors (a malformed file, a metric error) are one line naming the file, the record and the field; exit status 2."""
 
 
@@ -564,6 +568,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import stats as mm_stats  # the paired tests' declarations (--p-value's choices)
+
     parser = Parser(
         prog="mm-score", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run `mm-score COMMAND --help` for the file formats of a command.",
@@ -602,6 +608,10 @@ def build_parser() -> argparse.ArgumentParser:
                                  "--pred minus this, its paired bootstrap interval and the p-value")
         paired.add_argument("--test", choices=["approximate_randomization", "paired_bootstrap"],
                             default="approximate_randomization", help="paired test (default approximate_randomization)")
+        paired.add_argument("--p-value", choices=mm_stats.P_VALUES, metavar="RULE",
+                            help=f"the p-value's rule, one of {', '.join(mm_stats.P_VALUES)} (default "
+                                 f"{mm_stats.DEFAULT_P_VALUE}: trials as far apart as A and B count, ties included; "
+                                 "sacrebleu: sacrebleu's strict count); recorded in the signature as p:RULE")
         p.add_argument("--per-example", metavar="FILE", help="write per-example scores as JSON lines")
         p.add_argument("--json", action="store_true", help="print the result as JSON")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
