@@ -34,8 +34,12 @@ def _layoutlmv2_snippet(pred: str, answers: list[str]) -> float:
 
 
 def test_layoutlmv2_preset_equals_the_snippet_on_5000_generated_questions():
-    cases = [(p, r) for p, r in anls_cases(5000, seed=7) if not (p == "" and "" in r)]  # the snippet raises there
-    got = anls.score([p for p, _ in cases], [r for _, r in cases], preset="layoutlmv2", return_per_example=True)
+    cases = [
+        (p, r) for p, r in anls_cases(5000, seed=7) if not (p == "" and "" in r)
+    ]  # the snippet raises there
+    got = anls.score(
+        [p for p, _ in cases], [r for _, r in cases], preset="layoutlmv2", return_per_example=True
+    )
     assert got.per_example == [_layoutlmv2_snippet(p, r) for p, r in cases]
 
 
@@ -63,11 +67,86 @@ def test_fusion_brain_2021_english_equals_the_aij_scoring_on_4000_generated_ques
     preds, refs = vqa_cases(4000, seed=21, size=0)
     rng = random.Random(21)
     # the AIJ GT is used as given: add the normalised prediction as a GT now and then, so that hits occur
-    refs = [r + [vqa_core.normalize_answer(p, ascii_digits=False)] if rng.random() < 0.3 else r for p, r in zip(preds, refs)]
+    refs = [
+        r + [vqa_core.normalize_answer(p, ascii_digits=False)] if rng.random() < 0.3 else r
+        for p, r in zip(preds, refs)
+    ]
     got = vqa.score(preds, refs, preset="fusion_brain_2021", return_per_example=True)
     expected = [_aij2021_en(p, r) for p, r in zip(preds, refs)]
     assert got.per_example == expected
     assert 0.1 < sum(expected) / len(expected) < 0.9
+
+
+# AIJ 2021 vqaEval.py, Russian branch (ai-forever/fusion_brain_aij2021:evaluation/VQA_accuracy/vqaEval.py @ 262c069,
+# processDigitArticle, lang == 'ru'): every lower-cased token -> morph.parse(word)[0].normal_form -> manualMap_ru,
+# no article removal, no contractions. The script's pymorphy2 no longer imports on Python >= 3.11; pymorphy3 (its
+# maintained fork, the library's lemmatiser too) runs here with the same call.
+_MANUAL_MAP_RU = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4",
+                  "пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"}  # fmt: skip
+_RU_WORDS = (
+    "два двух двум двумя две трёх трех три тремя четыре четырьмя пять пятью шести семь восьми девятью десять десяти "
+    "один одна одного одной одну ноль нуля нолём никакой никакого никакие нисколько "
+    "кошка кошки кошек кошку Кошки собака собаки собак мяч мячи мячей мячом стол столе столы дерево деревья деревьев "
+    "красный красная красного красные синий синие синего тёмно-синий темно-синий зелёный зеленые большой большая "
+    "летают летает сидит сидят стоит да нет возможно ДА Нет ёж ежи человек люди людей ребёнок дети "
+    "на в под у около справа слева сверху и или не"
+).split()
+_RU_PIECES = [*_RU_WORDS, "dog", "Two", "the", "3", "10", "3,5", "1.5", "2.", "٣", "٣,٣", "١.٥", "٣.", ",", ".", "!", "?", "-", "(", ")", '"',
+              "«", "»", "…", "'", ":", ";", "/", "\n", "\t", "  "]  # fmt: skip
+
+
+def _aij2021_ru_normal_form(pred: str, morph) -> str:
+    pred = pred.replace("\n", " ").replace("\t", " ").strip()
+    out = pred
+    for p in vqa_core.PUNCT:
+        if (p + " " in pred or " " + p in pred) or (re.search(_COMMA, pred) is not None):
+            out = out.replace(p, "")
+        else:
+            out = out.replace(p, " ")
+    out = _PERIOD.sub("", out, re.UNICODE)
+    words = []
+    for word in out.lower().split():
+        lemma = morph.parse(word)[0].normal_form
+        words.append(_MANUAL_MAP_RU.setdefault(lemma, lemma))
+    return " ".join(words)
+
+
+def _aij2021_ru(pred: str, gts: list[str], morph) -> float:
+    """AIJ 2021 vqaEval.py, Russian: only the prediction is normalised, then `in` the GT list."""
+    return 1.0 if _aij2021_ru_normal_form(pred, morph) in gts else 0.0
+
+
+def _ru_answer(rng: random.Random) -> str:
+    return "".join(rng.choice(_RU_PIECES) + rng.choice(["", " ", " ", ","]) for _ in range(rng.randint(0, 4)))
+
+
+def test_fusion_brain_2021_russian_equals_the_aij_scoring_on_4000_generated_questions():
+    """Russian (and, mixed in, English) answers: inflected number words, ё/е, capitals, hyphens, Latin words,
+    Unicode digits, the VQA punctuation and periods, tabs and newlines, empty answers."""
+    import pymorphy3
+
+    morph = pymorphy3.MorphAnalyzer(lang="ru")
+    rng = random.Random(2021)
+    preds, refs, langs = [], [], []
+    for _ in range(4000):
+        pred, lang = _ru_answer(rng), rng.choice(["ru", "ru", "ru", "en"])
+        gts = [_ru_answer(rng) for _ in range(rng.randint(0, 2))]
+        if rng.random() < 0.4:  # the AIJ GT is used as given: the prediction's normal form now and then
+            gts.append(_aij2021_ru_normal_form(pred, morph) if lang == "ru" else pred.lower())
+        if rng.random() < 0.2:  # a near miss: the normal form of the prediction without its last character
+            gts.append(_aij2021_ru_normal_form(pred[:-1], morph))
+        preds.append(pred)
+        refs.append(gts or [""])
+        langs.append(lang)
+    got = vqa.score(preds, refs, preset="fusion_brain_2021", languages=langs, return_per_example=True)
+    expected = [
+        _aij2021_ru(p, r, morph) if lang == "ru" else _aij2021_en(p, r)
+        for p, r, lang in zip(preds, refs, langs)
+    ]
+    assert got.per_example == expected
+    ru = [e for e, lang in zip(expected, langs) if lang == "ru"]
+    assert 0.1 < sum(ru) / len(ru) < 0.9  # hits and misses in Russian
+    assert got["accuracy_language/ru"] == sum(ru) / len(ru)
 
 
 def test_ned_string_accuracy_equals_the_aij2021_htr_comparison_on_3000_generated_lines():
@@ -81,7 +160,10 @@ def test_ned_string_accuracy_equals_the_aij2021_htr_comparison_on_3000_generated
 
 
 def test_bleu1_lowercase_gives_the_same_numbers_on_the_lower_case_vectors():
-    preds, refs = ["dog", "cat", "a dog", "dog", "dog"], [["dog"], ["dog"], ["dog"], ["black dog"], ["dog", "black dog"]]
+    preds, refs = (
+        ["dog", "cat", "a dog", "dog", "dog"],
+        [["dog"], ["dog"], ["dog"], ["black dog"], ["dog", "black dog"]],
+    )
     plain = vqa.score(preds, refs, preset="bleu1", return_per_example=True)
     lower = vqa.score(preds, refs, preset="bleu1", lowercase=True, return_per_example=True)
     assert lower.per_example == plain.per_example and lower["bleu1_corpus"] == plain["bleu1_corpus"]
