@@ -181,3 +181,70 @@ def test_vqa_v2_differs_from_python2_only_through_the_unicode_tables():
     assert measure.count_differences(measure.PYTHON2, [], n=1000) == 0  # bit for bit without those letters
     assert measure.count_differences(measure.PYTHON2, ["\u180e"], n=1000) > 0  # U+180E: whitespace in 5.2
     assert measure.count_differences(measure.PYTHON2, ["Ꭰ", "ꭰ"], n=1000) > 0  # case pair of Unicode 8.0
+
+
+def _text_pairs(n: int, seed: int, alphabet: list[str]) -> tuple[list[str], list[str]]:
+    """(references, predictions): a reference of 0-6 pieces and a prediction 0-3 edits away from it (so
+    that empty pairs, near misses and exact matches all occur)."""
+    rng = random.Random(seed)
+    refs, preds = [], []
+    for _ in range(n):
+        ref = [rng.choice(alphabet) for _ in range(rng.choice([0, 0, *range(1, 7)]))]
+        pred = list(ref)
+        for _ in range(rng.randint(0, 3)):
+            k = rng.randint(0, len(pred))
+            if rng.random() < 0.4:
+                pred.insert(k, rng.choice(alphabet))
+            elif pred:
+                pred[min(k, len(pred) - 1)] = rng.choice(alphabet) if rng.random() < 0.5 else ""
+        refs.append("".join(ref))
+        preds.append("".join(pred))
+    return refs, preds
+
+
+_ANY = [*"abcXYZ019^ -.,!?'", "ab", "Хор", "хор", "ё", "Ё", "一", "丁", "龥", "Ａ", "\u3000", "é", "\t"]
+_KEPT_BY_MMOCR = [*"abcxyz0189^", "ab", "一", "丁", "龥"]  # lower-case: what mmocr's filters leave unchanged
+
+
+def test_ned_empty_match_equals_mmeval_without_its_symbol_filter_on_3000_generated_pairs():
+    """empty_match = AIJ 2022 with two empty strings scoring 1: per pair, bit for bit, mmeval's
+    OneMinusNormEditDistance with letter_case="unchanged" and a valid_symbol that deletes nothing; the
+    default preset differs exactly on the pairs of two empty strings."""
+    from _ned_oracle import mmeval_one_minus_ned
+
+    from multimodal_metrics.ned import scoring as ned
+
+    refs, preds = _text_pairs(3000, seed=2201, alphabet=_ANY)
+    norm_ed, corpus = mmeval_one_minus_ned(preds, refs, valid_symbol=r"(?!)")
+    got = ned.score(preds, refs, preset="empty_match", return_per_example=True)
+    assert [e["one_minus_ned"] for e in got.per_example] == [1.0 - x for x in norm_ed]
+    assert abs(got["one_minus_ned"] - corpus["1-N.E.D"]) < 1e-12  # the same mean, summed in another order
+    default = ned.score(preds, refs, return_per_example=True).per_example
+    differ = [i for i, (a, b) in enumerate(zip(default, got.per_example)) if a != b]
+    assert differ == [i for i, (p, r) in enumerate(zip(preds, refs)) if p == r == ""] and len(differ) > 100
+
+
+def test_ned_empty_match_equals_mmeval_and_mmocr_defaults_only_where_their_filters_change_nothing():
+    """With their default filters (mmocr also lower-cases; both delete every character outside A-Z a-z 0-9 ^
+    and CJK U+4E00..U+9FA5) mmeval and mmocr equal empty_match on strings those filters leave unchanged, and
+    differ from it on Cyrillic, punctuation, spaces, capitals (mmocr), full-width forms."""
+    from _ned_oracle import mmeval_one_minus_ned, mmocr_one_minus_ned
+
+    from multimodal_metrics.ned import scoring as ned
+
+    refs, preds = _text_pairs(3000, seed=2202, alphabet=_KEPT_BY_MMOCR)
+    got = ned.score(preds, refs, preset="empty_match", return_per_example=True)
+    mine = [e["one_minus_ned"] for e in got.per_example]
+    for oracle in (mmeval_one_minus_ned, mmocr_one_minus_ned):
+        norm_ed, corpus = oracle(preds, refs)
+        assert mine == [1.0 - x for x in norm_ed]
+    assert abs(got["one_minus_ned"] - mmeval_one_minus_ned(preds, refs)[1]["1-N.E.D"]) < 1e-12
+    assert float(f"{got['one_minus_ned']:.4f}") == mmocr_one_minus_ned(preds, refs)[1]["1-N.E.D"]
+    refs, preds = _text_pairs(3000, seed=2203, alphabet=_ANY)
+    mine = [
+        e["one_minus_ned"]
+        for e in ned.score(preds, refs, preset="empty_match", return_per_example=True).per_example
+    ]
+    for oracle in (mmeval_one_minus_ned, mmocr_one_minus_ned):
+        differ = sum(a != 1.0 - x for a, x in zip(mine, oracle(preds, refs)[0]))
+        assert differ > 300, (oracle.__name__, differ)
