@@ -447,3 +447,71 @@ def test_library_score_returns_the_dict_compute_returns_on_generated_inputs(name
         want = load_metric(name).compute(**inputs, **options, **per_example)
     assert dict(got) == want
     assert isinstance(got[next(iter(got))], float) and not np.isnan(got[next(iter(got))])
+
+
+# ------------------------------------------------------------------------------------------------
+# fid_clip: the presets' FID from image files = pytorch-fid's pipeline (and the contest's extra resize)
+# ------------------------------------------------------------------------------------------------
+def _pytorch_fid_features(net, paths, contest_resize: bool):
+    """pytorch-fid 0.3.0 fid_score.py: ImagePathDataset (``Image.open(path).convert("RGB")``, then
+    ``TF.ToTensor()``) -> InceptionV3 (resize_input, normalize_input) -> pool3, one image per batch (its
+    DataLoader stacks same-size images only); the AIJ 2022 evaluate_fid_clip.py adds a PIL bilinear
+    256 x 256 resize before ToTensor."""
+    import numpy as np
+    import torch
+    from PIL import Image
+
+    out = []
+    with torch.inference_mode():
+        for path in paths:
+            img = Image.open(path).convert("RGB")
+            if contest_resize:
+                img = img.resize((256, 256), Image.BILINEAR)
+            x = torch.from_numpy(np.asarray(img).transpose(2, 0, 1).copy()).float() / 255  # = TF.ToTensor()
+            out.append(net(x[None])[0].double().numpy())
+    return np.stack(out)
+
+
+_FORMATS_OF_MODE = {"RGB": ["png", "jpg", "bmp", "webp", "tiff"], "L": ["png", "jpg", "bmp", "webp", "tiff"],
+                    "P": ["png", "bmp", "tiff"], "RGBA": ["png", "webp", "tiff"], "LA": ["png"], "CMYK": ["jpg", "tiff"]}  # fmt: skip
+
+
+def test_fid_presets_equal_pytorch_fids_pipeline_on_generated_image_files(tmp_path):
+    """24 generated and 20 real image files of random sizes (8 to 89 px), modes (RGB, RGBA, L, LA, P, CMYK) and formats
+    (PNG, JPEG, BMP, WebP, TIFF) through a small random-weight FIDInceptionV3: ``default`` equals pytorch-fid's
+    pipeline, ``fusion_brain_2022`` the contest's (to 1e-4 relative: float32 network, other batches)."""
+    import warnings
+
+    import numpy as np
+    from _fid_clip_fixtures import tiny_inception, tiny_inception_weights
+    from helpers import load_script
+    from PIL import Image
+
+    from multimodal_metrics import fid_clip
+    from multimodal_metrics.fid_clip import inception
+
+    bench = load_script("bench_fid_clip")
+    rng = np.random.default_rng(22)
+    files = {"gen": [], "real": []}
+    for side, n in (("gen", 24), ("real", 20)):
+        for i in range(n):
+            w, h = int(rng.integers(8, 90)), int(rng.integers(8, 90))
+            base = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+            base[: h // 2] //= 2 if side == "gen" else 1  # the two sides differ in distribution
+            img = Image.fromarray(base).convert(str(rng.choice(["RGB", "RGBA", "L", "LA", "P", "CMYK"])))
+            ext = str(rng.choice(_FORMATS_OF_MODE[img.mode]))
+            path = tmp_path / f"{side}_{i}.{ext}"
+            img.save(path)
+            files[side].append(str(path))
+    weights = str(tiny_inception_weights(inception, tmp_path))
+    net = tiny_inception(inception)
+    for preset, contest in (("default", False), ("fusion_brain_2022", True)):
+        gen = _pytorch_fid_features(net, files["gen"], contest)
+        real = _pytorch_fid_features(net, files["real"], contest)
+        expected = bench.pytorch_fid_distance(gen.mean(0), np.cov(gen, rowvar=False), real.mean(0),
+                                              np.cov(real, rowvar=False))  # fmt: skip
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # fewer images than the 256 feature dimensions
+            got = fid_clip.score(files["gen"], files["real"], preset=preset, inception_weights=weights,
+                                 batch_size=7, progress=False)  # fmt: skip
+        assert abs(got["fid"] - expected) <= 1e-4 * expected, (preset, got["fid"], expected)
