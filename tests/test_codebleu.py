@@ -221,6 +221,19 @@ def test_parity_pinned_grammars(parity, lang):
         assert abs(ours["codebleu"] - res["scores"]["codebleu"]) < 0.02
 
 
+@needs_oracle
+def test_fusion_brain_2021_repo_sample_with_the_wheels_gives_the_pypi_numbers():
+    """The card: with grammar_library="wheels" the AIJ 2021 repository sample gives 0.301789 (0.146248,
+    0.150827, 0.065421, 0.844660), the same numbers as PyPI codebleu 0.7.0's calc_codebleu."""
+    metric = load_metric("codebleu", "fusion_brain_2021")
+    ours = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels")
+    job = {"lang": "python", "predictions": [SAMPLE_PRED] * 20, "references": SAMPLE_REFS}
+    theirs = oracle.run_oracle([job])[0]["scores"]
+    for k in core.KEYS:
+        assert ours[k] == pytest.approx(theirs[PYPI_KEYS[k]], abs=1e-12), k
+    assert round(ours["codebleu"], 6) == 0.301789
+
+
 # ----------------------------------------------------------------------------------------------
 # Determinism
 # ----------------------------------------------------------------------------------------------

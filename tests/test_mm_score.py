@@ -684,3 +684,36 @@ def test_typed_flag_error_is_one_line(tmp_path, capsys):
     assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt, "--iou-treshold", "0.5"],
                  "mm-score det-f1: error: unrecognized arguments: --iou-treshold 0.5")  # fmt: skip
     assert_error(capsys, ["det-f1", "--gt", gt], "mm-score det-f1: error:", "required: --pred")
+
+
+def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
+    """--p-value chooses the paired test's p-value rule from the library's declaration (stats.P_VALUES:
+    "ge", ties counted, the default; "sacrebleu"); the printed signature records it as the library does
+    (p:ge / p:sacrebleu) and the numbers are the library's compare with that rule."""
+    from multimodal_metrics import anls, stats
+
+    answers = [f"answer{i}" for i in range(8)]
+    gt = _write(tmp_path, "gt.json", {"dataset_name": "docvqa",
+                                     "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)]})
+    a_preds = [a if i != 0 else "zzz" for i, a in enumerate(answers)]  # 7/8 right
+    b_preds = [a if i not in (1, 2) else "zzz" for i, a in enumerate(answers)]  # 6/8: they differ on 3
+    pred_a = _write(tmp_path, "a.json", [{"questionId": i, "answer": p} for i, p in enumerate(a_preds)])
+    pred_b = _write(tmp_path, "b.json", [{"questionId": i, "answer": p} for i, p in enumerate(b_preds)])
+    argv = ["anls", "--gt", gt, "--pred", pred_a, "--compare-pred", pred_b, "--n-resamples", "2000"]
+    for flags, rule in (([], "ge"), (["--p-value", "ge"], "ge"), (["--p-value", "sacrebleu"], "sacrebleu")):
+        out = run_json(capsys, *argv, *flags)
+        direct = anls.compare(a_preds, b_preds, [[a] for a in answers], n_resamples=2000, p_value=rule)
+        assert {k: out[k] for k in direct} == direct and out["examples"] == 8
+        assert f"|p:{rule}|" in out["signature"]
+    # every swap of the 3 discordant questions is at least as far apart as A and B (1/8): p = 1 when ties
+    # count; sacrebleu's strict count keeps only the swaps 3/8 apart (1 in 4)
+    assert run_json(capsys, *argv)["anls_p_value"] == 1.0
+    assert 0.2 < run_json(capsys, *argv, "--p-value", "sacrebleu")["anls_p_value"] < 0.3
+    assert_error(capsys, [*argv, "--p-value", "GE"], "mm-score anls: error: argument --p-value: invalid choice: 'GE'")
+    assert_error(capsys, ["anls", "--gt", gt, "--pred", pred_a, "--p-value", "sacrebleu"],
+                 "--p-value", "--compare-pred")  # fmt: skip
+    # one declaration: the flag's choices and default are the library's
+    monkeypatch.setattr(stats, "P_VALUES", (*stats.P_VALUES, "hypothetical"))
+    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["anls"]._actions
+                  if a.dest == "p_value")  # fmt: skip
+    assert list(action.choices) == list(stats.P_VALUES) and stats.DEFAULT_P_VALUE in action.help

@@ -172,6 +172,19 @@ def _cases() -> list:
         else:
             argv = lambda root, c=command, e=extra: [c, str(root / c.replace("fusion-brain-", "fb")), *e]  # noqa: E731
         cases.append((f"{command}-bad-flag", argv, lambda root, f=fragment: [f]))
+    # --p-value: a rule outside the library's (stats.P_VALUES), and a rule without a paired test
+    for command, (_, files) in COMMANDS.items():
+        pred = next(name for flag, (name, _) in files.items() if flag in ("--pred", "--results"))
+        for what, extra, fragment in (("unknown", ["--p-value", "≥"], "argument --p-value: invalid choice: '≥'"),
+                                      ("case", ["--p-value", "GE"], "argument --p-value: invalid choice: 'GE'"),
+                                      ("spaced", ["--p-value", "ge "], "argument --p-value: invalid choice: 'ge '")):
+            def argv(root, c=command, e=extra, pred=pred):
+                return _files(root, c) + ["--compare-pred", str(root / pred), *e]
+
+            cases.append((f"{command}-p-value-{what}", argv, lambda root, f=fragment: [f]))
+        cases.append((f"{command}-p-value-without-compare-pred",
+                      lambda root, c=command: _files(root, c) + ["--p-value", "sacrebleu"],
+                      lambda root: ["--p-value", "give --compare-pred too"]))
     # the integral commands: a FIFO where a sub-task file is looked up, a repeated key in ids.json
     cases.append(("fusion-brain-2021-fifo", lambda root: ["fusion-brain-2021", str(root / "fb2021"), "--partial"],
                   lambda root: ["prediction_VQA.json: is not a regular file"]))
