@@ -32,10 +32,13 @@ CodeBLEU = a*BLEU + b*BLEU_weighted + c*Match_ast + d*Match_df (default 0.25 eac
 whitespace tokens, a keyword-weighted n-gram match, the share of reference AST subtrees (tree-sitter
 s-expressions) found in the candidate, and the share of reference data-flow edges (variable names
 normalised) found in the candidate. The default preset reproduces the CodeXGLUE evaluator
-(microsoft/CodeXGLUE code-to-code-trans/evaluator/CodeBLEU), quirks included; `pypi` reproduces the
-PyPI `codebleu` 0.7.0 package, `fusion_brain_2021` the AIJ 2021 Fusion Brain copy, `paper` uses the
-paper's weights 0.1/0.1/0.4/0.4. Languages: python, java, javascript, c_sharp, php, c, cpp, go, ruby,
-rust (individual tree-sitter grammar wheels). Every convention is an option recorded in `signature`.
+(microsoft/CodeXGLUE code-to-code-trans/evaluator/CodeBLEU), quirks included, with the 2020 grammars
+(built by `python -m multimodal_metrics.codebleu.build_runtime`; without them it warns and parses with
+the grammar wheels, whose numbers differ); `pypi` gives the PyPI `codebleu` 0.7.0 package's numbers
+(the grammar wheels), `fusion_brain_2021` the AIJ 2021 Fusion Brain copy, `paper` the paper's weights
+0.1/0.1/0.4/0.4 (both with the 2020 grammars). Languages: python, java, javascript, c_sharp, php, c,
+cpp, go, ruby, rust (individual tree-sitter grammar wheels; python and java also in the 2020 grammars).
+Every convention, the grammars included, is an option recorded in `signature`.
 """
 
 _KWARGS_DESCRIPTION = f"""
