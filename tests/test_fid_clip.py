@@ -639,8 +639,8 @@ def test_demo_scores_uploads(models, tmp_path):
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
         assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table
-        assert [r[1] for r in rows] == [p.name for p in gen]
-        assert [float(r[3]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
+        assert [r[2] for r in rows] == [p.name for p in gen]  # columns: #, clip_score, image, prompt
+        assert [float(r[1]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
         fid_only = client.predict([handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "",
                                   "default", str(models["inception"]), "", "", api_name="/compute")[0]
