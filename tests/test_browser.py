@@ -685,7 +685,7 @@ def test_det_f1_picture_explains_its_boxes(page, served):
     picture = page.locator("#picture img").first
     picture.wait_for(state="visible")
     picture.scroll_into_view_if_needed()
-    shot(page, "det_f1_picture", full_page=False)
+    shot(page, "det_f1_picture")
     note = page.locator("#picture_note")
     assert note.count() and note.is_visible(), "no note beside the picture"
     text = note.inner_text()

@@ -156,10 +156,10 @@ def picture_note(names, predictions, references, options, result) -> str:
     if options["matching"] == "any" and missed > fn:
         note += (
             f"\n\n**{missed} dashed box(es), FN = {fn}, recall = {result['recall']:.4g}**: under matching *any* "
-            "(the official rule) a class's FN is max(0, #ground truth - #predictions), so a missed box lowers "
-            "recall only when its class has fewer predictions than ground-truth boxes; the extra predictions "
-            "count as false positives instead (precision). Choose matching *one_to_one* to count every missed "
-            "box as FN."
+            "(the official rule) a prediction is a true positive when it hits any ground-truth box of its class "
+            "(several may hit the same box), and a class's FN is max(0, #ground truth - #predictions): a missed "
+            "box lowers recall only when its class has fewer predictions than ground-truth boxes. Choose "
+            "matching *one_to_one* to count every missed box as FN."
         )
     return note
 
