@@ -90,18 +90,20 @@ def set_option(page, elem_id: str, value: str) -> None:
 
 
 def upload(page, elem_id: str, paths: list[str]) -> None:
-    """Choose files in a File component and wait until the upload is done (the page lists a file);
-    chosen again once when the component was not ready for them."""
-    for attempt in range(2):
-        page.locator(f"#{elem_id} input[type=file]").set_input_files(paths)
-        listed = page.locator(f"#{elem_id}").get_by_text(Path(paths[0]).name).first
-        try:
-            listed.wait_for(state="attached", timeout=TIMEOUT_MS // 4 if attempt == 0 else TIMEOUT_MS)
-            break
-        except Exception:  # noqa: BLE001 - a Playwright timeout: choose the files again
-            if attempt:
-                raise
+    """Choose files in a File component once and wait until the page lists every one of them (Gradio 6
+    lists a file as `td.filename[aria-label=<name>]`, its name split into stem and extension, so its
+    text never reads `name.ext`). The files are chosen a single time: the former helper waited for the
+    text `name.ext`, timed out and chose the files again while the first upload was under way, which
+    can leave the component holding them twice (a flaky fid_clip run)."""
     page.wait_for_load_state("networkidle")
+    box = page.locator(f"#{elem_id}")
+    box.locator("input[type=file]").wait_for(state="attached")
+    box.locator("input[type=file]").set_input_files(paths)
+    for path in paths:
+        box.locator(f'td.filename[aria-label="{Path(path).name}"]').first.wait_for(state="attached")
+    page.wait_for_load_state("networkidle")
+    listed = box.locator("tr.file").count()
+    assert listed == len(paths), f"{elem_id}: {listed} files listed for {len(paths)} chosen"
 
 
 def compute(page, prefix: str, button: str = "go") -> None:
@@ -143,7 +145,7 @@ def read_table(page, prefix: str) -> tuple[list[str], list[list[str]]]:
 
 def histogram_drawn(page, prefix: str) -> bool:
     """The histogram gets drawn (Vega renders a canvas or SVG marks, a moment after the result)."""
-    marks = page.locator(f"#{prefix}histogram").locator("canvas, svg .mark-rect").first
+    marks = page.locator(f"#{prefix}histogram").locator("canvas, svg .mark-rect, .mm-bar").first
     marks.wait_for(state="attached", timeout=TIMEOUT_MS)
     return True
 
@@ -160,9 +162,9 @@ def error_after_compute(page, prefix: str) -> str:
 # What the page itself shows (not what the server sent)
 # ------------------------------------------------------------------------------------------------
 def histogram_bars(page, prefix: str) -> list[int]:
-    """The counts of the histogram's bars as drawn (Vega's SVG marks carry `examples: <n>` in their
-    aria-label), in drawing order; [] while nothing is drawn."""
-    labels = page.locator(f"#{prefix}histogram svg [aria-roledescription=bar]").evaluate_all(
+    """The counts of the histogram's bars as drawn (each bar carries `examples: <n>` in its aria-label:
+    the demo's HTML bars, as Vega's SVG marks did), in drawing order; [] while nothing is drawn."""
+    labels = page.locator(f"#{prefix}histogram [aria-roledescription=bar]").evaluate_all(
         "marks => marks.map(m => m.getAttribute('aria-label') || '')"
     )
     counts = []
@@ -211,3 +213,59 @@ def lines_of(page, prefix: str, text: str) -> int:
 
 def page_height(page) -> int:
     return page.evaluate("() => document.documentElement.scrollHeight")
+
+
+def settled(page, timeout_ms: int = 60_000) -> None:
+    """Wait until no Gradio component shows its progress (a pending status tracker, an ETA bar or a
+    progress text) and the network is idle: the page has finished drawing the last result."""
+    page.wait_for_function(
+        "() => !document.querySelector('.wrap.pending, .eta-bar, .progress-text, .progress-level')",
+        timeout=timeout_ms,
+    )
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(300)  # the plot draws a frame after its data arrives
+
+
+def axis_labels(page, prefix: str, axis: str) -> list[dict]:
+    """The histogram's tick labels of `axis` ("x" or "y") as drawn: [{text, x, y, width, height}]
+    (Vega's SVG axis labels, or the HTML histogram's `.mm-axis-<axis> .mm-tick`)."""
+    return page.evaluate(
+        """([sel, axis]) => {
+            const root = document.querySelector(sel);
+            if (!root) return [];
+            const vega = `svg g.role-axis[aria-label^="${axis.toUpperCase()}-axis"] .role-axis-label text`;
+            const found = [...root.querySelectorAll(`${vega}, .mm-axis-${axis} .mm-tick`)];
+            return found.map(e => { const r = e.getBoundingClientRect();
+                return {text: e.textContent.trim(), x: r.left, y: r.top, width: r.width, height: r.height}; });
+        }""",
+        [f"#{prefix}histogram", axis],
+    )
+
+
+def overlapping(boxes: list[dict]) -> list[tuple]:
+    """The pairs of drawn boxes that overlap (more than a pixel each way)."""
+    pairs = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            dx = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+            dy = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+            if dx > 1 and dy > 1:
+                pairs.append((a["text"], b["text"]))
+    return pairs
+
+
+def column_header_box(page, prefix: str, header: str) -> dict | None:
+    """Where the per-example table's column `header` is drawn, and the table's visible box: {x, right,
+    table_left, table_right} (None when the table has no such column)."""
+    return page.evaluate(
+        """([sel, header]) => {
+            const table = document.querySelector(sel);
+            if (!table) return null;
+            const cells = [...table.querySelectorAll('[role=columnheader]')];
+            const cell = cells.find(c => c.innerText.trim() === header);
+            if (!cell) return null;
+            const r = cell.getBoundingClientRect(), t = table.getBoundingClientRect();
+            return {x: r.left, right: r.right, table_left: t.left, table_right: t.right};
+        }""",
+        [f"#{prefix}table", header],
+    )

@@ -81,6 +81,22 @@ def fid_clip_resources(folder: Path) -> dict:
 
 
 NOT_JSON = '["a", "b"'
+# codebleu's pre-filled example: four pairs (a single pair has a point interval and a one-bar histogram)
+CODEBLEU_PAIRS = (
+    [
+        "def add(a, b):\n    return a + b\n",
+        "def is_even(n):\n    return n % 2 == 0\n",
+        "def maximum(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n            best = x\n    return best\n",
+        'def greet(name):\n    print("Hello " + name)\n',
+    ],
+    [
+        "def sum(first, second):\n    return second + first\n",
+        "def even(x):\n    return x % 2 == 0\n",
+        "def largest(values):\n    result = values[0]\n    for v in values[1:]:\n        if v > result:\n"
+        "            result = v\n    return result\n",
+        'def greet(name):\n    return f"Hello, {name}!"\n',
+    ],
+)
 CI = {"confidence": 0.95, "n_resamples": 1000, "seed": 12345}  # what the demos ask (the module's defaults)
 CI_SIGNATURE = "|ci:bs-pct|conf:0.95|bs:1000|seed:12345|"
 CASES = {
@@ -227,6 +243,7 @@ CASES = {
             ),
         ],
         garbage=[
+            Garbage({"refs": ""}, r"`references` is empty: paste"),
             Garbage({"preds": '{"a.jpg": {"cat": [[0, 0, 1, 1]]'}, r"`predictions` is not valid JSON"),
             Garbage({"refs": '[{"cat": [[0, 0, 5, 5]]}]', "preds": '[{"cat": [[0, 0, -1, 5]]}]'}, r"predictions.*0"),
         ],
@@ -235,11 +252,7 @@ CASES = {
         runs=[
             Run(
                 "default",
-                {
-                    "predictions": ["def add(a, b):\n    return a + b\n"],
-                    "references": ["def sum(first, second):\n    return second + first\n"],
-                    "lang": "python",
-                },
+                {"predictions": CODEBLEU_PAIRS[0], "references": CODEBLEU_PAIRS[1], "lang": "python"},
                 signature_has=("lang:python", "w:0.25,0.25,0.25,0.25"),
             ),
             Run(
@@ -507,6 +520,8 @@ DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
 
 
 def shot(page, name: str, full_page: bool = True) -> None:
+    """A screenshot of the page once it has finished computing and drawing (ui.settled)."""
+    ui.settled(page)
     PAGE_SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(PAGE_SHOTS / f"{name}.png"), full_page=full_page)
 
@@ -608,7 +623,7 @@ def test_fid_clip_gives_a_number_without_weights(page, served):
     page.set_viewport_size(DESKTOP)
     page.goto(url)
     page.locator("#features_example").click()
-    page.locator("#feat_gen").get_by_text(".npy").first.wait_for(state="attached")
+    page.locator("#feat_gen td.filename").first.wait_for(state="attached")
     ui.compute(page, "", button="go_features")
     shot(page, "fid_clip_features")
     gen, real = module.example_feature_files()
@@ -616,3 +631,221 @@ def test_fid_clip_gives_a_number_without_weights(page, served):
         predictions=np.load(gen), references=np.load(real), **CASES["fid_clip"].ci
     )
     assert fmt(expected["fid"]) in ui.headline_text(page, ""), (expected, ui.headline_text(page, ""))
+
+
+# ------------------------------------------------------------------------------------------------
+# Second round (issue 20): what the first round left, each read from the page
+# ------------------------------------------------------------------------------------------------
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
+
+
+@VIEWPORTS
+@pytest.mark.parametrize("name", ["vqa_acc", "ru_meteor", "codebleu"])
+def test_score_column_is_on_screen(page, served, name, viewport):
+    """The example computed: the per-example score column is drawn inside the table's visible box and
+    inside the window (not behind a horizontal scroll of long input columns)."""
+    _, url = served(name)
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    ui.compute(page, "")
+    score = next(iter(ui.read_headline(page, "")))
+    page.locator("#table").scroll_into_view_if_needed()
+    shot(page, f"{name}_table_{viewport['width']}x{viewport['height']}", full_page=False)
+    box = ui.column_header_box(page, "", score)
+    assert box is not None, (score, ui.read_table(page, "")[0])
+    inside = box["x"] >= box["table_left"] - 1 and box["right"] <= min(box["table_right"], viewport["width"]) + 1
+    assert inside, (score, box, viewport)
+
+
+def test_histogram_reads_on_a_phone(page, served):
+    """anls's example at 390x844: the bins' labels do not run together and the count axis shows whole
+    examples only."""
+    _, url = served("anls")
+    page.set_viewport_size(PHONE)
+    page.goto(url)
+    ui.compute(page, "")
+    assert sum(ui.wait_for_bars(page, "", 5)) == 5
+    page.locator("#histogram").scroll_into_view_if_needed()
+    shot(page, "anls_histogram_390x844", full_page=False)
+    x, y = ui.axis_labels(page, "", "x"), ui.axis_labels(page, "", "y")
+    assert len(x) == 10 and y, (x, y)
+    assert not ui.overlapping(x), ui.overlapping(x)
+    halves = [t["text"] for t in y if not re.fullmatch(r"\d+", t["text"].replace(",", ""))]
+    assert not halves, [t["text"] for t in y]
+
+
+def test_det_f1_picture_explains_its_boxes(page, served):
+    """det_f1's example: dashed "missed" boxes while recall reads 1: a note beside the picture says why,
+    and the box labels are drawn at least 12 px tall in the page."""
+    module, url = served("det_f1")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    assert ui.read_headline(page, "")["recall"].startswith("1 ")
+    picture = page.locator("#picture img").first
+    picture.wait_for(state="visible")
+    picture.scroll_into_view_if_needed()
+    shot(page, "det_f1_picture")
+    note = page.locator("#picture_note")
+    assert note.count() and note.is_visible(), "no note beside the picture"
+    text = note.inner_text()
+    assert re.search(r"dashed", text) and re.search(r"recall", text) and re.search(r"any", text), text
+    shown, natural = picture.evaluate("img => [img.getBoundingClientRect().width, img.naturalWidth]")
+    label_px = getattr(module, "LABEL_PX", 10) * shown / natural  # Pillow's default font is 10 px
+    assert label_px >= 12, (label_px, shown, natural)
+
+
+def test_det_f1_empty_box_says_what_to_put(page, served):
+    _, url = served("det_f1")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "refs", "")
+    message = ui.error_after_compute(page, "")
+    shot(page, "det_f1_empty_box", full_page=False)
+    assert "Expecting value" not in message and re.search(r"`references` is empty.*\{", message), message
+
+
+def test_bar_without_spaces_is_explained(page, served):
+    """anls: `a|b` (no spaces) is one reference; the page says so (the numbers stay those of one reference)."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#go").wait_for(state="visible")
+    assert re.search(r"without spaces", page.locator("body").inner_text()), "the help text does not say it"
+    ui.set_text(page, "preds", "b")
+    ui.set_text(page, "refs", "a|b")
+    ui.compute(page, "")
+    shot(page, "anls_bar_without_spaces", full_page=False)
+    text = ui.headline_text(page, "")
+    assert text.startswith("anls: 0 ") and re.search(r"references.*example 0.*\|.*one reference", text), text
+
+
+def test_ru_meteor_alignment_picker_counts_like_the_table(page, served):
+    """The alignment shown for example #1 is the table's row 1 (both count from 0)."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "example", "1")
+    ui.compute(page, "")
+    page.locator("#alignment").scroll_into_view_if_needed()
+    shot(page, "ru_meteor_alignment_1")
+    headers, rows = ui.read_table(page, "")
+    row = next(r for r in rows if r[0] == "1")
+    shown = re.search(r"prediction\s*:\s*(.+)", page.locator("#alignment").inner_text())[1].strip()
+    assert shown == row[headers.index("prediction")].strip(), (shown, rows)
+
+
+def test_ru_meteor_offers_only_what_runs(page, served):
+    """Every synonyms choice offered computes here (this machine has no RuWordNet, like the Space), and
+    one line says why the RuWordNet sources are not offered."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#opt_synonyms input").click()
+    offered = [t.strip().splitlines()[-1].strip() for t in page.get_by_role("option").all_inner_texts()]  # no "✓"
+    shot(page, "ru_meteor_synonyms", full_page=False)
+    failed = {}
+    for choice in offered:
+        page.goto(url)
+        ui.pick(page, "opt_synonyms", choice)
+        ui.compute(page, "")
+        if "Not computed" in ui.headline_text(page, ""):
+            failed[choice] = ui.headline_text(page, "")[:200]
+    assert not failed, (offered, failed)
+    why = page.get_by_text(re.compile(r"RuWordNet.*not (offered|installed)")).first
+    assert why.count() and why.is_visible()
+
+
+def test_codebleu_example_has_several_pairs(page, served):
+    """codebleu's pre-filled example: several pairs, so the interval is not a point and the histogram has
+    more than one bar's worth of examples."""
+    _, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    shot(page, "codebleu_example")
+    shown = ui.read_headline(page, "")
+    value = shown["codebleu"]
+    low, high = re.fullmatch(r"\S+ \[(\S+), (\S+)\]", value).groups()
+    assert float(low) < float(high), value
+    headers, rows = ui.read_table(page, "")
+    assert len(rows) >= 3 and sum(ui.wait_for_bars(page, "", len(rows))) == len(rows), rows
+
+
+def citation_of(name: str) -> str:
+    """The BibTeX of the metric's card (its Citation section's code block)."""
+    card = (ROOT / "metrics" / name / "README.md").read_text(encoding="utf-8")
+    return re.search(r"^## Citation\s+```\w*\n(.*?)```", card, re.S | re.M)[1]
+
+
+@VIEWPORTS
+def test_playground_every_tab_reachable_with_card_and_citation(page, served, viewport):
+    """Every tab can be reached and opened (also on a phone), and each shows a summary of the metric's
+    card and its citation."""
+    module, url = served("playground")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    shot(page, f"playground_tabs_{viewport['width']}x{viewport['height']}", full_page=False)
+    unreachable, missing = [], []
+    for name in module.NAMES:
+        tab = page.get_by_role("tab", name=module.TITLES.get(name, name), exact=True)
+        if not tab.count() or not tab.first.is_visible():
+            unreachable.append(name)
+            continue
+        tab.first.click()
+        page.locator(f"#{name}_go").wait_for(state="visible")
+        about = page.locator(f"#{name}_about")
+        if not about.count() or not about.is_visible():
+            missing.append((name, "no card summary"))
+            continue
+        page.locator(f"#{name}_citation").click()
+        first = citation_of(name).splitlines()[0]
+        try:
+            page.locator(f"#{name}_citation").get_by_text(first, exact=False).first.wait_for(state="visible", timeout=15_000)
+        except Exception:  # noqa: BLE001 - a Playwright timeout: the citation is not shown
+            missing.append((name, "no citation"))
+    shot(page, f"playground_last_tab_{viewport['width']}x{viewport['height']}", full_page=False)
+    assert not unreachable and not missing, (unreachable, missing)
+
+
+def test_fid_clip_signature_names_the_weights_file(page, served, resources):
+    """fid_clip with tiny random Inception weights (same layer names as pytorch-fid's file): the signature
+    shown does not call them inception-2015-12-05; it holds the file's content hash."""
+    import hashlib
+
+    _, url = served("fid_clip")
+    res = resources("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.upload(page, "gen", res["gen"])
+    ui.upload(page, "real", res["real"])
+    ui.set_text(page, "prompts", "")
+    ui.set_option(page, "opt_inception_weights", res["inception"])
+    ui.compute(page, "")
+    shot(page, "fid_clip_signature")
+    signature = ui.get_text(page, "signature")
+    digest = hashlib.sha256(Path(res["inception"]).read_bytes()).hexdigest()
+    assert "inception-2015-12-05" not in signature and f"sha256-{digest[:12]}" in signature, signature
+
+
+def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
+    """The same image uploaded twice (two names, same bytes): the page scores it once and says so."""
+    import shutil
+
+    _, url = served("fid_clip")
+    res = resources("fid_clip")
+    copy = tmp_path / "copy_of_gen0.png"
+    shutil.copy(res["gen"][0], copy)
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.upload(page, "gen", [*res["gen"], str(copy)])
+    ui.upload(page, "real", res["real"])
+    ui.set_text(page, "prompts", "")
+    ui.set_option(page, "opt_inception_weights", res["inception"])
+    ui.compute(page, "")
+    shot(page, "fid_clip_duplicate")
+    expected = load_metric("fid_clip", "default").compute(
+        predictions=res["gen"], references=res["real"], inception_weights=res["inception"], **CASES["fid_clip"].ci
+    )
+    text = ui.headline_text(page, "")
+    assert fmt(expected["fid"]) in text and re.search(r"copy_of_gen0\.png.*same content.*gen0\.png", text), text

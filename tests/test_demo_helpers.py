@@ -31,6 +31,27 @@ def test_bad_options_name_the_option(demo):
         demo.parse_items('["a", ', "predictions")
     with pytest.raises(ValueError, match=r"`references` is not valid JSON"):
         demo.parse_json("{", "references")
+    for empty in ("", "  \n", None):  # an empty box says so and what to put there (not "Expecting value")
+        with pytest.raises(ValueError, match=r"^`references` is empty: paste JSON such as \{\}$"):
+            demo.parse_json(empty, "references", "paste JSON such as {}")
+
+
+def test_a_bar_without_spaces_is_one_reference_and_says_so(demo):
+    """`a|b` is one reference (a bar may be part of an answer), with a warning naming the example;
+    `a | b` two; JSON lists as they are."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert demo.parse_alternatives("x\na|b\nc | d", "references") == ["x", "a|b", ["c", "d"]]
+    assert [str(w.message) for w in caught] == [
+        "`references` example 1: 'a|b' holds '|' without spaces around it, so it is read as one reference; "
+        "separate accepted answers with ' | ' (space, bar, space)"
+    ]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert demo.parse_alternatives('["a|b"]', "references") == ["a|b"]
+        assert demo.parse_alternatives("a | b", "references") == [["a", "b"]]
 
 
 def test_numbers_are_rounded_for_reading(demo):
@@ -44,10 +65,10 @@ def test_numbers_are_rounded_for_reading(demo):
         "**f1:\xa00.6667**", "", "| other numbers | value |", "|---|---|", "| precision | 0.5 |",
     ]  # fmt: skip
     headers, rows = demo.per_example_rows(result, {"image": ["a.jpg", "b.jpg"]})
-    assert headers == ["#", "image", "f1", "precision"]
-    assert rows == [[0, "a.jpg", "1", "1"], [1, "b.jpg", "0", "0"]]
+    assert headers == ["#", "f1", "precision", "image"]  # the scores before the (long) inputs: on screen
+    assert rows == [[0, "1", "1", "a.jpg"], [1, "0", "0", "b.jpg"]]
     _, rows = demo.per_example_rows({"anls": 0.5, "per_example": [0.5]}, {"references": [["a", "b"]]})
-    assert rows == [[0, "a | b", "0.5"]]
+    assert rows == [[0, "0.5", "a | b"]]
 
 
 def test_headline_shows_the_interval_beside_its_number(demo):
@@ -65,6 +86,29 @@ def test_headline_shows_the_interval_beside_its_number(demo):
     assert lines[:5] == ["**f1:\xa00.6667\xa0[0.25,\xa00.9123]**", "", "| other numbers | value |", "|---|---|", "| fid | 12.5 |"]
     assert lines[-1] == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
     assert "bootstrap" not in demo.headline({"f1": 0.5, "signature": "x|v:1"})
+
+
+def test_histogram_html_counts_whole_examples(demo):
+    """The drawn histogram: one bar per bin with its count in its aria-label, count ticks whole numbers
+    from 0 to at least the largest count, nothing for no scores."""
+    import re
+
+    text = demo.histogram_html([0.0, 0.05, 0.5, 1.0, 1.0])
+    counts = [int(n) for n in re.findall(r'aria-label="score: [^;]+; examples: (\d+)"', text)]
+    assert len(counts) == 10 and sum(counts) == 5 and counts[0] == 2 and counts[-1] == 2
+    ticks = [int(t) for t in re.findall(r'<span class="mm-tick" style="bottom:[^"]+">(\d+)</span>', text)]
+    assert ticks == [0, 1, 2]
+    assert demo.histogram_html([]) == ""
+    for top in range(1, 400):
+        ticks = demo._count_ticks(top)
+        assert ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
+
+
+def test_card_summary_and_citation_of_every_card(demo, root):
+    """The playground's tabs show each card's summary and BibTeX (read from the card's sections)."""
+    for card in sorted((root / "metrics").glob("*/README.md")):
+        assert len(demo.card_summary(card)) > 40, card
+        assert demo.card_citation(card).startswith("@"), card
 
 
 def test_histogram_bins_every_score_once(demo):
@@ -116,7 +160,7 @@ def test_a_failed_compute_clears_the_panel(demo):
     with gr.Blocks():
         panel = demo.ResultPanel()
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
-    assert raw is None and signature == "" and len(table) == 0 and len(bars) == 0
+    assert raw is None and signature == "" and len(table) == 0 and bars == ""
     assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
 
 

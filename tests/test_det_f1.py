@@ -390,7 +390,7 @@ def test_demo_serves_scores_and_draws():
     try:
         refs = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]], "dog": []}})
         preds = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 5], [1, 1, 10, 10]], "dog": [[5, 5, 5, 5]]}})
-        result, *_, picture = client.predict(refs, preds, "default", "preset", "", "preset", "preset", api_name="/compute")
+        result, *_, picture, note = client.predict(refs, preds, "default", "preset", "", "preset", "preset", api_name="/compute")
         assert (result["tp"], result["fp"], result["fn"]) == (2.0, 1.0, 0.0)
         assert result["per_example"][0]["f1"] == result["f1"]
         from PIL import Image

@@ -3,9 +3,11 @@ Inception layout against pytorch-fid's parameter list, ruCLIP against an indepen
 its architecture, tiny random models loaded through the real loading code, properties, bad input,
 evaluate.load, Trainer, demo. Nothing is downloaded."""
 
+import hashlib
 import json
 import math
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -224,7 +226,24 @@ def test_fid_from_images_batches_and_paths(models, tmp_path):
     batch = torch.from_numpy(np.stack(gen)).permute(0, 3, 1, 2)  # one (N, C, H, W) tensor
     r = m.compute(predictions=batch, references=[str(p) for p in paths], inception_weights=w)
     assert r["fid"] == pytest.approx(expected["fid"], rel=1e-4)  # float32 network, other batch split
-    assert expected["signature"] == "fid_clip|preset:default|feat:inception-2015-12-05|pre:none|v:0.1.0"
+    # tiny random weights with the real file's layer names: named by their content, never as pytorch-fid's file
+    digest = hashlib.sha256(Path(w).read_bytes()).hexdigest()
+    assert expected["signature"] == f"fid_clip|preset:default|feat:inception-sha256-{digest[:12]}|pre:none|v:0.1.0"
+
+
+def test_signature_names_the_weights_file_by_content(models, tmp_path, monkeypatch):
+    """Only pytorch-fid's file (its SHA-256 begins with the 6726825d of its name) is `inception-2015-12-05`;
+    any other file with the same layer names is named by its content, whatever its file name."""
+    import shutil
+
+    from multimodal_metrics.fid_clip import inception as weights
+
+    renamed = tmp_path / weights.FID_WEIGHTS_FILE  # tiny random weights under the real file's name
+    shutil.copy(models["inception"], renamed)
+    digest = hashlib.sha256(renamed.read_bytes()).hexdigest()
+    assert weights.weights_tag(renamed) == weights.weights_tag(models["inception"]) == f"inception-sha256-{digest[:12]}"
+    monkeypatch.setattr(weights, "weights_digest", lambda path: weights.FID_WEIGHTS_SHA256_PREFIX + "0" * 56)
+    assert weights.weights_tag(renamed) == "inception-2015-12-05"
 
 
 def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_resize(models):
@@ -620,8 +639,8 @@ def test_demo_scores_uploads(models, tmp_path):
         assert result["score"] == pytest.approx(expected["score"], rel=1e-9)
         assert signature == expected["signature"]
         rows = table["data"] if isinstance(table, dict) else table
-        assert [r[1] for r in rows] == [p.name for p in gen]
-        assert [float(r[3]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
+        assert [r[2] for r in rows] == [p.name for p in gen]  # columns: #, clip_score, image, prompt
+        assert [float(r[1]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
         fid_only = client.predict([handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "",
                                   "default", str(models["inception"]), "", "", api_name="/compute")[0]

@@ -410,16 +410,16 @@ def test_demo_serves_computes_and_highlights():
     demo, client = serve_app(ROOT / "metrics" / "ru_meteor" / "app.py")
     try:
         result, *_, html = client.predict(
-            "две птицы летали над водою\nкошка", "две птицы летают над водой | птицы\nкошки", "captioning", "none", 1,
+            "две птицы летали над водою\nкошка", "две птицы летают над водой | птицы\nкошки", "captioning", "none", 0,
             api_name="/compute",
         )
         assert result["per_example"] == pytest.approx([0.996, 0.5])
         assert "|syn:none|" in result["signature"]
         assert html.count('class="mm-exact"') == 6 and html.count('class="mm-stem"') == 4  # both sides
-        result, *_, html = client.predict("a sofa", "a couch", "nltk", "preset", 1, api_name="/compute")
+        result, *_, html = client.predict("a sofa", "a couch", "nltk", "wordnet", 0, api_name="/compute")
         assert 'class="mm-synonym"' in html
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "nltk", "none", 1, api_name="/compute")
+            client.predict("a\nb", "a", "nltk", "none", 0, api_name="/compute")
     finally:
         demo.close()
 

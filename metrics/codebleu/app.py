@@ -4,6 +4,7 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 The metric is loaded by script path through evaluate (never `import codebleu`, which would be the PyPI package).
 """
 
+import re
 from pathlib import Path
 
 import gradio as gr
@@ -32,23 +33,43 @@ OPTIONS = [o for o in codebleu.OPTIONS if o.demo and o.name != "lang"]
 _HIGHLIGHT = {"python": "python", "javascript": "javascript", "c": "c", "cpp": "cpp", "java": "cpp", "c_sharp": "cpp",
               "go": "cpp", "rust": "cpp", "php": "cpp", "ruby": None}
 
-EXAMPLE_PREDICTION = "def add(a, b):\n    return a + b\n"
-EXAMPLE_REFERENCE = "def sum(first, second):\n    return second + first\n"
+# Several examples in one box: snippets separated by a line of five or more dashes (nothing else on it,
+# from its first column). The pre-filled example has four pairs, so that its interval and histogram say
+# something (one pair gives a point interval and a single bar).
+SEPARATOR = re.compile(r"^-{5,}[ \t]*(?:\n|\Z)", re.M)
+EXAMPLE_PAIRS = [
+    ("def add(a, b):\n    return a + b\n", "def sum(first, second):\n    return second + first\n"),
+    ("def is_even(n):\n    return n % 2 == 0\n", "def even(x):\n    return x % 2 == 0\n"),
+    (
+        "def maximum(xs):\n    best = xs[0]\n    for x in xs:\n        if x > best:\n            best = x\n    return best\n",
+        "def largest(values):\n    result = values[0]\n    for v in values[1:]:\n        if v > result:\n"
+        "            result = v\n    return result\n",
+    ),
+    ('def greet(name):\n    print("Hello " + name)\n', 'def greet(name):\n    return f"Hello, {name}!"\n'),
+]
+EXAMPLE_PREDICTION = "-----\n".join(p for p, _ in EXAMPLE_PAIRS)
+EXAMPLE_REFERENCE = "-----\n".join(r for _, r in EXAMPLE_PAIRS)
+
+
+def split_snippets(text: str) -> list[str]:
+    """The snippets of a box: one, or several separated by `-----` lines (see SEPARATOR)."""
+    return SEPARATOR.split(text or "")
 
 
 def compute(prediction: str, reference: str, lang: str, preset: str, *options):
-    """Score one prediction against one reference: (result, table columns); an empty weights field
-    uses the preset's weights."""
+    """Score the predictions against the references (one snippet each, or several separated by `-----`
+    lines, in the same order): (result, table columns); an empty weights field uses the preset's weights."""
     chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
+    predictions, references = split_snippets(prediction), split_snippets(reference)
     result = load_metric(SCRIPT, preset).compute(
-        predictions=[prediction or ""],
-        references=[reference or ""],
+        predictions=predictions,
+        references=references,
         lang=lang,
         return_per_example=True,
         confidence=CONFIDENCE,
         **chosen,
     )
-    return result, {"prediction": [prediction or ""], "reference": [reference or ""]}
+    return result, {"prediction": predictions, "reference": references}
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -56,16 +77,17 @@ def build_ui(api_prefix: str = "") -> None:
     gr.Markdown(
         "**CodeBLEU**: n-gram, keyword-weighted n-gram, AST-subtree and data-flow match between a generated "
         "snippet and a reference. Pick the language; the result shows the four components and the signature. "
-        "Weights left empty are the preset's."
+        "Weights left empty are the preset's. Several examples: separate the snippets in both boxes by a line "
+        "`-----` (five or more dashes, nothing else on the line), in the same order."
     )
     with gr.Row():
         with gr.Column():
             with gr.Row():
                 prediction = gr.Code(
-                    EXAMPLE_PREDICTION, language="python", lines=10, max_lines=CODE_LINES, label="prediction", elem_id=f"{api_prefix}preds"
+                    EXAMPLE_PREDICTION, language="python", lines=10, max_lines=CODE_LINES, label="predictions (snippets separated by ----- lines)", elem_id=f"{api_prefix}preds"
                 )
                 reference = gr.Code(
-                    EXAMPLE_REFERENCE, language="python", lines=10, max_lines=CODE_LINES, label="reference", elem_id=f"{api_prefix}refs"
+                    EXAMPLE_REFERENCE, language="python", lines=10, max_lines=CODE_LINES, label="references (same order)", elem_id=f"{api_prefix}refs"
                 )
             with gr.Row():
                 lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")

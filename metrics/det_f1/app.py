@@ -28,6 +28,7 @@ SCRIPT = HERE / "det_f1.py"
 PRESETS = sorted(det_f1.PRESETS)
 OPTIONS = [o for o in det_f1.OPTIONS if o.demo]  # a widget per row of the library's option table (not missing_class)
 MAX_PANELS = 4
+LABEL_PX = 18  # the box labels' font size in the picture (drawn at about 1:1 in the page: panels are stacked)
 
 
 def _one_image_per_line(value: dict) -> str:
@@ -52,10 +53,13 @@ EXAMPLE_PREDICTIONS = _one_image_per_line(
 COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (255, 140, 0), "dup": (150, 150, 150)}
 
 
+EMPTY_HINT = 'paste JSON such as {"street.jpg": {"cat": [[x, y, w, h], ...], "dog": []}} (one entry per image)'
+
+
 def parse_images(text: str, arg: str):
     """JSON: a Fusion Brain dict `{image: {class: boxes}}` (returned as is), a list of per-image dicts,
-    or one image dict (both returned as a list)."""
-    value = parse_json(text, arg)
+    or one image dict (both returned as a list). An empty box says what to paste."""
+    value = parse_json(text, arg, EMPTY_HINT)
     if isinstance(value, list):
         return value
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
@@ -74,10 +78,18 @@ def _dashed_rectangle(draw, xy, color, width=3, dash=8):
             pos += 2 * dash
 
 
+def _font():
+    from PIL import ImageFont
+
+    return ImageFont.load_default(size=LABEL_PX)
+
+
 def draw_images(names, predictions, references, options):
-    """One panel per image (at most MAX_PANELS): GT green, missed GT dashed orange, TP blue, FP red."""
+    """One panel per image (at most MAX_PANELS), stacked: GT green, missed GT dashed orange, TP blue, FP
+    red; labels LABEL_PX tall."""
     from PIL import Image, ImageDraw
 
+    font = _font()
     panels = []
     for name, pred, ref in list(zip(names, predictions, references))[:MAX_PANELS]:
         pred = det_f1.unpack(det_f1.normalize_example(pred, "predictions", len(panels)))
@@ -92,11 +104,13 @@ def draw_images(names, predictions, references, options):
         boxes += [xyxy(b) for c in ref for b in pred.get(c, [])]
         extent = max([b[2] for b in boxes] + [b[3] for b in boxes] + [100.0])
         scale = 420.0 / extent
-        width = int(max([b[2] for b in boxes] + [100.0]) * scale) + 40
+        # wide enough for the labels written at the left edge of the boxes ("<class>: <status>")
+        ends = [20 + b[0] * scale + 2 + font.getlength(f"{c}: dup") for c in ref for b in map(xyxy, ref[c] + pred.get(c, []))]
+        width = int(max([max([b[2] for b in boxes] + [100.0]) * scale + 40, *ends])) + 4
         height = int(max([b[3] for b in boxes] + [100.0]) * scale) + 40
         img = Image.new("RGB", (width, height), (250, 250, 250))
         draw = ImageDraw.Draw(img)
-        draw.text((4, 2), name, fill=(0, 0, 0))
+        draw.text((4, 0), name, fill=(0, 0, 0), font=font)
 
         def sc(b, scale=scale):
             return tuple(20 + v * scale for v in b)
@@ -107,25 +121,51 @@ def draw_images(names, predictions, references, options):
                     draw.rectangle(sc(xyxy(b)), outline=COLORS["gt"], width=3)
                 else:
                     _dashed_rectangle(draw, sc(xyxy(b)), COLORS["miss"])
-                draw.text(sc(xyxy(b))[:2], c, fill=COLORS["gt"])
+                x1, y1 = sc(xyxy(b))[:2]
+                draw.text((x1 + 2, y1 + 1), c, fill=COLORS["gt"], font=font)
             for b, st in zip(pred.get(c, []), status[c]["pred"]):
                 draw.rectangle(sc(xyxy(b)), outline=COLORS[st], width=2)
                 x1, _, _, y2 = sc(xyxy(b))
-                draw.text((x1 + 2, y2 - 12), f"{c}: {st}", fill=COLORS[st])
+                draw.text((x1 + 2, y2 - LABEL_PX - 3), f"{c}: {st}", fill=COLORS[st], font=font)
         panels.append(img)
     if not panels:
         return None
-    width = sum(p.width for p in panels) + 10 * (len(panels) - 1)
-    canvas = Image.new("RGB", (width, max(p.height for p in panels)), (255, 255, 255))
-    x = 0
+    height = sum(p.height for p in panels) + 10 * (len(panels) - 1)
+    canvas = Image.new("RGB", (max(p.width for p in panels), height), (255, 255, 255))
+    y = 0
     for p in panels:
-        canvas.paste(p, (x, 0))
-        x += p.width + 10
+        canvas.paste(p, (0, y))
+        y += p.height + 10
     return canvas
 
 
+def picture_note(names, predictions, references, options, result) -> str:
+    """Markdown under the picture: the colours, and why dashed (missed) boxes may leave recall untouched
+    (matching "any" derives FN from box counts, as the official script does)."""
+    missed = 0
+    for pred, ref in zip(predictions, references):
+        pred = det_f1.unpack(det_f1.normalize_example(pred, "predictions", 0))
+        ref = det_f1.unpack(det_f1.normalize_example(ref, "references", 0))
+        status = det_f1.box_status(pred, ref, **options)
+        missed += sum(st == "miss" for c in status for st in status[c]["gt"])
+    note = (
+        "Ground truth **green**, drawn **dashed orange** when no prediction of its class overlaps it enough "
+        "(IoU test); predictions **blue** (hit), **red** (false positive), grey (uncounted duplicate)."
+    )
+    fn = int(result.get("fn", 0))
+    if options["matching"] == "any" and missed > fn:
+        note += (
+            f"\n\n**{missed} dashed box(es), FN = {fn}, recall = {result['recall']:.4g}**: under matching *any* "
+            "(the official rule) a prediction is a true positive when it hits any ground-truth box of its class "
+            "(several may hit the same box), and a class's FN is max(0, #ground truth - #predictions): a missed "
+            "box lowers recall only when its class has fewer predictions than ground-truth boxes. Choose "
+            "matching *one_to_one* to count every missed box as FN."
+        )
+    return note
+
+
 def compute(references: str, predictions: str, preset: str, *options):
-    """Score the detections and draw them: (result, table columns, picture). Options (matching,
+    """Score the detections and draw them: (result, table columns, picture, note under it). Options (matching,
     iou_threshold, iou_boundary, box_format) left on "preset" / empty use the preset's values."""
     refs = parse_images(references, "references")
     preds = parse_images(predictions, "predictions")
@@ -140,18 +180,14 @@ def compute(references: str, predictions: str, preset: str, *options):
         predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **chosen
     )
     used = dict(part.split(":", 1) for part in result["signature"].split("|")[1:])  # the resolved options
-    picture = draw_images(
-        names,
-        preds,
-        refs,
-        {
-            "matching": used["match"],
-            "iou_threshold": float(used["iou"]),
-            "iou_boundary": used["bound"],
-            "box_format": used["fmt"],
-        },
-    )
-    return result, {"image": names}, picture
+    drawn = {
+        "matching": used["match"],
+        "iou_threshold": float(used["iou"]),
+        "iou_boundary": used["bound"],
+        "box_format": used["fmt"],
+    }
+    picture = draw_images(names, preds, refs, drawn)
+    return result, {"image": names}, picture, picture_note(names, preds, refs, drawn, result)
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -174,7 +210,8 @@ def build_ui(api_prefix: str = "") -> None:
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
                 widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", det_f1.OPTIONS, "default") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-            picture = gr.Image(label="boxes", type="pil", elem_id=f"{api_prefix}picture")
+            picture = gr.Image(label="boxes", show_label=False, type="pil", elem_id=f"{api_prefix}picture")
+            note = gr.Markdown("", elem_id=f"{api_prefix}picture_note")
         with gr.Column():
             panel = ResultPanel(api_prefix, table_label="per image")
     connect(
@@ -183,7 +220,7 @@ def build_ui(api_prefix: str = "") -> None:
         [references, predictions, preset, *widgets],
         panel,
         f"{api_prefix}compute",
-        extra_outputs=[picture],
+        extra_outputs=[picture, note],
     )
     follow_preset(preset, widgets, OPTIONS, det_f1.OPTIONS)
 

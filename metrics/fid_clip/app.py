@@ -9,6 +9,7 @@ repository id fetched with huggingface_hub (the metric itself only reads local f
 
 import os
 import tempfile
+import warnings
 from pathlib import Path
 
 import gradio as gr
@@ -55,9 +56,39 @@ def _paths(files) -> list:
     return [f if isinstance(f, str) else getattr(f, "name", f) for f in files]
 
 
+def _digest(path: str) -> str:
+    import hashlib
+
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def without_duplicates(paths: list, arg: str, texts: list | None = None) -> tuple[list, list | None]:
+    """The uploaded files, each content once (with its prompt, when there are prompts: the same image with
+    another prompt is another CLIP example and stays). A warning names every file left out and the file
+    with the same content that was kept (the page shows it under the numbers)."""
+    kept, kept_texts, seen = [], [] if texts is not None else None, {}
+    for i, path in enumerate(paths):
+        key = (_digest(path), None if texts is None else texts[i])
+        if key in seen:
+            warnings.warn(
+                f"`{arg}`: {Path(path).name} has the same content as {Path(seen[key]).name}"
+                f"{' and the same prompt' if texts is not None else ''}: scored once (uploaded twice?)",
+                UserWarning,
+                stacklevel=2,
+            )
+            continue
+        seen[key] = path
+        kept.append(path)
+        if texts is not None:
+            kept_texts.append(texts[i])
+    return kept, kept_texts
+
+
 def compute(generated, real, prompts: str, preset: str, inception_weights: str, clip_model: str, pre_resize: str):
     """FID (generated vs real), CLIP score (generated image vs prompt), and the score when both exist:
-    (result, table columns). Options left empty use the preset's values."""
+    (result, table columns). Options left empty use the preset's values. A file uploaded twice (same
+    content; on the generated side, same prompt too) is scored once, and the page says so."""
     gen, ref = _paths(generated), _paths(real)
     texts = parse_items(prompts, "prompts") if (prompts or "").strip() else None
     resize = option_value(PRE_RESIZE, pre_resize)
@@ -65,6 +96,8 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
         raise ValueError("upload the generated images (`predictions`)")
     if texts is not None and len(texts) != len(gen):
         raise ValueError(f"give one prompt per generated image: {len(texts)} prompts for {len(gen)} images")
+    gen, texts = without_duplicates(gen, "predictions", texts)
+    ref, _ = without_duplicates(ref, "references")
     kwargs = dict(
         predictions=gen,
         references=ref or None,
@@ -141,7 +174,10 @@ def build_ui(api_prefix: str = "") -> None:
         "**What needs weights.** Images need the FID Inception weights (`pt_inception-2015-12-05` file: give "
         "its path in *inception_weights*, or put it in the torch hub cache) and, for the CLIP score, a CLIP "
         "checkpoint (a local folder, or a Hub repo id on a machine that is online). A Space without them "
-        "can still give FID from files: below, *FID from feature or statistics files* needs no weights."
+        "can still give FID from files: below, *FID from feature or statistics files* needs no weights. "
+        "The signature names the Inception file by its content (`inception-2015-12-05` only for "
+        "pytorch-fid's file, `inception-sha256-...` for any other). A file uploaded twice (same content) "
+        "is scored once, and the page says so."
     )
     with gr.Row():
         with gr.Column():

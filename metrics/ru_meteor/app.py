@@ -5,6 +5,7 @@ Besides the scores it shows, for one chosen example, the best reference and the 
 the stage that aligned them (exact / stem / synonym / numeric).
 """
 
+import functools
 import html
 from pathlib import Path
 
@@ -26,8 +27,13 @@ from multimodal_metrics.demo import (
     parse_items,
 )
 from multimodal_metrics.resources.wordnet import open_wordnet
+from multimodal_metrics.ru_meteor.core import synonym_source
 
 HERE = Path(__file__).resolve().parent
+RUWORDNET_NOTE = (  # one line: why the RuWordNet sources are not in the synonyms dropdown
+    "*RuWordNet synonyms are not offered here: this machine has no RuWordNet database "
+    "(`pip install ruwordnet && ruwordnet download`).*"
+)
 SCRIPT = HERE / "ru_meteor.py"
 PRESETS = list(ru_meteor.PRESETS)
 SYNONYMS = ru_meteor.OPTIONS["synonyms"]  # its dropdown starts on "none": RuWordNet is not on PyPI
@@ -38,6 +44,34 @@ STYLE = "".join(f".mm-{stage}{{background:{colour};border-radius:3px;padding:0 2
 
 EXAMPLE_PREDICTIONS = "две птицы летали над водою\nнад водой летают две птицы\nкошка спит на диване"
 EXAMPLE_REFERENCES = "две птицы летают над водой | птицы над озером\nдве птицы летают над водой\nкот спит на диване"
+
+
+@functools.cache
+def runs_here(source: str) -> bool:
+    """Whether the synonym source `source` can run on this machine (its resource is found)."""
+    if source == "none":
+        return True
+    try:
+        if source == "wordnet":
+            with open_wordnet(None, needed=True):
+                return True
+        synonym_source(source)
+        return True
+    except (ValueError, LookupError, OSError, ImportError):
+        return False
+
+
+def synonym_choices(preset: str) -> list[str]:
+    """The synonyms choices offered with `preset`: the sources that run here, and "preset" when the
+    preset's own source runs."""
+    offered = [c for c in SYNONYMS.choices if runs_here(c)]
+    return ([PRESET] if runs_here(ru_meteor.PRESETS[preset]["synonyms"]) else []) + offered
+
+
+def follow_synonyms(preset: str, current: str):
+    """The synonyms dropdown after a preset change: its choices, the current choice kept where offered."""
+    choices = synonym_choices(preset)
+    return gr.update(choices=choices, value=current if current in choices else "none")
 
 
 def _tokens_html(tokens: list, stages: dict) -> str:
@@ -62,7 +96,7 @@ def alignment_html(prediction: str, references: list, options: dict) -> str:
     return (
         f"<style>{STYLE}</style><div>"
         f"<p><b>prediction</b>: {_tokens_html(explained['hypothesis'], hyp_stages)}</p>"
-        f"<p><b>best reference</b> (#{explained['best'] + 1}, METEOR {best['score']:.4f}): "
+        f"<p><b>best reference</b> (#{explained['best']} of the line, counted from 0; METEOR {best['score']:.4f}): "
         f"{_tokens_html(best['tokens'], ref_stages)}</p><p>{legend}</p></div>"
     )
 
@@ -80,9 +114,9 @@ def compute(predictions: str, references: str, preset: str, synonyms: str, examp
     result = metric.compute(
         predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **kwargs
     )
-    index = int(example or 1) - 1
+    index = int(example or 0)  # counted from 0, as the table's `#` column
     if not 0 <= index < len(preds):
-        raise ValueError(f"`example` must be between 1 and {len(preds)}")
+        raise ValueError(f"`example` must be between 0 and {len(preds) - 1} (the table's #)")
     chosen_refs = refs[index] if isinstance(refs[index], list) else [refs[index]]
     aligned = alignment_html(preds[index], chosen_refs, ru_meteor.OPTIONS.resolve(preset, kwargs))
     return result, {"prediction": preds, "references": refs}, aligned
@@ -92,10 +126,12 @@ def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
     gr.Markdown(
         "**METEOR** for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK). One example "
-        "per line; a reference line may list several references separated by ` | ` (or paste JSON lists). "
-        "RuWordNet is not on PyPI, so the demo runs without the synonym stage unless you choose one whose "
-        "resource this machine has (*preset*: the preset's source)."
+        "per line; a reference line may list several references separated by ` | ` (space, bar, space; a bar "
+        "without spaces is part of the text, and the page says so), or paste JSON lists. The synonyms "
+        "dropdown offers only the sources that run on this machine (*preset*: the preset's source)."
     )
+    if not all(runs_here(c) for c in SYNONYMS.choices):
+        gr.Markdown(RUWORDNET_NOTE, elem_id=f"{api_prefix}synonyms_note")
     with gr.Row():
         with gr.Column():
             with gr.Row():
@@ -104,11 +140,12 @@ def build_ui(api_prefix: str = "") -> None:
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
                 synonyms = gr.Dropdown(
-                    [PRESET, *SYNONYMS.choices], value="none", label="synonyms", info=SYNONYMS.help,
+                    synonym_choices("captioning"), value="none", label="synonyms", info=SYNONYMS.help,
                     elem_id=f"{api_prefix}opt_synonyms",
                 )
                 example = gr.Number(
-                    1, precision=0, minimum=1, label="show the alignment of example #", elem_id=f"{api_prefix}example"
+                    0, precision=0, minimum=0, label="show the alignment of example # (the table's #, from 0)",
+                    elem_id=f"{api_prefix}example",
                 )
             with gr.Accordion("more options (empty / preset: the preset's value)", open=False):
                 widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", ru_meteor.OPTIONS, "captioning") for o in OPTIONS]
@@ -125,6 +162,7 @@ def build_ui(api_prefix: str = "") -> None:
         extra_outputs=[aligned],
     )
     follow_preset(preset, widgets, OPTIONS, ru_meteor.OPTIONS)
+    preset.change(follow_synonyms, [preset, synonyms], synonyms, api_name=False)
 
 
 with gr.Blocks(title="ruMETEOR") as demo:

@@ -80,7 +80,8 @@ def build_ui(api_prefix: str = "") -> None:
     """The demo's components and events, inside the caller's gr.Blocks context."""
     gr.Markdown(
         "**VQA accuracy** (VQA v2 official, Fusion Brain 2021, TDIUC, WUPS, BLEU-1). One answer per line; a "
-        "reference line lists the annotator / accepted answers separated by ` | ` (or paste JSON lists). "
+        "reference line lists the annotator / accepted answers separated by ` | ` (space, bar, space; a bar "
+        "without spaces is part of the answer, and the page says so), or paste JSON lists. "
         "Per-question columns (types, languages) are one value per line. Options left on *preset* (or "
         "empty) use the preset's value. Picking a preset never touches the inputs: *load the preset's example* "
         "replaces them by the preset's example."

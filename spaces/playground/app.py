@@ -1,7 +1,8 @@
 """Playground Space: every metric of the Multimodal Metrics collection in one Gradio app.
 
 Each tab is the metric's own demo (`metrics/<name>/app.py:build_ui`), so the playground and the
-per-metric Spaces never drift apart. Run from the repo (`python spaces/playground/app.py`) or from
+per-metric Spaces never drift apart, followed by a summary of the metric's card, its citation and
+the whole card (`multimodal_metrics.demo.about_metric`). Run from the repo (`python spaces/playground/app.py`) or from
 the staged Space (scripts/publish.py copies each metric's script, app.py and card into `metrics/`
 beside this file). The apps import the library (`multimodal_metrics.demo`), which the Space installs
 from requirements.txt: no helper is copied.
@@ -12,6 +13,8 @@ import sys
 from pathlib import Path
 
 import gradio as gr
+
+from multimodal_metrics.demo import about_metric
 
 HERE = Path(__file__).resolve().parent
 METRICS = HERE / "metrics" if (HERE / "metrics").is_dir() else HERE.parent.parent / "metrics"
@@ -54,9 +57,12 @@ with gr.Blocks(title="Multimodal Metrics playground") as demo:
         "its official scoring script by default, every convention a preset or an option, and a "
         "`signature` that records them. Pick a metric; the example inputs are pre-filled."
     )
-    for name in NAMES:
-        with gr.Tab(TITLES.get(name, name)):
-            APPS[name].build_ui(api_prefix=f"{name}_")
+    # "wrap": on a phone every tab shows (on more lines) instead of hiding behind a "..." menu
+    with gr.Tabs(overflow_behavior="wrap"):
+        for name in NAMES:
+            with gr.Tab(TITLES.get(name, name)):
+                APPS[name].build_ui(api_prefix=f"{name}_")
+                about_metric(METRICS / name / "README.md", api_prefix=f"{name}_")
 
 if __name__ == "__main__":
     demo.launch()

@@ -18,11 +18,13 @@ What a demo is made of:
 * results: `ResultPanel` shows the primary score on one line as `key: value [low, high]` (its bootstrap
   interval: `<key>_ci_low` / `<key>_ci_high`; the apps pass `confidence=CONFIDENCE`), the other numbers
   (components, per-type breakdowns) as a two-column table, the full signature, a per-example table and
-  a histogram of the per-example scores, plus the raw result (the API's first output).
+  a histogram of the per-example scores (HTML bars: whole-number counts, bin labels that never run together),
+  plus the raw result (the API's first output). The per-example table puts the scores before the inputs.
 * inputs: every text input has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
 """
 
 import functools
+import html
 import json
 import math
 import re
@@ -72,17 +74,30 @@ def parse_items(text: str, arg: str) -> list:
 
 
 def parse_alternatives(text: str, arg: str, separator: str = " | ") -> list:
-    """Like parse_items, but a line may hold several alternatives separated by ' | '."""
+    """Like parse_items, but a line may hold several alternatives separated by ' | ' (space, bar,
+    space). A bar without spaces around it is part of the text (an answer may hold one): such a line
+    is one alternative, and a warning naming the example says so (the page shows it)."""
     items = parse_items(text, arg)
-    if text.lstrip().startswith("["):
+    if (text or "").lstrip().startswith("["):
         return items
+    for i, line in enumerate(items):
+        if "|" in line and separator not in line:
+            warnings.warn(
+                f"`{arg}` example {i}: {line!r} holds '|' without spaces around it, so it is read as one "
+                f"reference; separate accepted answers with {separator!r} (space, bar, space)",
+                UserWarning,
+                stacklevel=2,
+            )
     return [line.split(separator) if separator in line else line for line in items]
 
 
-def parse_json(text: str, arg: str):
-    """Any JSON value; a ValueError naming `arg` when the text is not JSON."""
+def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
+    """Any JSON value; a ValueError naming `arg` when the text is empty (saying what to put there:
+    `hint`) or not JSON."""
+    if not (text or "").strip():
+        raise ValueError(f"`{arg}` is empty: {hint}")
     try:
-        return json.loads(text or "")
+        return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
 
@@ -357,20 +372,21 @@ def failure_note(message: str) -> str:
 
 
 def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
-    """(headers, rows) of the per-example table: the given input columns, then the scores (the
-    primary one first, then the metric's other parts), numbers rounded. `score` names a per-example
+    """(headers, rows) of the per-example table: `#`, the scores (the primary one first, then the
+    metric's other parts), then the given input columns (long texts: after the scores, so that the
+    scores are on screen, also on a phone), numbers rounded. `score` names a per-example
     float when it is not the primary key (fid_clip: one CLIP score per image beside one FID)."""
     primary = score or primary_key(result)
     per = result.get("per_example") or []
     parts = [primary] if per and not isinstance(per[0], dict) else []
     if per and isinstance(per[0], dict):
         parts = ([primary] if primary in per[0] else []) + [k for k in per[0] if k != primary]
-    headers = ["#", *columns, *parts]
+    headers = ["#", *parts, *columns]
     rows = []
     for i, score in enumerate(per):
         values = [score] if not isinstance(score, dict) else [score.get(k) for k in parts]
         inputs = [cell(col[i]) if i < len(col) else "" for col in columns.values()]
-        rows.append([i, *inputs, *(fmt(v) for v in values)])
+        rows.append([i, *(fmt(v) for v in values), *inputs])
     return headers, rows
 
 
@@ -404,6 +420,66 @@ def histogram(scores: list[float], bins: int = 10):
     return pd.DataFrame({"score": labels, "examples": counts.astype(int)})
 
 
+def _count_ticks(top: int) -> list[int]:
+    """Whole-number ticks from 0 to at least `top`, at most 6 of them, a step of 1, 2, 5, 10, 20, 50, ..."""
+    top, step = max(int(top), 1), 1
+    while -(-top // step) > 5:
+        step = step * 5 // 2 if str(step)[0] == "2" else step * 2
+    return list(range(0, -(-top // step) * step + 1, step))
+
+
+def histogram_html(scores: list[float], bins: int = 10, title: str = "per-example score (bins)") -> str:
+    """The histogram of the scores (`histogram`'s bins) as HTML bars: whole-number count ticks, the bin
+    labels written vertically under their bars (they never run together on a phone), each bar's count
+    on it, and an aria-label `score: <bin>; examples: <n>` per bar. No scores: an empty string."""
+    frame = histogram(scores, bins)
+    if not len(frame):
+        return ""
+    counts = [int(c) for c in frame["examples"]]
+    ticks = _count_ticks(max(counts))
+    top = ticks[-1]
+    bars, labels = [], []
+    for label, count in zip(frame["score"], counts):
+        text = html.escape(label.strip())
+        height = 100.0 * count / top
+        bars.append(
+            f'<div class="mm-bin"><div class="mm-bar" role="img" aria-roledescription="bar" '
+            f'aria-label="score: {text}; examples: {count}" title="{text}: {count} example(s)" '
+            f'style="height:{height:.2f}%">{f"<span>{count}</span>" if count else ""}</div></div>'
+        )
+        labels.append(f'<span class="mm-tick">{text}</span>')
+    y_ticks = "".join(
+        f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks
+    )
+    return (
+        f"<style>{_HIST_CSS}</style>"
+        '<figure class="mm-hist" aria-label="histogram of the per-example scores">'
+        '<div class="mm-ytitle">examples</div>'
+        f'<div class="mm-axis-y">{y_ticks}</div>'
+        f'<div class="mm-plot">{"".join(bars)}</div>'
+        f'<div class="mm-axis-x">{"".join(labels)}</div>'
+        f"<figcaption>{html.escape(title)}</figcaption></figure>"
+    )
+
+
+_HIST_CSS = (
+    ".mm-hist{display:grid;grid-template-columns:1.2em 2.2em 1fr;grid-template-rows:170px auto auto;margin:0;"
+    "padding-top:1.6em;"
+    "font-size:12px;color:var(--body-text-color,#333)}"
+    ".mm-ytitle{grid-row:1;grid-column:1;writing-mode:vertical-rl;transform:rotate(180deg);text-align:center}"
+    ".mm-axis-y{grid-row:1;grid-column:2;position:relative;border-right:1px solid #999}"
+    ".mm-axis-y .mm-tick{position:absolute;right:4px;transform:translateY(50%);line-height:1}"
+    ".mm-plot{grid-row:1;grid-column:3;display:flex;align-items:flex-end;gap:2px;border-bottom:1px solid #999}"
+    ".mm-bin{flex:1;height:100%;display:flex;align-items:flex-end;min-width:0}"
+    ".mm-bar{width:100%;background:#f97316;position:relative}"
+    ".mm-bar span{position:absolute;top:-1.3em;left:0;right:0;text-align:center}"
+    ".mm-axis-x{grid-row:2;grid-column:3;display:flex;gap:2px}"
+    ".mm-axis-x .mm-tick{flex:1;min-width:0;writing-mode:vertical-rl;transform:rotate(180deg);"
+    "text-align:right;white-space:nowrap;line-height:1.2;padding-top:3px;display:flex;align-items:center}"
+    ".mm-hist figcaption{grid-row:3;grid-column:3;text-align:center;margin-top:4px}"
+)
+
+
 class ResultPanel:
     """The result half of a demo (create it inside the layout where it should appear): the headline
     (primary number, other numbers, warnings, or the error), the full signature, the per-example
@@ -426,20 +502,12 @@ class ResultPanel:
         self.table = gr.Dataframe(
             label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table"
         )
-        # Every property of the plot is fixed here: Gradio 6 redraws the plot from its previous data
-        # when a property (sort, x_title) arrives with new data, so `show` sends the data only. sort=None
-        # keeps the data's order (the bins in numeric order).
-        self.histogram = gr.BarPlot(
-            x="score",
-            y="examples",
-            label="histogram of the per-example scores",
-            x_title="per-example score (bins)",
-            y_title="examples",
-            x_label_angle=-40,
-            sort=None,
-            height=240,
+        # Drawn as HTML (`histogram_html`): whole-number count ticks and bin labels that never run
+        # together on a phone, which the plot component's automatic axes could not give.
+        self.histogram = gr.HTML(
+            "", label="histogram of the per-example scores", show_label=True, container=True, padding=True,
             elem_id=f"{api_prefix}histogram",
-        )
+        )  # fmt: skip
         with gr.Accordion("raw result (JSON)", open=False):
             self.raw = gr.JSON(label="result", elem_id=f"{api_prefix}raw")
 
@@ -462,14 +530,14 @@ class ResultPanel:
             headline(result) + (count if "per_example" in result else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
             pd.DataFrame(rows, columns=headers),
-            histogram(per_example_scores(result, score)),
+            histogram_html(per_example_scores(result, score)),
         )
 
     def failed(self, message: str) -> tuple:
         """Values for `outputs` after a failed compute: the message, and every previous value removed."""
         import pandas as pd
 
-        return (None, failure_note(message), "", pd.DataFrame(), histogram([]))
+        return (None, failure_note(message), "", pd.DataFrame(), histogram_html([]))
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
@@ -511,6 +579,40 @@ def card_body(card: Path) -> str:
     return text
 
 
+def card_section(card: Path, title: str) -> str:
+    """The text of the card's `## <title>` section (up to the next `## `), stripped; "" when absent."""
+    found = re.search(rf"^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", card_body(card), re.S | re.M)
+    return found[1].strip() if found else ""
+
+
+def card_summary(card: Path) -> str:
+    """The first paragraph of the card's Metric Description (what the metric is, in a few lines)."""
+    paragraphs = card_section(card, "Metric Description").split("\n\n")
+    summary = paragraphs[0].strip()
+    if summary.endswith(":") and len(paragraphs) > 1:  # a sentence announcing a list: the list too
+        summary += "\n\n" + paragraphs[1].strip()
+    return summary
+
+
+def card_citation(card: Path) -> str:
+    """The BibTeX of the card's Citation section (its code block), or the section's text."""
+    text = card_section(card, "Citation")
+    block = re.search(r"```\w*\n(.*?)```", text, re.S)
+    return (block[1] if block else text).strip()
+
+
+def about_metric(card: Path, api_prefix: str = "") -> None:
+    """Under a demo (the playground's tabs): the card's summary, its citation and the whole card, each
+    in the page (elem ids `<prefix>about`, `<prefix>citation`)."""
+    import gradio as gr
+
+    gr.Markdown(f"**About this metric** (from its card). {card_summary(card)}", elem_id=f"{api_prefix}about")
+    with gr.Accordion("Citation (BibTeX)", open=False, elem_id=f"{api_prefix}citation"):
+        gr.Code(card_citation(card), language=None, interactive=False, show_label=False)
+    with gr.Accordion("Metric card", open=False):
+        gr.Markdown(card_body(card))
+
+
 def ensure_importable(folder: Path) -> None:
     """Put a metric folder on sys.path (the playground imports several apps)."""
     if str(folder) not in sys.path:
@@ -548,7 +650,8 @@ class TextPairDemo:
 
         gr.Markdown(
             f"{self.intro} One example per line; a reference line may list accepted answers separated by "
-            "` | ` (or paste JSON lists). Options left on *preset* (or empty) use the preset's value."
+            "` | ` (space, bar, space; a bar without spaces is part of the answer, and the page says so), or "
+            "paste JSON lists. Options left on *preset* (or empty) use the preset's value."
         )
         with gr.Row():
             with gr.Column():

@@ -20,6 +20,9 @@ from pathlib import Path
 
 FID_WEIGHTS_FILE = "pt_inception-2015-12-05-6726825d.pth"
 FID_WEIGHTS_URL = "https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/" + FID_WEIGHTS_FILE
+# torch.hub names a weights file after the first hex digits of its SHA-256 (`<name>-<sha256 prefix>.pth`)
+FID_WEIGHTS_SHA256_PREFIX = "6726825d"
+FID_WEIGHTS_TAG = "inception-2015-12-05"  # the signature's name of pytorch-fid's file, and of no other
 FEATURE_DIMS = 2048
 INPUT_SIZE = 299
 
@@ -194,6 +197,35 @@ def default_weights_path() -> Path:
     import torch
 
     return Path(torch.hub.get_dir()) / "checkpoints" / FID_WEIGHTS_FILE
+
+
+_DIGESTS = {}  # (resolved path, size, mtime_ns) -> SHA-256 hex digest: a file is hashed once per change
+
+
+def weights_digest(path: Path) -> str:
+    """The SHA-256 hex digest of a weights file (read in 1 MiB blocks; cached while the file is unchanged)."""
+    import hashlib
+
+    stat = path.stat()
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
+    if key not in _DIGESTS:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        _DIGESTS[key] = digest.hexdigest()
+    return _DIGESTS[key]
+
+
+def weights_tag(weights=None) -> str:
+    """Which FID weights the features came from, for the signature: ``inception-2015-12-05`` for
+    pytorch-fid's file (its SHA-256 begins with the digits in its name, ``6726825d``, as torch.hub
+    checks), ``inception-sha256-<first 12 hex digits>`` for any other file, whatever its name or layer
+    names (a converted .safetensors copy included: a different file is named by its content). ``weights``:
+    the path given, or None for the torch hub cache."""
+    path = default_weights_path() if weights is None else Path(os.fspath(weights))
+    digest = weights_digest(path)
+    return FID_WEIGHTS_TAG if digest.startswith(FID_WEIGHTS_SHA256_PREFIX) else f"inception-sha256-{digest[:12]}"
 
 
 def read_state_dict(path: Path, arg: str) -> dict:

@@ -32,6 +32,7 @@ from .clip import RUCLIP_TEMPLATES, clip_scores
 from .core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
 from .extract import clip_cosines, side_statistics
 from .images import MAX_PIXELS, NONE, check_pixels, image_batch, pack
+from .inception import weights_tag
 from .resampling import bootstrap_fid
 
 PREPROCESS = ("processor", "center_square_bilinear")
@@ -410,7 +411,8 @@ def fid_fields(opts: dict, kinds: set) -> dict:
     if kinds <= {"features", "stats"}:
         return {"feat": "given"}
     extractor = opts["feature_extractor"]
-    name = "inception-2015-12-05" if extractor is None else f"custom({type(extractor).__name__})"
+    # the weights file read, named by its content (the file the features came from: loaded just before)
+    name = weights_tag(opts["inception_weights"]) if extractor is None else f"custom({type(extractor).__name__})"
     return {"feat": name, "pre": opts["pre_resize"] or "none"}
 
 
