@@ -57,8 +57,8 @@ _COMMA = re.compile(r"(\d)(\,)(\d)")
 _MANUAL_MAP = dict(vqa_core.MANUAL_MAP)  # a copy: the script's setdefault grows it
 
 
-def _aij2021_en(pred: str, gts: list[str]) -> float:
-    """AIJ 2021 vqaEval.py, English: only the prediction is normalised, then `in` the GT list."""
+def _aij2021_punctuation(pred: str) -> str:
+    """AIJ 2021 vqaEval.py processPunctuation (both languages): whitespace, punctuation, periods."""
     pred = pred.replace("\n", " ").replace("\t", " ").strip()
     out = pred
     for p in vqa_core.PUNCT:
@@ -66,7 +66,12 @@ def _aij2021_en(pred: str, gts: list[str]) -> float:
             out = out.replace(p, "")
         else:
             out = out.replace(p, " ")
-    out = _PERIOD.sub("", out, re.UNICODE)
+    return _PERIOD.sub("", out, re.UNICODE)
+
+
+def _aij2021_en(pred: str, gts: list[str]) -> float:
+    """AIJ 2021 vqaEval.py, English: only the prediction is normalised, then `in` the GT list."""
+    out = _aij2021_punctuation(pred)
     words = [_MANUAL_MAP.setdefault(w, w) for w in out.lower().split()]
     words = [vqa_core.CONTRACTIONS.get(w, w) for w in words if w not in vqa_core.ARTICLES]
     return 1.0 if " ".join(words) in gts else 0.0
@@ -105,14 +110,7 @@ _RU_PIECES = [*_RU_WORDS, "dog", "Two", "the", "3", "10", "3,5", "1.5", "2.", "Ù
 
 
 def _aij2021_ru_normal_form(pred: str, morph) -> str:
-    pred = pred.replace("\n", " ").replace("\t", " ").strip()
-    out = pred
-    for p in vqa_core.PUNCT:
-        if (p + " " in pred or " " + p in pred) or (re.search(_COMMA, pred) is not None):
-            out = out.replace(p, "")
-        else:
-            out = out.replace(p, " ")
-    out = _PERIOD.sub("", out, re.UNICODE)
+    out = _aij2021_punctuation(pred)
     words = []
     for word in out.lower().split():
         lemma = morph.parse(word)[0].normal_form
