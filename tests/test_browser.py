@@ -631,6 +631,10 @@ def test_fid_clip_gives_a_number_without_weights(page, served):
         predictions=np.load(gen), references=np.load(real), **CASES["fid_clip"].ci
     )
     assert fmt(expected["fid"]) in ui.headline_text(page, ""), (expected, ui.headline_text(page, ""))
+    # FID is one number for the whole set: no empty table and empty plot, a line that says why
+    headers, rows = ui.read_table(page, "")
+    note = page.locator("#histogram").inner_text()
+    assert not rows and "clip_score" not in headers and "one number for the whole set" in note, (headers, note)
 
 
 # ------------------------------------------------------------------------------------------------

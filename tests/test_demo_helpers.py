@@ -160,7 +160,7 @@ def test_a_failed_compute_clears_the_panel(demo):
     with gr.Blocks():
         panel = demo.ResultPanel()
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
-    assert raw is None and signature == "" and len(table) == 0 and bars == ""
+    assert raw is None and signature == "" and len(table["value"]) == 0 and table["visible"] and bars == ""
     assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
 
 
@@ -169,3 +169,17 @@ def test_option_help_says_what_preset_stands_for(demo):
 
     info = demo.option_info(anls.OPTIONS["threshold"], anls.OPTIONS, "stvqa")
     assert info.startswith(anls.OPTIONS["threshold"].help) and info.endswith("[preset stvqa: 0.5]"), info
+
+
+def test_a_result_without_per_example_scores_hides_the_table_and_says_why(demo):
+    """FID alone: no empty grid, the histogram's place says the score is one number for the set; the next
+    result with per-example scores shows the table again."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    with gr.Blocks():
+        panel = demo.ResultPanel()
+    _, _, _, table, note = panel.show({"fid": 1.5, "signature": "fid_clip|v:0.1.0"}, {})
+    assert table["visible"] is False and "fid is one number for the whole set" in note
+    _, _, _, table, bars = panel.show({"anls": 0.5, "per_example": [0.0, 1.0]}, {"prediction": ["a", "b"]})
+    assert table["visible"] is True and len(table["value"]) == 2 and "aria-roledescription" in bars

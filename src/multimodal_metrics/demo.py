@@ -428,6 +428,12 @@ def _count_ticks(top: int) -> list[int]:
     return list(range(0, -(-top // step) * step + 1, step))
 
 
+def no_per_example_note(result: dict) -> str:
+    """What the histogram's place says when the result has no per-example scores (fid_clip's FID alone)."""
+    key = html.escape(primary_key(result))
+    return f"<p>{key} is one number for the whole set: there are no per-example scores to list or plot.</p>"
+
+
 def histogram_html(scores: list[float], bins: int = 10, title: str = "per-example score (bins)") -> str:
     """The histogram of the scores (`histogram`'s bins) as HTML bars: whole-number count ticks, the bin
     labels written vertically under their bars (they never run together on a phone), each bar's count
@@ -519,25 +525,29 @@ class ResultPanel:
     def show(self, result: dict, columns: dict, score: str | None = None, warned: list = ()) -> tuple:
         """Values for `outputs`; `columns` maps table column names to the per-example input values;
         `score` names the per-example score when it is not the result's primary key; `warned`: the
-        warnings raised while computing."""
+        warnings raised while computing. Without per-example scores (FID alone) the table is hidden and the
+        histogram's place says why."""
+        import gradio as gr
         import pandas as pd
 
         headers, rows = per_example_rows(result, columns, score)
         count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {score or primary_key(result)})"
         notes = warnings_note(list(warned))
+        per_example = "per_example" in result
         return (
             result,
-            headline(result) + (count if "per_example" in result else "") + (f"\n\n{notes}" if notes else ""),
+            headline(result) + (count if per_example else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
-            pd.DataFrame(rows, columns=headers),
-            histogram_html(per_example_scores(result, score)),
+            gr.update(value=pd.DataFrame(rows, columns=headers), visible=per_example),  # no empty grid
+            histogram_html(per_example_scores(result, score)) if per_example else no_per_example_note(result),
         )
 
     def failed(self, message: str) -> tuple:
         """Values for `outputs` after a failed compute: the message, and every previous value removed."""
+        import gradio as gr
         import pandas as pd
 
-        return (None, failure_note(message), "", pd.DataFrame(), histogram_html([]))
+        return (None, failure_note(message), "", gr.update(value=pd.DataFrame(), visible=True), histogram_html([]))
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
