@@ -14,6 +14,7 @@ import os
 import struct
 import subprocess
 import sys
+import tempfile
 import zlib
 from pathlib import Path
 
@@ -140,6 +141,13 @@ def _cases() -> list:
     cases.append(("vqa-acc-answer-key-fifo",
                   lambda root: _files(root, "vqa-acc") + ["--preset", "tdiuc", "--answer-key", str(root / "fifo.json")],
                   lambda root: ["fifo.json: is not a regular file", "answer-key CSV"]))
+    def answer_key_without_tdiuc(root):
+        key = Path(tempfile.mkdtemp(prefix="mm-key-")) / "key.csv"  # outside root: root must stay as it was
+        key.write_text("yes,1\nno,2\n")
+        return _files(root, "vqa-acc") + ["--answer-key", str(key)]
+
+    cases.append(("vqa-acc-answer-key-without-tdiuc", answer_key_without_tdiuc,
+                  lambda root: ["unknown option 'answer_key'", "preset 'tdiuc' does"]))
     cases.append(("ru-meteor-ruwordnet-path-fifo",
                   lambda root: _files(root, "ru-meteor") + ["--ruwordnet-path", str(root / "fifo.json")],
                   lambda root: ["--ruwordnet-path", "fifo.json", "is not a regular file or folder"]))

@@ -46,7 +46,10 @@ def resolve_options(
     options = dict(presets[config_name])
     for key, value in overrides.items():
         if key not in options:
-            raise ValueError(f"{name}: unknown option {key!r}; expected one of {sorted(options)}")
+            elsewhere = sorted(preset for preset, values in presets.items() if key in values)
+            hint = (f" (preset {config_name!r} does not take it; preset {' / '.join(map(repr, elsewhere))} does)"
+                    if elsewhere else "")
+            raise ValueError(f"{name}: unknown option {key!r}; expected one of {sorted(options)}{hint}")
         if value is not None:
             options[key] = value
     return options

@@ -172,3 +172,10 @@ def test_import_is_light():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_an_option_of_another_preset_names_the_preset_that_takes_it():
+    """answer_key belongs to tdiuc: under the default preset the error says so (the command line's --answer-key too)."""
+    with pytest.raises(ValueError, match=r"unknown option 'answer_key'; .*preset 'default' does not take it; "
+                                         r"preset 'tdiuc' does\)$"):
+        vqa_acc.score(["yes"], [["yes"] * 10], answer_key=["yes"])
