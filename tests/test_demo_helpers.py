@@ -160,7 +160,8 @@ def test_a_failed_compute_clears_the_panel(demo):
     with gr.Blocks():
         panel = demo.ResultPanel()
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
-    assert raw is None and signature == "" and len(table["value"]) == 0 and table["visible"] and bars == ""
+    assert raw is None and signature == "" and len(table) == 0 and bars == ""
+    assert panel.in_page(panel.failed("x"))[3]["visible"] is True
     assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
 
 
@@ -172,14 +173,16 @@ def test_option_help_says_what_preset_stands_for(demo):
 
 
 def test_a_result_without_per_example_scores_hides_the_table_and_says_why(demo):
-    """FID alone: no empty grid, the histogram's place says the score is one number for the set; the next
+    """FID alone: the page shows no empty grid, the histogram's place says the score is one number for the set; the next
     result with per-example scores shows the table again."""
     pytest.importorskip("gradio")
     import gradio as gr
 
     with gr.Blocks():
         panel = demo.ResultPanel()
-    _, _, _, table, note = panel.show({"fid": 1.5, "signature": "fid_clip|v:0.1.0"}, {})
-    assert table["visible"] is False and "fid is one number for the whole set" in note
-    _, _, _, table, bars = panel.show({"anls": 0.5, "per_example": [0.0, 1.0]}, {"prediction": ["a", "b"]})
-    assert table["visible"] is True and len(table["value"]) == 2 and "aria-roledescription" in bars
+    shown = panel.show({"fid": 1.5, "signature": "fid_clip|v:0.1.0"}, {})
+    assert len(shown[3]) == 0 and "fid is one number for the whole set" in shown[4]  # the API's values
+    assert panel.in_page(shown)[3]["visible"] is False
+    shown = panel.show({"anls": 0.5, "per_example": [0.0, 1.0]}, {"prediction": ["a", "b"]})
+    table = panel.in_page(shown)[3]
+    assert table["visible"] is True and len(table["value"]) == 2 and "aria-roledescription" in shown[4]

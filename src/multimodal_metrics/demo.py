@@ -525,9 +525,8 @@ class ResultPanel:
     def show(self, result: dict, columns: dict, score: str | None = None, warned: list = ()) -> tuple:
         """Values for `outputs`; `columns` maps table column names to the per-example input values;
         `score` names the per-example score when it is not the result's primary key; `warned`: the
-        warnings raised while computing. Without per-example scores (FID alone) the table is hidden and the
-        histogram's place says why."""
-        import gradio as gr
+        warnings raised while computing. Without per-example scores (FID alone) the histogram's place
+        says why (and the page hides the table: `in_page`)."""
         import pandas as pd
 
         headers, rows = per_example_rows(result, columns, score)
@@ -538,16 +537,25 @@ class ResultPanel:
             result,
             headline(result) + (count if per_example else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
-            gr.update(value=pd.DataFrame(rows, columns=headers), visible=per_example),  # no empty grid
+            pd.DataFrame(rows, columns=headers),
             histogram_html(per_example_scores(result, score)) if per_example else no_per_example_note(result),
         )
 
+    @staticmethod
+    def in_page(values: tuple) -> tuple:
+        """`show` / `failed` values as the page gets them: the table hidden for a result without
+        per-example scores (no empty grid), shown otherwise. The API endpoint returns the plain values."""
+        import gradio as gr
+
+        raw, headline_md, signature, table, *rest = values
+        visible = raw is None or "per_example" in raw
+        return (raw, headline_md, signature, gr.update(value=table, visible=visible), *rest)
+
     def failed(self, message: str) -> tuple:
         """Values for `outputs` after a failed compute: the message, and every previous value removed."""
-        import gradio as gr
         import pandas as pd
 
-        return (None, failure_note(message), "", gr.update(value=pd.DataFrame(), visible=True), histogram_html([]))
+        return (None, failure_note(message), "", pd.DataFrame(), histogram_html([]))
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
@@ -570,9 +578,9 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
 
     def in_page(*args):
         try:
-            return run(*args)
+            return panel.in_page(run(*args))
         except (ValueError, TypeError) as err:
-            return (*panel.failed(str(err)), *[None] * len(extra_outputs))
+            return panel.in_page((*panel.failed(str(err)), *[None] * len(extra_outputs)))
 
     button.click(in_page, inputs=inputs, outputs=outputs, api_name=False)
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
