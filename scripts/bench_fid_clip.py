@@ -5,6 +5,7 @@
     .venv/bin/python scripts/bench_fid_clip.py --scale    # also 10x samples (streamed) and peak memory
     .venv/bin/python scripts/bench_fid_clip.py --bootstrap 20 --n 5000   # only: FID bootstrap cost
     .venv/bin/python scripts/bench_fid_clip.py --distance   # only: the distance alone, N = 10 ... 10,000
+    .venv/bin/python scripts/bench_fid_clip.py --small      # only: fid_clip.score end to end, N = 10, 100, 1,000
     .venv/bin/python scripts/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
@@ -217,6 +218,32 @@ def bench_distance(sizes, d: int) -> int:
     return 0
 
 
+def bench_small(sizes, d: int) -> int:
+    """``fid_clip.score`` end to end (input checks, statistics, distance; then with a 95% interval, 200
+    resamples) on N feature vectors per side: best of 3, CPU seconds. Run it with PYTHONPATH pointing at
+    another checkout's src/ to compare versions on the same data."""
+    import evaluate
+
+    from multimodal_metrics.fid_clip import score
+
+    metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
+    print(f"fid_clip.score and evaluate's compute on N {d}-d feature vectors per side (best of 3, CPU; "
+          "OPENBLAS_NUM_THREADS=1 for the stable figure)")
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        a, b = np.abs(rng.normal(size=(n, d))), np.abs(rng.normal(size=(n, d))) + 0.1
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            score(a[:2], b[:2])  # imports
+            plain = min(_timed(lambda a=a, b=b: score(a, b))[2] for _ in range(3))
+            metric.compute(predictions=a[:2], references=b[:2])
+            through = min(_timed(lambda a=a, b=b: metric.compute(predictions=a, references=b))[2] for _ in range(3))
+            result, _, interval = _timed(lambda a=a, b=b: score(a, b, confidence=0.95))
+        print(f"  N = {n:>6,}: score {plain * 1000:9.1f} ms | compute {through * 1000:9.1f} ms | with confidence=0.95 {interval:7.3f} s | "
+              f"FID {result['fid']:.10f} [{result['fid_ci_low']:.10f}, {result['fid_ci_high']:.10f}]")
+    return 0
+
+
 # ------------------------------------------------------------------------------------------------
 # --images: the image path from file paths, ours vs torchmetrics vs pytorch-fid's loop
 # ------------------------------------------------------------------------------------------------
@@ -398,7 +425,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", action="store_true", help="also 10x samples, streamed, with peak memory")
     parser.add_argument("--distance", action="store_true", help="only: the distance alone for --sizes")
-    parser.add_argument("--sizes", default="10,100,1000,2047,10000", help="N per side for --distance")
+    parser.add_argument("--sizes", default=None,
+                        help="N per side: --distance (default 10,100,1000,2047,10000) / --small (10,100,1000)")
+    parser.add_argument("--small", action="store_true", help="only: fid_clip.score end to end for --sizes (2,048-d)")
     parser.add_argument("--images", type=int, default=0, help="only: images/s from this many PNG files")
     parser.add_argument("--batches", default="20,50", help="batch sizes for --images")
     parser.add_argument("--width", type=float, default=1.0, help="FID Inception width for --images (1.0: real)")
@@ -417,8 +446,10 @@ def main() -> int:
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
+    if args.small:
+        return bench_small([int(v) for v in (args.sizes or "10,100,1000").split(",")], args.dims or 2_048)
     if args.distance:
-        return bench_distance([int(v) for v in args.sizes.split(",")], args.dims or 2_048)
+        return bench_distance([int(v) for v in (args.sizes or "10,100,1000,2047,10000").split(",")], args.dims or 2_048)
     if args.one:
         return bench_one(args)
     if args.images:

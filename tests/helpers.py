@@ -11,6 +11,17 @@ ROOT = Path(__file__).resolve().parent.parent
 METRICS = ROOT / "metrics"
 
 
+def reference_levenshtein(a: str, b: str) -> int:
+    """The textbook dynamic-programming edit distance, pure Python: the oracles' own, independent of rapidfuzz."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
 def metric_names() -> list[str]:
     """Every metric folder (metrics/<name>/<name>.py)."""
     return sorted(p.name for p in METRICS.iterdir() if (p / f"{p.name}.py").is_file())

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from helpers import ROOT, load_core, load_metric, run_in_trainer, serve_app
+from helpers import ROOT, load_core, load_metric, reference_levenshtein, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -77,19 +77,9 @@ def test_pypi_anls_package_as_oracle():
 
 def _official_rrc(pred: str, answers: list[str], threshold: float = 0.5) -> float:
     """Transcription of the RRC DocVQA scoring loop (seeds_reference.md section 4), pure Python."""
-
-    def lev(a: str, b: str) -> int:
-        prev = list(range(len(b) + 1))
-        for i, ca in enumerate(a, 1):
-            cur = [i]
-            for j, cb in enumerate(b, 1):
-                cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-            prev = cur
-        return prev[-1]
-
     values = []
     for ans in answers:
-        dist = lev(" ".join(ans.strip().lower().split()), " ".join(pred.strip().lower().split()))
+        dist = reference_levenshtein(" ".join(ans.strip().lower().split()), " ".join(pred.strip().lower().split()))
         length = max(len(ans.upper()), len(pred.upper()))
         values.append(0.0 if length == 0 else dist / length)
     score = 1 - min(values)

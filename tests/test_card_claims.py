@@ -15,6 +15,7 @@ import random
 import re
 
 import pytest
+from helpers import reference_levenshtein
 from test_anls_star import _cases as anls_cases
 from test_vqa_acc_harnesses import _cases as vqa_cases
 
@@ -23,21 +24,11 @@ from multimodal_metrics.vqa_acc import core as vqa_core
 from multimodal_metrics.vqa_acc import scoring as vqa
 
 
-def _levenshtein(a: str, b: str) -> int:
-    prev = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i]
-        for j, cb in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
-        prev = cur
-    return prev[-1]
-
-
 def _layoutlmv2_snippet(pred: str, answers: list[str]) -> float:
     """editdistance on lower-cased strings, / max(len(ans), len(pred)), kept only when NL < 0.5."""
     best = 0.0
     for ans in answers:
-        nl = _levenshtein(ans.lower(), pred.lower()) / max(len(ans), len(pred))  # two "" raise there
+        nl = reference_levenshtein(ans.lower(), pred.lower()) / max(len(ans), len(pred))  # two "" raise there
         best = max(best, 1 - nl if nl < 0.5 else 0.0)
     return best
 

@@ -20,6 +20,8 @@ import pytest
 from helpers import ROOT, load_core, load_metric, load_script
 from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
+from multimodal_metrics.digests import file_sha256
+
 ts_legacy = load_core("codebleu", "_ts_legacy")
 core = load_core("codebleu", "_codebleu_core")
 LIBRARY = legacy_oracle.NPM_LIBRARY
@@ -46,7 +48,7 @@ def oracle_trees():
 
 def test_library_languages_and_hash(library):
     assert sorted(library.languages) == ["java", "python"]
-    assert library.sha256 == ts_legacy.file_digest(LIBRARY) and len(library.sha256) == 64
+    assert library.sha256 == file_sha256(LIBRARY) and len(library.sha256) == 64
     with pytest.raises(ValueError, match="grammar_library.*no grammar for lang='go'.*java, python"):
         library.parser("go")
 
@@ -173,7 +175,7 @@ def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang
         ours = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library=str(LIBRARY))
     for key in core.KEYS:
         assert ours[key] == expected[key], key  # bit for bit
-    assert f"|grammar:{LIBRARY.name}@{ts_legacy.file_digest(LIBRARY)[:12]}|ts:0.2.0|" in ours["signature"]
+    assert f"|grammar:{LIBRARY.name}@{file_sha256(LIBRARY)[:12]}|ts:0.2.0|" in ours["signature"]
     # the preset's default ("2020": the same library, built beside the runtime) gives the same numbers
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -26,6 +26,7 @@ from multimodal_metrics.demo import (
     option_widget,
     parse_items,
 )
+from multimodal_metrics.digests import file_sha256
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "fid_clip.py"
@@ -56,20 +57,13 @@ def _paths(files) -> list:
     return [f if isinstance(f, str) else getattr(f, "name", f) for f in files]
 
 
-def _digest(path: str) -> str:
-    import hashlib
-
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
-
-
 def without_duplicates(paths: list, arg: str, texts: list | None = None) -> tuple[list, list | None]:
     """The uploaded files, each content once (with its prompt, when there are prompts: the same image with
     another prompt is another CLIP example and stays). A warning names every file left out and the file
     with the same content that was kept (the page shows it under the numbers)."""
     kept, kept_texts, seen = [], [] if texts is not None else None, {}
     for i, path in enumerate(paths):
-        key = (_digest(path), None if texts is None else texts[i])
+        key = (file_sha256(path), None if texts is None else texts[i])
         if key in seen:
             warnings.warn(
                 f"`{arg}`: {Path(path).name} has the same content as {Path(seen[key]).name}"

@@ -26,7 +26,6 @@ Only the standard library is imported (pip and cc are run as commands).
 """
 
 import argparse
-import hashlib
 import os
 import shutil
 import subprocess
@@ -35,6 +34,7 @@ import tarfile
 import tempfile
 from pathlib import Path, PurePosixPath
 
+from ..digests import file_sha256
 from .legacy_runtime import GRAMMAR_FILE, RUNTIME_FILE, cache_dir, runtime_candidates
 
 SDIST_REQUIREMENT = "tree_sitter==0.2.0"
@@ -58,14 +58,6 @@ class BuildError(RuntimeError):
     """The runtime could not be built (download, checksum, compiler); the message says which step."""
 
 
-def sha256_of(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def _say(quiet: bool, message: str) -> None:
     if not quiet:
         print(f"[build_runtime] {message}", file=sys.stderr, flush=True)
@@ -76,7 +68,7 @@ def fetch_sdist(folder, python=None, quiet=False) -> Path:
     download`` (``python -m pip``, default this interpreter) of the sdist, checked."""
     folder = Path(folder)
     path = folder / SDIST_FILE
-    if path.is_file() and sha256_of(path) == SDIST_SHA256:
+    if path.is_file() and file_sha256(path) == SDIST_SHA256:
         return path
     folder.mkdir(parents=True, exist_ok=True)
     _say(quiet, f"pip download {SDIST_REQUIREMENT} (sdist) into {folder}")
@@ -99,7 +91,7 @@ def checked_sdist(path) -> Path:
     path = Path(path)
     if not path.is_file():
         raise BuildError(f"no such sdist file: {str(path)!r}")
-    digest = sha256_of(path)
+    digest = file_sha256(path)
     if digest != SDIST_SHA256:
         raise BuildError(f"{path.name}: sha256 {digest} is not the pinned {SDIST_SHA256} of {SDIST_REQUIREMENT}")
     return path
@@ -178,7 +170,7 @@ def fetch_npm_grammar(folder, name: str, spec: str, digest: str, quiet=False) ->
     registry tarball, no install scripts), checked."""
     folder = Path(folder)
     path = folder / name
-    if path.is_file() and sha256_of(path) == digest:
+    if path.is_file() and file_sha256(path) == digest:
         return path
     if shutil.which("npm") is None:
         raise BuildError(f"no npm on PATH to fetch {spec} (install npm, or put {name} in {folder})")
@@ -189,8 +181,8 @@ def fetch_npm_grammar(folder, name: str, spec: str, digest: str, quiet=False) ->
         got = Path(tmp) / name
         if not got.is_file():
             raise BuildError(f"npm pack {spec} did not write {name}")
-        if sha256_of(got) != digest:
-            raise BuildError(f"{name}: sha256 {sha256_of(got)} is not the pinned {digest}")
+        if file_sha256(got) != digest:
+            raise BuildError(f"{name}: sha256 {file_sha256(got)} is not the pinned {digest}")
         os.replace(got, path)
     return path
 

@@ -32,15 +32,16 @@ of every node with children, exactly as ``node.sexp()`` of py-tree-sitter 0.2.0 
 bottom-up in one walk and checked once against the core's rendering of the whole tree (any difference:
 every node rendered by the core itself).
 
-At module level only the standard library is imported (ctypes, hashlib, os, threading), no other module
-of the library.
+At module level only the standard library is imported (ctypes, os, threading), and of the library only
+its standard-library ``digests``.
 """
 
 import ctypes
-import hashlib
 import os
 import threading
 from pathlib import Path
+
+from ..digests import file_sha256
 
 RUNTIME_FILE = "libtree-sitter-0.2.0.so"
 RUNTIME_VERSION = "0.2.0"  # the py-tree-sitter release whose C core RUNTIME_FILE is (recorded as ts:0.2.0)
@@ -234,22 +235,13 @@ def load_runtime(path=None) -> Runtime:
     return runtime
 
 
-def file_digest(path) -> str:
-    """sha256 of a file (hex)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class GrammarLibrary:
     """A shared library of tree-sitter grammars (``tree_sitter_<lang>`` functions, ABI 9 to 12)."""
 
     def __init__(self, path: Path, runtime: Runtime, candidates):
         self.path = path
         self.name = path.name
-        self.sha256 = file_digest(path)
+        self.sha256 = file_sha256(path)
         self.runtime = runtime
         try:
             self._lib = ctypes.CDLL(str(path.resolve()))  # the file checked, not a search by its bare name

@@ -18,6 +18,8 @@ returns the module.
 import os
 from pathlib import Path
 
+from ..digests import file_sha256
+
 FID_WEIGHTS_FILE = "pt_inception-2015-12-05-6726825d.pth"
 FID_WEIGHTS_URL = "https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/" + FID_WEIGHTS_FILE
 # torch.hub names a weights file after the first hex digits of its SHA-256 (`<name>-<sha256 prefix>.pth`)
@@ -204,16 +206,10 @@ _DIGESTS = {}  # (resolved path, size, mtime_ns) -> SHA-256 hex digest: a file i
 
 def weights_digest(path: Path) -> str:
     """The SHA-256 hex digest of a weights file (read in 1 MiB blocks; cached while the file is unchanged)."""
-    import hashlib
-
     stat = path.stat()
     key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns)
     if key not in _DIGESTS:
-        digest = hashlib.sha256()
-        with open(path, "rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        _DIGESTS[key] = digest.hexdigest()
+        _DIGESTS[key] = file_sha256(path)
     return _DIGESTS[key]
 
 

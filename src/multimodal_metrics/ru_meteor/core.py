@@ -62,7 +62,6 @@ offline, so "is a number" here is ``-?\\d+(\\.\\d+)?`` (the tagger tags such tok
 """
 
 import functools
-import hashlib
 import os
 import re
 import string
@@ -71,6 +70,7 @@ from pathlib import Path
 # RU_NUMBER_WORDS: manualMap_ru of AIJ 2022 VisualQA (seeds 000/001, evaluation/vqa/metric/calc_meteor.py;
 # seeds_reference.md 1.5), the same 13 entries as the TextQA and VQA 2021 scripts' (one copy, shared with
 # text_qa and vqa_acc); applied to the lemma of the whole answer (one key for the whole string).
+from ..digests import file_sha256
 from ..resources.russian import NUMBER_WORDS as RU_NUMBER_WORDS
 from ..resources.russian import first_lemma
 from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the old name)
@@ -303,11 +303,7 @@ def default_ruwordnet_path() -> str | None:
 
 @functools.lru_cache(maxsize=8)
 def _db_fingerprint(path: str, size: int, mtime: float) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()[:12]
+    return file_sha256(path)[:12]
 
 
 def _connect_ruwordnet(ruwordnet_path):
