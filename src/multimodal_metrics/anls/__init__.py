@@ -10,11 +10,12 @@ functions are in :mod:`multimodal_metrics.anls.core`.
 """
 
 from .core import anls_per_question, anls_per_question_flat, normalize_text, pair_similarities
-from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [
     "OPTIONS",
     "PRESETS",
+    "State",
     "anls_per_question",
     "anls_per_question_flat",
     "compare",
@@ -22,4 +23,5 @@ __all__ = [
     "pair_similarities",
     "score",
     "score_checked",
+    "state",
 ]

@@ -3,6 +3,7 @@
 from ..inputs import score_text_pairs
 from ..options import Option, OptionTable
 from ..results import Result, make_result, mean
+from ..state import TextPairState
 from ..stats import compare_scores, interval_values, mean_statistic
 from .core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 
@@ -39,14 +40,25 @@ OPTIONS = OptionTable(
 )
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
-    """ANLS of checked inputs (``predictions``, every reference in order, references per question) with
-    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    scores = anls_per_question_flat(predictions, flat_references, counts, **options).tolist()
+def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
+    """The per-question rows of checked inputs: ``({"anls": scores}, context)`` (no resources: empty context)."""
+    return {"anls": anls_per_question_flat(predictions, flat_references, counts, **options)}, {}
+
+
+def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
+    """ANLS from the per-question rows in example order (what ``score`` and a merged state both call)."""
+    scores = columns["anls"].tolist()
     signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
     statistic = mean_statistic({"anls": scores})
     values = {"anls": mean(scores), **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, scores, return_per_example), "anls", scores, statistic)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """ANLS of checked inputs (``predictions``, every reference in order, references per question) with
+    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    columns, context = example_rows(predictions, flat_references, counts, preset, options)
+    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
 def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
@@ -68,3 +80,20 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+class State(TextPairState):
+    """ANLS's mergeable state (see :mod:`multimodal_metrics.state`): per-question scores kept with their
+    global index; ``result`` equals ``score`` on all questions bit for bit. 8 bytes per question plus
+    8 for its index."""
+
+    metric = "anls"
+    options = OPTIONS
+    example_rows = staticmethod(example_rows)
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
+    return State(preset, **options)

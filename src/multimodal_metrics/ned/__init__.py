@@ -10,11 +10,12 @@ ReCTS: Latin case-insensitive, full-width = half-width, two empty strings score 
 """
 
 from .core import cer_per_example, corpus_cer, ned_per_example, ned_per_example_flat, normalize, pair_scores
-from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [
     "OPTIONS",
     "PRESETS",
+    "State",
     "cer_per_example",
     "compare",
     "corpus_cer",
@@ -24,4 +25,5 @@ __all__ = [
     "pair_scores",
     "score",
     "score_checked",
+    "state",
 ]

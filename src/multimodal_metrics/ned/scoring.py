@@ -5,6 +5,7 @@ import numpy as np
 from ..inputs import score_text_pairs
 from ..options import Option, OptionTable, check_choice, check_number
 from ..results import Result, make_result, mean
+from ..state import TextPairState
 from ..stats import Statistic, compare_scores, interval_values
 from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
 
@@ -61,25 +62,37 @@ def _statistic(one_minus_ned, exact, edits, ref_chars) -> Statistic:
     return Statistic(("one_minus_ned", "string_accuracy", "cer"), stats, scores)
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
-    """1 - NED, string accuracy and CER of checked inputs (``predictions``, every reference in order,
-    references per example) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    per = ned_per_example_flat(predictions, flat_references, counts, **options)
-    ned_scores = per["one_minus_ned"].tolist()
-    exact = per["string_accuracy"].tolist()
-    cers = cer_per_example(per["edits"], per["ref_chars"]).tolist()
+def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
+    """The per-example rows of checked inputs: ``one_minus_ned``, ``string_accuracy``, ``edits`` and
+    ``ref_chars`` (the CER's numerator and denominator); no resources, so an empty context."""
+    return dict(ned_per_example_flat(predictions, flat_references, counts, **options)), {}
+
+
+def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
+    """1 - NED, string accuracy and CER from the per-example rows in example order (what ``score`` and a
+    merged state both call)."""
+    ned_scores = columns["one_minus_ned"].tolist()
+    exact = columns["string_accuracy"].tolist()
+    cers = cer_per_example(columns["edits"], columns["ref_chars"]).tolist()
     per_example = [{"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)]
     cer_field = {"cer": "jiwer"} if options.get("cer_strip") else {}
     fields = {**OPTIONS.signature_fields(options), **cer_field, **resampling.signature_fields()}
     signature = OPTIONS.signature(preset, fields)
-    statistic = _statistic(per["one_minus_ned"], per["string_accuracy"], per["edits"], per["ref_chars"])
+    statistic = _statistic(columns["one_minus_ned"], columns["string_accuracy"], columns["edits"], columns["ref_chars"])
     values = {
         "one_minus_ned": mean(ned_scores),
         "string_accuracy": mean(exact),
-        "cer": corpus_cer(per["edits"], per["ref_chars"]),
+        "cer": corpus_cer(columns["edits"], columns["ref_chars"]),
         **interval_values(statistic, resampling),
     }
     return Result(make_result(values, signature, per_example, return_per_example), "ned", per_example, statistic)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """1 - NED, string accuracy and CER of checked inputs (``predictions``, every reference in order,
+    references per example) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    columns, context = example_rows(predictions, flat_references, counts, preset, options)
+    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
 def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
@@ -104,3 +117,20 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
     per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
     the same for both."""
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+class State(TextPairState):
+    """NED's mergeable state (see :mod:`multimodal_metrics.state`): per example 1 - NED, exact match, the
+    CER's edits and reference length (8 bytes each) and the global index (8 bytes); ``result`` equals
+    ``score`` on all examples bit for bit."""
+
+    metric = "ned"
+    options = OPTIONS
+    example_rows = staticmethod(example_rows)
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
+    return State(preset, **options)

@@ -20,12 +20,13 @@ from .core import (
     text_qa_per_example,
     token_f1,
 )
-from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [
     "NUMBER_WORDS",
     "OPTIONS",
     "PRESETS",
+    "State",
     "compare",
     "example_score",
     "get_tokens",
@@ -34,6 +35,7 @@ __all__ = [
     "normalize_answer",
     "score",
     "score_checked",
+    "state",
     "text_qa_per_example",
     "token_f1",
 ]

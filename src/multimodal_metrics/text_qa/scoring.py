@@ -1,8 +1,11 @@
 """text_qa's option table, presets and ``score``: the functional API the evaluate module calls too."""
 
+import numpy as np
+
 from ..inputs import nest, score_text_pairs
 from ..options import Option, OptionTable
 from ..results import Result, make_result, mean
+from ..state import TextPairState
 from ..stats import compare_scores, interval_values, mean_statistic
 from .core import MEASURES, lemmatizer_version, text_qa_per_example
 
@@ -35,18 +38,31 @@ OPTIONS = OptionTable(
 )
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
-    """Token F1 or exact match of checked inputs (``predictions``, every accepted answer in order, answers
-    per question) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. The
-    signature records the lemmatiser (ImportError naming the pip command when pymorphy3 is missing)."""
+def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
+    """The per-question rows of checked inputs (the score under ``options["measure"]``) and the context:
+    the lemmatiser the scores depend on (ImportError naming the pip command when pymorphy3 is missing)."""
     lemmatizer = lemmatizer_version()
     scores = text_qa_per_example(predictions, nest(flat_references, counts), **options)
-    fields = {**OPTIONS.signature_fields(options), "lemma": lemmatizer, **resampling.signature_fields()}
-    signature = OPTIONS.signature(preset, fields)
+    return {options["measure"]: np.asarray(scores, dtype=np.float64)}, {"lemma": lemmatizer}
+
+
+def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
+    """Token F1 or exact match from the per-question rows in example order (what ``score`` and a merged
+    state both call); the signature records the lemmatiser of ``context``."""
     key = options["measure"]
+    scores = columns[key].tolist()
+    fields = {**OPTIONS.signature_fields(options), "lemma": context["lemma"], **resampling.signature_fields()}
+    signature = OPTIONS.signature(preset, fields)
     statistic = mean_statistic({key: scores})
     values = {key: mean(scores), **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, scores, return_per_example), "text_qa", scores, statistic)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """Token F1 or exact match of checked inputs (``predictions``, every accepted answer in order, answers
+    per question) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    columns, context = example_rows(predictions, flat_references, counts, preset, options)
+    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
 def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
@@ -69,3 +85,20 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+class State(TextPairState):
+    """text_qa's mergeable state (see :mod:`multimodal_metrics.state`): per question its score (8 bytes)
+    and global index (8 bytes), and the lemmatiser's version, which every merged state must share;
+    ``result`` equals ``score`` on all questions bit for bit."""
+
+    metric = "text_qa"
+    options = OPTIONS
+    example_rows = staticmethod(example_rows)
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
+    return State(preset, **options)

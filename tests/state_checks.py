@@ -1,0 +1,91 @@
+"""Checks every metric's mergeable state must pass (used by tests/test_state*.py).
+
+A metric's case gives ``n`` generated examples as per-example inputs; the checks split them into
+shards in several ways, score each shard in a state with the examples' global indexes, merge the states
+(through ``to_bytes``/``from_bytes`` too) in random orders, and compare the merged ``result`` with the
+library's ``score`` on all examples: value, per-example list, seeded interval and signature, bit for bit.
+"""
+
+import random
+from dataclasses import dataclass, field
+
+
+@dataclass
+class StateCase:
+    """One metric's generated examples: ``inputs`` maps an argument name of ``update``/``score`` to its
+    per-example list (all of length n); ``options`` (preset included) are given to both ``state`` and
+    ``score``; ``result_kwargs`` to both ``result`` and ``score``."""
+
+    module: object
+    inputs: dict
+    options: dict = field(default_factory=dict)
+    result_kwargs: dict = field(
+        default_factory=lambda: {"return_per_example": True, "confidence": 0.95, "seed": 7}
+    )
+
+    @property
+    def n(self) -> int:
+        return len(next(iter(self.inputs.values())))
+
+    def take(self, ids) -> dict:
+        return {name: [values[i] for i in ids] for name, values in self.inputs.items()}
+
+    def reference(self):
+        return self.module.score(**self.inputs, **self.options, **self.result_kwargs)
+
+    def shard_state(self, ids):
+        state = self.module.state(**self.options)
+        if ids:
+            state.update(**self.take(ids), index=list(ids))
+        return state
+
+
+def random_shards(n: int, k: int, rng: random.Random) -> list[list[int]]:
+    """``k`` shards of ``range(n)`` in random sizes (one may be empty), each in random order."""
+    ids = list(range(n))
+    rng.shuffle(ids)
+    cuts = sorted(rng.randint(0, n) for _ in range(k - 1))
+    shards = [ids[a:b] for a, b in zip([0, *cuts], [*cuts, n])]
+    for shard in shards:
+        rng.shuffle(shard)
+    return shards
+
+
+def strided_with_padding(n: int, world: int) -> list[list[int]]:
+    """The shards of torch's ``DistributedSampler(shuffle=False)``: rank r takes r, r + world, ... after the
+    index list was padded by repeating its first examples up to a multiple of ``world``."""
+    total = -(-n // world) * world
+    ids = list(range(n)) + list(range(total - n))
+    return [ids[r::world] for r in range(world)]
+
+
+def assert_same_result(merged, reference) -> None:
+    assert dict(merged) == dict(reference)
+    assert merged.signature == reference.signature
+    assert merged.per_example == reference.per_example
+
+
+def check_merges_equal_score(case: StateCase, seed: int = 0, splits: int = 3) -> None:
+    """Random splits into 1 to 5 shards, merged in random orders (half of them through bytes), equal ``score``."""
+    reference = case.reference()
+    rng = random.Random(seed)
+    layouts = [strided_with_padding(case.n, 2), [list(range(case.n))]]
+    layouts += [random_shards(case.n, rng.randint(2, 5), rng) for _ in range(splits)]
+    for shards in layouts:
+        states = [case.shard_state(ids) for ids in shards]
+        rng.shuffle(states)
+        states = [type(s).from_bytes(s.to_bytes()) if rng.random() < 0.5 else s for s in states]
+        merged = states[0]
+        for other in states[1:]:
+            merged = merged.merge(other)
+        assert len(merged) == case.n
+        assert_same_result(merged.result(**case.result_kwargs), reference)
+
+
+def check_round_trip(case: StateCase) -> None:
+    """``to_bytes`` then ``from_bytes`` keeps every row, the options and the result."""
+    state = case.shard_state(range(case.n))
+    blob = state.to_bytes()
+    again = type(state).from_bytes(blob)
+    assert again.to_bytes() == blob
+    assert_same_result(again.result(**case.result_kwargs), state.result(**case.result_kwargs))
