@@ -167,6 +167,41 @@ class MetricState:
         self._columns: dict[str, np.ndarray] | None = None
         self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
 
+    def _restore(self, preset: str, stored: dict) -> None:
+        """Options read from bytes: the preset must exist, the names must be the table's, and every value
+        must pass its option's own check and come back unchanged. Resource paths (``kind="path"``) are
+        kept as written, unopened: the state holds rows, not resources, so it merges and gives its result
+        on a machine without them (their content is recorded in ``context``)."""
+        table = type(self).options
+        table.check_preset(preset)
+        if sorted(stored) != sorted(table.names):
+            unknown = sorted(set(stored) - set(table.names))
+            missing = sorted(set(table.names) - set(stored))
+            raise ValueError(
+                f"{self.metric} state: unknown option(s) {unknown} / missing option(s) {missing} in the bytes"
+            )
+        options = {}
+        for name, value in stored.items():
+            option = table[name]
+            if value is None or option.kind == "path":
+                if value is not None and not isinstance(value, str):
+                    raise ValueError(f"{self.metric} state: option {name!r} must be a path, got {value!r}")
+                options[name] = value
+                continue
+            checked = option.checked(value)
+            if _canonical(checked, name) != value:
+                raise ValueError(
+                    f"{self.metric} state: option {name!r} = {value!r} is not in its checked form"
+                )
+            options[name] = checked
+        self.options_resolved = options
+        self.preset = preset
+        self.version = __version__
+        self.context = None
+        self._index = np.zeros(0, dtype=np.int64)
+        self._columns = None
+        self._pending = []
+
     # -- what subclasses provide --------------------------------------------------------------
     def update(self, *args, **kwargs) -> MetricState:  # pragma: no cover - every metric overrides it
         raise NotImplementedError
@@ -184,7 +219,11 @@ class MetricState:
             "metric": self.metric,
             "library version": self.version,
             "preset": self.preset,
-            **{f"option {k!r}": v for k, v in _canonical(self.options_resolved, "options").items()},
+            **{
+                f"option {k!r}": v
+                for k, v in _canonical(self.options_resolved, "options").items()
+                if type(self).options[k].kind != "path"  # where a resource lies: its content is in `context`
+            },
         }
 
     def _check_same(self, other: MetricState) -> None:
@@ -355,9 +394,7 @@ class MetricState:
             raise ValueError(f"these bytes hold a {metric} state, not a state of {cls.metric}")
         target = cls if cls.metric else _state_class(metric)
         state = target.__new__(target)
-        MetricState.__init__(state, header["preset"], **header["options"])
-        if _canonical(state.options_resolved, "options") != header["options"]:
-            raise ValueError(f"{metric} state: the stored options do not check out as {metric}'s options")
+        MetricState._restore(state, header["preset"], header["options"])
         state.version = header["version"]
         state.context = header["context"]
         n = header["n"]

@@ -22,11 +22,12 @@ from .core import (
     prepare,
     synonym_source,
 )
-from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [
     "OPTIONS",
     "PRESETS",
+    "State",
     "align",
     "compare",
     "corpus_meteor",
@@ -38,5 +39,6 @@ __all__ = [
     "prepare",
     "score",
     "score_checked",
+    "state",
     "synonym_source",
 ]

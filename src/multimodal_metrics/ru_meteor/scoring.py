@@ -13,6 +13,7 @@ from ..inputs import nest, score_text_pairs
 from ..options import Option, OptionTable, resolve_options
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
+from ..state import TextPairState
 from ..stats import Resampling, Statistic, compare_scores, interval_values, mean_statistic, ratio
 from .core import (
     NUMBER_WORDS,
@@ -176,14 +177,14 @@ OPTIONS = MeteorOptions(
 )
 
 
-def _signature(preset: str, options: dict, resources: str, resampling: Resampling) -> str:
+def _signature(preset: str, options: dict, resources: str, libraries: str, resampling: Resampling) -> str:
     """``ru_meteor|preset:P|prep:..|...|syn:..|res:<resource>|a:..|...|corpus:..|lib:<versions>|...``."""
     fields = {}
     for key, value in OPTIONS.signature_fields(options).items():
         fields[key] = value
         if key == "syn":
             fields["res"] = resources
-    fields["lib"] = library_versions(options)
+    fields["lib"] = libraries
     return OPTIONS.signature(preset, {**fields, **resampling.signature_fields()})
 
 
@@ -206,24 +207,46 @@ def _statistic(scores, stats, alpha: float, beta: float, gamma: float) -> Statis
     return Statistic(("meteor", "meteor_corpus"), np.column_stack([scores, np.asarray(stats, dtype=float)]), fn)
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
-    """METEOR of checked inputs (``predictions``, every reference in order, references per example) with
-    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
+    """The per-example rows of checked inputs: ``meteor`` (the sentence score), ``alignment`` (matches,
+    hypothesis length, reference length, chunks of the best reference) and ``numeric`` (True where the
+    score came from the numeric branch, which has no alignment); the context names the synonym resource
+    (``res``) and the library versions (``lib``) the scores depend on."""
     opts = dict(options)
-    corpus = opts.pop("corpus_score")
+    opts.pop("corpus_score")
     references = nest(flat_references, counts)
     # WordNet's folder is on NLTK's data path only while the scores are computed
     path, needed = opts.pop("wordnet_path"), opts["synonyms"] == "wordnet"
     with open_wordnet(path, _NO_WORDNET, needed=needed) as wordnet:
         resources = resource_tag(opts["synonyms"], wordnet, opts["ruwordnet_path"])
         scores, stats = meteor_per_example(predictions, references, return_stats=True, wordnet=wordnet, **opts)
+    numeric = np.fromiter((s is None for s in stats), dtype=bool, count=len(stats))
+    alignment = np.array([(0, 0, 0, 0) if s is None else s for s in stats], dtype=np.int64).reshape(-1, 4)
+    columns = {"meteor": np.asarray(scores, dtype=np.float64), "alignment": alignment, "numeric": numeric}
+    return columns, {"res": resources, "lib": library_versions(options)}
+
+
+def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
+    """METEOR from the per-example rows in example order (what ``score`` and a merged state both call)."""
+    opts = dict(options)
+    corpus = opts.pop("corpus_score")
+    opts.pop("wordnet_path")
+    scores = columns["meteor"].tolist()
+    stats = [None if numeric else tuple(row) for numeric, row in zip(columns["numeric"].tolist(), columns["alignment"].tolist())]
     values = {"meteor": mean(scores)}
     if corpus:
         values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])
-    signature = _signature(preset, {**opts, "corpus_score": corpus}, resources, resampling)
+    signature = _signature(preset, {**opts, "corpus_score": corpus}, context["res"], context["lib"], resampling)
     statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
     values = {**values, **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, scores, return_per_example), "ru_meteor", scores, statistic)
+
+
+def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+    """METEOR of checked inputs (``predictions``, every reference in order, references per example) with
+    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
+    columns, context = example_rows(predictions, flat_references, counts, preset, options)
+    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
 def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
@@ -247,3 +270,21 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+class State(TextPairState):
+    """METEOR's mergeable state (see :mod:`multimodal_metrics.state`): per example its score, the alignment
+    counts of its best reference and the numeric-branch flag (49 bytes) and its global index (8 bytes);
+    every merged state must share the synonym resource and library versions. ``result`` equals ``score``
+    on all examples bit for bit."""
+
+    metric = "ru_meteor"
+    options = OPTIONS
+    example_rows = staticmethod(example_rows)
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
+    return State(preset, **options)
