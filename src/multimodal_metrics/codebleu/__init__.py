@@ -13,7 +13,7 @@ the tree-sitter runtime of 2020 (:mod:`multimodal_metrics.codebleu.legacy_runtim
 """
 
 from .core import KEYS, KEYWORDS, LANGUAGES, corpus_codebleu, keywords_for, remove_comments
-from .scoring import OPTIONS, PRESETS, compare, score, score_checked
+from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [
     "KEYS",
@@ -21,10 +21,12 @@ __all__ = [
     "LANGUAGES",
     "OPTIONS",
     "PRESETS",
+    "State",
     "compare",
     "corpus_codebleu",
     "keywords_for",
     "remove_comments",
     "score",
     "score_checked",
+    "state",
 ]

@@ -261,3 +261,16 @@ def sufficient_stats(rows) -> list[list[float]]:
         row += [sum(m for m, _ in dataflow), sum(t for _, t in dataflow)]
         out.append(row)
     return out
+
+
+def corpus_scores(stats, weights, missing_dataflow: str) -> tuple[dict, float]:
+    """(scores dict with KEYS, data-flow total) of per-example rows of :data:`STATS_COLUMNS` in example
+    order: the pooled formulas of :func:`corpus_codebleu` (corpus BLEU of the pooled n-gram counts, pooled
+    syntax and data-flow match ratios, combined with ``weights``), for rows kept apart and merged later."""
+    ngram = _corpus([(row[0:4], row[4:8], row[8], row[9]) for row in stats])
+    weighted = _corpus([(row[10:14], row[14:18], row[18], row[19]) for row in stats])
+    syntax, _ = _ratio([(row[20], row[21]) for row in stats])
+    dataflow, df_total = _ratio([(row[22], row[23]) for row in stats])
+    comps = (ngram, weighted, syntax, dataflow)
+    total = combine(comps, weights, missing_dataflow, df_total)
+    return dict(zip(KEYS, (float(total), *map(float, comps)))), df_total

@@ -9,6 +9,7 @@ import numpy as np
 from ..inputs import nest, score_text_pairs
 from ..options import Option, OptionTable, check_number, resolve_options
 from ..results import Result, make_result
+from ..state import TextPairState
 from ..stats import Statistic, bleu, compare_scores, interval_values, ratio
 from .core import (
     COMMENT_RULES,
@@ -21,6 +22,7 @@ from .core import (
     MISSING_DATAFLOW,
     corpus_codebleu,
 )
+from .corpus import STATS_COLUMNS, corpus_scores
 from .legacy_runtime import BUILD_COMMAND
 
 # The key order of a preset is the order in which compute has always checked the options (`lang` first,
@@ -249,28 +251,58 @@ def _statistic(stats, weights, missing_dataflow: str) -> Statistic:
     return Statistic(KEYS, stats, scores)
 
 
+def _rows(predictions, flat_references, counts, preset, options):
+    """(columns, context, notes) of checked inputs: per example the :data:`~.corpus.STATS_COLUMNS` counts
+    (``stats``) and ``dataflow_limited``; the grammars as context; the parse notes of the batch."""
+    opts = dict(options)
+    trees, grammar_fields = tree_source(opts.pop("grammar_library"), opts["lang"], preset)
+    references = nest(flat_references, counts)
+    _, _, notes = corpus_codebleu(list(predictions), references, per_example=False, trees=trees, **opts)
+    limited = np.zeros(len(predictions), dtype=bool)
+    limited[[*notes["limited_predictions"], *notes["limited_references"]]] = True
+    columns = {"stats": np.asarray(notes["stats"], dtype=np.float64).reshape(-1, len(STATS_COLUMNS)),
+               "dataflow_limited": limited}
+    return columns, grammar_fields, notes
+
+
+def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
+    """The per-example rows of checked inputs (see :func:`_rows`), warning about snippets that do not parse
+    cleanly (indices within the batch)."""
+    columns, context, notes = _rows(predictions, flat_references, counts, preset, options)
+    _warn(notes, options["lang"], corpus=False)
+    return columns, context
+
+
+def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
+    """CodeBLEU and its four components from the per-example rows in example order (what ``score`` and a
+    merged state both call): :func:`~.corpus.corpus_scores` of the pooled counts; the per-example dicts
+    are the same formulas on each row. Warns when no reference has data flow."""
+    opts = {key: value for key, value in options.items() if key != "grammar_library"}
+    stats = columns["stats"].tolist()
+    scores, df_total = corpus_scores(stats, opts["weights"], opts["missing_dataflow"])
+    if df_total == 0:
+        _warn_no_dataflow(stacklevel=5)
+    per_example = None
+    if return_per_example:
+        per_example = [
+            dict(corpus_scores([row], opts["weights"], opts["missing_dataflow"])[0], dataflow_limited=flag)
+            for row, flag in zip(stats, columns["dataflow_limited"].tolist())
+        ]
+    fields = {**OPTIONS.signature_fields(opts), "tok": "split", **context, **resampling.signature_fields()}
+    signature = OPTIONS.signature(preset, fields)
+    statistic = _statistic(columns["stats"], opts["weights"], opts["missing_dataflow"])
+    values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
+    return Result(make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic)
+
+
 def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
     """CodeBLEU of checked inputs (``predictions``, every reference in order, references per example)
     with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. The ``grammar_library`` is
     resolved here (:func:`tree_source`; a missing file: ValueError; a path without the runtime of 2020:
     RuntimeError; "2020" without it: the wheels and a warning)."""
-    opts = dict(options)
-    trees, grammar_fields = tree_source(opts.pop("grammar_library"), opts["lang"], preset)
-    references = nest(flat_references, counts)
-    scores, per_example, notes = corpus_codebleu(
-        list(predictions), references, per_example=return_per_example, trees=trees, **opts
-    )
-    _warn(notes, opts["lang"])
-    fields = {
-        **OPTIONS.signature_fields(opts),
-        "tok": "split",
-        **grammar_fields,
-        **resampling.signature_fields(),
-    }
-    signature = OPTIONS.signature(preset, fields)
-    statistic = _statistic(notes["stats"], opts["weights"], opts["missing_dataflow"])
-    values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic)
+    columns, context, notes = _rows(predictions, flat_references, counts, preset, options)
+    _warn(notes, options["lang"], corpus=False)
+    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
 def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
@@ -301,7 +333,7 @@ def _list(idx) -> str:
     return ", ".join(str(i) for i in idx[:10]) + (", ..." if len(idx) > 10 else "")
 
 
-def _warn(notes: dict, lang: str, stacklevel: int = 4) -> None:
+def _warn(notes: dict, lang: str, stacklevel: int = 4, corpus: bool = True) -> None:
     """The warnings of a computation (``stacklevel`` 4: the caller of ``score``, or evaluate's ``compute``)."""
     for key, arg in (("bad_predictions", "predictions"), ("bad_references", "references")):
         idx = notes[key]
@@ -329,9 +361,33 @@ def _warn(notes: dict, lang: str, stacklevel: int = 4) -> None:
             "MISSING token; it is compared without that token (the reference's printer would crash there)",
             stacklevel=stacklevel,
         )
-    if notes["no_dataflow"]:
-        warnings.warn(
-            "codebleu: no data flow was extracted from any reference; dataflow_match is 0 "
-            "(see the `missing_dataflow` option)",
-            stacklevel=stacklevel,
-        )
+    if corpus and notes["no_dataflow"]:
+        _warn_no_dataflow(stacklevel + 1)
+
+
+def _warn_no_dataflow(stacklevel: int) -> None:
+    """The corpus-level warning: no reference of the whole corpus has data flow."""
+    warnings.warn(
+        "codebleu: no data flow was extracted from any reference; dataflow_match is 0 "
+        "(see the `missing_dataflow` option)",
+        stacklevel=stacklevel,
+    )
+
+
+class State(TextPairState):
+    """CodeBLEU's mergeable state (see :mod:`multimodal_metrics.state`): per example its 24 pooled counts
+    (:data:`~.corpus.STATS_COLUMNS`, 192 bytes), its data-flow-limited flag (1 byte) and its global index
+    (8 bytes); every merged state must share the grammars (the context). ``result`` equals ``score`` on
+    all examples bit for bit; the parse warnings of ``update`` name indices within the batch."""
+
+    metric = "codebleu"
+    options = OPTIONS
+    example_rows = staticmethod(example_rows)
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them;
+    ``lang`` is required outside ``fusion_brain_2021``)."""
+    return State(preset, **options)
