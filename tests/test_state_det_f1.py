@@ -9,6 +9,7 @@ import pytest
 from state_checks import StateCase, assert_same_result, check_merges_equal_score, check_round_trip
 
 from multimodal_metrics import det_f1, vqa_acc
+from multimodal_metrics import state as mmstate
 
 CLASSES = ["cat", "dog", "red car", "человек"]
 
@@ -79,6 +80,7 @@ def test_records_and_the_counts_of_the_result():
     reference = case.reference()
     assert result.counts.dtype == np.int64 and np.array_equal(result.counts, reference.counts)
     assert 0 < result["f1"] < 1 and result["fp"] > 0 and result["fn"] > 0  # nothing degenerate
+    assert type(mmstate.from_bytes(case.shard_state(range(3)).to_bytes())) is det_f1.State
 
 
 def test_a_shard_without_data_and_padding_duplicates():

@@ -2,12 +2,15 @@
 per-language and corpus keys included), with its per-question text inputs (question / answer types,
 languages) kept as text rows; update's errors are score's; other options and resources are refused."""
 
+import json
 import random
+import struct
 
 import pytest
 from state_checks import StateCase, assert_same_result, check_merges_equal_score, check_round_trip
 
 from multimodal_metrics import det_f1, vqa_acc
+from multimodal_metrics import state as mmstate
 
 WORDS = [
     "red",
@@ -261,3 +264,33 @@ def test_bytes_per_question(preset, inputs, per_question):
     small, large = _bytes(preset, 100, **inputs), _bytes(preset, 1100, **inputs)
     assert 0 <= large - small - 1000 * per_question < 16  # the header's counts grow by a few digits
     assert small < 100 * per_question + 1024
+
+
+def _with_header(blob: bytes, edit) -> bytes:
+    size = struct.unpack("<I", blob[8:12])[0]
+    header = json.loads(blob[12 : 12 + size])
+    edit(header)
+    head = json.dumps(header).encode()
+    return blob[:8] + struct.pack("<I", len(head)) + head + blob[12 + size :]
+
+
+def test_bytes_hold_the_options_of_their_preset_only():
+    """A preset takes only the options of its procedure: the bytes hold those, checked when read."""
+    state = vqa_acc.state(preset="tdiuc", answer_key=["red"]).update(
+        ["red"], ["red"], question_types=["color"]
+    )
+    blob = state.to_bytes()
+    again = mmstate.from_bytes(blob)
+    assert type(again) is vqa_acc.State and again.options_resolved == state.options_resolved
+    cases = [
+        (
+            lambda h: h.update(preset="bleu1"),
+            r"unknown option\(s\) \['answer_key', 'epsilon'\] / missing option\(s\) \['lowercase'\]",
+        ),
+        (lambda h: h["options"].update(normalize="never"), r"unknown option\(s\) \['normalize'\]"),
+        (lambda h: h["options"].pop("epsilon"), r"missing option\(s\) \['epsilon'\]"),
+        (lambda h: h["options"].update(answer_key="red"), "answer_key"),
+    ]
+    for edit, message in cases:
+        with pytest.raises((ValueError, TypeError), match=message):
+            vqa_acc.State.from_bytes(_with_header(blob, edit))

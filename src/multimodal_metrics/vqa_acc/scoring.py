@@ -430,9 +430,10 @@ class State(MetricState):
     """vqa_acc's mergeable state (see :mod:`multimodal_metrics.state`): the rows of :func:`example_rows`
     kept with each question's global index; ``result`` equals ``score`` on all questions bit for bit.
     Bytes per question: 8 for its index and 8 for its score, plus, by procedure: vqa_v2 its question
-    and answer types (each as JSON text, its UTF-8 length + 4 bytes: 8 bytes when neither is given),
-    fusion_brain_2021 its language (8 bytes), tdiuc its question type and GT answer (JSON text, length
-    + 4 bytes each), bleu1 its four counts (32 bytes), wups nothing more. Every merged state must share
+    and answer types (each as JSON text: its UTF-8 length + 4 bytes, more where JSON escapes a
+    character; 8 bytes when neither is given), fusion_brain_2021 its language (6 bytes), tdiuc its
+    question type and GT answer (JSON text, length + 4 bytes each), bleu1 its four counts (32 bytes),
+    wups nothing more; and a header of a few hundred bytes per state. Every merged state must share
     the library version, the preset, the options and the resource versions of the context (the Russian
     lemmatiser for fusion_brain_2021, even for shards without Russian questions; WordNet for wups)."""
 
