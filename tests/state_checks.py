@@ -60,6 +60,7 @@ def strided_with_padding(n: int, world: int) -> list[list[int]]:
 
 
 def assert_same_result(merged, reference) -> None:
+    assert list(merged) == list(reference)  # the same keys in the same order (per-type keys included)
     assert dict(merged) == dict(reference)
     assert merged.signature == reference.signature
     assert merged.per_example == reference.per_example

@@ -168,15 +168,17 @@ class MetricState:
         self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
 
     def _restore(self, preset: str, stored: dict) -> None:
-        """Options read from bytes: the preset must exist, the names must be the table's, and every value
+        """Options read from bytes: the preset must exist, the names must be those the preset sets (every
+        option of the table, or a preset's own subset where the table allows it: vqa_acc), and every value
         must pass its option's own check and come back unchanged. Resource paths (``kind="path"``) are
         kept as written, unopened: the state holds rows, not resources, so it merges and gives its result
         on a machine without them (their content is recorded in ``context``)."""
         table = type(self).options
         table.check_preset(preset)
-        if sorted(stored) != sorted(table.names):
-            unknown = sorted(set(stored) - set(table.names))
-            missing = sorted(set(table.names) - set(stored))
+        names = list(table.presets[preset])
+        if sorted(stored) != sorted(names):
+            unknown = sorted(set(stored) - set(names))
+            missing = sorted(set(names) - set(stored))
             raise ValueError(
                 f"{self.metric} state: unknown option(s) {unknown} / missing option(s) {missing} in the bytes"
             )
@@ -412,7 +414,7 @@ class MetricState:
             if shape[:1] != (n,):
                 raise ValueError(f"state column {name!r} has shape {list(shape)}, expected {n} rows")
             if dtype == "str":
-                values = json.loads(data.decode("utf-8"))
+                values = json.loads(bytes(data).decode("utf-8"))
                 if (
                     not isinstance(values, list)
                     or len(values) != n

@@ -27,13 +27,24 @@ from .core import (
     to_arrow,
     unpack,
 )
-from .scoring import OPTIONS, PRESETS, DetF1Result, compare, count_statistic, score, score_checked
+from .scoring import (
+    OPTIONS,
+    PRESETS,
+    DetF1Result,
+    State,
+    compare,
+    count_statistic,
+    score,
+    score_checked,
+    state,
+)
 
 __all__ = [
     "OPTIONS",
     "PRESETS",
     "Columns",
     "DetF1Result",
+    "State",
     "as_class_dict",
     "box_status",
     "compare",
@@ -51,6 +62,7 @@ __all__ = [
     "score",
     "score_checked",
     "scores",
+    "state",
     "to_arrow",
     "unpack",
 ]

@@ -24,12 +24,14 @@ from .scoring import (
     OPTIONS,
     PRESETS,
     SCORERS,
+    State,
     check_extra_inputs,
     checked_options,
     compare,
     extra_inputs,
     score,
     score_checked,
+    state,
     unknown_inputs,
 )
 
@@ -38,6 +40,7 @@ __all__ = [
     "OPTIONS",
     "PRESETS",
     "SCORERS",
+    "State",
     "check_extra_inputs",
     "checked_options",
     "compare",
@@ -48,6 +51,7 @@ __all__ = [
     "process_punctuation",
     "score",
     "score_checked",
+    "state",
     "unknown_inputs",
     "vqa_v2_per_question",
 ]

@@ -69,3 +69,12 @@ def bleu1_scores(
             totals[k] += row[k]
     corpus = _bleu(*totals) if len(predictions) else 0.0
     return (per_example, corpus, counts) if return_counts else (per_example, corpus)
+
+
+def corpus_bleu1(counts) -> float:
+    """Corpus BLEU-1 from the per-question counts of :func:`bleu1_scores` (``return_counts``), pooled as
+    it pools them: the column sums as whole numbers (0.0 for no questions)."""
+    counts = np.asarray(counts)
+    if not len(counts):
+        return 0.0
+    return _bleu(*np.asarray(counts, dtype=np.int64).sum(axis=0).tolist())

@@ -22,8 +22,9 @@ from ..inputs import check_same_length, check_strings
 from ..options import Option, OptionTable, check_bool, check_number, resolve_options
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
+from ..state import MetricState
 from ..stats import Resampling, Statistic, bleu, compare_scores, interval_values, mean_statistic
-from .bleu import bleu1_scores
+from .bleu import bleu1_scores, corpus_bleu1
 from .core import (
     LANGUAGES,
     NORMALIZE_MODES,
@@ -33,7 +34,7 @@ from .core import (
     lemmatizer_version,
     vqa_v2_scores_from_ids,
 )
-from .tdiuc import tdiuc_scores_from_ids, type_ranks
+from .tdiuc import tdiuc_correct, tdiuc_scores_from_ids, type_ranks
 from .wups import wups_per_question
 
 _OPTIONS_VQA = {"normalize": "official", "num_answers": 10}
@@ -257,10 +258,16 @@ def check_extra_inputs(preset: str, predictions, given) -> dict:
     return columns
 
 
-def score_checked(preset, predictions, references, columns, options, resampling, return_per_example=False) -> Result:
-    """The result of checked inputs: ``predictions`` and ``references`` as Arrow columns (what evaluate
-    stores) or Python lists, ``columns`` the per-question inputs of the preset (name -> column or list;
-    None or absent where not given), ``options`` from :func:`checked_options` and a checked ``Resampling``."""
+def example_rows(preset, predictions, references, columns, options) -> tuple[dict, dict]:
+    """The per-question rows of checked inputs (as :func:`score_checked` takes them) and their context.
+
+    Rows: ``score`` (the per-question score, float64) and what the preset's reduction reads besides it:
+    ``question_types`` / ``answer_types`` (vqa_v2; None where not given), ``languages``
+    (fusion_brain_2021), ``question_types`` and ``answers`` (tdiuc: the GT answer of each question),
+    ``counts`` (bleu1: clipped matches, max(1, hyp_len), closest ref_len, hyp_len as int64). Text columns
+    stay as they came (Arrow columns or lists). Context: the Russian lemmatiser (fusion_brain_2021) or
+    the WordNet version (wups) that the scores depend on. The number of answers of every question is
+    checked here."""
     import numpy as np
 
     from .arrow import answer_lists, string_column, string_ids
@@ -277,21 +284,64 @@ def score_checked(preset, predictions, references, columns, options, resampling,
             f"`references[{i}]` has {counts[i]} answers but num_answers={n_answers} "
             f"(preset {preset!r}); pass num_answers=0 to accept any number"
         )
-    extra = {}
+    context = {}
     if scorer == "vqa_v2":
         (pred_ids, gt_ids), strings = string_ids(predictions, answers)
         scores = vqa_v2_scores_from_ids(pred_ids, gt_ids, counts, strings, normalize=options["normalize"])
+        rows = {"score": scores, **{name: columns.get(name) for name in ("question_types", "answer_types")}}
+    elif scorer == "tdiuc":  # num_answers=0: the script reads answers[0]
+        gt = answers.take(np.cumsum(counts) - counts)
+        (pred_ids, gt_ids), strings = string_ids(predictions, gt)
+        correct = tdiuc_correct(pred_ids, gt_ids, strings, options["answer_key"])
+        rows = {"score": correct.astype(np.float64), "question_types": columns["question_types"], "answers": gt}
+    else:
+        predictions = predictions.to_pylist()
+        flat = iter(answers.to_pylist())
+        references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
+        if scorer == "fusion_brain_2021":
+            languages = columns.get("languages")
+            languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
+            scores = fusion_brain_per_question(predictions, references, languages)
+            rows = {"score": scores, "languages": languages}
+            context = {"ru": _lemmatizer()}
+        elif scorer == "wups":
+            thr, path = options["threshold"], options["wordnet_path"]
+            with open_wordnet(path, NO_WORDNET, needed=thr != -1.0) as wordnet:
+                scores = wups_per_question(predictions, references, threshold=thr, wordnet=wordnet)
+            rows = {"score": scores}
+            context = {"wn": "none" if wordnet is None else wordnet.get_version()}
+        else:  # bleu1
+            scores, _, bleu_counts = bleu1_scores(
+                predictions, references, lowercase=options["lowercase"], return_counts=True
+            )
+            rows = {"score": scores, "counts": bleu_counts.astype(np.int64)}
+    return rows, context
+
+
+def reduce_rows(rows, context, preset, options, resampling, return_per_example=False) -> Result:
+    """The result from the per-question rows of :func:`example_rows` in question order (what
+    :func:`score_checked` and a merged state both call)."""
+    import numpy as np
+
+    from .arrow import string_column, string_ids
+
+    scorer = SCORERS[preset]
+    scores = rows["score"]
+    extra = {}
+    if scorer == "vqa_v2":
         values = {"accuracy": mean(scores.tolist())}
         statistic = mean_statistic({"accuracy": scores})
         for kind in ("question_type", "answer_type"):
-            groups = columns.get(f"{kind}s")
+            groups = rows.get(f"{kind}s")
             if groups is not None:
                 (group_ids,), labels = string_ids(string_column(groups))
                 for t, v in group_means_from_ids(scores, group_ids, labels).items():
                     values[f"accuracy_{kind}/{t}"] = v
-    elif scorer == "tdiuc":  # num_answers=0: the script reads answers[0]
-        (pred_ids, gt_ids), strings = string_ids(predictions, answers.take(np.cumsum(counts) - counts))
-        (type_ids,), type_names = string_ids(string_column(columns["question_types"]))
+    elif scorer == "tdiuc":
+        # A prediction matters only through its correctness: a right one takes the GT's id, a wrong one -1.
+        (gt_ids,), strings = string_ids(string_column(rows["answers"]))
+        (type_ids,), type_names = string_ids(string_column(rows["question_types"]))
+        pred_ids = np.where(scores != 0, gt_ids, -1)
         eps, key = options["epsilon"], options["answer_key"]
         summary, scores, acc, nacc = tdiuc_scores_from_ids(
             pred_ids, gt_ids, strings, type_ids, type_names, epsilon=eps, answer_key=key
@@ -302,37 +352,50 @@ def score_checked(preset, predictions, references, columns, options, resampling,
             values[f"accuracy_question_type/{t}"] = v
         for t, v in nacc.items():
             values[f"normalized_accuracy_question_type/{t}"] = v
-    else:
-        predictions = predictions.to_pylist()
-        flat = iter(answers.to_pylist())
-        references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
-        if scorer == "fusion_brain_2021":
-            languages = columns.get("languages")
-            languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
-            scores = fusion_brain_per_question(predictions, references, languages)
-            values = {"accuracy": mean(scores.tolist())}
-            statistic = mean_statistic({"accuracy": scores})
-            for lang, v in group_means(scores, languages).items():
-                values[f"accuracy_language/{lang}"] = v
-            extra = {"ru": lemmatizer_version() if "ru" in languages else "none"}
-        elif scorer == "wups":
-            thr, path = options["threshold"], options["wordnet_path"]
-            with open_wordnet(path, NO_WORDNET, needed=thr != -1.0) as wordnet:
-                scores = wups_per_question(predictions, references, threshold=thr, wordnet=wordnet)
-            values = {"wups": mean(scores.tolist())}
-            statistic = mean_statistic({"wups": scores})
-            extra = {"wn": "none" if wordnet is None else wordnet.get_version()}
-        else:  # bleu1
-            scores, corpus, bleu_counts = bleu1_scores(
-                predictions, references, lowercase=options["lowercase"], return_counts=True
-            )
-            values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus}
-            statistic = _bleu1_statistic(scores, bleu_counts)
+    elif scorer == "fusion_brain_2021":
+        languages = list(rows["languages"])
+        values = {"accuracy": mean(scores.tolist())}
+        statistic = mean_statistic({"accuracy": scores})
+        for lang, v in group_means(scores, languages).items():
+            values[f"accuracy_language/{lang}"] = v
+        extra = {"ru": context["ru"] if "ru" in languages else "none"}
+    elif scorer == "wups":
+        values = {"wups": mean(scores.tolist())}
+        statistic = mean_statistic({"wups": scores})
+        extra = {"wn": context["wn"]}
+    else:  # bleu1
+        values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus_bleu1(rows["counts"])}
+        statistic = _bleu1_statistic(scores, rows["counts"])
     fields = {**OPTIONS.signature_fields(options), **extra, **resampling.signature_fields()}
     signature = OPTIONS.signature(preset, fields)
     per_example = scores.tolist()
     values = {**values, **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, per_example, return_per_example), "vqa_acc", per_example, statistic)
+
+
+def score_checked(preset, predictions, references, columns, options, resampling, return_per_example=False) -> Result:
+    """The result of checked inputs: ``predictions`` and ``references`` as Arrow columns (what evaluate
+    stores) or Python lists, ``columns`` the per-question inputs of the preset (name -> column or list;
+    None or absent where not given), ``options`` from :func:`checked_options` and a checked ``Resampling``."""
+    rows, context = example_rows(preset, predictions, references, columns, options)
+    return reduce_rows(rows, context, preset, options, resampling, return_per_example)
+
+
+@functools.lru_cache(maxsize=1)
+def _lemmatizer() -> str:
+    """:func:`~.core.lemmatizer_version`, read once per process (package metadata: about 5 ms a read)."""
+    return lemmatizer_version()
+
+
+def checked_inputs(preset, predictions, references, given) -> tuple:
+    """``(predictions, references, columns)`` of ``score`` / ``State.update``: the answers checked by their
+    conversion to Arrow (one C pass, as compute's add_batch checks them), the per-question inputs of
+    ``preset`` (``given``: name -> values or None) by :func:`check_extra_inputs`."""
+    predictions, prediction_array = strings_to_arrow(predictions, "predictions")
+    _, counts, reference_array = reference_lists_to_arrow(references, "references")
+    check_same_length("predictions", predictions, "references", counts)
+    columns = check_extra_inputs(preset, predictions, given)
+    return prediction_array, reference_array, columns
 
 
 def score(predictions, references, preset="default", *, question_types=None, answer_types=None, languages=None,
@@ -352,11 +415,7 @@ def score(predictions, references, preset="default", *, question_types=None, ans
     given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
     takes = extra_inputs(preset)
     opts = checked_options(preset, {**{k: v for k, v in given.items() if k not in takes}, **options})
-    # checked by their conversion to Arrow (one C pass), as compute's add_batch checks them
-    predictions, prediction_array = strings_to_arrow(predictions, "predictions")
-    _, counts, reference_array = reference_lists_to_arrow(references, "references")
-    check_same_length("predictions", predictions, "references", counts)
-    columns = check_extra_inputs(preset, predictions, given)
+    prediction_array, reference_array, columns = checked_inputs(preset, predictions, references, given)
     return score_checked(preset, prediction_array, reference_array, columns, opts, resampling, return_per_example)
 
 
@@ -365,6 +424,53 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset``, the per-question inputs and the options, the same for both."""
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+
+
+class State(MetricState):
+    """vqa_acc's mergeable state (see :mod:`multimodal_metrics.state`): the rows of :func:`example_rows`
+    kept with each question's global index; ``result`` equals ``score`` on all questions bit for bit.
+    Bytes per question: 8 for its index and 8 for its score, plus, by procedure: vqa_v2 its question
+    and answer types (each as JSON text: its UTF-8 length + 4 bytes, more where JSON escapes a
+    character; 8 bytes when neither is given), fusion_brain_2021 its language (6 bytes), tdiuc its
+    question type and GT answer (JSON text, length + 4 bytes each), bleu1 its four counts (32 bytes),
+    wups nothing more; and a header of a few hundred bytes per state. Every merged state must share
+    the library version, the preset, the options and the resource versions of the context (the Russian
+    lemmatiser for fusion_brain_2021, even for shards without Russian questions; WordNet for wups)."""
+
+    metric = "vqa_acc"
+    options = OPTIONS
+
+    def update(self, predictions, references, question_types=None, answer_types=None, languages=None,
+               index=None) -> "State":
+        """Score a batch: ``predictions`` (one answer per question), ``references`` (the answers of each
+        question), the per-question inputs of the preset (as ``score`` takes them) and ``index`` (the
+        global index of each question; default: after the last one held). The checks and errors are
+        those of ``score``."""
+        import pyarrow as pa
+
+        preset = self.preset
+        given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
+        unknown_inputs(preset, [k for k, v in given.items() if v is not None and k not in extra_inputs(preset)])
+        predictions, references, columns = checked_inputs(preset, predictions, references, given)
+        rows, context = example_rows(preset, predictions, references, columns, dict(self.options_resolved))
+        rows = {k: v.to_pylist() if isinstance(v, (pa.Array, pa.ChunkedArray)) else v for k, v in rows.items()}
+        return self._add(index, rows, context)
+
+    def _reduce(self, columns, resampling, return_per_example):
+        options = dict(self.options_resolved)
+        return reduce_rows(columns, self.context, self.preset, options, resampling, return_per_example)
+
+    def _empty_error(self) -> Exception:
+        try:
+            score([], [], self.preset, **self.options_resolved)
+        except (ValueError, TypeError) as err:
+            return err
+        return ValueError("vqa_acc: no questions to score")  # pragma: no cover - score refuses no questions
+
+
+def state(preset="default", **options) -> State:
+    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
+    return State(preset, **options)
 
 
 # ----------------------------------------------------------------------------------------------

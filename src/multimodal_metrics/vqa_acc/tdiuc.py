@@ -70,6 +70,22 @@ def hmean(values: list[float]) -> float:
         return float(1.0 / np.mean(1.0 / np.asarray(values, dtype=np.float64)))
 
 
+def _in_key(answers: list[str], answer_key) -> np.ndarray:
+    """Per distinct answer: it is in ``answer_key`` (every answer when there is no key)."""
+    if answer_key is None:
+        return np.ones(len(answers), dtype=bool)
+    key = set(answer_key)
+    return np.fromiter(map(key.__contains__, answers), dtype=bool, count=len(answers))
+
+
+def tdiuc_correct(pred_ids, gt_ids, answers: list[str], answer_key=None) -> np.ndarray:
+    """Per question (ids as :func:`tdiuc_scores_from_ids` takes them): the prediction is the GT answer
+    and the GT answer is in the key (bool)."""
+    pred_ids = np.asarray(pred_ids, dtype=np.int64)
+    gt_ids = np.asarray(gt_ids, dtype=np.int64)
+    return _in_key(answers, answer_key)[gt_ids] & (pred_ids == gt_ids)
+
+
 def tdiuc_scores_from_ids(
     pred_ids,
     gt_ids,
@@ -90,12 +106,7 @@ def tdiuc_scores_from_ids(
     pred_ids = np.asarray(pred_ids, dtype=np.int64)
     gt_ids = np.asarray(gt_ids, dtype=np.int64)
     n = len(gt_ids)
-    if answer_key is None:
-        in_key = np.ones(len(answers), dtype=bool)
-    else:
-        key = set(answer_key)
-        in_key = np.fromiter(map(key.__contains__, answers), dtype=bool, count=len(answers))
-    known = in_key[gt_ids]
+    known = _in_key(answers, answer_key)[gt_ids]
     correct = known & (pred_ids == gt_ids)
     rank, types = type_ranks(type_ids, type_names)
     n_types = len(types)
