@@ -46,7 +46,7 @@ def main():
         preds, refs = legacy_oracle.preset_pairs(preset, lang, args.n)
         metric = evaluate.load(str(ROOT / "metrics" / "codebleu"), preset)
         runs = {}
-        for name, extra in (("wheels", {}), ("2020", {"grammar_library": library})):
+        for name, extra in (("wheels", {"grammar_library": "wheels"}), ("2020", {"grammar_library": library})):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t0 = time.thread_time()

@@ -5,6 +5,8 @@
 Reads examples/<metric>.json (runs of predictions/references/options with the expected primary
 score), loads each metric with `evaluate.load` on its folder (offline), computes, prints a table
 and writes every result (scores + signature) as JSON. Exits 1 if a score differs from the expected one.
+A warning a run raises is printed once under the table as a note naming the run (and the example's
+own note), not as Python's warning line with its source.
 """
 
 import argparse
@@ -13,6 +15,7 @@ import math
 import os
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from multimodal_metrics.examples import FOLDER as EXAMPLES
@@ -36,11 +39,12 @@ def score_file(path: Path) -> list[dict]:
     rows = []
     for run in spec["runs"]:
         preset = run.get("config_name", "default")
-        metric = evaluate.load(str(ROOT / "metrics" / spec["metric"]), preset)
         inputs = {k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")}
-        start = time.perf_counter()
-        result = metric.compute(**inputs, **run.get("kwargs", {}))
-        elapsed = time.perf_counter() - start
+        with warnings.catch_warnings(record=True) as caught:
+            metric = evaluate.load(str(ROOT / "metrics" / spec["metric"]), preset)
+            start = time.perf_counter()
+            result = metric.compute(**inputs, **run.get("kwargs", {}))
+            elapsed = time.perf_counter() - start
         primary = next(iter(result))
         expected = run.get("expected", {})
         ok = all(math.isclose(result[k], v, rel_tol=1e-9, abs_tol=1e-9) for k, v in expected.items())
@@ -55,6 +59,8 @@ def score_file(path: Path) -> list[dict]:
                 "ok": ok,
                 "seconds": round(elapsed, 4),
                 "result": result,
+                "warnings": list(dict.fromkeys(str(w.message) for w in caught)),
+                "note": run.get("note"),
             }
         )
     return rows
@@ -78,6 +84,10 @@ def main() -> int:
         score = f"{r['primary']}={r['value']:.6f}"
         exp = "" if r["expected"] is None else f"{r['expected']:.6f}"
         print(f"{r['metric']:<10} {r['preset']:<18} {r['n']:>4}  {score:<22} {exp:>10}  {'yes' if r['ok'] else 'NO':<3} {r['result']['signature']}")
+    for r in rows:
+        for message in r["warnings"]:
+            about = f" (example: {r['note']})" if r["note"] else ""
+            print(f"note: {r['metric']} [{r['preset']}] warned{about}: {message}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(rows, indent=2, ensure_ascii=False), encoding="utf-8")
     print(f"\n{len(rows)} runs over {len({r['metric'] for r in rows})} metrics; results written to {args.out}")
