@@ -1,0 +1,95 @@
+"""One rank of the torchrun tests (tests/test_distributed.py): ``torchrun --nproc_per_node=2 _dist_worker.py
+SCENARIO OUT_DIR N METRIC...``. Each rank writes OUT_DIR/rank<r>.json.
+
+Scenarios:
+  padded   every metric: the examples of torch's DistributedSampler(shuffle=False) (strided, the last
+           batch padded with repeated examples), scored in batches of 64, then all_gather and result
+  empty    every metric: rank 0 scores all examples, the other ranks none
+  fail     rank 1 raises inside guard() after its first batch; the other ranks call all_gather
+  timeout  rank 1 calls all_gather 4 s late; the others wait at most 1.5 s
+"""
+
+import json
+import sys
+import time
+import warnings
+
+import torch.distributed as dist
+from engine_cases import as_json, case
+from torch.utils.data import DistributedSampler
+
+from multimodal_metrics.distributed import all_gather, guard
+
+BATCH = 64
+
+
+def batches(ids):
+    for start in range(0, len(ids), BATCH):
+        yield ids[start : start + BATCH]
+
+
+def score_rank(metric: str, n: int, ids: list[int]):
+    c = case(metric, n)
+    state = c.module.state(**c.options)
+    for batch in batches(ids):
+        state.update(**c.take(batch), index=batch)
+    return all_gather(state, timeout=120)
+
+
+def main() -> None:
+    scenario, out_dir, n, metrics = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+    warnings.simplefilter("ignore")
+    dist.init_process_group("gloo")
+    rank, world = dist.get_rank(), dist.get_world_size()
+    out: dict = {"rank": rank, "world": world}
+    start = time.monotonic()
+    if scenario in ("padded", "empty"):
+        for metric in metrics:
+            if scenario == "padded":
+                ids = list(DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=False))
+            else:
+                ids = list(range(n)) if rank == 0 else []
+            merged = score_rank(metric, n, ids)
+            out[metric] = {
+                "shard": len(ids),
+                "held": len(merged),
+                "result": as_json(merged.result(**case(metric, n).result_kwargs)),
+            }
+    elif scenario == "fail":
+        c = case(metrics[0], n)
+        state = c.module.state(**c.options)
+        try:
+            with guard(timeout=60):
+                state.update(**c.take([rank]), index=[rank])
+                if rank == 1:
+                    raise ValueError("rank 1 could not read its shard")
+                state = all_gather(state, timeout=60)
+            out["error"] = None
+        except Exception as exc:  # noqa: BLE001 (the test reads which error each rank got)
+            out["error"] = {
+                "type": type(exc).__name__,
+                "message": str(exc),
+                "rank": getattr(exc, "rank", None),
+            }
+    elif scenario == "timeout":
+        c = case(metrics[0], n)
+        state = c.module.state(**c.options).update(**c.take([rank]), index=[rank])
+        if rank == 1:
+            time.sleep(4)
+        try:
+            all_gather(state, timeout=1.5)
+            out["error"] = None
+        except Exception as exc:  # noqa: BLE001
+            out["error"] = {
+                "type": type(exc).__name__,
+                "message": str(exc),
+                "ranks": getattr(exc, "ranks", None),
+            }
+    out["seconds"] = time.monotonic() - start
+    with open(f"{out_dir}/rank{rank}.json", "w", encoding="utf-8") as f:
+        json.dump(out, f)
+    dist.destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""Generated inputs per metric for the engine tests (torch.distributed, Ray Data, ``mm-score merge``).
+
+One row per metric that has a mergeable ``State``: ``make(n, seed)`` returns the per-example inputs (a dict
+from the argument names of ``score`` / ``State.update`` to lists of n plain values: strings, lists, dicts
+of numbers, so that they travel as Ray Data columns and JSON), ``options`` the preset and options given to
+both ``state`` and ``score``. Adding a metric to every engine test is adding its row here.
+"""
+
+import importlib
+import random
+from dataclasses import dataclass, field
+
+from state_checks import StateCase
+
+from multimodal_metrics import METRICS
+
+RESULT_KWARGS = {"return_per_example": True, "confidence": 0.95, "seed": 7, "n_resamples": 200}
+
+
+@dataclass
+class EngineCase:
+    make: object  # (n, seed) -> {argument: list of n values}
+    options: dict = field(default_factory=dict)
+
+
+def _answers(words, n, seed, most=3):
+    rng = random.Random(seed)
+    predictions = [rng.choice(words) + rng.choice(["", "s", " ", "x"]) for _ in range(n)]
+    references = [[rng.choice(words) or "x" for _ in range(rng.randint(1, most))] for _ in range(n)]
+    return {"predictions": predictions, "references": references}
+
+
+_EN = ["receipt", "Paris", "total 12", "the bill", "", "N/A", "42", "dr. who"]
+_RU = ["сорок два", "Москва", "abc", "ABC", "", "a", "б", "пять", "the cat", "ＡＢ", "кошка сидит на ковре"]
+_CODE = [
+    "def add(a, b):\n    return a + b",
+    "def f(x):\n    y = x * 2\n    return y",
+    "for i in range(10):\n    print(i)",
+    "x = 1\ny = x + 2",
+    "class A:\n    def m(self):\n        return self.v",
+    "import os\nprint(os.getcwd())",
+]
+
+
+def _code(n, seed):
+    rng = random.Random(seed)
+    return {
+        "predictions": [rng.choice(_CODE) for _ in range(n)],
+        "references": [[rng.choice(_CODE) for _ in range(rng.randint(1, 2))] for _ in range(n)],
+    }
+
+
+CASES = {
+    "anls": EngineCase(lambda n, seed: _answers(_EN, n, seed), {"preset": "stvqa", "threshold": 0.4}),
+    "ned": EngineCase(lambda n, seed: _answers(_RU, n, seed, most=1), {"preset": "default"}),
+    "text_qa": EngineCase(lambda n, seed: _answers(_RU, n, seed), {"preset": "default"}),
+    "codebleu": EngineCase(_code, {"preset": "default", "lang": "python"}),
+    "ru_meteor": EngineCase(
+        lambda n, seed: _answers(_RU, n, seed), {"preset": "captioning", "synonyms": "none"}
+    ),
+}
+
+
+def module(metric: str):
+    return importlib.import_module(f"multimodal_metrics.{metric}")
+
+
+def stateful_metrics() -> list[str]:
+    """The metrics of the collection that have a mergeable ``State`` in this version."""
+    return [m for m in METRICS if hasattr(module(m), "State")]
+
+
+def case(metric: str, n: int, seed: int = 0) -> StateCase:
+    row = CASES[metric]
+    return StateCase(module(metric), row.make(n, seed), dict(row.options), dict(RESULT_KWARGS))
+
+
+def as_json(result) -> dict:
+    """A Result as plain JSON data (value keys, signature, per-example list): floats keep every bit."""
+    out = dict(result)
+    out["signature"] = result.signature
+    out["per_example"] = result.per_example
+    return out
