@@ -1,0 +1,261 @@
+"""Score a Ray Data dataset: each block is scored where it lies into a mergeable state, the driver merges.
+
+    import ray
+    import multimodal_metrics.ray as mmray
+    ds = ray.data.read_parquet(...)                     # or from_items / read_json / from_pandas
+    r = mmray.score(ds, "anls", predictions="answer", references="answers", preset="stvqa",
+                    confidence=0.95, seed=1)            # equal to anls.score on the same rows, bit for bit
+    st = mmray.state(ds, "anls", ...)                   # the merged state itself (to save, or merge more)
+
+``map_batches`` turns each batch of rows into one row holding the bytes of its state
+(:mod:`multimodal_metrics.state`: the per-example rows of the metric, never the inputs); only those bytes
+travel to the driver, which merges them and reduces in index order, so the result is the one ``score``
+gives on all rows however Ray splits, orders or retries the blocks.
+
+Rows carry their global example index: ``index="column"`` (whole numbers, unique per example; a repeated
+index must repeat the same example) or, by default, the position of the row in the dataset, counted in the
+dataset's order (the blocks are read in order for this: ``preserve_order`` is set on the scoring run), so
+``repartition`` (without shuffle) does not change the result.
+
+Other per-example inputs of a metric (the arguments of its ``State.update``, e.g. fid_clip's ``texts``)
+name their column the same way (``texts="prompt"``); every other keyword is a metric option.
+
+Compute: by default each batch is a Ray task (``num_cpus`` each). ``concurrency=`` (and ``num_gpus=``)
+runs the batches in a pool of actors instead: :class:`BlockScorer` is built once per actor, which is where a
+metric that runs a network on its inputs (fid_clip's feature extraction) keeps its model on the actor's
+device between batches. ``batch_size=`` bounds the rows per state (default: one state per block).
+
+Ray is an optional dependency (``pip install 'multimodal-metrics[ray]'``); the library imports it only
+when this module's functions run.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+from .state import MetricState
+from .state import from_bytes as _state_from_bytes
+
+__all__ = ["BlockScorer", "score", "state"]
+
+_MERGE_CHUNK = 64  # states merged at once on the driver (one sort per chunk)
+_ROW_REF = re.compile(r"`(\w+)\[(\d+)\]")
+
+
+def _ray():
+    try:
+        import ray
+        import ray.data  # noqa: F401
+    except ImportError as err:
+        raise ImportError(
+            f"multimodal_metrics.ray needs Ray Data ({err}): pip install 'multimodal-metrics[ray]'"
+        ) from None
+    return ray
+
+
+def _metric_module(metric):
+    from . import METRICS
+
+    if inspect.ismodule(metric):
+        name = metric.__name__.rpartition(".")[2]
+    elif isinstance(metric, str):
+        name = metric
+    else:
+        raise TypeError(f"`metric` must be a metric name or module, got {type(metric).__name__}")
+    if name not in METRICS:
+        raise ValueError(f"`metric` must be one of {list(METRICS)}, got {name!r}")
+    module = importlib.import_module(f"{__package__}.{name}")
+    if not hasattr(module, "State"):
+        raise ValueError(f"{name} has no mergeable state in this version: it cannot be scored on Ray Data")
+    return module
+
+
+def _input_names(module) -> list[str]:
+    """The per-example arguments of the metric's ``State.update`` (``index`` aside)."""
+    params = inspect.signature(module.State.update).parameters
+    return [p for p in params if p not in ("self", "index")]
+
+
+# ----------------------------------------------------------------------------------------------
+# One batch -> one state (runs on the workers)
+# ----------------------------------------------------------------------------------------------
+def _values(batch, column: str):
+    """A column of an Arrow batch as Python values (tensor columns as numpy arrays, one per row)."""
+    import pyarrow as pa
+
+    data = batch.column(column)
+    if isinstance(data.type, pa.ExtensionType):  # Ray's tensor columns: one ndarray per row
+        return [row for chunk in data.chunks for row in chunk.to_numpy()]
+    return data.to_pylist()
+
+
+def _locate(err: Exception, index) -> str:
+    """The metric's error with a batch position (`predictions[3]`) told as the example's global index."""
+    message = str(err)
+    match = _ROW_REF.search(message)
+    if match and index is not None and int(match.group(2)) < len(index):
+        global_index = index[int(match.group(2))]
+        return f"{message[: match.start(2)]}{global_index}{message[match.end(2) :]} (index column value)"
+    if match:
+        return f"{message} (position in a batch of the dataset)"
+    return message
+
+
+class BlockScorer:
+    """The ``map_batches`` function (a callable class, for an actor pool): a batch of rows (Arrow) in, one
+    row out with the bytes of its state (``state``), its row count (``rows``) and, where the metric refused
+    a row, the error (``error``: its type and message, the example named by its index column value)."""
+
+    def __init__(self, metric: str, preset, options: dict, inputs: dict, index: str | None):
+        self.module = _metric_module(metric)
+        self.preset, self.options, self.inputs, self.index = preset, options, inputs, index
+        self.module.state(preset, **options)  # options checked (and resources opened) once per worker
+
+    def __call__(self, batch):
+        import pyarrow as pa
+
+        state = self.module.state(self.preset, **self.options)
+        index = _values(batch, self.index) if self.index is not None else None
+        error = None
+        if batch.num_rows:
+            kwargs = {name: _values(batch, column) for name, column in self.inputs.items()}
+            try:
+                state.update(**kwargs, index=index)
+            except (ValueError, TypeError) as err:  # sent as a row: Ray keeps only the text of a task's error
+                error = f"{type(err).__name__}\n{_locate(err, index)}"
+        return pa.table(
+            {
+                "state": pa.array([b"" if error else state.to_bytes()], pa.large_binary()),
+                "rows": pa.array([batch.num_rows], pa.int64()),
+                "error": pa.array([error], pa.string()),
+            }
+        )
+
+
+def _score_batch(batch, metric, preset, options, inputs, index):
+    return BlockScorer(metric, preset, options, inputs, index)(batch)
+
+
+# ----------------------------------------------------------------------------------------------
+# The driver
+# ----------------------------------------------------------------------------------------------
+def _plan(ds, metric, columns: dict, index, preset, options):
+    """Checks on the driver before any block is scored: the metric, its options, the columns."""
+    module = _metric_module(metric)
+    preset = module.OPTIONS.default_preset if preset is None else preset
+    template = module.state(preset, **options)  # bad options: the metric's own error, here and now
+    names = _input_names(module)
+    inputs = {}
+    for name in names:
+        column = columns.pop(name, name if name in ("predictions", "references") else None)
+        if column is not None:
+            inputs[name] = column
+    if columns:
+        raise TypeError(f"unexpected argument(s) {sorted(columns)}")
+    available = list(ds.schema().names)
+    for name, column in [*inputs.items(), *([("index", index)] if index is not None else [])]:
+        if not isinstance(column, str):
+            raise TypeError(f"`{name}` must be a column name (str), got {type(column).__name__}")
+        if column not in available:
+            raise ValueError(f"`{name}`: the dataset has no column {column!r} (its columns: {available})")
+    return module, preset, template, inputs
+
+
+def _state_rows(
+    ds, module, preset, options, inputs, index, batch_size, num_cpus, num_gpus, concurrency, ray_args
+):
+    """(state bytes, row count) per batch, in the dataset's order when ``index`` is None."""
+    name = module.__name__.rpartition(".")[2]
+    args = dict(batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True, **dict(ray_args or {}))
+    if num_cpus is not None:
+        args["num_cpus"] = num_cpus
+    if num_gpus is not None:
+        args["num_gpus"] = num_gpus
+    fields = (name, preset, dict(options), dict(inputs), index)
+    if concurrency is not None or num_gpus is not None:
+        out = ds.map_batches(BlockScorer, fn_constructor_args=fields, concurrency=concurrency, **args)
+    else:
+        out = ds.map_batches(_score_batch, fn_args=fields, **args)
+    context = out.context
+    before = context.execution_options.preserve_order
+    if index is None:
+        context.execution_options.preserve_order = True  # positions are counted in the dataset's order
+    try:
+        for batch in out.iter_batches(batch_format="pyarrow", batch_size=None):
+            columns = (batch.column(c).to_pylist() for c in ("state", "rows", "error"))
+            for blob, rows, error in zip(*columns, strict=True):
+                if error is not None:
+                    kind, _, message = error.partition("\n")
+                    raise (TypeError if kind == "TypeError" else ValueError)(f"{name} on Ray Data: {message}")
+                yield blob, rows
+    finally:
+        context.execution_options.preserve_order = before
+
+
+def state(
+    ds,
+    metric,
+    *,
+    index: str | None = None,
+    preset: str | None = None,
+    batch_size: int | None = None,
+    num_cpus: float | None = None,
+    num_gpus: float | None = None,
+    concurrency=None,
+    ray_remote_args: dict | None = None,
+    **columns_and_options,
+) -> MetricState:
+    """The merged state of every row of ``ds`` (see the module docstring for the arguments): the column of
+    each per-example input (``predictions=``, ``references=`` default to columns of those names; a metric's
+    other inputs, e.g. ``texts=``, by name), ``index`` (a column of global example indexes, or None: the row's
+    position in the dataset), ``preset`` and the metric's options, and where the blocks are scored."""
+    module = _metric_module(metric)
+    input_names = set(_input_names(module))
+    columns = {k: v for k, v in columns_and_options.items() if k in input_names}
+    options = {k: v for k, v in columns_and_options.items() if k not in input_names}
+    module, preset, merged, inputs = _plan(ds, module, columns, index, preset, options)
+    offset, pending = 0, []
+    for blob, rows in _state_rows(
+        ds,
+        module,
+        preset,
+        options,
+        inputs,
+        index,
+        batch_size,
+        num_cpus,
+        num_gpus,
+        concurrency,
+        ray_remote_args,
+    ):
+        part = _state_from_bytes(blob)
+        if index is None:  # positions within the batch, moved to the batch's place in the dataset
+            part._consolidate()
+            part._index = part._index + offset
+        offset += rows
+        pending.append(part)
+        if len(pending) == _MERGE_CHUNK:
+            merged.merge(*pending)
+            pending = []
+    return merged.merge(*pending)
+
+
+def score(
+    ds,
+    metric,
+    *,
+    return_per_example: bool = False,
+    confidence: float | None = None,
+    n_resamples: int | None = None,
+    seed: int | None = None,
+    **kwargs,
+):
+    """The metric's :class:`~multimodal_metrics.results.Result` of every row of ``ds``: equal bit for bit
+    to ``<metric>.score`` on the same rows in index order (value, per-example list, seeded interval,
+    signature). ``kwargs``: those of :func:`state` (columns, ``index``, ``preset``, options, compute)."""
+    merged = state(ds, metric, **kwargs)
+    return merged.result(
+        return_per_example=return_per_example, confidence=confidence, n_resamples=n_resamples, seed=seed
+    )
