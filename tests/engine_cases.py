@@ -7,6 +7,7 @@ both ``state`` and ``score``. Adding a metric to every engine test is adding its
 """
 
 import importlib
+import json
 import random
 from dataclasses import dataclass, field
 
@@ -21,6 +22,7 @@ RESULT_KWARGS = {"return_per_example": True, "confidence": 0.95, "seed": 7, "n_r
 class EngineCase:
     make: object  # (n, seed) -> {argument: list of n values}
     options: dict = field(default_factory=dict)
+    cli: tuple = ()  # (mm-score command, extra flags, write(inputs, gt_path, pred_path)): its official files
 
 
 def _answers(words, n, seed, most=3):
@@ -50,13 +52,49 @@ def _code(n, seed):
     }
 
 
+def _json(path, obj):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(obj, f, ensure_ascii=False)
+
+
+def _docvqa(inputs, gt, pred):
+    pairs = list(zip(inputs["predictions"], inputs["references"], strict=True))
+    _json(
+        gt,
+        {
+            "dataset_name": "docvqa",
+            "data": [{"questionId": i, "answers": r} for i, (_, r) in enumerate(pairs)],
+        },
+    )
+    _json(pred, [{"questionId": i, "answer": p} for i, (p, _) in enumerate(pairs)])
+
+
+def _fb2022(inputs, gt, pred):
+    pairs = list(zip(inputs["predictions"], inputs["references"], strict=True))
+    _json(gt, {str(i): [{"type": "text", "content": r}] for i, (_, r) in enumerate(pairs)})
+    _json(pred, {str(i): [{"type": "text", "content": p}] for i, (p, _) in enumerate(pairs)})
+
+
+def _fb2021_code(inputs, gt, pred):
+    _json(gt, {str(i): refs[0] for i, refs in enumerate(inputs["references"])})
+    _json(pred, {str(i): p for i, p in enumerate(inputs["predictions"])})
+
+
 CASES = {
-    "anls": EngineCase(lambda n, seed: _answers(_EN, n, seed), {"preset": "stvqa", "threshold": 0.4}),
-    "ned": EngineCase(lambda n, seed: _answers(_RU, n, seed, most=1), {"preset": "default"}),
-    "text_qa": EngineCase(lambda n, seed: _answers(_RU, n, seed), {"preset": "default"}),
-    "codebleu": EngineCase(_code, {"preset": "default", "lang": "python"}),
+    "anls": EngineCase(
+        lambda n, seed: _answers(_EN, n, seed), {"preset": "stvqa", "threshold": 0.4}, ("anls", [], _docvqa)
+    ),
+    "ned": EngineCase(
+        lambda n, seed: _answers(_RU, n, seed, most=1), {"preset": "default"}, ("ned", [], _fb2022)
+    ),
+    "text_qa": EngineCase(
+        lambda n, seed: _answers(_RU, n, seed), {"preset": "default"}, ("text-qa", [], _fb2022)
+    ),
+    "codebleu": EngineCase(_code, {"preset": "default", "lang": "python"}, ("codebleu", [], _fb2021_code)),
     "ru_meteor": EngineCase(
-        lambda n, seed: _answers(_RU, n, seed), {"preset": "captioning", "synonyms": "none"}
+        lambda n, seed: _answers(_RU, n, seed),
+        {"preset": "captioning", "synonyms": "none"},
+        ("ru-meteor", ["--synonyms", "none"], _fb2022),
     ),
 }
 

@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from . import formats as mm_formats
 from . import integral as mm_integral
 from . import paths as mm_paths
+from . import state_commands as mm_state
 from .formats import FormatError, Loaded
 from .integral import INTEGRALS  # noqa: F401 (the integral commands, by name)
 
@@ -371,6 +372,7 @@ def run_metric(cmd: Command, args) -> int:
     preset = args.preset or fmt.preset
     if cmd.prepare:
         loaded = cmd.prepare(loaded, preset)
+    loaded = mm_state.select(args, loaded)  # --shard I/N: one block of the records
     options = {dest: getattr(args, dest) for dest in args.option_dests}
     for name, (_, read) in cmd.files.items():  # options given as files: read here (errors name the file)
         if options.get(name) is not None:
@@ -380,6 +382,8 @@ def run_metric(cmd: Command, args) -> int:
             raise ValueError("--p-value is the rule of the paired test: give --compare-pred too")
         if args.compare_pred:
             result = compare(cmd, args, preset, loaded, options)
+        elif args.save_state:  # the result from the state that is saved (equal to score)
+            result = mm_state.score_and_save(cmd, args, preset, loaded, options)
         else:
             result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
     except ValueError as err:  # name the flag beside the option: `threshold` (--threshold)
@@ -616,8 +620,10 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--json", action="store_true", help="print the result as JSON")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+        mm_state.add_arguments(p)
     add_generation_parser(sub)
     mm_integral.add_parsers(sub, score, PROGRESS_MIN)
+    mm_state.add_merge_parser(sub)
     return parser
 
 

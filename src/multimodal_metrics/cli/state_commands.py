@@ -1,0 +1,258 @@
+"""Score shards anywhere, merge them into the one-process result: ``--save-state``, ``--shard``, ``mm-score merge``.
+
+Every metric command (those with a mergeable state, :mod:`multimodal_metrics.state`) takes
+
+    --shard I/N          score only block I (0 <= I < N) of the N contiguous blocks of the ground-truth
+                         records (a Slurm array task, a Kubernetes job index); each example keeps its
+                         position in the whole file as its index
+    --index-start K      the index of the first record (files split beforehand: the records before them)
+    --save-state FILE    write the state of the examples scored (bytes of ``State.to_bytes``)
+
+and ``mm-score merge FILE... [--json]`` merges saved states of one metric, preset and options into the
+result that one ``mm-score`` run over all records prints (value, per-example list in index order, seeded
+interval, signature: bit for bit)::
+
+    for i in 0 1 2 3; do mm-score anls --gt val.json --pred sub.json --shard $i/4 --save-state s$i.state & done
+    wait; mm-score merge s*.state --confidence 0.95        # = mm-score anls --gt val.json --pred sub.json --confidence 0.95
+
+Shards of one run hold disjoint examples: ``merge`` refuses two files that hold the same index (two
+shards given the same place) unless ``--allow-duplicates`` (states written by a padded sampler, whose
+repeated examples the merge drops when their rows are identical).
+"""
+
+import argparse
+import importlib
+import os
+import sys
+
+SHARD_HELP = (
+    "score only block I of N contiguous blocks of the ground-truth records (0 <= I < N), keeping each "
+    "example's position in the whole file as its index; with --save-state, `mm-score merge` joins the blocks"
+)
+
+
+def _main():
+    """The module cli/main.py (the package exports its function ``main`` under the same name)."""
+    return importlib.import_module(".main", __package__)
+
+
+def _shard(text: str) -> tuple[int, int]:
+    try:
+        i, n = (int(part) for part in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected I/N (e.g. 0/4), got {text!r}") from None
+    if not (n >= 1 and 0 <= i < n):
+        raise argparse.ArgumentTypeError(f"expected I/N with 0 <= I < N, got {text!r}")
+    return i, n
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+    return value
+
+
+def add_arguments(parser) -> None:
+    """The flags of a metric command: ``--save-state``, ``--shard``, ``--index-start``."""
+    group = parser.add_argument_group("shards and mergeable state (see `mm-score merge --help`)")
+    group.add_argument("--save-state", metavar="FILE", help="write the scoring state of the examples scored")
+    group.add_argument("--shard", type=_shard, metavar="I/N", help=SHARD_HELP)
+    group.add_argument(
+        "--index-start",
+        type=_count,
+        default=0,
+        metavar="K",
+        help="the index of the first ground-truth record (for files split beforehand; default 0)",
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# A metric command: the shard, then the state
+# ----------------------------------------------------------------------------------------------
+def select(args, loaded):
+    """``loaded`` cut to ``--shard``'s block; ``args.state_index``: the global index of each example kept."""
+    from .formats import Loaded
+
+    if args.compare_pred and (args.shard or args.save_state):
+        raise ValueError("--compare-pred compares whole files: leave out --shard and --save-state")
+    n = len(loaded.ids)
+    start, stop = 0, n
+    if args.shard:
+        i, parts = args.shard
+        start, stop = n * i // parts, n * (i + 1) // parts
+    args.state_index = list(range(args.index_start + start, args.index_start + stop))
+    if (start, stop) == (0, n):
+        return loaded
+    return Loaded(
+        loaded.ids[start:stop],
+        loaded.predictions[start:stop],
+        loaded.references[start:stop],
+        {k: v[start:stop] for k, v in loaded.columns.items()},
+        loaded.gt_path,
+        loaded.pred_path,
+        loaded.warnings,
+    )
+
+
+def _write_bytes(path: str, flag: str, blob: bytes, out=None) -> None:
+    """``blob`` into ``path`` through the checked temporary file of ``paths.Output`` (nothing half written)."""
+    from . import paths as mm_paths
+
+    out = out or mm_paths.Output(path, flag)
+    try:
+        with open(out.tmp, "wb") as f:
+            f.write(blob)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(out.tmp, 0o666 & ~umask)
+        os.replace(out.tmp, out.real)
+        out.tmp = None
+    except OSError as err:
+        raise ValueError(f"{flag} {path!r}: cannot be written ({err.strerror})") from None
+    finally:
+        out.discard()
+
+
+def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
+    """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
+    written to ``--save-state``. An empty shard saves an empty state and prints no score."""
+    mm_main = _main()
+    from . import paths as mm_paths
+
+    out = mm_paths.Output(args.save_state, "--save-state")  # checked before any scoring starts
+    try:
+        lib = mm_main.library(cmd.metric)
+        if not hasattr(lib, "state"):
+            raise ValueError(
+                f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
+            )
+        lib.OPTIONS.check_preset(preset)
+        columns = mm_main.input_columns(lib, preset, loaded.columns)
+        kwargs = {k: v for k, v in options.items() if v is not None and k not in mm_main.RESAMPLING}
+        state = lib.state(preset, **kwargs)
+        if loaded.ids:
+            try:
+                state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
+            except (ValueError, TypeError) as err:
+                raise ValueError(mm_main.locate(err, loaded)) from None
+        _write_bytes(args.save_state, "--save-state", state.to_bytes(), out)
+    finally:
+        out.discard()
+    if not loaded.ids:
+        print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
+        return {"per_example": []} if args.per_example else {}
+    resampling = {k: options.get(k) for k in mm_main.RESAMPLING}
+    return dict(state.result(return_per_example=bool(args.per_example), **resampling))
+
+
+# ----------------------------------------------------------------------------------------------
+# mm-score merge
+# ----------------------------------------------------------------------------------------------
+MERGE_DOC = """Merges states saved by metric commands (--save-state) of one metric, preset and options into the
+result that one mm-score run over all their records prints: value, per-example list in index order,
+seeded interval (--confidence, --n-resamples, --seed here), signature, bit for bit:
+
+  for i in 0 1 2 3; do mm-score anls --gt val.json --pred sub.json --shard $i/4 --save-state s$i.state; done
+  mm-score merge s*.state --confidence 0.95    # = mm-score anls --gt val.json --pred sub.json --confidence 0.95
+
+Two files holding the same example index are refused (two shards given the same place) unless
+--allow-duplicates. --per-example writes one JSON line per example: {"index": ..., "<score>": ...}."""
+
+
+def add_merge_parser(sub) -> None:
+    summary = "merge saved scoring states (--save-state) into the one-process result"
+    p = sub.add_parser(
+        "merge",
+        help=summary,
+        description=summary,
+        epilog=MERGE_DOC,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="states written by --save-state (any order)")
+    stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
+    stats.add_argument(
+        "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+    )
+    stats.add_argument(
+        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: the metric's)"
+    )
+    stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
+    p.add_argument(
+        "--allow-duplicates",
+        action="store_true",
+        help="accept an example index held by several files (dropped when its rows are identical)",
+    )
+    p.add_argument("--per-example", metavar="FILE", help='write {"index": ..., "<score>": ...} JSON lines')
+    p.add_argument("--save-state", metavar="FILE", help="write the merged state")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=run_merge)
+
+
+def run_merge(args) -> int:
+    import json
+
+    import numpy as np
+
+    from .. import state as mm_state
+
+    mm_main = _main()
+    from .formats import FormatError, read_bytes
+
+    save = None
+    if args.save_state:
+        from . import paths as mm_paths
+
+        save = mm_paths.Output(args.save_state, "--save-state")
+    try:
+        states = []
+        for path in args.files:
+            try:
+                states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)")))
+            except FormatError:
+                raise
+            except ValueError as err:
+                raise FormatError(path, str(err)) from None
+        if not args.allow_duplicates:
+            owner = {}
+            for path, state in zip(args.files, states, strict=True):
+                index = state.index
+                for other, seen in owner.items():
+                    common = np.intersect1d(index, seen, assume_unique=True)
+                    if len(common):
+                        raise ValueError(
+                            f"{other} and {path} both hold example index {int(common[0])}: shards of one run "
+                            "hold disjoint examples (score each with --shard I/N, or --index-start K for files "
+                            "split beforehand; --allow-duplicates accepts repeated identical examples)"
+                        )
+                owner[path] = index
+        try:
+            merged = mm_state.merge_all(states)
+        except ValueError as err:
+            raise ValueError(f"{' '.join(args.files)}: {err}") from None
+        if save is not None:
+            _write_bytes(args.save_state, "--save-state", merged.to_bytes(), save)
+    finally:
+        if save is not None:
+            save.discard()
+    result = dict(
+        merged.result(
+            return_per_example=bool(args.per_example),
+            confidence=args.confidence,
+            n_resamples=args.n_resamples,
+            seed=args.seed,
+        )
+    )
+    if args.per_example:
+        primary = next(iter(result))
+        lines = []
+        for i, value in zip(merged.index.tolist(), result.pop("per_example"), strict=True):
+            row = {"index": i, **value} if isinstance(value, dict) else {"index": i, primary: value}
+            lines.append(json.dumps(row, ensure_ascii=False) + "\n")
+        args.per_example_out.write("".join(lines))
+    result["examples"] = len(merged)
+    mm_main.print_result(result, args.json)
+    return 0
