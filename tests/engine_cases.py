@@ -52,6 +52,44 @@ def _code(n, seed):
     }
 
 
+_VQA = ["red", "Red.", "two", "2", "yes", "no", "a dog", "the dog", "dog", "1,000", "t-shirt"]
+
+
+def _vqa(n, seed):
+    """VQA v2 questions: 10 answers each, answer variants, question and answer types (text columns)."""
+    rng = random.Random(seed)
+    references = [[rng.choice(_VQA) for _ in range(10)] for _ in range(n)]
+    variant = lambda text: rng.choice([text, text.upper(), text + ".", f" {text}"])  # noqa: E731
+    return {
+        "predictions": [
+            variant(rng.choice(r)) if rng.random() < 0.6 else rng.choice(_VQA) for r in references
+        ],
+        "references": references,
+        "question_types": [rng.choice(["what color", "how many", "is the", ""]) for _ in range(n)],
+        "answer_types": [rng.choice(["other", "number", "yes/no"]) for _ in range(n)],
+    }
+
+
+def _detections(n, seed):
+    """Images in the record form ({"classes": [...], "boxes": [...]}, one box list per class) on both
+    sides (a column of one type in Arrow): boxes near the ground truth, duplicates, extra boxes, classes
+    with no ground-truth box."""
+    rng = random.Random(seed)
+    box = lambda: [rng.randint(0, 50), rng.randint(0, 50), rng.randint(1, 30), rng.randint(1, 30)]  # noqa: E731
+    predictions, references = [], []
+    for _ in range(n):
+        classes = rng.sample(["cat", "dog", "red car", "человек"], rng.randint(1, 3))
+        truth = [[box() for _ in range(rng.choice([0, 1, 1, 2, 3]))] for _ in classes]
+        found = []
+        for boxes in truth:
+            near = [[b[0] + rng.choice([0, 1, 3, 8]), *b[1:]] for b in boxes if rng.random() < 0.8]
+            near += [box() for _ in range(rng.choice([0, 0, 1]))]
+            found.append(near + near[:1] if near and rng.random() < 0.2 else near)
+        predictions.append({"classes": classes, "boxes": found})
+        references.append({"classes": list(classes), "boxes": truth})
+    return {"predictions": predictions, "references": references}
+
+
 def _json(path, obj):
     with open(path, "w", encoding="utf-8") as f:
         json.dump(obj, f, ensure_ascii=False)
@@ -80,6 +118,26 @@ def _fb2021_code(inputs, gt, pred):
     _json(pred, {str(i): p for i, p in enumerate(inputs["predictions"])})
 
 
+def _vqa_v2(inputs, gt, pred):
+    annotations = [
+        {"question_id": i, "question_type": q, "answer_type": a, "answers": [{"answer": x, "answer_id": k} for k, x in enumerate(r)]}
+        for i, (r, q, a) in enumerate(zip(inputs["references"], inputs["question_types"], inputs["answer_types"], strict=True))
+    ]  # fmt: skip
+    _json(gt, {"annotations": annotations})
+    _json(pred, [{"question_id": i, "answer": p} for i, p in enumerate(inputs["predictions"])])
+
+
+def _zsod(inputs, gt, pred):
+    for path, side in ((gt, "references"), (pred, "predictions")):
+        _json(
+            path,
+            {
+                f"{i}.jpg": dict(zip(x["classes"], x["boxes"], strict=True))
+                for i, x in enumerate(inputs[side])
+            },
+        )
+
+
 CASES = {
     "anls": EngineCase(
         lambda n, seed: _answers(_EN, n, seed), {"preset": "stvqa", "threshold": 0.4}, ("anls", [], _docvqa)
@@ -96,6 +154,8 @@ CASES = {
         {"preset": "captioning", "synonyms": "none"},
         ("ru-meteor", ["--synonyms", "none"], _fb2022),
     ),
+    "vqa_acc": EngineCase(_vqa, {"preset": "vqa_v2"}, ("vqa-acc", [], _vqa_v2)),
+    "det_f1": EngineCase(_detections, {"preset": "default"}, ("det-f1", [], _zsod)),
 }
 
 

@@ -51,8 +51,9 @@ def run(ds, c, **kwargs):
     import multimodal_metrics.ray as mmray
 
     metric = c.module.__name__.rpartition(".")[2]
+    extra = {k: k for k in c.inputs if k not in ("predictions", "references")}  # e.g. question_types
     result = mmray.score(
-        ds, metric, predictions="pred", references="refs", **c.options, **c.result_kwargs, **kwargs
+        ds, metric, predictions="pred", references="refs", **extra, **c.options, **c.result_kwargs, **kwargs
     )
     return json.loads(json.dumps(as_json(result)))
 
