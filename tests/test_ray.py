@@ -22,7 +22,7 @@ METRICS = stateful_metrics()
 
 
 @pytest.fixture(scope="module")
-def ray_cluster(tmp_path_factory):
+def ray_cluster():
     import ray
 
     path = os.pathsep.join([str(Path(__file__).parent), *filter(None, [os.environ.get("PYTHONPATH")])])
@@ -30,7 +30,6 @@ def ray_cluster(tmp_path_factory):
         num_cpus=2,
         include_dashboard=False,
         log_to_driver=False,
-        _temp_dir=str(tmp_path_factory.mktemp("ray")),
         runtime_env={
             "env_vars": {**{k: os.environ[k] for k in ("NLTK_DATA",) if k in os.environ}, "PYTHONPATH": path}
         },
