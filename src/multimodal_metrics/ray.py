@@ -154,7 +154,8 @@ def _plan(ds, metric, columns: dict, index, preset, options):
             inputs[name] = column
     if columns:
         raise TypeError(f"unexpected argument(s) {sorted(columns)}")
-    available = list(ds.schema().names)
+    schema = ds.schema()
+    available = list(schema.names) if schema is not None else []
     for name, column in [*inputs.items(), *([("index", index)] if index is not None else [])]:
         if not isinstance(column, str):
             raise TypeError(f"`{name}` must be a column name (str), got {type(column).__name__}")
