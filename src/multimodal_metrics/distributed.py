@@ -167,8 +167,14 @@ class _Meeting:
         """Post "ready" and wait for the decision: return when every rank is ready, raise otherwise."""
         self._arrive("ready")
         if not self._wait("decision", self.timeout):
-            missing = self._missing()
-            self._decide(f"timeout {','.join(map(str, missing))}")
+            try:
+                missing = self._missing()
+            except RuntimeError as err:
+                raise RankFailed(
+                    f"all_gather ({self.where}): the process group's store stopped answering ({err})"
+                ) from None
+            # every rank posted (the last one is deciding): all ready, since a failed rank decides first
+            self._decide(f"timeout {','.join(map(str, missing))}" if missing else "ok")
         decision = self.store.get(self.key("decision")).decode("utf-8")
         if decision == "ok":
             return
