@@ -340,6 +340,11 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
         per_example = per_example.tolist()
         fields.update(clip_fields(opts))
 
+    if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):  # images decoded and resized by Pillow
+        from PIL import __version__ as pillow_version
+
+        fields["pil"] = pillow_version
+
     # ---- combinations -------------------------------------------------------------------
     if opts["meteor"] is not None:
         if "fid" in scores or "clip_score" not in scores:

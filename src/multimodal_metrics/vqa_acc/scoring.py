@@ -281,7 +281,10 @@ def score_checked(preset, predictions, references, columns, options, resampling,
     if scorer == "vqa_v2":
         (pred_ids, gt_ids), strings = string_ids(predictions, answers)
         scores = vqa_v2_scores_from_ids(pred_ids, gt_ids, counts, strings, normalize=options["normalize"])
-        values = {"accuracy": mean(scores.tolist())}
+        # VLMEvalKit reports np.mean(hit) * 100 (vlmeval/dataset/image_vqa.py, ImageVQADataset.evaluate):
+        # numpy's pairwise sum, which can differ from sum/len in the last bits; accuracy * 100 equals it
+        harness_mean = options["normalize"] == "vlmevalkit"
+        values = {"accuracy": float(np.mean(scores)) if harness_mean else mean(scores.tolist())}
         statistic = mean_statistic({"accuracy": scores})
         for kind in ("question_type", "answer_type"):
             groups = columns.get(f"{kind}s")
