@@ -645,8 +645,7 @@ def main(argv=None) -> int:
         print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
     except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
-        print(f"mm-score {args.command}: error: {err}: a dependency of this command is not installed "
-              f"(pip install 'multimodal-metrics[all]' installs those of every metric)", file=sys.stderr)  # fmt: skip
+        print(f"mm-score {args.command}: error: {missing_dependency(err)}", file=sys.stderr)
         return 2
     except MemoryError:
         print(f"mm-score {args.command}: error: out of memory: an input is too large for this machine", file=sys.stderr)
@@ -655,6 +654,18 @@ def main(argv=None) -> int:
         warnings.showwarning = shown
         if getattr(args, "per_example_out", None) is not None:
             args.per_example_out.discard()
+
+
+def missing_dependency(err: ImportError) -> str:
+    """The one line of a missing optional dependency: the library's own message (it names the extra), or for
+    a module it imported without one, the module and the extra that installs it."""
+    from ..extras import MissingExtra, extra_of
+
+    if isinstance(err, MissingExtra):
+        return str(err)
+    extra = extra_of(err.name or "")
+    install = f"pip install 'multimodal-metrics[{extra}]'" if extra else "pip install 'multimodal-metrics[all]'"
+    return f"{' '.join(str(err).split())}: a dependency of this command is not installed ({install})"
 
 
 if __name__ == "__main__":
