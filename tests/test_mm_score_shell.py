@@ -285,3 +285,17 @@ def test_fid_clip_without_a_clip_model_gives_fid(capsys, tmp_path):
     assert set(json.loads(out)) == {"fid", "fid_ci_low", "fid_ci_high", "signature_fid", "examples"}
     line = one_error(capsys, *argv, "--per-example", str(tmp_path / "per.jsonl"))
     assert "--per-example" in line and "--clip-model" in line and not (tmp_path / "per.jsonl").exists()
+
+
+def test_every_input_of_the_example_is_named_by_its_field():
+    formats = load_script("mm_formats")
+    loaded = formats.Loaded([337, 338], ["a", "b"], [["x"], ["y", "z"]], gt_path="gt.json", pred_path="sub.json",
+                            fields={"references": "answers", "predictions": "answer"})  # fmt: skip
+    err = ValueError(
+        "`predictions[1]` and `references[1][1]`: 5,000 and 5,000 characters more than 10 edits apart"
+    )
+    assert cli.locate(err, loaded) == (
+        "sub.json: record 338: field 'answer' and field 'answers' item 2: 5,000 and 5,000 characters more than "
+        "10 edits apart"
+    )
+    assert cli.locate(ValueError("`weights[0]` must be a number"), loaded) == "`weights[0]` must be a number"

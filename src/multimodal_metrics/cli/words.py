@@ -18,27 +18,29 @@ def locate(err: Exception, loaded: Loaded, start: int = 0) -> str:
     `weights[0]`) is left as it is."""
     message = str(err)
     inputs = {"predictions", "references", *loaded.columns}
-    match = next((m for m in _INDEXED.finditer(message) if m.group(1) in inputs), None)
-    if match is None:
+    tokens = [m for m in _INDEXED.finditer(message) if m.group(1) in inputs]
+    if not tokens or start + int(tokens[0].group(2)) >= len(loaded.ids):
         return message
-    name, index = match.group(1), start + int(match.group(2))
-    if index >= len(loaded.ids):
-        return message
-    path = loaded.pred_path if name == "predictions" else loaded.gt_path
-    field_name = loaded.fields.get(name)
-    items = "".join(f" item {int(j) + 1}" for j in re.findall(r"\d+", match.group(3)))
+    first = tokens[0]
+    index = start + int(first.group(2))
+    path = loaded.pred_path if first.group(1) == "predictions" else loaded.gt_path
     where = f"{path}: {loaded.unit} {loaded.ids[index]!r}"
-    if field_name:
-        where += f": field {field_name!r}{items}"
-        what = f"field {field_name!r}{items}"
-    else:
-        what = {"predictions": "the prediction", "references": "the ground truth"}.get(
+
+    def what(match) -> str:
+        name, field_name = match.group(1), loaded.fields.get(match.group(1))
+        items = "".join(f" item {int(j) + 1}" for j in re.findall(r"\d+", match.group(3)))
+        if field_name:
+            return f"field {field_name!r}{items}"
+        return {"predictions": "the prediction", "references": "the ground truth"}.get(
             name, f"`{name}`"
         ) + items
-    before, after = message[: match.start()].rstrip(), message[match.end() :].strip()
-    if before.endswith(":") or not before:  # "<metric>: `references[1]` has ..." -> "...: has ..."
-        return f"{where}: {after}" if field_name else f"{where}: {what} {after}"
-    return f"{where}: {before} {what} {after}"
+
+    same = [m for m in tokens if m.group(2) == first.group(2)]  # every input of that example named
+    if len(same) == 1 and first.start() == 0 and loaded.fields.get(first.group(1)):
+        return f"{where}: {what(first)}: {message[first.end() :].strip()}"  # "field 'answers': has 9 answers"
+    for match in reversed(same):
+        message = message[: match.start()] + what(match) + message[match.end() :]
+    return f"{where}: {message}"
 
 
 _VALUE = r"""("[^"]*"|'[^']*'|[^\s,;)`'"]*)"""
