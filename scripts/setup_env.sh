@@ -5,6 +5,11 @@
 # with the extras of setup.cfg at the versions of constraints.txt, then builds offline resources under .build/ (WordNet 3.0 for NLTK from
 # Debian's wordnet-base) and runs the hooks of scripts/setup.d/ (those of scripts/setup.d/test/ only
 # for EXTRAS=test: a separate venv for a peer package whose pins clash with ours, Chromium). Re-running is cheap: a stamp records what was installed.
+# Where torch comes from (before the extras, so pip does not resolve another build):
+#   TORCH_INDEX_URL  an index to install torch==2.13.0 from, e.g. the CPU-only builds on a machine without a GPU:
+#                    TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu bash scripts/setup_env.sh
+#                    (a CUDA build: https://download.pytorch.org/whl/cuXYZ for your CUDA version); default: pip's index
+#   TORCH_WHEEL      a torch 2.13.0 wheel file or URL to install instead (e.g. a local CPU wheel)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS="${1:-test}"
@@ -28,10 +33,13 @@ if [ ! -x .venv/bin/python ]; then
   pipq .venv/bin/python -m pip install -q --upgrade pip
 fi
 stamp="$BUILD/installed-$EXTRAS.stamp"
-want="$(cat setup.cfg pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)"
+want="$( (cat setup.cfg pyproject.toml constraints.txt; echo "torch:${TORCH_WHEEL:-}@${TORCH_INDEX_URL:-}") | sha256sum | cut -d' ' -f1)"
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-  echo "[setup] installing torch==2.13.0 (CPU) then .[${EXTRAS}]"
-  pipq .venv/bin/python -m pip install -q torch==2.13.0
+  torch=(torch==2.13.0)
+  [ -n "${TORCH_WHEEL:-}" ] && torch=("$TORCH_WHEEL")
+  [ -n "${TORCH_INDEX_URL:-}" ] && torch=(--index-url "$TORCH_INDEX_URL" "${torch[@]}")
+  echo "[setup] installing ${torch[*]} then .[${EXTRAS}]"
+  pipq .venv/bin/python -m pip install -q "${torch[@]}"
   pipq .venv/bin/python -m pip install -q -c constraints.txt -e ".[${EXTRAS}]"
   .venv/bin/python -c "import torch; assert torch.__version__.startswith('2.13.0'), torch.__version__"
   echo "$want" > "$stamp"

@@ -255,7 +255,7 @@ def test_command_line_grammar_library(tmp_path, capsys):
     assert out["codebleu"] == 0.08587211336633069 and "grammar:languages-npm-2020.so@" in out["signature"]
     assert cli.main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "grammar_library" in err[0] and "no such file" in err[0]
+    assert len(err) == 1 and "--grammar-library" in err[0] and "no such file" in err[0]
     assert cli.main(["fusion-brain-2021", str(tmp_path), "--partial", "--json", "--no-progress",
                      "--codebleu-grammar-library", str(LIBRARY)]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import PIL
 import pytest
 import torch
 from _fid_clip_fixtures import (
@@ -228,7 +229,9 @@ def test_fid_from_images_batches_and_paths(models, tmp_path):
     assert r["fid"] == pytest.approx(expected["fid"], rel=1e-4)  # float32 network, other batch split
     # tiny random weights with the real file's layer names: named by their content, never as pytorch-fid's file
     digest = hashlib.sha256(Path(w).read_bytes()).hexdigest()
-    assert expected["signature"] == f"fid_clip|preset:default|feat:inception-sha256-{digest[:12]}|pre:none|v:0.1.0"
+    # images are decoded (and resized) by Pillow, whose version changes the pixels: recorded
+    pil = f"pil:{PIL.__version__}"
+    assert expected["signature"] == f"fid_clip|preset:default|feat:inception-sha256-{digest[:12]}|pre:none|{pil}|v:0.1.0"
 
 
 def test_signature_names_the_weights_file_by_content(models, tmp_path, monkeypatch):
@@ -368,7 +371,7 @@ def test_fusion_brain_2022_clip_score_is_the_ruclip_predictor(models):
     assert r["clip_score"] == pytest.approx(np.mean(expected), abs=2e-5)
     assert list(r) == ["clip_score", "signature", "per_example"]
     assert r["signature"] == ("fid_clip|preset:fusion_brain_2022|clip:ruclip-tiny|tmpl:ruclip6|lower:yes|"
-                              "crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|v:0.1.0")
+                              f"crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|pil:{PIL.__version__}|v:0.1.0")
 
 
 def hf_oracle(model, tok, processor, images, texts, max_length=16):

@@ -175,4 +175,4 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     assert out["fid_ci_low"] == pytest.approx(expected["fid_ci_low"], rel=1e-9)
     assert out["clip_score_ci_low"] <= out["clip_score"] <= out["clip_score_ci_high"]
     assert "|ci:bs-pct|conf:0.9|bs:200|seed:2|" in out["signature_clip"]
-    assert cli.main([*argv[:-2], "--n-resamples", "0"]) == 2 and "n_resamples" in capsys.readouterr().err
+    assert cli.main([*argv[:-2], "--n-resamples", "0"]) == 2 and "--n-resamples must" in capsys.readouterr().err

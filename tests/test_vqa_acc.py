@@ -301,6 +301,38 @@ def test_bleu1_matches_nltk(pairs):
     assert corpus == expected_corpus
 
 
+def pycocoevalcap_bleu1_corpus(predictions, references) -> float:
+    """Corpus BLEU-1 as pycocoevalcap computes it (pycocoevalcap/bleu/bleu_scorer.py, BleuScorer.compute_score
+    with option='closest', n=1; transcribed): guess = the prediction's length, tiny / small smoothing terms."""
+    tiny, small = 1e-15, 1e-9
+    testlen = reflen = guess = correct = 0
+    for prediction, refs in zip(predictions, references):
+        words, ref_words = prediction.split(), [r.split() for r in refs]
+        maxcounts = {}
+        for ref in ref_words:
+            for w in set(ref):
+                maxcounts[w] = max(maxcounts.get(w, 0), ref.count(w))
+        testlen += len(words)
+        reflen += min((abs(len(r) - len(words)), len(r)) for r in ref_words)[1]
+        guess += max(len(words), 0)
+        correct += sum(min(maxcounts.get(w, 0), words.count(w)) for w in set(words))
+    score = (correct + tiny) / (guess + small)
+    ratio = (testlen + tiny) / (reflen + small)
+    return score * math.exp(1 - 1 / ratio) if ratio < 1 else score
+
+
+def test_bleu1_corpus_differs_from_pycocoevalcap_only_with_an_empty_prediction():
+    """The card's note: NLTK (this preset) counts an empty prediction as 1 word in the precision's denominator,
+    pycocoevalcap as 0; otherwise the two corpus values differ only by pycocoevalcap's 1e-9 smoothing."""
+    preds = ["a black dog", "two cats", "red", "the dog runs fast"]
+    refs = [["a dog", "black dog"], ["two cats", "2 cats"], ["red car"], ["a dog runs", "the dog runs"]]
+    _, corpus = bleu.bleu1_scores(preds, refs)
+    assert corpus == pytest.approx(pycocoevalcap_bleu1_corpus(preds, refs), rel=1e-8)
+    _, corpus = bleu.bleu1_scores([*preds, ""], [*refs, ["empty"]])
+    coco = pycocoevalcap_bleu1_corpus([*preds, ""], [*refs, ["empty"]])
+    assert abs(corpus - coco) > 1e-3  # 9 / 11 against 9 / 10 before the brevity penalty
+
+
 # ------------------------------------------------------------------------------------------------
 # Properties
 # ------------------------------------------------------------------------------------------------

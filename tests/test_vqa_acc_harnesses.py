@@ -90,3 +90,22 @@ def test_harness_presets_in_signature_and_option_table():
     assert {"lmms_eval", "vlmevalkit"} <= set(scoring.OPTIONS.options["normalize"].choices)
     with pytest.raises(ValueError, match="normalize"):
         scoring.score(["a"], [["a"] * 10], normalize="lmms")
+
+
+@pytest.mark.parametrize("seed", [22, 24])
+def test_vlmevalkit_overall_is_the_harness_value(seed):
+    """VLMEvalKit reports ``np.mean(hit) * 100`` (vlmeval/dataset/image_vqa.py, ImageVQADataset.evaluate):
+    the preset's accuracy x 100 is that number bit for bit (numpy's pairwise sum; on these inputs
+    ``sum / len`` differs in the last bits), the per-question scores stay the oracle's."""
+    import numpy as np
+
+    preds, refs = _cases(4000, seed=seed, size=0)
+    hit = [vlmevalkit_vqa_score(p, r) for p, r in zip(preds, refs)]
+    got = scoring.score(preds, refs, preset="vlmevalkit", return_per_example=True)
+    assert got.per_example == hit
+    assert got["accuracy"] * 100 == np.mean(hit) * 100
+    assert sum(hit) / len(hit) * 100 != np.mean(hit) * 100  # the inputs tell the two sums apart
+    # the other presets keep their reference's mean (lmms-eval: sum / len)
+    assert scoring.score(preds, refs, preset="vqa_v2", num_answers=0)["accuracy"] == sum(
+        scoring.score(preds, refs, preset="vqa_v2", num_answers=0, return_per_example=True).per_example
+    ) / len(preds)

@@ -43,6 +43,10 @@ class Loaded:
     gt_path: str = ""
     pred_path: str = ""
     warnings: list = field(default_factory=list)
+    # where an error about an example points: the file's field of each input (e.g. references -> "answers"),
+    # and what one example is called ("record", or "line" in a text file)
+    fields: dict = field(default_factory=dict)
+    unit: str = "record"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -214,7 +218,8 @@ def docvqa(gt_path, pred_path) -> Loaded:
         if key in answer_of:
             raise FormatError(pred_path, f"questionId {qid!r} is answered twice", where, "questionId")
         answer_of[key] = answer
-    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path),
+                 fields={"references": "answers", "predictions": "answer"})
     for i, question in enumerate(data):
         qid = get_field(question, "questionId", gt_path, i)
         where = f"{i} (questionId {qid!r})"
@@ -266,7 +271,9 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
         if qid in answer_of:
             raise FormatError(results_path, f"question_id {qid!r} is answered twice", where, "question_id")
         answer_of[qid] = answer_of_q
-    out = Loaded([], [], [], {"question_types": [], "answer_types": []}, str(annotations_path), str(results_path))
+    out = Loaded([], [], [], {"question_types": [], "answer_types": []}, str(annotations_path), str(results_path),
+                 fields={"references": "answers", "predictions": "answer", "question_types": "question_type",
+                         "answer_types": "answer_type"})
     for i, a in enumerate(annotations):
         qid = get_field(a, "question_id", annotations_path, i)
         where = f"{i} (question_id {qid!r})"
@@ -331,7 +338,8 @@ def fb2021_vqa(gt_path, pred_path) -> Loaded:
     gt = expect_object(read_json(gt_path), gt_path, '{id: {"answer": ..., "lang": ...}}')
     pred = expect_object(read_json(pred_path), pred_path, "{id: answer}")
     same_keys(gt, pred, gt_path, pred_path)
-    out = Loaded([], [], [], {"languages": []}, str(gt_path), str(pred_path))
+    out = Loaded([], [], [], {"languages": []}, str(gt_path), str(pred_path),
+                 fields={"references": "answer", "languages": "lang"})
     for key, entry in gt.items():
         where = record(key)
         refs = expect_answers(get_field(entry, "answer", gt_path, where), gt_path, where, "answer", allow_string=True)
@@ -357,6 +365,29 @@ def fb2021_code(gt_path, pred_path) -> Loaded:
         out.predictions.append(expect_string(pred[key], pred_path, record(key)))
     _note_ignored(out, gt, pred, pred_path)
     return out
+
+
+def codexglue(ref_paths, hyp_path) -> Loaded:
+    """CodeXGLUE's CodeBLEU files (``evaluator/CodeBLEU/calc_code_bleu.py``: ``--refs`` / ``--hyp``): text files
+    of one example per line, read as that script reads them (``open(...).readlines()`` in UTF-8, universal
+    newlines, each line ``strip()``-ed). Several reference files give several references per example (line i
+    of every file); every file has as many lines as the predictions (the script asserts it). Ids: line numbers."""
+    ref_paths = [ref_paths] if isinstance(ref_paths, str | Path) else list(ref_paths)
+
+    def lines(path) -> list:
+        return [line.strip() for line in io.StringIO(read_text(path, "a text file"), newline=None).readlines()]
+
+    hypotheses = lines(hyp_path)
+    columns = []
+    for path in ref_paths:
+        refs = lines(path)
+        if len(refs) != len(hypotheses):
+            raise FormatError(path, f"has {len(refs)} lines but {hyp_path} has {len(hypotheses)}: one example "
+                                    "per line in every file (as calc_code_bleu.py asserts)")
+        columns.append(refs)
+    references = [list(refs) for refs in zip(*columns)] if hypotheses else []
+    return Loaded(list(range(1, len(hypotheses) + 1)), hypotheses, references, gt_path=str(ref_paths[0]),
+                  pred_path=str(hyp_path), unit="line")
 
 
 def fb2021_htr(gt_path, pred_path) -> Loaded:
@@ -431,7 +462,8 @@ def fb2022_text(gt_path, pred_path) -> Loaded:
     gt = expect_object(read_json(gt_path), gt_path, '{id: [{"type": "text", "content": [...]}]}')
     pred = expect_object(read_json(pred_path), pred_path, '{id: [{"type": "text", "content": ...}]}')
     same_keys(gt, pred, gt_path, pred_path)
-    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path))
+    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path),
+                 fields={"references": "content", "predictions": "content"})
     for key, entry in gt.items():
         where = record(key)
         first = entry[0] if isinstance(entry, list) and entry else entry

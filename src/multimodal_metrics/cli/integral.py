@@ -122,6 +122,12 @@ def run_integral(contest: str, tasks: list, combine: Callable, args, score: Call
         options = {}
         if task.metric == "codebleu" and getattr(args, "codebleu_grammar_library", None):
             options["grammar_library"] = args.codebleu_grammar_library
+        if task.metric == "ru_meteor":
+            options["ruwordnet_path"] = getattr(args, "ruwordnet_path", None)
+            if options["ruwordnet_path"] is None and _default_ruwordnet() is None:
+                missing[task.name] = ("no RuWordNet for its METEOR (pass --ruwordnet-path or set RUWORDNET_DB; "
+                                      "RuWordNet is not on PyPI, see `mm-score ru-meteor --help`)")
+                continue
         result = score(task.metric, task.preset, loaded, options, False, args.progress)
         scores[task.name] = result[task.key]
         report[task.name] = {
@@ -149,6 +155,13 @@ def run_integral(contest: str, tasks: list, combine: Callable, args, score: Call
         for name, why in missing.items():
             print(f"  {name:<17} missing (counted as 0): {why}")
     return 0
+
+
+def _default_ruwordnet():
+    """Where ru_meteor finds RuWordNet without ``ruwordnet_path`` ($RUWORDNET_DB, the ruwordnet package), or None."""
+    from ..ru_meteor.core import default_ruwordnet_path
+
+    return default_ruwordnet_path()
 
 
 def combine_2021(scores: dict) -> tuple:
@@ -189,7 +202,7 @@ def add_parsers(sub, score: Callable, progress_min: int) -> None:
         files = "\n".join(f"  {t.name:<17} {t.gt_file} + {t.pred_file}" for t in tasks)
         p = sub.add_parser(
             name,
-            help=description.split("\n")[0],
+            help=description.split(":")[0],  # the heading, a whole phrase (the formula follows in --help)
             description=description,
             epilog=f"Files looked up in FOLDER (or anywhere below it):\n{files}\n"
             "See the metric commands' --help for each file's format.",
@@ -207,6 +220,13 @@ def add_parsers(sub, score: Callable, progress_min: int) -> None:
             default=None,
             help=f"progress bar on stderr (default: on a terminal, from {progress_min} examples on)",
         )
+        if any(t.metric == "ru_meteor" for t in tasks):
+            p.add_argument(
+                "--ruwordnet-path",
+                metavar="DB",
+                help="VisualQA METEOR: the RuWordNet SQLite file (default: $RUWORDNET_DB, then the ruwordnet "
+                "package's); without one, --partial counts VisualQA as 0",
+            )
         if any(t.metric == "codebleu" for t in tasks):
             p.add_argument(
                 "--codebleu-grammar-library",

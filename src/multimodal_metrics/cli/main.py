@@ -28,7 +28,8 @@ any working directory: no evaluate, no checkout, no Hub. The option flags are th
 Adding a metric command is one function: register it with `@command(...)` (see `ned` below); the
 function adds the command's flags beyond the metric's option table (usually none). A new file format
 is one reader in formats.py plus a `Format` entry in FORMATS. The contests' integral scores (which files,
-which metric per sub-task, how the scores combine) are in integral.py.
+which metric per sub-task, how the scores combine) are in integral.py; how errors are worded (files, records,
+flags) in words.py.
 """
 
 import argparse
@@ -48,6 +49,7 @@ from . import paths as mm_paths
 from . import state_commands as mm_state
 from .formats import FormatError, Loaded
 from .integral import INTEGRALS  # noqa: F401 (the integral commands, by name)
+from .words import command_flags, in_flags, joined_negative_values, locate, missing_dependency
 
 PROGRESS_MIN = 2000  # a progress report from this many examples on (on a terminal)
 CHUNK = 1000  # kept for callers sizing inputs by it (the library scores all examples in one call)
@@ -69,6 +71,8 @@ class Format:
     doc: str  # shown in --help: the files, with a minimal example each
     preset: str = "default"  # the preset that reproduces the official scoring of these files
     extra_files: tuple = ()  # (flag, help) of files besides --gt / --pred
+    suffix: str = ".json"  # without --format, the format whose suffix the --pred file has is read
+    many_gt: bool = False  # --gt takes several files (one reference per file and example)
 
 
 FORMATS = {
@@ -110,6 +114,18 @@ FORMATS = {
   --pred  {"0": "def f ( x ) : NEW_LINE INDENT return x + 1 NEW_LINE DEDENT"}
   Every ground-truth id needs a prediction; extra prediction ids are ignored (as the official script).""",
         "fusion_brain_2021",
+    ),
+    "codexglue": Format(
+        "codexglue",
+        lambda a: mm_formats.codexglue(a.gt, a.pred),
+        """codexglue (CodeXGLUE evaluator/CodeBLEU/calc_code_bleu.py: --refs / --hyp text files; read without
+--format when --pred ends in .txt):
+  --gt / --refs  ref.txt [ref2.txt ...]   one reference per line; several files: several references per example
+  --pred / --hyp hyp.txt                  one prediction per line, the same number of lines as every --gt file
+  Each line is stripped of surrounding whitespace (as calc_code_bleu.py); give --lang (CodeXGLUE's --lang)
+  and, for CodeXGLUE's --params, --weights.""",
+        suffix=".txt",
+        many_gt=True,
     ),
     "fb2021_htr": Format(
         "fusion_brain_2021",
@@ -173,7 +189,7 @@ class Command:
     formats: dict  # --format value -> Format (the first is the default)
     add_options: Callable  # (group) -> None: the command's flags beyond the metric's option table
     prepare: Callable | None = None  # (Loaded, preset) -> Loaded, e.g. TDIUC's first answer
-    presets: str = ""  # for --help
+    presets: dict = field(default_factory=dict)  # --help: a note on some of the metric's PRESETS (by name)
     notes: str = ""
     # options given as a file on the command line: option name -> (help, reader(path) -> option value)
     files: dict = field(default_factory=dict)
@@ -183,7 +199,8 @@ COMMANDS: dict = {}
 
 
 def command(name, metric, summary, formats, presets, notes="", prepare=None, files=None):
-    """Register a metric command; the decorated function adds its flags beyond the option table."""
+    """Register a metric command; the decorated function adds its flags beyond the option table. ``presets``:
+    notes on some presets for --help (the list itself is the metric's PRESETS)."""
 
     def register(add_options):
         COMMANDS[name] = Command(name, metric, summary, {f.name: f for f in formats}, add_options, prepare, presets,
@@ -191,6 +208,12 @@ def command(name, metric, summary, formats, presets, notes="", prepare=None, fil
         return add_options
 
     return register
+
+
+def presets_help(metric: str, notes: dict) -> str:
+    """The presets of ``metric`` as --help lists them: every name of its ``PRESETS``, in order, with the
+    command's note where it has one."""
+    return ", ".join(f"{name} ({notes[name]})" if name in notes else name for name in library(metric).PRESETS)
 
 
 def add_metric_options(cmd: Command, group) -> None:
@@ -203,7 +226,7 @@ def add_metric_options(cmd: Command, group) -> None:
 
 
 @command("anls", "anls", "ANLS of DocVQA / InfographicVQA answers", [FORMATS["docvqa"]],
-         "default (official RRC script), stvqa, layoutlmv2")
+         {"default": "official RRC script"})
 def anls(group):
     """threshold, boundary, text_norm, length_norm: the option table."""
 
@@ -216,40 +239,41 @@ def _vqa_prepare(loaded: Loaded, preset: str) -> Loaded:
 
 @command("vqa-acc", "vqa_acc", "VQA accuracy (VQA v2 / VQA-CP / TDIUC / WUPS / BLEU-1; Fusion Brain 2021 VQA)",
          [FORMATS["vqa_v2"], FORMATS["fb2021_vqa"]],
-         "vqa_v2 (= default), fusion_brain_2021, tdiuc, wups, bleu1", prepare=_vqa_prepare,
+         {"vqa_v2": "= default"}, prepare=_vqa_prepare,
          files={"answer_key": ("tdiuc: the official script's answer-key CSV (answer,id rows): a ground-truth answer "
                                "outside it is always wrong", mm_formats.answer_key_csv)})
 def vqa_acc(group):
     """normalize, num_answers, epsilon, threshold, wordnet_path, lowercase: the option table; --answer-key: a CSV."""
 
 
-@command("codebleu", "codebleu", "CodeBLEU of code translations (Fusion Brain 2021 C2C)", [FORMATS["fb2021_code"]],
-         "fusion_brain_2021 (for these files), default (CodeXGLUE), paper, pypi")
+@command("codebleu", "codebleu", "CodeBLEU of code translations (Fusion Brain 2021 C2C; CodeXGLUE text files)",
+         [FORMATS["fb2021_code"], FORMATS["codexglue"]],
+         {"default": "CodeXGLUE, for codexglue files", "fusion_brain_2021": "for fusion_brain_2021 files"})
 def codebleu(group):
     """lang, weights, keywords, remove_comments, strip, missing_dataflow, ast_clipping, grammar_library: the table."""
 
 
 @command("ned", "ned", "1 - NED, string accuracy and CER of text recognition",
-         [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]], "default (AIJ 2022 calculate_NED), icdar2019, empty_match",
+         [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]], {"default": "AIJ 2022 calculate_NED"},
          notes="Fusion Brain 2022 TRitW reports one_minus_ned; Fusion Brain 2021 HTR reports string_accuracy.")
 def ned(group):
     """case_fold, fullwidth_to_halfwidth, both_empty: the option table."""
 
 
 @command("det-f1", "det_f1", "zero-shot detection F1 (Fusion Brain 2021 zsOD)", [FORMATS["fb2021_zsod"]],
-         "default (= fusion_brain_2021), one_to_one")
+         {"default": "= fusion_brain_2021"})
 def det_f1(group):
     """matching, iou_threshold, iou_boundary, box_format, missing_class: the option table."""
 
 
 @command("text-qa", "text_qa", "token F1 / exact match of Russian QA answers (Fusion Brain 2022 TextQA, MathQA)",
-         [FORMATS["fb2022_text"]], "default = textqa (TextQA F1), mathqa (MathQA exact match), plain")
+         [FORMATS["fb2022_text"]], {"default": "= textqa", "textqa": "TextQA F1", "mathqa": "MathQA exact match"})
 def text_qa(group):
     """measure, keep_hyphen, letter_fallback: the option table."""
 
 
 @command("ru-meteor", "ru_meteor", "METEOR of Russian captions / VQA answers (Fusion Brain 2022) and English (NLTK)",
-         [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]], "captioning (= default), vqa, nltk, ru",
+         [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]], {"captioning": "= default"},
          notes="RuWordNet is not on PyPI: pass --ruwordnet-path (or set RUWORDNET_DB), or --synonyms none.")
 def ru_meteor(group):
     """preprocess, number_words, tokenizer, stemmer, synonyms, alpha, beta, gamma, ...: the option table."""
@@ -258,23 +282,6 @@ def ru_meteor(group):
 # ----------------------------------------------------------------------------------------------
 # Scoring: the library's functional API
 # ----------------------------------------------------------------------------------------------
-_INDEXED = re.compile(r"`(\w+)\[(\d+)\]")
-
-
-def locate(err: Exception, loaded: Loaded, start: int = 0) -> str:
-    """A metric error about `predictions[i]` / `references[i]` of the inputs, told as file and record."""
-    message = str(err)
-    match = _INDEXED.search(message)
-    if not match:
-        return message
-    index = start + int(match.group(2))
-    message = message[: match.start(2)] + str(index) + message[match.end(2) :]
-    if index >= len(loaded.ids):
-        return message
-    path = loaded.pred_path if match.group(1) == "predictions" else loaded.gt_path
-    return f"{path}: record {loaded.ids[index]!r}: {message}"
-
-
 def input_columns(lib, preset: str, columns: dict) -> dict:
     """The per-example columns a format read that the metric's ``score`` takes: its keyword-only inputs
     (``question_types=``, ``texts=``, found from its signature), for vqa_acc only those of the preset."""
@@ -364,8 +371,24 @@ def print_result(result: dict, as_json: bool) -> None:
         print(f"{key:<{width}}  {value:.6f}" if isinstance(value, float) else f"{key:<{width}}  {value}")
 
 
+def choose_format(cmd: Command, args) -> Format:
+    """``--format``, else the format whose suffix the --pred file has (``.txt``: codexglue), else the
+    command's first; a format that reads one --gt file refuses several."""
+    if args.format is not None:
+        fmt = cmd.formats[args.format]
+    else:
+        first = next(iter(cmd.formats.values()))
+        fmt = next((f for f in cmd.formats.values() if f.suffix != ".json" and str(args.pred).endswith(f.suffix)), first)
+    if isinstance(args.gt, list) and not fmt.many_gt:
+        if len(args.gt) != 1:
+            raise ValueError(f"--gt: format {fmt.name} reads one ground-truth file, got {len(args.gt)}")
+        args.gt = args.gt[0]
+    args.format = fmt.name
+    return fmt
+
+
 def run_metric(cmd: Command, args) -> int:
-    fmt = cmd.formats[args.format]
+    fmt = choose_format(cmd, args)
     loaded = fmt.read(args)
     for warning in loaded.warnings:
         print(f"mm-score {cmd.name}: warning: {warning}", file=sys.stderr)
@@ -377,20 +400,14 @@ def run_metric(cmd: Command, args) -> int:
     for name, (_, read) in cmd.files.items():  # options given as files: read here (errors name the file)
         if options.get(name) is not None:
             options[name] = read(options[name])
-    try:
-        if args.p_value is not None and not args.compare_pred:
-            raise ValueError("--p-value is the rule of the paired test: give --compare-pred too")
-        if args.compare_pred:
-            result = compare(cmd, args, preset, loaded, options)
-        elif args.save_state:  # the result from the state that is saved (equal to score)
-            result = mm_state.score_and_save(cmd, args, preset, loaded, options)
-        else:
-            result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
-    except ValueError as err:  # name the flag beside the option: `threshold` (--threshold)
-        message = str(err)
-        for dest in args.option_dests:
-            message = message.replace(f"`{dest}`", f"`{dest}` (--{dest.replace('_', '-')})", 1)
-        raise ValueError(message) from None
+    if args.p_value is not None and not args.compare_pred:
+        raise ValueError("--p-value is the rule of the paired test: give --compare-pred too")
+    if args.compare_pred:
+        result = compare(cmd, args, preset, loaded, options)
+    elif args.save_state:  # the result from the state that is saved (equal to score)
+        result = mm_state.score_and_save(cmd, args, preset, loaded, options)
+    else:
+        result = score(cmd.metric, preset, loaded, options, bool(args.per_example), args.progress)
     if args.per_example:
         write_per_example(args.per_example_out, loaded, result)
         result.pop("per_example")
@@ -454,6 +471,8 @@ def _run_generation(args) -> int:
     resampling = {key: options.pop(key) for key in RESAMPLING}
     # the library's bar over the images follows --progress / --no-progress (None: its own default)
     options["progress"] = args.progress
+    if options["clip_model"] is None:  # no CLIP model: FID alone (the CLIP and generation scores need one)
+        return run_fid_alone(args, gt_images, pred_images, options, resampling)
     if resampling["confidence"] is not None:
         if _aligned(loaded, pred_images):
             return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
@@ -490,6 +509,22 @@ def _run_generation(args) -> int:
     result.update(signature_fid=fid["signature"], signature_clip=clip["signature"], examples=len(loaded.ids))
     if args.per_example:
         write_per_example(args.per_example_out, loaded, {"clip_score": 0.0, "per_example": per_example})
+    print_result(result, args.json)
+    return 0
+
+
+def run_fid_alone(args, gt_images: list, pred_images: list, options: dict, resampling: dict) -> int:
+    """`mm-score fid-clip` without --clip-model: FID of the two folders (and its interval with --confidence);
+    a warning says that the CLIP score and the generation score need --clip-model."""
+    if args.per_example:
+        raise ValueError("--per-example writes the CLIP score of every prompt: it needs --clip-model")
+    folders = Loaded([os.path.basename(p) for p in pred_images], pred_images, gt_images, gt_path=args.gt_images,
+                     pred_path=args.pred_images)
+    fid = score("fid_clip", args.preset, folders, {**options, **resampling}, False, args.progress)
+    print("mm-score fid-clip: warning: no --clip-model: FID alone (clip_score and score need a CLIP checkpoint "
+          "folder, e.g. ruCLIP's for --preset fusion_brain_2022)", file=sys.stderr)
+    result = {key: value for key, value in fid.items() if key.startswith("fid")}
+    result.update(signature_fid=fid["signature"], examples=len(pred_images))
     print_result(result, args.json)
     return 0
 
@@ -535,7 +570,8 @@ def add_generation_parser(sub) -> None:
     p.add_argument("--pred-images", required=True, metavar="DIR", help="folder of the generated images")
     p.add_argument("--input", required=True, metavar="FILE", help="generation_input.json (the prompts)")
     p.add_argument("--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)")
-    p.add_argument("--preset", default="fusion_brain_2022", help="fusion_brain_2022 (default here), default, clipscore")
+    p.add_argument("--preset", default="fusion_brain_2022", choices=list(library("fid_clip").PRESETS), metavar="PRESET",
+                   help="one of " + presets_help("fid_clip", {"fusion_brain_2022": "default here"}))
     before = {a.dest for a in p._actions}
     g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
     # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
@@ -573,30 +609,38 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import stats as mm_stats  # the paired tests' declarations (--p-value's choices)
+    from .._version import __version__
 
     parser = Parser(
         prog="mm-score", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run `mm-score COMMAND --help` for the file formats of a command.",
     )
+    parser.add_argument("--version", action="version", version=f"mm-score {__version__} (multimodal-metrics)")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for cmd in COMMANDS.values():
         formats = "\n\n".join(f.doc for f in cmd.formats.values())
-        epilog = f"File formats (--format):\n{formats}\n\nPresets (--preset): {cmd.presets}\n"
+        epilog = f"File formats (--format):\n{formats}\n\nPresets (--preset): {presets_help(cmd.metric, cmd.presets)}\n"
         epilog += (cmd.notes + "\n" if cmd.notes else "") + COMMON_EPILOG
         aliases = [cmd.metric] if cmd.metric != cmd.name else []
         p = sub.add_parser(cmd.name, aliases=aliases, help=cmd.summary, description=cmd.summary, epilog=epilog,
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         p.set_defaults(run=lambda args, cmd=cmd: run_metric(cmd, args))
         names = list(cmd.formats)
-        p.add_argument("--format", choices=names, default=names[0], help=f"file format (default {names[0]})")
-        gt_alias = ("--annotations",) if "vqa_v2" in cmd.formats else ()
-        pred_alias = ("--results",) if "vqa_v2" in cmd.formats else ()
-        p.add_argument("--gt", *gt_alias, required=True, metavar="FILE", help="ground-truth JSON file")
-        p.add_argument("--pred", *pred_alias, required=True, metavar="FILE", help="predictions JSON file")
+        by_suffix = [f"{f.name} for *{f.suffix}" for f in cmd.formats.values() if f.suffix != ".json"]
+        p.add_argument("--format", choices=names, help=f"file format (default {names[0]}"
+                       + "".join(f"; {x} --pred files" for x in by_suffix) + ")")  # fmt: skip
+        gt_alias = ("--annotations",) if "vqa_v2" in cmd.formats else ("--refs",) if "codexglue" in cmd.formats else ()
+        pred_alias = ("--results",) if "vqa_v2" in cmd.formats else ("--hyp",) if "codexglue" in cmd.formats else ()
+        many = any(f.many_gt for f in cmd.formats.values())
+        p.add_argument("--gt", *gt_alias, required=True, metavar="FILE", nargs="+" if many else None,
+                       help="ground-truth file" + (" (codexglue: one or more reference files)" if many else ""))
+        p.add_argument("--pred", *pred_alias, required=True, metavar="FILE", help="predictions file")
         for f in cmd.formats.values():
             for flag, help_ in f.extra_files:
                 p.add_argument(flag, metavar="FILE", help=help_)
-        p.add_argument("--preset", help="metric preset (default: the one that reproduces the official scoring of --format)")
+        p.add_argument("--preset", choices=list(library(cmd.metric).PRESETS), metavar="PRESET",
+                       help="metric preset, one of " + presets_help(cmd.metric, cmd.presets)
+                       + " (default: the one that reproduces the official scoring of --format)")
         before = {a.dest for a in p._actions}
         group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
         add_metric_options(cmd, group)
@@ -630,17 +674,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     import warnings
 
+    parser = build_parser()
+    argv = joined_negative_values(parser, list(sys.argv[1:] if argv is None else argv))
     try:
-        args, unknown = build_parser().parse_known_args(argv)
-    except SystemExit as exit_:  # --help (0) or a one-line usage error (2)
+        args, unknown = parser.parse_known_args(argv)
+    except SystemExit as exit_:  # --help, --version (0) or a one-line usage error (2)
         return exit_.code if isinstance(exit_.code, int) else 2
     if unknown:  # named by the command they were given to
         print(f"mm-score {args.command}: error: unrecognized arguments: {' '.join(unknown)} "
               f"(see mm-score {args.command} --help)", file=sys.stderr)
         return 2
+    flags = command_flags(parser, args.command)
 
     def one_line(message, category, filename, lineno, file=None, line=None):
-        print(f"mm-score {args.command}: warning: {' '.join(str(message).split())}", file=sys.stderr)
+        print(f"mm-score {args.command}: warning: {in_flags(' '.join(str(message).split()), flags)}", file=sys.stderr)
 
     shown = warnings.showwarning
     warnings.showwarning = one_line
@@ -648,11 +695,10 @@ def main(argv=None) -> int:
         mm_paths.check_paths(args)
         return args.run(args)
     except (ValueError, TypeError, RuntimeError, OSError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
-        print(f"mm-score {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        print(f"mm-score {args.command}: error: {in_flags(' '.join(str(err).split()), flags)}", file=sys.stderr)
         return 2
     except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
-        print(f"mm-score {args.command}: error: {err}: a dependency of this command is not installed "
-              f"(pip install 'multimodal-metrics[all]' installs those of every metric)", file=sys.stderr)  # fmt: skip
+        print(f"mm-score {args.command}: error: {missing_dependency(err)}", file=sys.stderr)
         return 2
     except MemoryError:
         print(f"mm-score {args.command}: error: out of memory: an input is too large for this machine", file=sys.stderr)

@@ -39,16 +39,12 @@ def get_parser(lang: str):
         import importlib
 
         module_name, attr = _GRAMMAR_MODULES[lang]
-        try:
-            import tree_sitter
+        from ..extras import require
 
-            module = importlib.import_module(module_name)
-        except ImportError as err:
-            pip_name = module_name.replace("_", "-")
-            raise ImportError(
-                f"codebleu: lang={lang!r} needs `tree-sitter` and `{pip_name}` "
-                f"(pip install 'multimodal-metrics[code]' or see requirements.txt): {err}"
-            ) from None
+        require(f"codebleu with lang={lang!r}", ["tree_sitter", module_name], ["code"])
+        import tree_sitter
+
+        module = importlib.import_module(module_name)
         language = tree_sitter.Language(getattr(module, attr)())
         parser = tree_sitter.Parser(language)
         _PARSERS[lang] = parser

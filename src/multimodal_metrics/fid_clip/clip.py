@@ -318,6 +318,9 @@ def _as_tensor(out):
 
 def load_clip(path) -> ClipScorer:
     """Load a CLIP checkpoint directory (transformers layout or ruCLIP layout), CPU, eval mode."""
+    from ..extras import require
+
+    require("fid_clip's CLIP score", ["torch", "transformers"], ["vision"])
     folder = Path(os.fspath(path))
     if not folder.is_dir():
         raise ValueError(

@@ -27,6 +27,7 @@ import zlib
 
 import numpy as np
 
+from ..extras import require
 from .core import MAX_FEATURE
 
 KINDS = ("none", "path", "image", "features")
@@ -199,6 +200,10 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
     (``unpack``)."""
     if item is None:
         raise TypeError(f"`{where}` is None: expected an image or a feature vector")
+    is_array = isinstance(item, np.ndarray) or _is_tensor(item)
+    is_image = isinstance(item, str | os.PathLike | bytes | bytearray | memoryview) or type(item).__module__.startswith("PIL.")
+    if is_image or (is_array and item.ndim > 1):
+        require("fid_clip with images", ["PIL", "torch"], ["vision"])  # decoded by Pillow, scored in torch
     if isinstance(item, str) or isinstance(item, os.PathLike):
         path = os.fspath(item)
         if isinstance(path, bytes):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..extras import require
 from ..inputs import as_list, check_string
 from ..options import Option, OptionTable, check_bool, check_number
 from ..results import Result, make_result
@@ -294,6 +295,7 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
     # ---- FID --------------------------------------------------------------------------
     ref_side = refs or opts["reference_stats"] is not None
     if preds and ref_side:
+        require("fid_clip's FID", ["scipy"], ["scipy"])  # the trace of the matrix square root: scipy's BLAS
         if default_resamples:
             resampling.n_resamples = FID_RESAMPLES
         if not pixels_checked:
@@ -339,6 +341,11 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
         per_example, scores["clip_score"] = clip_scores(cos, opts["clip_scale"], opts["clip_clamp"])
         per_example = per_example.tolist()
         fields.update(clip_fields(opts))
+
+    if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):  # images decoded and resized by Pillow
+        from PIL import __version__ as pillow_version
+
+        fields["pil"] = pillow_version
 
     # ---- combinations -------------------------------------------------------------------
     if opts["meteor"] is not None:

@@ -70,10 +70,11 @@ def _is_dict_dir(path: Path) -> bool:
 
 
 def _nltk():
-    try:
-        import nltk
-    except ImportError as err:
-        raise ImportError("WordNet is read through NLTK: pip install nltk (no download at run time)") from err
+    from ..extras import require
+
+    require("WordNet (read through NLTK; no download at run time)", ["nltk"], ["text"])
+    import nltk
+
     return nltk
 
 

@@ -93,16 +93,14 @@ MISSING_RUWORDNET = (
     "`ruwordnet_path=` its path, or set RUWORDNET_DB; or pass `synonyms=\"none\"` to run the exact and stem "
     "stages only."
 )
-_MISSING_LIB = "ru_meteor needs {what}: pip install {pins} (no download at run time)"
 
 
 def _require(module: str, what: str, pins: str):
-    import importlib
+    """``module``, or one ImportError naming the extras of ru_meteor (`require_libraries` checks them all
+    before scoring; this is the net for a direct call of the pure functions)."""
+    from ..extras import import_or_explain
 
-    try:
-        return importlib.import_module(module)
-    except ImportError as err:
-        raise ImportError(_MISSING_LIB.format(what=what, pins=pins)) from err
+    return import_or_explain(module, "ru_meteor", ["ru", "text"])
 
 
 # ------------------------------------------------------------------------------------------------
@@ -416,10 +414,8 @@ def resource_tag(synonyms: str, wordnet=None, ruwordnet_path=None) -> str:
     return "none" if source is None else source.tag
 
 
-def library_versions(opts: dict) -> str:
-    """``nltk-3.10.4+razdel-0.5.0+...``: the versions of the libraries these options use."""
-    from importlib.metadata import PackageNotFoundError, version
-
+def libraries(opts: dict) -> list[str]:
+    """The distributions these options use (nltk, razdel, wordtodigits, pymorphy3 and its dictionary)."""
     used = []
     if opts["tokenizer"] == "nltk" or opts["stemmer"] in ("porter", "snowball_ru") or opts["synonyms"] == "wordnet":
         used.append("nltk")
@@ -429,12 +425,29 @@ def library_versions(opts: dict) -> str:
         used.append("wordtodigits")
     if opts["preprocess"] == "fb_vqa" or opts["stemmer"] == "pymorphy3":
         used += ["pymorphy3", "pymorphy3-dicts-ru"]
+    return used
+
+
+def require_libraries(opts: dict) -> None:
+    """One ImportError naming every library these options use that is missing and the extras of ru_meteor
+    (``pip install 'multimodal-metrics[ru,text]'``), before anything is scored."""
+    from ..extras import require
+
+    require("ru_meteor", [name.replace("-", "_") for name in libraries(opts)], ["ru", "text"])
+
+
+def library_versions(opts: dict) -> str:
+    """``nltk-3.10.4+razdel-0.5.0+...``: the versions of the libraries these options use."""
+    from importlib.metadata import PackageNotFoundError, version
+
     parts = []
-    for name in used:
+    for name in libraries(opts):
         try:
             parts.append(f"{name}-{version(name)}")
         except PackageNotFoundError as err:
-            raise ImportError(_MISSING_LIB.format(what=name, pins=name)) from err
+            from ..extras import MissingExtra
+
+            raise MissingExtra("ru_meteor", [name.replace("-", "_")], ["ru", "text"]) from err
     return "+".join(parts) or "none"
 
 

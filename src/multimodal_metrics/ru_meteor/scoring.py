@@ -26,6 +26,7 @@ from .core import (
     corpus_meteor,
     library_versions,
     meteor_per_example,
+    require_libraries,
     resource_tag,
     synonym_source,
 )
@@ -125,6 +126,7 @@ class MeteorOptions(OptionTable):
             options[name] = self[name].checked(options[name])
         if options["corpus_score"] and options["numeric"] != "none":
             raise ValueError('`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool')
+        require_libraries(options)  # one error naming every missing library and the extras, before the resources
         for name, value in resources.items():
             options[name] = None if value is None else self[name].checked(value)
         if options["synonyms"] == "wordnet":

@@ -50,32 +50,36 @@ _DELETE_PUNCT = str.maketrans("", "", string.punctuation)
 _DELETE_PUNCT_KEEP_HYPHEN = str.maketrans("", "", string.punctuation.replace("-", ""))
 _LETTER = re.compile("[abcde]")
 
-_MISSING = (
-    "text_qa needs the pymorphy3 lemmatiser and its Russian dictionary: "
-    "pip install pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142 (no download at run time)"
-)
+# the pymorphy3 lemmatiser and its Russian dictionary (no download at run time): the `ru` extra
+_LEMMATISER = ("pymorphy3", "pymorphy3_dicts_ru")
 
 
 @functools.lru_cache(maxsize=1)
 def _analyzer():
-    try:
-        import pymorphy3
-    except ImportError as err:
-        raise ImportError(_MISSING) from err
+    from ..extras import MissingExtra, require
+
+    require("text_qa", _LEMMATISER, ["ru"])
+    import pymorphy3
+
     try:
         return pymorphy3.MorphAnalyzer(lang="ru")
     except (ValueError, OSError, ImportError) as err:
-        raise ImportError(f"{_MISSING} ({err})") from err
+        raise MissingExtra(f"text_qa ({err})", _LEMMATISER, ["ru"]) from err
 
 
 def lemmatizer_version() -> str:
     """``pymorphy3-<version>/ru-<dictionary version>``: the lemmatiser the scores depend on."""
     from importlib.metadata import PackageNotFoundError, version
 
+    from ..extras import require
+
+    require("text_qa", _LEMMATISER, ["ru"])
     try:
         return f"pymorphy3-{version('pymorphy3')}/ru-{version('pymorphy3-dicts-ru')}"
-    except PackageNotFoundError as err:
-        raise ImportError(_MISSING) from err
+    except PackageNotFoundError as err:  # importable but not installed as a distribution
+        from ..extras import MissingExtra
+
+        raise MissingExtra("text_qa", _LEMMATISER, ["ru"]) from err
 
 
 @functools.lru_cache(maxsize=1 << 18)

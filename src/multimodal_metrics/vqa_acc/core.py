@@ -132,13 +132,11 @@ def _ru_lemma(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _morph():
-    try:
-        import pymorphy3
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        raise ValueError(
-            "language 'ru' needs pymorphy3 and its Russian dictionaries: "
-            "pip install pymorphy3==2.0.6 pymorphy3-dicts-ru==2.4.417150.4580142"
-        ) from err
+    from ..extras import require
+
+    require("vqa_acc with language 'ru'", ["pymorphy3", "pymorphy3_dicts_ru"], ["ru"])
+    import pymorphy3
+
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 

@@ -329,7 +329,10 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     scores = rows["score"]
     extra = {}
     if scorer == "vqa_v2":
-        values = {"accuracy": mean(scores.tolist())}
+        # VLMEvalKit reports np.mean(hit) * 100 (vlmeval/dataset/image_vqa.py, ImageVQADataset.evaluate):
+        # numpy's pairwise sum, which can differ from sum/len in the last bits; accuracy * 100 equals it
+        harness_mean = options["normalize"] == "vlmevalkit"
+        values = {"accuracy": float(np.mean(scores)) if harness_mean else mean(scores.tolist())}
         statistic = mean_statistic({"accuracy": scores})
         for kind in ("question_type", "answer_type"):
             groups = rows.get(f"{kind}s")
