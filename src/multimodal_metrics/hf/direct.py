@@ -107,6 +107,12 @@ class OptionsCheckedFirst:
     ``compute()``, ``keep_in_memory`` and the distributed mode (``num_process``, ``process_id``) keep
     evaluate's cache, as before.
 
+    **Distributed mode** (``num_process`` > 1): a process other than 0 returns from ``compute`` (None) once
+    process 0 has finished that computation (``wait_for_process_0``), as ``torch.distributed`` users
+    expect of a collective call. evaluate's own ``compute`` returns at once, and a next ``add_batch``
+    then rewrites the process's cache file, under the same name, while process 0 may not have read it
+    yet: process 0 silently scored its own rows with the other process's rows of the next computation.
+
     ``config_name`` is checked at construction: ``""`` or a non-string is refused (evaluate would
     silently read them as the default preset); ``None`` (what ``evaluate.load(path)`` passes) is the
     default preset.
@@ -141,7 +147,7 @@ class OptionsCheckedFirst:
         )
         self._mm_inputs = None
         try:
-            return super().compute(predictions=predictions, references=references, **kwargs)
+            result = super().compute(predictions=predictions, references=references, **kwargs)
         except BaseException:
             if self._mm_finalized:
                 release_cache(self)
@@ -153,6 +159,9 @@ class OptionsCheckedFirst:
                     # evaluate deletes its data with the cache files; a direct compute has none
                     self.writer, self.data, self.selected_feature_format = None, None, None
                     self.file_paths, self.filelocks = None, None
+        if self.num_process > 1 and self.process_id != 0 and direct_path_supported():
+            wait_for_process_0(self)  # else a next compute could overwrite the rows process 0 has yet to gather
+        return result
 
     def _init_writer(self, timeout=1):
         if not self._mm_direct:

@@ -33,7 +33,7 @@ from .arrow import (
     reference_lists_to_arrow,
     strings_to_arrow,
 )
-from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock, wait_for_process_0
+from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock
 
 
 class TrainerResults:
@@ -192,8 +192,8 @@ class PairedComparison:
 
         In evaluate's distributed mode (``num_process`` > 1) it works like ``compute``: every process calls
         it with its share of the examples, process 0 returns the comparison of all of them (gathered in
-        process order) and the others None; a process other than 0 waits, after each of the two scoring
-        runs, until process 0 has finished it (``wait_for_process_0``), so the runs meet at evaluate's
+        process order) and the others None; a process other than 0 returns from each of the two scoring
+        runs once process 0 has finished it (as from every ``compute``), so the runs meet at evaluate's
         rendez-vous and a ``compute`` may follow at once.
         """
         test = check_test(test)
@@ -214,9 +214,8 @@ class PairedComparison:
         with metric_lock(self):  # the statistic read back is this call's own
             for predictions in (predictions_a, predictions_b):
                 self._last_statistic = None
-                self.compute(predictions=predictions, references=references, **kwargs)
+                self.compute(predictions=predictions, references=references, **kwargs)  # waits for process 0
                 if gathered_elsewhere:
-                    wait_for_process_0(self)
                     continue
                 if self._last_statistic is None:
                     raise RuntimeError("compute did not record its sufficient statistics")
