@@ -45,6 +45,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .inputs import check_text_system, naming_system
 from .options import RESAMPLING_OPTIONS, check_choice  # declared once, beside the option checks
 
 DEFAULT_SEED = 12345
@@ -487,20 +488,27 @@ def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approxim
 
 
 def compare_scores(score, predictions_a, predictions_b, references, test="approximate_randomization",
-                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, **kwargs) -> dict:
+                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, *,
+                   check_system=check_text_system, **kwargs) -> dict:
     """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
     same options, no resampling options), then :func:`paired_comparison` of their statistics
-    (``p_value``: "ge", ties counted, or "sacrebleu")."""
+    (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
+    both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``."""
     test = check_test(test)
     check_p_value(p_value)
     for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
         if arg in kwargs:
             raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
-    results = []
-    for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+    systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+    for arg, predictions in systems:
         if predictions is None:
             raise ValueError(f"`{arg}` is required (got None)")
-        results.append(score(predictions, references, **kwargs))
+        if check_system is not None:
+            check_system(predictions, arg, references)
+    results = []
+    for arg, predictions in systems:
+        with naming_system(arg):
+            results.append(score(predictions, references, **kwargs))
     a, b = results
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
