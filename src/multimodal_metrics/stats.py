@@ -41,6 +41,7 @@ The evaluate side (intervals in ``compute``, ``metric.compare``) is the ``Paired
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
@@ -441,6 +442,30 @@ def _paired_result(keys, value_a, value_b, low, high, p) -> dict[str, dict[str, 
     }
 
 
+MIN_BOOTSTRAP_EXAMPLES = 30  # below it the paired bootstrap's p-value is too small (tests/test_careful_warnings.py)
+
+
+def _warn_if_too_few(n: int, test: str) -> None:
+    """A warning when ``n`` examples are too few for ``test``: the paired bootstrap rejects a true null more
+    often than its level says (on 1 example every difference gets p = 1 / (n_resamples + 1)), and the
+    randomisation test cannot give a p-value below 2 ** (1 - n)."""
+    if test == "paired_bootstrap" and n < MIN_BOOTSTRAP_EXAMPLES:
+        warnings.warn(
+            f"paired_bootstrap on {n} example(s): with fewer than {MIN_BOOTSTRAP_EXAMPLES} its p-value is too small "
+            "(a true null is rejected more often than the level says; on 1 example every difference gets "
+            'p = 1 / (n_resamples + 1)): use test="approximate_randomization" (valid, if cautious, on few examples)',
+            UserWarning,
+            stacklevel=4,
+        )
+    elif test == "approximate_randomization" and 2.0 ** (1 - n) > 0.05:
+        warnings.warn(
+            f"approximate_randomization on {n} example(s): no p-value below 2 ** (1 - n) = {2.0 ** (1 - n):g} "
+            "is possible, so no difference can be significant at 0.05 (6 examples at least)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def paired_test(
     a: Statistic,
     b: Statistic,
@@ -458,6 +483,7 @@ def paired_test(
     rule = check_p_value(p_value)
     seed = DEFAULT_SEED if seed is None else check_seed(seed)
     confidence = check_confidence(confidence)
+    _warn_if_too_few(a.n, test)
     if test == "paired_bootstrap":
         n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         results = paired_bootstrap(a, b, n, seed, confidence, p_value_rule=rule)
