@@ -366,7 +366,8 @@ def test_evaluate_checks_and_errors_are_kept(kind, tmp_path, monkeypatch):
 
 
 def test_other_modes_keep_evaluates_cache(tmp_path, monkeypatch):
-    """keep_in_memory, and a compute after add_batch, use evaluate's writer."""
+    """keep_in_memory, and a compute after add_batch, use evaluate's cache (file or memory), written by
+    ``hf.cache``'s ArrowWriter that can take back a failed batch."""
     columns = _columns("anls:small")
     finalized = []
     for kwargs in ({"keep_in_memory": True}, {}):
@@ -382,7 +383,7 @@ def test_other_modes_keep_evaluates_cache(tmp_path, monkeypatch):
         metric.add_batch(predictions=columns["predictions"][:10], references=columns["references"][:10])
         rest = {key: values[10:] for key, values in columns.items()}
         assert metric.compute(**rest) == expected
-    assert finalized == ["ArrowWriter", "ArrowWriter", "CapturedBatches", "ArrowWriter"]
+    assert finalized == ["RollbackWriter", "RollbackWriter", "CapturedBatches", "RollbackWriter"]
 
 
 def test_failed_compute_leaves_the_object_clean(tmp_path, monkeypatch):

@@ -3,7 +3,9 @@
 Errors name the argument and the example index (``predictions[3]``) and say what was expected.
 """
 
+import contextlib
 import itertools
+import re
 from collections.abc import Mapping, Sequence
 
 from .options import check_string
@@ -15,7 +17,9 @@ __all__ = [
     "check_same_length",
     "check_string",
     "check_strings",
+    "check_text_system",
     "flatten_references",
+    "naming_system",
     "nest",
     "score_text_pairs",
     "text_pairs",
@@ -64,6 +68,29 @@ def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
         )
 
 
+
+
+def check_text_system(predictions, arg: str, references) -> None:
+    """``compare``'s check of one system (``arg``: ``predictions_a`` / ``predictions_b``) of a metric scoring one
+    string per example, run on both systems before either is scored: strings, as many as ``references``."""
+    predictions = check_strings(predictions, arg)
+    if references is not None:
+        check_same_length(arg, predictions, "references", as_list(references, "references"))
+
+
+_PREDICTIONS = re.compile(r"`predictions(?=[`\[])")
+
+
+@contextlib.contextmanager
+def naming_system(arg: str):
+    """Inside, a ValueError/TypeError that names `predictions` names ``arg`` instead (one system of ``compare``,
+    scored by a function that calls its input ``predictions``)."""
+    try:
+        yield
+    except (ValueError, TypeError) as err:
+        if err.args and isinstance(err.args[0], str):
+            err.args = (_PREDICTIONS.sub(f"`{arg}", err.args[0]), *err.args[1:])
+        raise
 
 
 def _all_valid_text(strings: list) -> bool:

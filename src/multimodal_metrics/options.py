@@ -18,6 +18,7 @@ the argument and what was expected.
 import math
 import numbers
 import os
+import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -30,7 +31,13 @@ RESAMPLING_OPTIONS = ("confidence", "n_resamples", "seed")  # multimodal_metrics
 # Presets and options
 # ----------------------------------------------------------------------------------------------
 def check_preset(name: str, config_name: str, presets: Mapping[str, Mapping]) -> str:
-    """Return ``config_name`` if it names a preset of metric ``name``, else raise ValueError."""
+    """Return ``config_name`` if it names a preset of metric ``name``, else raise ValueError (TypeError for a
+    non-string, which may not even be hashable)."""
+    if not isinstance(config_name, str):
+        raise TypeError(
+            f"{name}: `preset` (config_name) must be a preset name (a string), got {_short(config_name)}; "
+            f"expected one of {sorted(presets)}"
+        )
     if config_name not in presets:
         raise ValueError(
             f"{name}: unknown preset (config_name) {config_name!r}; expected one of {sorted(presets)}"
@@ -56,8 +63,12 @@ def resolve_options(
 
 
 def _short(value, limit: int = 80) -> str:
-    """``repr(value)`` cut to ``limit`` characters (error messages must stay readable for 1 MB inputs)."""
-    text = repr(value)
+    """``repr(value)`` cut to ``limit`` characters (error messages must stay readable for 1 MB inputs); a value
+    nested too deeply for ``repr`` is shown to a few levels (``reprlib``)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = reprlib.repr(value)
     return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
 
 

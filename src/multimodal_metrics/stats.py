@@ -41,10 +41,12 @@ The evaluate side (intervals in ``compute``, ``metric.compare``) is the ``Paired
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
+from .inputs import check_text_system, naming_system
 from .options import RESAMPLING_OPTIONS, check_choice  # declared once, beside the option checks
 
 DEFAULT_SEED = 12345
@@ -440,6 +442,30 @@ def _paired_result(keys, value_a, value_b, low, high, p) -> dict[str, dict[str, 
     }
 
 
+MIN_BOOTSTRAP_EXAMPLES = 30  # below it the paired bootstrap's p-value is too small (tests/test_careful_warnings.py)
+
+
+def _warn_if_too_few(n: int, test: str) -> None:
+    """A warning when ``n`` examples are too few for ``test``: the paired bootstrap rejects a true null more
+    often than its level says (on 1 example every difference gets p = 1 / (n_resamples + 1)), and the
+    randomisation test cannot give a p-value below 2 ** (1 - n)."""
+    if test == "paired_bootstrap" and n < MIN_BOOTSTRAP_EXAMPLES:
+        warnings.warn(
+            f"paired_bootstrap on {n} example(s): with fewer than {MIN_BOOTSTRAP_EXAMPLES} its p-value is too small "
+            "(a true null is rejected more often than the level says; on 1 example every difference gets "
+            'p = 1 / (n_resamples + 1)): use test="approximate_randomization" (valid, if cautious, on few examples)',
+            UserWarning,
+            stacklevel=4,
+        )
+    elif test == "approximate_randomization" and 2.0 ** (1 - n) > 0.05:
+        warnings.warn(
+            f"approximate_randomization on {n} example(s): no p-value below 2 ** (1 - n) = {2.0 ** (1 - n):g} "
+            "is possible, so no difference can be significant at 0.05 (6 examples at least)",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
 def paired_test(
     a: Statistic,
     b: Statistic,
@@ -457,6 +483,7 @@ def paired_test(
     rule = check_p_value(p_value)
     seed = DEFAULT_SEED if seed is None else check_seed(seed)
     confidence = check_confidence(confidence)
+    _warn_if_too_few(a.n, test)
     if test == "paired_bootstrap":
         n = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
         results = paired_bootstrap(a, b, n, seed, confidence, p_value_rule=rule)
@@ -487,20 +514,27 @@ def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approxim
 
 
 def compare_scores(score, predictions_a, predictions_b, references, test="approximate_randomization",
-                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, **kwargs) -> dict:
+                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, *,
+                   check_system=check_text_system, **kwargs) -> dict:
     """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
     same options, no resampling options), then :func:`paired_comparison` of their statistics
-    (``p_value``: "ge", ties counted, or "sacrebleu")."""
+    (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
+    both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``."""
     test = check_test(test)
     check_p_value(p_value)
     for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
         if arg in kwargs:
             raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
-    results = []
-    for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+    systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+    for arg, predictions in systems:
         if predictions is None:
             raise ValueError(f"`{arg}` is required (got None)")
-        results.append(score(predictions, references, **kwargs))
+        if check_system is not None:
+            check_system(predictions, arg, references)
+    results = []
+    for arg, predictions in systems:
+        with naming_system(arg):
+            results.append(score(predictions, references, **kwargs))
     a, b = results
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")

@@ -150,7 +150,8 @@ def compare(predictions_a, predictions_b, references, test="approximate_randomiz
             seed=None, confidence=0.95, **kwargs) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
     resampling images; ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence,
+                          check_system=check_system, **kwargs)
 
 
 class State(MetricState):
@@ -184,3 +185,12 @@ class State(MetricState):
 def state(preset="default", **options) -> State:
     """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
     return State(preset, **options)
+
+
+def check_system(predictions, arg: str, references) -> None:
+    """``compare``'s check of one system (``arg``: ``predictions_a`` / ``_b``) before either is scored: one image
+    per reference, each a class dict or record of boxes (coordinates are checked when scoring)."""
+    predictions = check_list(predictions, arg)
+    if references is not None:
+        check_same_length(arg, predictions, "references", check_list(references, "references"))
+    pack(predictions, arg)

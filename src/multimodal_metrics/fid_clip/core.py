@@ -260,6 +260,8 @@ def _check_count(n, arg: str):
         if x.ndim != 0 or x.dtype.kind not in "iuf":
             raise ValueError(f"`{arg}`: n must be a single whole number >= 0, got an array of dtype {x.dtype} and shape {x.shape}")
         x = x.item()
+    if isinstance(x, int) and not isinstance(x, bool) and x >= 2**63:  # math.isfinite would raise OverflowError
+        raise ValueError(f"`{arg}`: n must be a whole number below 2**63, got an integer of {x.bit_length()} bits")
     if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) or x < 0 or x != int(x):
         raise ValueError(f"`{arg}`: n must be a whole number >= 0, got {x!r}"[:200])
     return int(x)

@@ -31,6 +31,7 @@ from .images import unpack
 from .inception import check_extractor_output, load_fid_inception, preprocess
 
 MODELS = {}  # loaded networks, kept between calls: ("inception", weights) / ("clip", folder) -> model
+BATCH_BYTES = 256 << 20  # the most one batch of pre_resize'd images (float32 RGB) may hold: 1 at 4096 x 4096
 
 
 def _progress(total: int, opts: dict, desc: str):
@@ -190,6 +191,8 @@ def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
         return preprocess(unpack(item, f"{arg}[{index}]", opts["max_pixels"])[1], pre)
 
     batch_size = opts["batch_size"]
+    if pre:  # a large pre_resize: fewer images per batch, so that a batch tensor stays under BATCH_BYTES
+        batch_size = max(1, min(batch_size, BATCH_BYTES // (3 * 4 * pre * pre)))
     workers = default_workers() if opts.get("num_workers") is None else opts["num_workers"]
     if workers > 0 and len(items) > batch_size and can_fork():
         batches = process_batches(indexed, batch_size, tensor, stack_if_same_size, workers,

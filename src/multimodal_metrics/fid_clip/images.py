@@ -12,7 +12,8 @@ A batch may also be a single array: 2-D (N, d) = feature vectors, 4-D = N images
 may differ in size: the shorter one is padded with ``NONE`` rows in the Arrow cache.
 
 Stored form: ``{"kind": "none"|"path"|"image"|"features", "text": path, "data": bytes}`` (images in
-memory as PNG, features as float64 bytes), so Arrow never sees pixels as nested lists.
+memory as PNG, features as float64 bytes, a file name that is not UTF-8 as its bytes: ``stored_path``), so
+Arrow never sees pixels as nested lists.
 """
 
 import contextlib
@@ -209,6 +210,8 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
         if isinstance(path, bytes):
             path = os.fsdecode(path)
         check_header(path, where, max_pixels)
+        if not path.isascii() and not _utf8(path):  # a file name that is not UTF-8: kept as its bytes (Arrow)
+            return {"kind": "path", "text": "", "data": os.fsencode(path)}
         return {"kind": "path", "text": path, "data": None}
     if isinstance(item, bytes | bytearray | memoryview):
         check_header(io.BytesIO(bytes(item)), where, max_pixels)
@@ -251,13 +254,28 @@ def image_batch(values):
     return None
 
 
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def stored_path(stored: dict) -> str:
+    """The file path of a stored ``"path"`` example: ``text``, or for a file name that is not UTF-8 (which
+    Python holds with surrogate escapes and Arrow cannot store as a string) its bytes in ``data``."""
+    return stored["text"] if stored.get("data") is None else os.fsdecode(stored["data"])
+
+
 def unpack(stored: dict, where: str | None = None, max_pixels: int = MAX_PIXELS):
     """(kind, value): ("image", PIL RGB image), ("features", 1-D float64 array) or ("none", None).
     Images are decoded here (once), their header checked again against ``max_pixels``; errors name
     `where` (the argument and index; by default the file path, or "image")."""
     kind = stored["kind"]
     if kind == "path":
-        return "image", _decode_file(stored["text"], where or stored["text"], max_pixels)
+        path = stored_path(stored)
+        return "image", _decode_file(path, where or path, max_pixels)
     if kind == "image":
         return "image", _decode_file(io.BytesIO(stored["data"]), where or "image", max_pixels)
     if kind == "features":
@@ -270,6 +288,6 @@ def check_pixels(items: list, arg: str, max_pixels: int) -> None:
     before any model runs: errors name `arg` and the index."""
     for i, item in enumerate(items):
         if item["kind"] == "path":
-            check_header(item["text"], f"{arg}[{i}]", max_pixels)
+            check_header(stored_path(item), f"{arg}[{i}]", max_pixels)
         elif item["kind"] == "image":
             check_header(io.BytesIO(item["data"]), f"{arg}[{i}]", max_pixels)

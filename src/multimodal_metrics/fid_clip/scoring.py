@@ -408,7 +408,7 @@ def compare(predictions_a, predictions_b, references=None, test="approximate_ran
             "per-example values to pair (use `confidence=` for its bootstrap interval)"
         )
     return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence,
-                          texts=texts, **kwargs)
+                          check_system=None, texts=texts, **kwargs)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ features, the checked ``add_batch`` that hands evaluate Arrow arrays, and ``_com
 """
 
 from ..det_f1.columns import pack, to_arrow
+from ..det_f1.scoring import check_system
 from ..inputs import check_list, check_same_length
 from ..stats import Resampling
 from .arrow import ArrowColumn, checked_features
@@ -19,6 +20,8 @@ class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsChecke
     (``PairedComparison``), ``return_per_example`` and the options (``OptionsCheckedFirst``), then the
     inputs in ``add_batch``; the coordinates and missing classes when counting.
     """
+
+    check_system = staticmethod(check_system)  # compare checks both systems before scoring either
 
     @staticmethod
     def image_features():

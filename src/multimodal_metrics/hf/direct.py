@@ -11,6 +11,7 @@ import threading
 from collections.abc import Mapping
 
 from ..options import RESAMPLING_OPTIONS, _short, check_bool
+from .cache import drop_failed_batch, is_rollback_writer, rollback_writer
 
 DIRECT_PATH_EVALUATE = ("0.4.6",)  # the evaluate versions whose internals the direct path was written for
 
@@ -107,6 +108,16 @@ class OptionsCheckedFirst:
     ``compute()``, ``keep_in_memory`` and the distributed mode (``num_process``, ``process_id``) keep
     evaluate's cache, as before.
 
+    **One batch or nothing.** Outside the direct path the cache is written by ``cache.rollback_writer``: an
+    ``add_batch`` that raises (a full disk, Ctrl-C, any error) leaves none of its examples in the cache and
+    keeps the batches added before (``cache.drop_failed_batch``).
+
+    **Distributed mode** (``num_process`` > 1): a process other than 0 returns from ``compute`` (None) once
+    process 0 has finished that computation (``wait_for_process_0``), as ``torch.distributed`` users
+    expect of a collective call. evaluate's own ``compute`` returns at once, and a next ``add_batch``
+    then rewrites the process's cache file, under the same name, while process 0 may not have read it
+    yet: process 0 silently scored its own rows with the other process's rows of the next computation.
+
     ``config_name`` is checked at construction: ``""`` or a non-string is refused (evaluate would
     silently read them as the default preset); ``None`` (what ``evaluate.load(path)`` passes) is the
     default preset.
@@ -141,7 +152,7 @@ class OptionsCheckedFirst:
         )
         self._mm_inputs = None
         try:
-            return super().compute(predictions=predictions, references=references, **kwargs)
+            result = super().compute(predictions=predictions, references=references, **kwargs)
         except BaseException:
             if self._mm_finalized:
                 release_cache(self)
@@ -153,10 +164,27 @@ class OptionsCheckedFirst:
                     # evaluate deletes its data with the cache files; a direct compute has none
                     self.writer, self.data, self.selected_feature_format = None, None, None
                     self.file_paths, self.filelocks = None, None
+        if self.num_process > 1 and self.process_id != 0 and direct_path_supported():
+            wait_for_process_0(self)  # else a next compute could overwrite the rows process 0 has yet to gather
+        return result
+
+    def add_batch(self, **inputs):
+        """evaluate's ``add_batch``, one whole batch or nothing: if it raises (a full disk, Ctrl-C), none of
+        the batch's examples stay in the cache and the examples added before do (``cache.drop_failed_batch``)."""
+        writer = self.writer
+        mark = writer.mark() if is_rollback_writer(writer) else None
+        try:
+            return super().add_batch(**inputs)
+        except BaseException as error:
+            drop_failed_batch(self, writer, mark, error)
+            raise
 
     def _init_writer(self, timeout=1):
         if not self._mm_direct:
-            return super()._init_writer(timeout=timeout)
+            super()._init_writer(timeout=timeout)
+            if direct_path_supported():  # the same cache, written so that a failed batch can be taken back
+                self.writer = rollback_writer(self)
+            return
         # evaluate's add_batch, first batch of a direct compute: no file, no lock
         features, size = self.selected_feature_format, self.writer_batch_size
         known = self.__dict__.get("_mm_writer_format")  # (features, size, record batch size, schema) of the last one

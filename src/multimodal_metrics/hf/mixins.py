@@ -12,7 +12,7 @@ evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of th
 
 from collections.abc import Mapping
 
-from ..inputs import check_same_length, nest
+from ..inputs import check_same_length, check_text_system, naming_system, nest
 from ..results import directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
@@ -33,7 +33,7 @@ from .arrow import (
     reference_lists_to_arrow,
     strings_to_arrow,
 )
-from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock, wait_for_process_0
+from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock
 
 
 class TrainerResults:
@@ -95,6 +95,8 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
     references) or ``text_pair_lists``.
     """
 
+    check_system = staticmethod(check_text_system)  # compare checks both systems before scoring either
+
     @staticmethod
     def text_pair_features() -> list:
         import datasets
@@ -150,6 +152,7 @@ class PairedComparison:
     statistics; ``compare`` runs the paired test of two systems on the same references."""
 
     _last_statistic = None
+    check_system = None  # compare's check of one system's predictions (inputs.check_text_system), or None
 
     def compute(self, *args, **kwargs):
         """Like ``evaluate.Metric.compute``; the resampling options are checked before anything is cached."""
@@ -192,8 +195,8 @@ class PairedComparison:
 
         In evaluate's distributed mode (``num_process`` > 1) it works like ``compute``: every process calls
         it with its share of the examples, process 0 returns the comparison of all of them (gathered in
-        process order) and the others None; a process other than 0 waits, after each of the two scoring
-        runs, until process 0 has finished it (``wait_for_process_0``), so the runs meet at evaluate's
+        process order) and the others None; a process other than 0 returns from each of the two scoring
+        runs once process 0 has finished it (as from every ``compute``), so the runs meet at evaluate's
         rendez-vous and a ``compute`` may follow at once.
         """
         test = check_test(test)
@@ -201,9 +204,12 @@ class PairedComparison:
         for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
-        for arg, predictions in (("predictions_a", predictions_a), ("predictions_b", predictions_b)):
+        systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+        for arg, predictions in systems:
             if predictions is None:
                 raise ValueError(f"`{arg}` is required (got None)")
+            if self.check_system is not None:  # both systems before either is scored
+                self.check_system(predictions, arg, references)
         if self.num_process > 1 and not direct_path_supported():
             raise ValueError(
                 "compare in distributed mode (`num_process` > 1) waits on evaluate's cache locks by their names in "
@@ -212,11 +218,11 @@ class PairedComparison:
         gathered_elsewhere = self.num_process > 1 and self.process_id != 0  # process 0 gathers and scores
         statistics = []
         with metric_lock(self):  # the statistic read back is this call's own
-            for predictions in (predictions_a, predictions_b):
+            for arg, predictions in systems:
                 self._last_statistic = None
-                self.compute(predictions=predictions, references=references, **kwargs)
+                with naming_system(arg):  # errors name predictions_a / predictions_b
+                    self.compute(predictions=predictions, references=references, **kwargs)  # waits for process 0
                 if gathered_elsewhere:
-                    wait_for_process_0(self)
                     continue
                 if self._last_statistic is None:
                     raise RuntimeError("compute did not record its sufficient statistics")

@@ -7,7 +7,7 @@ as Arrow, to the library's ``score_checked``. The checks keep the module's order
 resampling options, ``return_per_example``, the options, then the inputs (``add_batch``).
 """
 
-from ..inputs import check_same_length
+from ..inputs import check_same_length, check_text_system
 from ..stats import Resampling
 from .arrow import ArrowColumn, checked_features, reference_lists_to_arrow, strings_to_arrow
 from .direct import OptionsCheckedFirst
@@ -17,6 +17,8 @@ from .mixins import LibraryMetric, PairedComparison, TrainerResults
 class VqaAccMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheckedFirst):
     """Mixin of the vqa_acc script (listed before ``evaluate.Metric``); ``library`` is
     ``multimodal_metrics.vqa_acc``."""
+
+    check_system = staticmethod(check_text_system)  # compare checks both systems before scoring either
 
     def vqa_features(self) -> list:
         """The two feature schemas of the preset (references as lists of strings or one string each),

@@ -147,7 +147,8 @@ def open_wordnet(wordnet_path=None, alternative: str = "", needed: bool = True):
     with _on_nltk_data_path(root):
         try:
             reader = _reader(location)
-        except (LookupError, OSError) as err:  # files missing or unreadable in a directory that looked right
+        except (LookupError, OSError, ValueError, AssertionError, IndexError, KeyError) as err:
+            # files missing, unreadable or not WordNet's format (a garbage `lexnames`) in a directory that looked right
             where = f" in {location}" if wordnet_path is None else f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
             raise _missing(f"{where} ({type(err).__name__}: {str(err)[:200]})", alternative) from err
         yield reader

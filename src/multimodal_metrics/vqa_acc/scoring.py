@@ -16,6 +16,7 @@ of answers of every question.
 import functools
 import hashlib
 import itertools
+import warnings
 
 from ..arrow_inputs import reference_lists_to_arrow, strings_to_arrow
 from ..inputs import check_same_length, check_strings
@@ -285,6 +286,16 @@ def example_rows(preset, predictions, references, columns, options) -> tuple[dic
             f"(preset {preset!r}); pass num_answers=0 to accept any number"
         )
     context = {}
+    if scorer == "vqa_v2" and len(counts) and counts.min() < 4:  # num_answers=0 lets such questions in
+        few = np.flatnonzero(counts < 4)
+        warnings.warn(
+            f"vqa_acc: {len(few)} question(s) have fewer than 4 answers (`references[{few[0]}]`: "
+            f"{counts[few[0]]}): VQA accuracy averages min(1, matches among the other answers / 3) over the "
+            "answers, so such a question scores below 1 even when answered exactly (0 with one answer); the "
+            "formula is made for 10 answers per question",
+            UserWarning,
+            stacklevel=3,
+        )
     if scorer == "vqa_v2":
         (pred_ids, gt_ids), strings = string_ids(predictions, answers)
         scores = vqa_v2_scores_from_ids(pred_ids, gt_ids, counts, strings, normalize=options["normalize"])
