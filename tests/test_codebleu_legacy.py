@@ -85,7 +85,7 @@ def test_printed_id_is_injective(library, oracle_trees):
     snippets, _ = oracle_trees
     texts = {
         '(MISSING ")")', '(MISSING """)', '(MISSING "(")', "(MISSING identifier)", "(UNEXPECTED ')')",
-        "(UNEXPECTED ' ')", "(UNEXPECTED '\\n')", "(UNEXPECTED 233)", "(a (UNEXPECTED '('))", '(a (MISSING ")") (b))',
+        "(UNEXPECTED ' ')", "(UNEXPECTED '\\n')", "(UNEXPECTED 233)", "(UNEXPECTED '\\')", "(a (UNEXPECTED '\\') (b))", "(a (UNEXPECTED '('))", '(a (MISSING ")") (b))',
         '("_hidden") (x)', "(a f: (b) (c))", "(a (b f: (c)))", "(a (b) f: (c))",
     }
     for lang in LEGACY_LANGS:
@@ -98,6 +98,53 @@ def test_printed_id_is_injective(library, oracle_trees):
         by_id.setdefault(ts_legacy.printed_id(text, intern), set()).add(text)
     assert all(len(group) == 1 for group in by_id.values())
     assert len(by_id) == len(texts) > 1000
+
+
+def _flat_records(tree) -> list:
+    """Everything the metric reads of a flat tree but the subtree ids, node by node (iteratively)."""
+    firsts = tree.first_parents or set()
+    out = [tree.types, tree.starts, tree.ends, tree.has_error, tree.unprinted, len(firsts)]
+    stack = [tree.root]
+    while stack:
+        node = stack.pop()
+        if node.__class__ is int:
+            out.append(node)
+            continue
+        kids = node.kids
+        fields = {name: kids.index(child) for name, child in (node.fields or {}).items()}
+        skids = [kids.index(child) for child in node.skids or ()]
+        out.append((node.type, node.lo, node.hi, node.special, fields, skids, node in firsts, len(kids)))
+        stack.extend(reversed(kids))
+    return out
+
+
+@pytest.mark.parametrize("lang", LEGACY_LANGS)
+def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
+    """The C walker compiled into the runtime (legacy_walk.c: one call per snippet) gives the flat trees, data
+    flow and subtree ids of the Python walk over the node API (ids up to renaming, over a whole computation),
+    on valid, broken and noisy snippets (a stray backslash: (UNEXPECTED '\\')), and on trees deeper than
+    MAX_RENDER_DEPTH, which take the Python path with ids in the walker's table."""
+    from multimodal_metrics.codebleu import corpus, dataflow, trees
+
+    assert library.runtime.walker
+    snippets = legacy_oracle.legacy_snippets(lang, N_SNIPPETS, seed=5)
+    deep = "(" * (ts_legacy.MAX_RENDER_DEPTH + 50) + "1" + ")" * (ts_legacy.MAX_RENDER_DEPTH + 50)
+    for code in snippets[:6]:
+        snippets.append(code + ("\nx = " + deep if lang == "python" else "\nclass B { int f() { return " + deep + "; } }"))
+    snippets += ["", "x", "'s'", "# c", "/* c */", "a \\ b", "(" * 40, "x = 'a' 'b' \\\n"]
+    ours, python = trees.new_interner(), trees.new_interner()
+    flats = [corpus.parse_flat(code, lang, ours, library) for code in snippets]
+    assert ours.native is not None
+    monkeypatch.setattr(library.runtime, "walker", False)
+    expected = [corpus.parse_flat(code, lang, python, library) for code in snippets]
+    renamed, back = {}, {}
+    for code, flat, exp in zip(snippets, flats, expected):
+        assert _flat_records(flat) == _flat_records(exp), code
+        assert dataflow.data_flow(flat, lang) == dataflow.data_flow(exp, lang), code
+        assert len(flat.subtrees) == len(exp.subtrees), code
+        for a, b in zip(exp.subtrees, flat.subtrees):
+            assert renamed.setdefault(a, b) == b and back.setdefault(b, a) == a, code
+    assert len(renamed) > 1000
 
 
 def test_deep_trees_no_crash(library):

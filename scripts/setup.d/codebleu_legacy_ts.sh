@@ -6,7 +6,9 @@
 #                             (ctypes); built by the library's own command (python -m
 #                             multimodal_metrics.codebleu.build_runtime: pip download of the pinned sdist, sha256
 #                             check, cc), here and into the per-user cache ${XDG_CACHE_HOME:-~/.cache}/
-#                             multimodal_metrics/legacy_ts/, where grammar_library= finds it from any directory
+#                             multimodal_metrics/legacy_ts/, where grammar_library= finds it from any directory;
+#                             codebleu's C tree walker (src/multimodal_metrics/codebleu/legacy_walk.c) is compiled
+#                             in, and a change to it is rebuilt on the next run (the library's stamp holds its hash)
 #   languages-npm-2020.so     an ABI-11 grammar library made like CodeXGLUE's parser/my-languages.so (one
 #                             shared object exporting tree_sitter_python and tree_sitter_java), from the npm
 #                             grammars tree-sitter-python 0.16.1 and tree-sitter-java 0.16.0 (MIT; test
@@ -38,7 +40,11 @@ want="$(sha256sum "$0" | cut -d' ' -f1)"
 stamp="$OUT/built.stamp"
 if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -s "$OUT/libtree-sitter-0.2.0.so" ] \
   && [ -s "$OUT/languages-npm-2020.so" ] && [ -x "$V/bin/python" ]; then
-  # the per-user cache may have been cleared since: rebuilt from the sdist kept here (instant when present)
+  # the runtime here and in the per-user cache (which may have been cleared since), rebuilt from the sdist kept
+  # here when the library's stamp differs (it holds the hash of the C walker compiled in, legacy_walk.c):
+  # instant when up to date
+  build_runtime --quiet --dest "$OUT" --no-grammars --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
+    || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
   build_runtime --quiet --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
     || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
   exit 0

@@ -16,10 +16,13 @@ What it does (:func:`build_runtime`): ``pip download`` of the pinned PyPI sdist 
 one pinned here (a mismatch is an error; a downloaded file is then removed), then the C compiler (``$CC``, else
 ``cc``) builds the C core bundled in it (``tree_sitter/core/lib/src/lib.c``, the whole core in one unit) into
 ``libtree-sitter-0.2.0.so`` (``-Wl,-Bsymbolic`` keeps the core's calls inside itself when tree-sitter 0.26,
-with the same symbol names, is loaded in the same process). The default destination is
+with the same symbol names, is loaded in the same process), in one unit with codebleu's tree walker
+``legacy_walk.c`` (beside this file; see :mod:`multimodal_metrics.codebleu.legacy_walk`), which includes
+``lib.c``. The default destination is
 ``${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts/``, where ``grammar_library=`` finds it from any
 working directory (see :mod:`multimodal_metrics.codebleu.legacy_runtime` for the lookup order). Re-running
-is cheap: a stamp beside the library records the sdist's hash and the compiler command. The library is
+is cheap: a stamp beside the library records the sdist's hash, the walker source's hash and the compiler
+command (a changed walker is rebuilt). The library is
 written under a temporary name and renamed, so a reader never sees half a file.
 
 Only the standard library is imported (pip and cc are run as commands).
@@ -44,6 +47,7 @@ CORE = PurePosixPath("tree_sitter-0.2.0/tree_sitter/core/lib")  # inside the sdi
 COMPILE_FLAGS = ("-O2", "-fPIC", "-std=c99")
 LINK_FLAGS = ("-shared", "-Wl,-Bsymbolic")
 STAMP_FILE = "runtime.stamp"
+WALKER_SOURCE = Path(__file__).with_name("legacy_walk.c")  # compiled in one unit with lib.c
 GRAMMAR_STAMP_FILE = "grammars.stamp"
 # npm tarballs of the 2020 grammars (file name, npm spec, sha256), as scripts/setup.d/codebleu_legacy_ts.sh pins them
 NPM_GRAMMARS = (
@@ -118,7 +122,8 @@ def _extract_core(sdist: Path, into: Path) -> Path:
 
 
 def _stamp(cc: str) -> str:
-    return f"{SDIST_SHA256} {cc} {' '.join(COMPILE_FLAGS)} {' '.join(LINK_FLAGS)}\n"
+    walker = file_sha256(WALKER_SOURCE) if WALKER_SOURCE.is_file() else "no-walker"
+    return f"{SDIST_SHA256} walker:{walker} {cc} {' '.join(COMPILE_FLAGS)} {' '.join(LINK_FLAGS)}\n"
 
 
 def _run(command, what: str, cwd=None) -> None:
@@ -153,10 +158,14 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
         tmp = Path(tmp)
         core = _extract_core(tarball, tmp / "src")
         obj, out = tmp / "lib.o", tmp / RUNTIME_FILE
+        unit = "lib.c"
+        if WALKER_SOURCE.is_file():  # the walker includes lib.c: one unit, the core's internals at hand
+            unit = WALKER_SOURCE.name
+            shutil.copyfile(WALKER_SOURCE, core / "src" / unit)
         _say(quiet, f"compiling the C core of {SDIST_FILE} with {cc}")
         # compiled from inside the source folder with relative paths: the paths the core's assert messages
         # hold do not depend on the destination, so every build of the same compiler is byte-identical
-        _run([cc, *COMPILE_FLAGS, "-I../include", "-I.", "-c", "lib.c", "-o", str(obj)], "compiling lib.c",
+        _run([cc, *COMPILE_FLAGS, "-I../include", "-I.", "-c", unit, "-o", str(obj)], f"compiling {unit}",
              cwd=core / "src")
         _run([cc, *LINK_FLAGS, str(obj), "-o", str(out)], "linking the shared library")
         os.replace(out, target)

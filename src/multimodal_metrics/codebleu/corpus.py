@@ -54,12 +54,19 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     and ``subtree_ids(root, intern) -> (ids, exact)``: one id per subtree (the root and every node with
     children), equal exactly when the reference's ``node.sexp()`` strings are; ``exact`` False when
     some could not be printed (counted like ``unprinted``). Tokens and data flow come from the same
-    flattening as for the wheels."""
+    flattening as for the wheels. A source with ``flatten(lang, code, intern, special_types, first_types)``
+    (the runtime of 2020 with its C walker, ``legacy_walk``) gives the whole flat tree in one call, or None
+    to take the path above."""
     if trees is None:
         parser = get_parser(lang)
         root = parser.parse(code.encode("utf8")).root_node
         return flatten_tree_sitter(root, code, _SPECIAL[lang], intern, _grammar_names(lang, parser.language),
                                    _RULES[lang]["do_first"])
+    flatten = getattr(trees, "flatten", None)
+    if flatten is not None:  # the whole walk in one C call (legacy_walk), where the source has it
+        tree = flatten(lang, code, intern, _SPECIAL[lang], _RULES[lang]["do_first"])
+        if tree is not None:
+            return tree
     root = trees.parse(lang, code.encode("utf8"))
     tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern, first_types=_RULES[lang]["do_first"])
     tree.subtrees, exact = trees.subtree_ids(root, intern)

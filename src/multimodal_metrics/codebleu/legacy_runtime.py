@@ -128,6 +128,17 @@ class Runtime:
             func.argtypes = argtypes
             setattr(self, name[3:], func)  # ts_node_type -> self.node_type
         self._lib = lib
+        # codebleu's C walker (legacy_walk.c), compiled into the runtime by build_runtime: absent from a
+        # runtime built without it, which then takes the Python path (one ctypes call per node attribute)
+        from . import legacy_walk
+
+        self.walker = all(hasattr(lib, name) for name in legacy_walk.SIGNATURES)
+        if self.walker:
+            for name, (restype, argtypes) in legacy_walk.SIGNATURES.items():
+                func = getattr(lib, name)
+                func.restype = restype
+                func.argtypes = argtypes
+                setattr(self, name, func)
         libc = ctypes.CDLL(None)
         self.free = libc.free
         self.free.argtypes = (ctypes.c_void_p,)
@@ -256,6 +267,7 @@ class GrammarLibrary:
             func.argtypes = ()
             self.languages[lang] = func()
         self._parsers = {}
+        self._grammars = {}
 
     def parser(self, lang: str) -> "Parser":
         parser = self._parsers.get(lang)
@@ -272,10 +284,32 @@ class GrammarLibrary:
     def parse(self, lang: str, data: bytes) -> "Node":
         return self.parser(lang).parse(data).root_node
 
-    @staticmethod
-    def subtree_ids(root: "Node", intern):
-        """(ids, exact): see the module function ``subtree_ids``."""
-        return subtree_ids(root, intern)
+    def subtree_ids(self, root: "Node", intern):
+        """(ids, exact): see the module function ``subtree_ids``; with the walker compiled in, the ids are
+        those of its table on ``intern`` (``legacy_walk.NativeIds``), so they compare with the walker's."""
+        from . import legacy_walk
+
+        table = legacy_walk.native_ids(intern, self.runtime)
+        return subtree_ids(root, intern if table is None else table.intern)
+
+    def flatten(self, lang: str, code: str, intern, special_types, first_types):
+        """The flat tree of ``code`` (``trees.FlatTree``, with its subtree ids) from one call of the C walker
+        (:mod:`multimodal_metrics.codebleu.legacy_walk`); None where the runtime has no walker, ``intern`` is
+        not a ``trees.Interner``, or the tree is deeper than ``MAX_RENDER_DEPTH`` (the caller then parses and
+        flattens in Python, and takes the ids from ``subtree_ids``)."""
+        from . import legacy_walk
+
+        table = legacy_walk.native_ids(intern, self.runtime)
+        if table is None:
+            return None
+        parser = self.parser(lang)
+        key = (lang, special_types, first_types)
+        grammar = self._grammars.get(key)
+        if grammar is None:
+            grammar = self._grammars[key] = legacy_walk.Grammar(
+                self.runtime, self.languages[lang], special_types, first_types or ()
+            )
+        return legacy_walk.flatten(table, parser._ptr, grammar, code, MAX_RENDER_DEPTH, first_types)
 
     def label(self) -> str:
         """File name and the first 12 hex digits of its sha256, for the signature."""
@@ -474,8 +508,8 @@ def printed_id(text: str, intern, groups=None) -> int:
                     head, i = ("MISSING", text[j:k], True), k + 1
             elif text.startswith("(UNEXPECTED ", i):
                 j = i + 12
-                if text.startswith("'", j):  # 'c' or an escape such as '\n'
-                    k = j + 3 if text[j + 1] == "\\" else j + 2
+                if text.startswith("'", j):  # 'c' or an escape such as '\n' (a backslash itself is '\')
+                    k = j + 3 if text[j + 1] == "\\" and text[j + 2] != "'" else j + 2
                     head, i = ("UNEXPECTED", text[j : k + 1]), k + 2
                 else:  # a code point number, or INVALID
                     k = text.index(")", j)

@@ -151,9 +151,10 @@ MAX_PRINT_DEPTH = 2000
 class Interner(dict):
     """Subtree ids shared by the snippets of one computation: key (a tuple describing a node's printed
     form, its children as ids) -> id. ``interner(key)`` returns the key's id, giving it the next one
-    if it is new; the flattening reads and writes the dict directly."""
+    if it is new; the flattening reads and writes the dict directly. ``native``: the C table of the
+    runtime of 2020's walker, where that source keeps its ids (``legacy_walk.NativeIds``), once used."""
 
-    __slots__ = ()
+    __slots__ = ("native",)
 
     def __call__(self, key) -> int:
         value = self.get(key)

@@ -1,0 +1,313 @@
+"""codebleu's flat trees from the tree-sitter runtime of 2020 in one C call per snippet (``legacy_walk.c``).
+
+The C walker, compiled into the runtime by :mod:`multimodal_metrics.codebleu.build_runtime`, parses a
+snippet and walks its tree in C: the code tokens, the flat nodes of the data-flow rules and the subtree ids
+come back as arrays (see the top of ``legacy_walk.c``). This module turns them into the ``FlatTree`` that
+:func:`multimodal_metrics.codebleu.trees.flatten_tree_sitter` builds with one ctypes call per node attribute:
+
+* tokens, their byte spans and the subtree ids are lists sliced from the arrays;
+* the flat nodes are made only when the data-flow walk reaches them (``_LazyNode``: type, token range and
+  the "holds a rule" flag at once, children and fields on first use), so a subtree without rules costs no
+  Python object at all.
+
+Subtree ids live in a C table shared by the snippets of one computation (``NativeIds``, kept on the
+computation's ``Interner``): the walker interns the printout of every subtree as (head, items) there, the
+key scheme of ``legacy_runtime.printed_id``. A tree deeper than ``legacy_runtime.MAX_RENDER_DEPTH`` goes
+through the Python path (``legacy_runtime.subtree_ids``), whose keys ``NativeIds.intern`` puts in the same
+table, so ids stay comparable across snippets whichever path gave them.
+
+Only the standard library is imported (ctypes).
+"""
+
+import ctypes
+import sys
+
+from .trees import FlatTree, Interner, _new_node
+
+# mm_walk's return codes
+OK, TOO_DEEP, MISMATCH, NO_TREE, NO_MEMORY = 0, 1, 2, -1, -2
+# key tags (legacy_walk.c)
+_TAG_NORMAL, _TAG_MISSING, _TAG_UNEXPECTED, _TAG_HIDDEN, _TAG_SEQ, _TAG_ANONYMOUS, _TAG_OTHER = (
+    1,
+    2,
+    3,
+    4,
+    5,
+    6,
+    7,
+)
+# symbol flags (input) and flat node flags (output)
+_F_STRING, _F_COMMENT, _F_SPECIAL, _F_DO_FIRST = 1, 2, 4, 8
+_N_SPECIAL, _N_FIRST_PARENT = 1, 2
+_STRING_TYPES = frozenset(("string_literal", "string", "character_literal"))  # as trees.flatten_tree_sitter
+_U32P = ctypes.POINTER(ctypes.c_uint32)
+
+
+class _Out(ctypes.Structure):
+    """``MMOut`` of legacy_walk.c."""
+
+    _fields_ = [
+        ("ntok", ctypes.c_uint32), ("nnode", ctypes.c_uint32), ("nkid", ctypes.c_uint32), ("nids", ctypes.c_uint32),
+        ("tok_sym", _U32P), ("tok_start", _U32P), ("tok_end", _U32P),
+        ("node_sym", _U32P), ("node_lo", _U32P), ("node_hi", _U32P), ("node_flags", _U32P),
+        ("kid_ptr", _U32P), ("kid_code", ctypes.POINTER(ctypes.c_int32)), ("kid_field", _U32P),
+        ("ids", _U32P),
+        ("root_code", ctypes.c_int32), ("has_error", ctypes.c_uint32), ("leaf_root", ctypes.c_uint32),
+        ("root_sym", ctypes.c_uint32), ("root_named", ctypes.c_uint32), ("root_start", ctypes.c_uint32),
+        ("root_end", ctypes.c_uint32), ("max_depth", ctypes.c_uint32),
+    ]  # fmt: skip
+
+
+# name: (restype, argtypes) of the walker's functions in the runtime (absent from a runtime built without it)
+SIGNATURES = {
+    "mm_state_new": (ctypes.c_void_p, ()),
+    "mm_state_free": (None, (ctypes.c_void_p,)),
+    "mm_state_out": (ctypes.POINTER(_Out), (ctypes.c_void_p,)),
+    "mm_table_size": (ctypes.c_uint32, (ctypes.c_void_p,)),
+    "mm_table_string": (ctypes.c_uint32, (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32)),
+    "mm_table_key": (ctypes.c_uint32, (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, _U32P, ctypes.c_uint32)),
+    "mm_walk": (ctypes.c_int, (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_char_p,
+                               ctypes.c_uint32, ctypes.c_uint32)),
+    "ts_language_symbol_count": (ctypes.c_uint32, (ctypes.c_void_p,)),
+    "ts_language_symbol_name": (ctypes.c_char_p, (ctypes.c_void_p, ctypes.c_uint16)),
+    "ts_language_field_count": (ctypes.c_uint32, (ctypes.c_void_p,)),
+    "ts_language_field_name_for_id": (ctypes.c_char_p, (ctypes.c_void_p, ctypes.c_uint16)),
+}  # fmt: skip
+_NONE = 0xFFFFFFFF
+_ESCAPES = {"'\\0'": 0, "'\\n'": 10, "'\\t'": 9, "'\\r'": 13}
+
+
+class NativeIds:
+    """The C table of subtree ids of one computation (an ``MMState`` of legacy_walk.c), freed with it."""
+
+    __slots__ = ("rt", "ptr", "out", "_strings")
+
+    def __init__(self, runtime):
+        self.rt = runtime
+        self.ptr = None
+        ptr = runtime.mm_state_new()
+        if not ptr:
+            raise MemoryError("codebleu: no memory for the subtree table")
+        self.ptr = ptr
+        self.out = runtime.mm_state_out(ptr).contents
+        self._strings = {}
+
+    def __del__(self):
+        if self.ptr:
+            self.rt.mm_state_free(self.ptr)
+            self.ptr = None
+
+    def _sid(self, text: str) -> int:
+        sid = self._strings.get(text)
+        if sid is None:
+            raw = text.encode("utf8")
+            sid = self._strings[text] = self._check(self.rt.mm_table_string(self.ptr, raw, len(raw)))
+        return sid
+
+    @staticmethod
+    def _check(value: int) -> int:
+        if value == _NONE:
+            raise MemoryError("codebleu: no memory for the subtree table")
+        return value
+
+    def intern(self, key) -> int:
+        """The id of a key of ``legacy_runtime.printed_id`` / ``subtree_ids`` (the Python path) in the table:
+        the same id the walker gives the same printout."""
+        items = ()
+        if len(key) == 2 and isinstance(key[1], tuple):
+            head, items = key
+            if head.__class__ is str:
+                tag, value = (_TAG_SEQ, 0) if head == "SEQ" else (_TAG_NORMAL, self._sid(head))
+            elif head[0] == "MISSING":
+                tag, value = _TAG_MISSING, self._sid(head[1]) * 2 + bool(head[2])
+            elif head[0] == "UNEXPECTED":
+                tag, value = _TAG_UNEXPECTED, _lookahead_code(head[1])
+            elif head[0] == "HIDDEN":
+                tag, value = _TAG_HIDDEN, self._sid(head[1])
+            elif head[0] == "ANONYMOUS":
+                tag, value = _TAG_ANONYMOUS, self._sid(head[1])
+            else:
+                tag, value, items = _TAG_OTHER, self._sid(repr(key)), ()
+        else:  # ("UNCLOSED", head, items): not expected from the core
+            tag, value = _TAG_OTHER, self._sid(repr(key))
+        n = len(items) // 2
+        words = (ctypes.c_uint32 * (2 * n))()
+        for k in range(n):
+            field = items[2 * k]
+            words[2 * k] = 0 if field is None else self._sid(field) + 1
+            words[2 * k + 1] = items[2 * k + 1]
+        return self._check(self.rt.mm_table_key(self.ptr, tag, value, words, n))
+
+
+def _lookahead_code(text: str) -> int:
+    """The look-ahead character the core printed as ``text`` in ``(UNEXPECTED text)`` (as uint32)."""
+    if text == "INVALID":
+        return _NONE  # -1
+    code = _ESCAPES.get(text)
+    if code is not None:
+        return code
+    if len(text) == 3 and text[0] == text[2] == "'":
+        return ord(text[1])
+    return int(text) & _NONE
+
+
+def native_ids(intern, runtime):
+    """The C table kept on the computation's ``Interner`` (made on first use); None when the runtime has no
+    walker or ``intern`` is not an ``Interner``."""
+    if not runtime.walker or not isinstance(intern, Interner):
+        return None
+    table = getattr(intern, "native", None)
+    if table is None:
+        table = intern.native = NativeIds(runtime)
+    elif table.rt is not runtime:
+        raise RuntimeError("codebleu: one computation parsed with two tree-sitter runtimes")
+    return table
+
+
+class Grammar:
+    """What the walker needs of one language: its node type names and field names by id, and the flags of
+    every symbol for one set of data-flow rule types."""
+
+    __slots__ = ("names", "field_names", "flags", "nflags")
+
+    def __init__(self, runtime, language_ptr, special_types, first_types):
+        count = runtime.ts_language_symbol_count(language_ptr)
+        symbols = [*range(count), 0xFFFF, 0xFFFE]  # ERROR and _ERROR after the grammar's own symbols
+        self.names = [sys.intern((runtime.ts_language_symbol_name(language_ptr, s) or b"").decode("utf8"))
+                      for s in symbols]  # fmt: skip
+        self.field_names = [None] + [
+            sys.intern((runtime.ts_language_field_name_for_id(language_ptr, f) or b"").decode("utf8"))
+            for f in range(1, runtime.ts_language_field_count(language_ptr) + 1)
+        ]
+        flags = bytearray(len(self.names))
+        for i, name in enumerate(self.names):
+            flags[i] = (
+                (_F_STRING if name in _STRING_TYPES else 0) | (_F_COMMENT if name == "comment" else 0)
+                | (_F_SPECIAL if name in special_types else 0) | (_F_DO_FIRST if name in first_types else 0)
+            )  # fmt: skip
+        self.flags = bytes(flags)
+        self.nflags = len(flags)
+
+
+class _LazyNode:
+    """A flat node (the interface of ``trees._Node``) whose children, fields and children with rules are
+    read from the walker's arrays on first use."""
+
+    __slots__ = ("type", "lo", "hi", "special", "kids", "fields", "skids", "_arrays", "_i")
+
+    def __getattr__(self, name):  # only reached for an unset slot
+        if name in ("kids", "fields", "skids"):
+            self._arrays.expand(self)
+            return object.__getattribute__(self, name)
+        raise AttributeError(name)
+
+
+class _Arrays:
+    """The flat nodes of one snippet as lists, and the node objects made from them so far."""
+
+    __slots__ = (
+        "syms",
+        "lo",
+        "hi",
+        "flags",
+        "kid_ptr",
+        "kid_code",
+        "kid_field",
+        "names",
+        "field_names",
+        "made",
+    )
+
+    def node(self, i: int) -> _LazyNode:
+        node = self.made[i]
+        if node is None:
+            node = self.made[i] = _LazyNode()
+            node.type = self.names[self.syms[i]]
+            node.lo = self.lo[i]
+            node.hi = self.hi[i]
+            node.special = self.flags[i] & _N_SPECIAL != 0
+            node._arrays = self
+            node._i = i
+        return node
+
+    def expand(self, node: _LazyNode) -> None:
+        i = node._i
+        kids = []
+        fields = skids = None
+        codes, field_ids = self.kid_code, self.kid_field
+        for k in range(self.kid_ptr[i], self.kid_ptr[i + 1]):
+            code = codes[k]
+            if code >= 0:
+                child = code
+            else:
+                child = self.node(~code)
+                if child.special:
+                    if skids is None:
+                        skids = [child]
+                    else:
+                        skids.append(child)
+            kids.append(child)
+            field = field_ids[k]
+            if field:
+                name = self.field_names[field]
+                if fields is None:
+                    fields = {name: child}
+                elif name not in fields:
+                    fields[name] = child
+        node.kids, node.fields, node.skids = kids, fields, skids
+
+
+def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_limit: int, first_types):
+    """The ``FlatTree`` of ``code`` (see the module docstring), or None when the tree is deeper than
+    ``depth_limit`` or the walker declines it (the caller then takes the Python path)."""
+    rt = table.rt
+    data = code.encode("utf8")
+    rc = rt.mm_walk(table.ptr, parser_ptr, data, len(data), grammar.flags, grammar.nflags, depth_limit)
+    if rc == NO_MEMORY:
+        raise MemoryError("codebleu: no memory for the tree walk")
+    if rc == NO_TREE:
+        raise RuntimeError("tree-sitter 0.2.0 returned no tree")
+    if rc != OK:
+        return None
+    out = table.out
+    names = grammar.names
+    tree = FlatTree()
+    tree.text = code
+    tree.has_error = out.has_error != 0
+    tree.unprinted = 0
+    tree.subtrees = out.ids[: out.nids]
+    tree.first_parents = set() if first_types is not None else None
+    if out.leaf_root:  # as trees._flat_leaf_root
+        kind = names[out.root_sym]
+        tree.root = _new_node(kind, 0)
+        if kind == "comment":
+            tree.types, tree.starts, tree.ends = [], [], []
+        else:
+            tree.types, tree.starts, tree.ends = [kind], [out.root_start], [out.root_end]
+            tree.root.hi = 1
+        return tree
+    ntok, nnode = out.ntok, out.nnode
+    tree.types = list(map(names.__getitem__, out.tok_sym[:ntok]))
+    tree.starts = out.tok_start[:ntok]
+    tree.ends = out.tok_end[:ntok]
+    arrays = _Arrays()
+    arrays.syms = out.node_sym[:nnode]
+    arrays.lo = out.node_lo[:nnode]
+    arrays.hi = out.node_hi[:nnode]
+    arrays.flags = flags = out.node_flags[:nnode]
+    arrays.kid_ptr = out.kid_ptr[: nnode + 1]
+    arrays.kid_code = out.kid_code[: out.nkid]
+    arrays.kid_field = out.kid_field[: out.nkid]
+    arrays.names = names
+    arrays.field_names = grammar.field_names
+    arrays.made = [None] * nnode
+    top = out.root_code
+    if top >= 0:  # a string literal root
+        root = _new_node(tree.types[top], top)
+        root.hi = top + 1
+    else:
+        root = arrays.node(~top)
+    tree.root = root
+    if first_types is not None and _N_FIRST_PARENT in map(_N_FIRST_PARENT.__and__, flags):
+        tree.first_parents = {arrays.node(i) for i, f in enumerate(flags) if f & _N_FIRST_PARENT}
+    return tree
