@@ -8,6 +8,7 @@ grammars tree-sitter-python 0.16.1 / tree-sitter-java 0.16.0 (scripts/setup.d/co
     (tests/_codebleu_legacy_oracle.py), for the `default` and `fusion_brain_2021` presets.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -118,33 +119,73 @@ def _flat_records(tree) -> list:
     return out
 
 
+def _hostile(lang) -> list:
+    """Snippets past the data-flow work limit, with long assignment chains and branch chains, nested loops,
+    comprehensions, increments and non-ASCII text, and rule nesting deeper than the C data flow's."""
+    if lang == "python":
+        return [
+            "def f(x):\n" + "".join("    " * (i + 1) + f"while x{i} < n:\n" for i in range(22)) + "    " * 23 + "x += 1\n",
+            "a = " + " = ".join(f"v{i}" for i in range(1500)) + "\n",
+            "if a:\n  x = 1\n" + "".join(f"elif b{i}:\n  x{i % 7} = y + {i}\n" for i in range(200)) + "else:\n  z = x\n",
+            "for i, j in zip(a, b):\n  for k in [x for x in y if x]:\n    s += i * j * k\n  else:\n    t = s\n",
+            "x = [a for a, b in c for d in b]\nwhile x:\n  x, y = y, x\n  if y: break\n",
+            "def g(a=1, b=c, *d, **e):\n  a += b; c = a if b else d\n  return lambda q=a: q + a\n",
+            "x = 'é' + y\nz = x\n", "".join(" " * i + f"if x{i % 5}:\n" for i in range(450)) + " " * 450 + "y = x1\n",
+        ]
+    return [
+        "class A { void f() { " + "".join(f"while (x{i} < n) {{ " for i in range(22)) + "x++;" + "}" * 22 + " } }",
+        "class A { void f() { a = " + " = ".join(f"v{i}" for i in range(1500)) + "; } }",
+        "class A { void f() { " + " ".join(f"if (b{i}) x{i % 7} = y + {i}; else" for i in range(200)) + " z = x; } }",
+        "class A { void f(int[] a) { for (int i = 0, j = 1; i < n; i++, j--) { for (int v : a) { s += v * i; } } } }",
+        "class A { int f() { int x = 1, y; y = x; x += y; return x > y ? x : y; } }",
+        "class A { void f() { a++ + b++ + c++ + d++; } }", "class A { int x = 'é'; int y = x; }",
+        "class A { void f() { while (c) { x[i]++; for (;;) { y[j][k]--; a = b = x[i]; } } } }",
+        "class A { void f() { " + "if (a) { x = y; " * 450 + "}" * 450 + " } }",
+    ]
+
+
 @pytest.mark.parametrize("lang", LEGACY_LANGS)
 def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
-    """The C walker compiled into the runtime (legacy_walk.c: one call per snippet) gives the flat trees, data
-    flow and subtree ids of the Python walk over the node API (ids up to renaming, over a whole computation),
-    on valid, broken and noisy snippets (a stray backslash: (UNEXPECTED '\\')), and on trees deeper than
-    MAX_RENDER_DEPTH, which take the Python path with ids in the walker's table."""
-    from multimodal_metrics.codebleu import corpus, dataflow, trees
+    """The C walker compiled into the runtime (legacy_walk.c: one call per snippet) gives the flat trees, subtree
+    ids and data flow of the Python walk over the node API and the Python data flow (ids up to renaming over
+    a whole computation; data-flow items as ids of the walker's table), on valid, broken and noisy snippets (a
+    stray backslash: (UNEXPECTED '\\')), hostile ones (``_hostile``: work limit, deep rule nesting, non-ASCII),
+    and trees deeper than MAX_RENDER_DEPTH, which take the Python path with ids in the same table."""
+    from multimodal_metrics.codebleu import corpus, dataflow, dataflow_walk, trees
 
     assert library.runtime.walker
-    snippets = legacy_oracle.legacy_snippets(lang, N_SNIPPETS, seed=5)
+    snippets = legacy_oracle.legacy_snippets(lang, N_SNIPPETS, seed=5) + _hostile(lang)
     deep = "(" * (ts_legacy.MAX_RENDER_DEPTH + 50) + "1" + ")" * (ts_legacy.MAX_RENDER_DEPTH + 50)
     for code in snippets[:6]:
         snippets.append(code + ("\nx = " + deep if lang == "python" else "\nclass B { int f() { return " + deep + "; } }"))
     snippets += ["", "x", "'s'", "# c", "/* c */", "a \\ b", "(" * 40, "x = 'a' 'b' \\\n"]
     ours, python = trees.new_interner(), trees.new_interner()
-    flats = [corpus.parse_flat(code, lang, ours, library) for code in snippets]
-    assert ours.native is not None
+    flats, lefts = [], []
+    for code in snippets:  # with the work left of the data flow's budget where it ran in C
+        flats.append(library.flatten(lang, code, ours, full=True))
+        out = ours.native.out
+        lefts.append(out.flow_left if out.flow_status != 2 and flats[-1].root is not None else None)
+    assert corpus.parse_flat(snippets[0], lang, ours, library).dataflow == flats[0].dataflow
     monkeypatch.setattr(library.runtime, "walker", False)
     expected = [corpus.parse_flat(code, lang, python, library) for code in snippets]
+    assert getattr(python, "native", None) is None
     renamed, back = {}, {}
-    for code, flat, exp in zip(snippets, flats, expected):
+    limited = 0
+    for code, flat, exp, left in zip(snippets, flats, expected, lefts):
         assert _flat_records(flat) == _flat_records(exp), code
-        assert dataflow.data_flow(flat, lang) == dataflow.data_flow(exp, lang), code
+        if left is not None:  # the same work counted, step for step, up to where the walk ended
+            walk = dataflow_walk._Flow(dataflow._RULES[lang], exp, dataflow.DATAFLOW_WORK_PER_TOKEN * len(exp.types)
+                                       + dataflow.DATAFLOW_WORK_FLOOR)
+            with contextlib.suppress(Exception):
+                walk.run(exp.root)
+            assert walk.left == left, code
+        items, exp_limited = dataflow.data_flow(exp, lang)
+        assert flat.dataflow == (list(map(ours.native.intern_flow, items)), exp_limited), code
+        limited += exp_limited
         assert len(flat.subtrees) == len(exp.subtrees), code
         for a, b in zip(exp.subtrees, flat.subtrees):
             assert renamed.setdefault(a, b) == b and back.setdefault(b, a) == a, code
-    assert len(renamed) > 1000
+    assert len(renamed) > 1000 and limited >= 2
 
 
 def test_deep_trees_no_crash(library):

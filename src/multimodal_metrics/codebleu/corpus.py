@@ -42,7 +42,8 @@ class Snippet:
         self.subtrees = tree.subtrees
         self.subtree_set = None
         self.subtree_counts = None
-        self.flow, self.dataflow_limited = data_flow(tree, lang)
+        done = getattr(tree, "dataflow", None)  # computed with the tree (the runtime of 2020's walker)
+        self.flow, self.dataflow_limited = done if done is not None else data_flow(tree, lang)
         self.flow_counts = None
 
 
@@ -54,9 +55,10 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     and ``subtree_ids(root, intern) -> (ids, exact)``: one id per subtree (the root and every node with
     children), equal exactly when the reference's ``node.sexp()`` strings are; ``exact`` False when
     some could not be printed (counted like ``unprinted``). Tokens and data flow come from the same
-    flattening as for the wheels. A source with ``flatten(lang, code, intern, special_types, first_types)``
-    (the runtime of 2020 with its C walker, ``legacy_walk``) gives the whole flat tree in one call, or None
-    to take the path above."""
+    flattening as for the wheels. A source with ``flatten(lang, code, intern)`` (the runtime of 2020 with its
+    C walker, ``legacy_walk``) gives the flat tree with its subtree ids and its data flow (``dataflow``: items
+    as ids of a table on ``intern``, and whether the work limit was passed) in one call, or None to take the
+    path above."""
     if trees is None:
         parser = get_parser(lang)
         root = parser.parse(code.encode("utf8")).root_node
@@ -64,7 +66,7 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
                                    _RULES[lang]["do_first"])
     flatten = getattr(trees, "flatten", None)
     if flatten is not None:  # the whole walk in one C call (legacy_walk), where the source has it
-        tree = flatten(lang, code, intern, _SPECIAL[lang], _RULES[lang]["do_first"])
+        tree = flatten(lang, code, intern)
         if tree is not None:
             return tree
     root = trees.parse(lang, code.encode("utf8"))

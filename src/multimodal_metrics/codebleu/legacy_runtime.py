@@ -292,24 +292,39 @@ class GrammarLibrary:
         table = legacy_walk.native_ids(intern, self.runtime)
         return subtree_ids(root, intern if table is None else table.intern)
 
-    def flatten(self, lang: str, code: str, intern, special_types, first_types):
-        """The flat tree of ``code`` (``trees.FlatTree``, with its subtree ids) from one call of the C walker
-        (:mod:`multimodal_metrics.codebleu.legacy_walk`); None where the runtime has no walker, ``intern`` is
-        not a ``trees.Interner``, or the tree is deeper than ``MAX_RENDER_DEPTH`` (the caller then parses and
-        flattens in Python, and takes the ids from ``subtree_ids``)."""
+    def flatten(self, lang: str, code: str, intern, full: bool = False):
+        """The flat tree of ``code`` (``trees.FlatTree``) with its subtree ids and its data flow (``dataflow``:
+        the items as ids, and whether the work limit was passed), from one call of the C walker
+        (:mod:`multimodal_metrics.codebleu.legacy_walk`), all ids in its table on ``intern``. A tree deeper
+        than ``MAX_RENDER_DEPTH`` is walked in Python (ids from ``subtree_ids``), and the data flow runs in
+        Python where the walker leaves it (non-ASCII code, rule styles not ported, deep rule nesting); their
+        ids go to the same table. None where the runtime has no walker or ``intern`` is not a
+        ``trees.Interner``: the caller then takes the Python path with Python ids. ``full``: the tokens and
+        flat nodes too (else left out, None, where the data flow was done in C)."""
         from . import legacy_walk
 
         table = legacy_walk.native_ids(intern, self.runtime)
         if table is None:
             return None
         parser = self.parser(lang)
-        key = (lang, special_types, first_types)
-        grammar = self._grammars.get(key)
+        grammar = self._grammars.get(lang)
         if grammar is None:
-            grammar = self._grammars[key] = legacy_walk.Grammar(
-                self.runtime, self.languages[lang], special_types, first_types or ()
-            )
-        return legacy_walk.flatten(table, parser._ptr, grammar, code, MAX_RENDER_DEPTH, first_types)
+            grammar = self._grammars[lang] = legacy_walk.Grammar(self.runtime, self.languages[lang], lang)
+        tree = legacy_walk.flatten(table, parser._ptr, grammar, code, MAX_RENDER_DEPTH, full)
+        if tree is None:  # too deep for the printer's depth: the Python walk, with ids in the table
+            from .trees import flatten_tree_sitter, new_interner
+
+            root = self.parse(lang, code.encode("utf8"))
+            tree = flatten_tree_sitter(root, code, grammar.special_types, new_interner(), first_types=grammar.first_types)
+            tree.subtrees, exact = subtree_ids(root, table.intern)
+            tree.unprinted = 0 if exact else max(1, tree.unprinted)
+            tree.dataflow = None
+        if tree.dataflow is None:
+            from .dataflow import data_flow
+
+            items, limited = data_flow(tree, lang)
+            tree.dataflow = (list(map(table.intern_flow, items)), limited)
+        return tree
 
     def label(self) -> str:
         """File name and the first 12 hex digits of its sha256, for the signature."""

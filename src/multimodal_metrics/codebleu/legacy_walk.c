@@ -15,7 +15,10 @@
  *     (head, items) with its items as ids, bottom-up, in a table shared by every snippet of a computation.
  *     The key scheme is that of multimodal_metrics.codebleu.legacy_runtime.printed_id, which reads a
  *     printout back: equal ids exactly when the printouts are equal. The ids returned are those of the
- *     root and of every node with children, in pre-order (CodeXGLUE's get_all_sub_trees).
+ *     root and of every node with children, in pre-order (CodeXGLUE's get_all_sub_trees);
+ *  3. the data flow of the snippet (multimodal_metrics.codebleu.dataflow_walk._Flow and dataflow._items,
+ *     ported for the rule styles of python and java), its normalised items interned in the same table,
+ *     where the code is ASCII (else the caller runs the Python data flow on the flat nodes).
  *
  * A tree deeper than the caller's limit (counted like legacy_runtime.subtree_ids) is not walked
  * (MM_TOO_DEEP): the caller then takes its Python path, whose keys it interns into the same table with
@@ -309,6 +312,10 @@ typedef struct {
   uint32_t root_named;
   uint32_t root_start, root_end;
   uint32_t max_depth;   /* depth of the tree, counted like legacy_runtime.subtree_ids */
+  uint32_t flow_status; /* the data flow: 0 done, 1 over the work limit (no items), 2 left to the caller */
+  uint32_t nflow;
+  uint32_t *flow;       /* its normalised items, as ids of the table */
+  int64_t flow_left;    /* the work left of the data flow's budget when it ended (its tests compare it) */
 } MMOut;
 
 typedef struct {
@@ -317,7 +324,10 @@ typedef struct {
   MMU32s tok_sym, tok_start, tok_end, node_sym, node_lo, node_hi, node_flags, kid_parent, kid_code, kid_field,
       kid_ptr, kid_sorted_code, kid_sorted_field, ids, wanted_cursor, wanted_walk, items, rbuf, gids, sizes;
   MMStack cframes, dframes, rframes;
+  struct FlowState *fs;
 } MMState;
+
+static void flow_free(struct FlowState *fs);
 
 MMState *mm_state_new(void) {
   MMState *st = calloc(1, sizeof(MMState));
@@ -353,6 +363,7 @@ void mm_state_free(MMState *st) {
   free(st->cframes.a);
   free(st->dframes.a);
   free(st->rframes.a);
+  flow_free(st->fs);
   free(st);
 }
 
@@ -750,6 +761,1228 @@ static int subtree_walk(MMState *st, const TSTree *tree, MMLangNames *l) {
 }
 
 /* ------------------------------------------------------------------------------------------------ */
+/* 3. the data flow: multimodal_metrics.codebleu.dataflow_walk._Flow and dataflow._items, ported       */
+/* ------------------------------------------------------------------------------------------------ */
+/* The rule styles of python and java (dataflow._RULES); other languages take the Python data flow. */
+#define H_NONE 0
+#define H_DEF 1    /* "fields" definitions */
+#define H_ASSIGN 2 /* assignments (assign_style) */
+#define H_INC 3
+#define H_IF 4
+#define H_FOR 5
+#define H_EFOR 6 /* enhanced for, fields style */
+#define H_WHILE 7
+/* symbol flags of the rules (MMRules.symflags) */
+#define R_IDENT 1       /* "identifier" */
+#define R_ELSE 2        /* "else" in the type name */
+#define R_PY_ELSE 4     /* elif_clause, else_clause */
+#define R_IFS 8         /* one of the rules' if types */
+#define R_COMMA 16      /* "," */
+#define R_BLOCK 32      /* "block" */
+#define R_FOR_MARKER 64 /* the rules' for_marker */
+#define R_DO_FIRST 128  /* one of the rules' do_first types */
+#define R_FOR_IN 256    /* "for_in_clause" */
+
+typedef struct {
+  const uint8_t *handler;   /* per symbol index: H_* */
+  const uint16_t *symflags; /* per symbol index: R_* */
+  uint32_t nsym;
+  uint32_t assign_python; /* assign_style "python" (else "simple") */
+  uint32_t if_python;     /* if_style "python" (else "flag") */
+  uint32_t for_python;    /* for_style "python" (else "c") */
+  uint32_t with_incoming_untagged, merge_incoming; /* if_tag, merge_incoming */
+  uint32_t def_name, def_value, left, right, efor_name, efor_value, efor_body; /* field ids (NONE: absent) */
+  int64_t work_per_token, work_floor;
+  uint32_t max_depth; /* deeper rule nesting: the Python data flow (C recursion) */
+} MMRules;
+
+#define NIL INT32_MIN     /* None where a node is expected */
+#define PS_NONE (-1)      /* an empty position set (None) */
+#define S_MISSING INT32_MIN
+#define REL_COMES 0
+#define REL_COMPUTED 1
+#define TAG_FLOW 8
+
+#define E_OK 0
+#define E_LIMIT 1 /* DataflowLimit */
+#define E_ERROR 2 /* an exception of the Python walk: no data flow */
+#define E_NOMEM 3
+#define E_DEEP 4 /* nested deeper than max_depth: the caller runs the Python data flow */
+
+typedef struct {
+  int32_t name, pos;
+  uint32_t rel;
+  uint32_t par_off, par_n; /* parent names in fl->parents */
+  int32_t ppos;            /* parent positions: PS_NONE, a position, or ~union - 1 */
+} Edge;
+
+typedef struct {
+  Edge *a;
+  size_t n, cap;
+} Edges;
+
+typedef struct {
+  MMState *st;
+  const MMRules *r;
+  /* tokens */
+  uint32_t ntok;
+  const uint32_t *tok_sym;
+  int32_t *pos, *text;
+  uint32_t *before, *vars;
+  uint8_t *is_var;
+  uint32_t ntext;
+  /* flat nodes */
+  const uint32_t *node_sym, *node_lo, *node_hi, *node_flags, *kid_ptr, *kid_field;
+  const int32_t *kid_code;
+  uint8_t *first;
+  /* the walk */
+  int32_t *S;
+  MMU32s J; /* pairs (name, old value) */
+  Edges out;
+  MMU32s folded; /* pairs (edge index, extra edges) */
+  MMU32s parents; /* parent names of the edges */
+  MMU32s unions;  /* union nodes: [n, children...] */
+  MMU32s scratch; /* LIFO scratch for the rules' lists */
+  uint32_t *stamp, stamp_gen;  /* per text id */
+  uint32_t *slot;              /* per text id: slot of a changed name (rule_if), number (items) */
+  uint32_t *stamp2, stamp2_gen; /* per text id */
+  uint32_t *pstamp, pstamp_gen; /* per position */
+  uint32_t *ustamp, ustamp_cap, ustamp_gen; /* per union node */
+  int64_t left;
+  uint32_t depth;
+} Flow;
+
+static inline int32_t ps_union_ref(uint32_t offset) { return -2 - (int32_t)offset; }
+static inline uint32_t ps_union_offset(int32_t ps) { return (uint32_t)(-2 - ps); }
+
+static int edges_push(Edges *e, Edge edge) {
+  if (e->n == e->cap) {
+    size_t cap = e->cap ? e->cap * 2 : 256;
+    Edge *a = realloc(e->a, cap * sizeof(Edge));
+    if (!a) return 0;
+    e->a = a;
+    e->cap = cap;
+  }
+  e->a[e->n++] = edge;
+  return 1;
+}
+
+static inline int spend(Flow *fl, int64_t units) {
+  fl->left -= units;
+  return fl->left < 0 ? E_LIMIT : E_OK;
+}
+
+static inline uint32_t kind_of(Flow *fl, int32_t code) {
+  uint32_t sym = code >= 0 ? fl->tok_sym[code] : fl->node_sym[~code];
+  return sym < fl->r->nsym ? fl->r->symflags[sym] : 0;
+}
+
+static inline uint32_t handler_of(Flow *fl, int32_t node) {
+  uint32_t sym = fl->node_sym[~node];
+  return sym < fl->r->nsym ? fl->r->handler[sym] : H_NONE;
+}
+
+/* the first child of a node with this field, or NIL (fields.get(name)) */
+static int32_t field_child(Flow *fl, int32_t node, uint32_t field) {
+  uint32_t i = ~node;
+  for (uint32_t k = fl->kid_ptr[i]; k < fl->kid_ptr[i + 1]; k++)
+    if (fl->kid_field[k] == field) return fl->kid_code[k];
+  return NIL;
+}
+
+/* the union stamps cover every union node (indexed by its offset in fl->unions) */
+static int ustamp_fit(Flow *fl) {
+  if (fl->unions.n <= fl->ustamp_cap) return 1;
+  size_t cap = fl->ustamp_cap ? fl->ustamp_cap : 1024;
+  while (cap < fl->unions.n) cap *= 2;
+  uint32_t *s = realloc(fl->ustamp, cap * sizeof(uint32_t));
+  if (!s) return 0;
+  memset(s + fl->ustamp_cap, 0, (cap - fl->ustamp_cap) * sizeof(uint32_t));
+  fl->ustamp = s;
+  fl->ustamp_cap = (uint32_t)cap;
+  return 1;
+}
+
+/* a union of position sets (lazy; only flattened once) */
+static int32_t ps_union(Flow *fl, const int32_t *values, uint32_t n) {
+  if (n == 1) return values[0];
+  /* de-duplicated like dataflow_walk._union (positions by value, unions by identity) */
+  uint32_t mark = (uint32_t)fl->unions.n;
+  if (!u32_push(&fl->unions, 0)) return NIL;
+  if (++fl->pstamp_gen == 0) memset(fl->pstamp, 0, fl->ntok * sizeof(uint32_t)), fl->pstamp_gen = 1;
+  if (++fl->ustamp_gen == 0) memset(fl->ustamp, 0, fl->ustamp_cap * sizeof(uint32_t)), fl->ustamp_gen = 1;
+  uint32_t unique = 0;
+  int32_t only = PS_NONE;
+  for (uint32_t i = 0; i < n; i++) {
+    int32_t v = values[i];
+    if (v >= 0) {
+      if (fl->pstamp[v] == fl->pstamp_gen) continue;
+      fl->pstamp[v] = fl->pstamp_gen;
+    } else {
+      uint32_t u = ps_union_offset(v);
+      if (u < fl->ustamp_cap) {
+        if (fl->ustamp[u] == fl->ustamp_gen) continue;
+        fl->ustamp[u] = fl->ustamp_gen;
+      }
+    }
+    if (!u32_push(&fl->unions, (uint32_t)v)) return NIL;
+    unique++;
+    only = v;
+  }
+  if (unique == 1) {
+    fl->unions.n = mark;
+    return only;
+  }
+  fl->unions.a[mark] = unique;
+  if (!ustamp_fit(fl)) return NIL;
+  return ps_union_ref(mark);
+}
+
+static inline int set_state(Flow *fl, int32_t name, int32_t value) {
+  if (!u32_push(&fl->J, (uint32_t)name) || !u32_push(&fl->J, (uint32_t)fl->S[name])) return E_NOMEM;
+  fl->S[name] = value;
+  return E_OK;
+}
+
+/* var_tokens: the variables of a token or a node, as a slice [*a, *b) of fl->vars */
+static int var_tokens(Flow *fl, int32_t code, uint32_t *a, uint32_t *b) {
+  if (code == NIL) return E_ERROR;
+  if (code >= 0) {
+    *a = fl->before[code];
+    *b = *a + fl->is_var[code];
+    return E_OK;
+  }
+  uint32_t lo = fl->node_lo[~code], hi = fl->node_hi[~code];
+  fl->left -= hi - lo;
+  if (fl->left < 0) return E_LIMIT;
+  *a = fl->before[lo];
+  *b = fl->before[hi];
+  return E_OK;
+}
+
+static int tokens(Flow *fl, uint32_t lo, uint32_t hi) {
+  fl->left -= hi - lo;
+  if (fl->left < 0) return E_LIMIT;
+  uint32_t a = fl->before[lo], b = fl->before[hi];
+  for (uint32_t k = a; k < b; k++) {
+    uint32_t i = fl->vars[k];
+    int32_t text = fl->text[i];
+    int32_t positions = fl->S[text];
+    Edge e = {text, fl->pos[i], REL_COMES, 0, 0, PS_NONE};
+    if (positions != S_MISSING) {
+      e.par_off = (uint32_t)fl->parents.n;
+      e.par_n = 1;
+      e.ppos = positions;
+      if (!u32_push(&fl->parents, (uint32_t)text)) return E_NOMEM;
+    } else if (fl->r->symflags[fl->tok_sym[i]] & R_IDENT) {
+      if (set_state(fl, text, fl->pos[i])) return E_NOMEM;
+    }
+    if (!edges_push(&fl->out, e)) return E_NOMEM;
+  }
+  return E_OK;
+}
+
+/* flat(): a token or a rule-free node processed in place (1), or a node with a rule (0); <0: -error */
+static int flat(Flow *fl, int32_t code) {
+  if (code == NIL) return -E_ERROR;
+  if (code >= 0) {
+    int rc = tokens(fl, (uint32_t)code, (uint32_t)code + 1);
+    return rc ? -rc : 1;
+  }
+  uint32_t i = ~code;
+  if (fl->node_flags[i] & N_SPECIAL) return 0;
+  if (fl->node_lo[i] < fl->node_hi[i]) {
+    int rc = tokens(fl, fl->node_lo[i], fl->node_hi[i]);
+    if (rc) return -rc;
+  }
+  return 1;
+}
+
+static int process(Flow *fl, int32_t node);
+
+/* flat() or process() */
+static inline int visit(Flow *fl, int32_t code) {
+  int f = flat(fl, code);
+  if (f < 0) return -f;
+  return f ? E_OK : process(fl, code);
+}
+
+/* edges(): the parent names (de-duplicated, first seen) and positions of one edge from sources [a, b) */
+static int edge_parents(Flow *fl, uint32_t a, uint32_t b, uint32_t *off, uint32_t *n, int32_t *ppos) {
+  uint32_t k = b - a;
+  *off = (uint32_t)fl->parents.n;
+  if (k == 1) {
+    uint32_t s = fl->vars[a];
+    *n = 1;
+    *ppos = fl->pos[s];
+    return u32_push(&fl->parents, (uint32_t)fl->text[s]) ? E_OK : E_NOMEM;
+  }
+  if (++fl->stamp_gen == 0) memset(fl->stamp, 0, fl->ntext * sizeof(uint32_t)), fl->stamp_gen = 1;
+  *n = 0;
+  for (uint32_t j = a; j < b; j++) {
+    int32_t t = fl->text[fl->vars[j]];
+    if (fl->stamp[t] == fl->stamp_gen) continue;
+    fl->stamp[t] = fl->stamp_gen;
+    if (!u32_push(&fl->parents, (uint32_t)t)) return E_NOMEM;
+    (*n)++;
+  }
+  /* the positions as one union node (no de-duplication: only the set matters) */
+  uint32_t mark = (uint32_t)fl->unions.n;
+  if (!u32_push(&fl->unions, k)) return E_NOMEM;
+  for (uint32_t j = a; j < b; j++)
+    if (!u32_push(&fl->unions, (uint32_t)fl->pos[fl->vars[j]])) return E_NOMEM;
+  if (!ustamp_fit(fl)) return E_NOMEM;
+  *ppos = ps_union_ref(mark);
+  return E_OK;
+}
+
+static int cross(Flow *fl, int32_t targets, uint32_t sa, uint32_t sb, uint32_t rel) {
+  uint32_t k = sb - sa, off = 0, n = 0;
+  int32_t ppos = PS_NONE;
+  int rc;
+  if (k && (rc = edge_parents(fl, sa, sb, &off, &n, &ppos))) return rc;
+  uint32_t ta, tb;
+  if ((rc = var_tokens(fl, targets, &ta, &tb))) return rc;
+  for (uint32_t j = ta; j < tb; j++) {
+    uint32_t t = fl->vars[j];
+    fl->left -= k + 1;
+    if (fl->left < 0) return E_LIMIT;
+    if (k) {
+      Edge e = {fl->text[t], fl->pos[t], rel, off, n, ppos};
+      if (!edges_push(&fl->out, e)) return E_NOMEM;
+      if (k > 1 && (!u32_push(&fl->folded, (uint32_t)fl->out.n - 1) || !u32_push(&fl->folded, k - 1)))
+        return E_NOMEM;
+    }
+    if (set_state(fl, fl->text[t], fl->pos[t])) return E_NOMEM;
+  }
+  return E_OK;
+}
+
+static int all_from(Flow *fl, int32_t left_node, int32_t right_node) {
+  uint32_t ra, rb, ta, tb;
+  int rc;
+  if ((rc = var_tokens(fl, right_node, &ra, &rb))) return rc;
+  uint32_t n = rb - ra, off = (uint32_t)fl->parents.n;
+  for (uint32_t j = ra; j < rb; j++)
+    if (!u32_push(&fl->parents, (uint32_t)fl->text[fl->vars[j]])) return E_NOMEM;
+  int32_t ppos = PS_NONE;
+  if (n == 1) {
+    ppos = fl->pos[fl->vars[ra]];
+  } else if (n > 1) {
+    uint32_t mark = (uint32_t)fl->unions.n;
+    if (!u32_push(&fl->unions, n)) return E_NOMEM;
+    for (uint32_t j = ra; j < rb; j++)
+      if (!u32_push(&fl->unions, (uint32_t)fl->pos[fl->vars[j]])) return E_NOMEM;
+    if (!ustamp_fit(fl)) return E_NOMEM;
+    ppos = ps_union_ref(mark);
+  }
+  if ((rc = var_tokens(fl, left_node, &ta, &tb))) return rc;
+  for (uint32_t j = ta; j < tb; j++) {
+    uint32_t t = fl->vars[j];
+    fl->left -= n + 1;
+    if (fl->left < 0) return E_LIMIT;
+    Edge e = {fl->text[t], fl->pos[t], REL_COMPUTED, off, n, ppos};
+    if (!edges_push(&fl->out, e)) return E_NOMEM;
+    if (set_state(fl, fl->text[t], fl->pos[t])) return E_NOMEM;
+  }
+  return E_OK;
+}
+
+/* capture(mark) into scratch: pairs (name, value) of the names changed since J mark, first seen order */
+static int capture(Flow *fl, uint32_t mark, uint32_t *off, uint32_t *n) {
+  int rc;
+  if ((rc = spend(fl, (int64_t)(fl->J.n / 2 - mark)))) return rc;
+  if (++fl->stamp_gen == 0) memset(fl->stamp, 0, fl->ntext * sizeof(uint32_t)), fl->stamp_gen = 1;
+  *off = (uint32_t)fl->scratch.n;
+  *n = 0;
+  for (size_t k = mark; k < fl->J.n / 2; k++) {
+    int32_t name = (int32_t)fl->J.a[2 * k];
+    if (fl->stamp[name] == fl->stamp_gen) continue;
+    fl->stamp[name] = fl->stamp_gen;
+    if (!u32_push(&fl->scratch, (uint32_t)name) || !u32_push(&fl->scratch, (uint32_t)fl->S[name])) return E_NOMEM;
+    (*n)++;
+  }
+  return E_OK;
+}
+
+static int undo(Flow *fl, uint32_t mark) {
+  int rc;
+  if ((rc = spend(fl, (int64_t)(fl->J.n / 2 - mark)))) return rc;
+  while (fl->J.n / 2 > mark) {
+    fl->J.n -= 2;
+    fl->S[fl->J.a[fl->J.n]] = (int32_t)fl->J.a[fl->J.n + 1];
+  }
+  return E_OK;
+}
+
+/* _merge_loop over out[start:] */
+static int merge_loop(Flow *fl, size_t start) {
+  size_t n = fl->out.n - start;
+  if (n < 2) return E_OK;
+  size_t nslots = 16;
+  while (nslots < 2 * n) nslots *= 2;
+  uint32_t *slots = calloc(nslots, sizeof(uint32_t));       /* group index + 1 */
+  uint32_t *group_of = malloc(n * sizeof(uint32_t));        /* entry -> group */
+  uint32_t *first = malloc(n * sizeof(uint32_t));           /* group -> first entry */
+  uint32_t *count = calloc(n, sizeof(uint32_t));            /* group -> entries */
+  int rc = E_NOMEM;
+  if (!slots || !group_of || !first || !count) goto done;
+  uint32_t ngroups = 0;
+  Edge *e = fl->out.a + start;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t h = mix(((uint64_t)(uint32_t)e[i].name << 32 | (uint32_t)e[i].pos) ^ ((uint64_t)e[i].rel << 61));
+    size_t j = (size_t)h & (nslots - 1);
+    uint32_t g = NONE;
+    while (slots[j]) {
+      Edge *o = &e[first[slots[j] - 1]];
+      if (o->name == e[i].name && o->pos == e[i].pos && o->rel == e[i].rel) {
+        g = slots[j] - 1;
+        break;
+      }
+      j = (j + 1) & (nslots - 1);
+    }
+    if (g == NONE) {
+      g = ngroups++;
+      slots[j] = g + 1;
+      first[g] = (uint32_t)i;
+    }
+    group_of[i] = g;
+    count[g]++;
+  }
+  rc = E_OK;
+  if (ngroups == n) goto done;
+  /* merged groups: names concatenated and de-duplicated, positions united; in first-seen order */
+  Edge *merged = malloc(ngroups * sizeof(Edge));
+  rc = E_NOMEM;
+  if (!merged) goto done;
+  for (uint32_t g = 0; g < ngroups; g++) merged[g] = e[first[g]];
+  /* for groups of several entries: parents and positions folded in entry order */
+  int32_t *par_pos = malloc(ngroups * sizeof(int32_t));
+  if (!par_pos) {
+    free(merged);
+    goto done;
+  }
+  for (uint32_t g = 0; g < ngroups; g++) par_pos[g] = PS_NONE;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t g = group_of[i];
+    if (count[g] < 2) continue;
+    int32_t other = e[i].ppos;
+    if (par_pos[g] == PS_NONE) {
+      par_pos[g] = other;
+    } else if (other != PS_NONE) {
+      int32_t pair[2] = {par_pos[g], other};
+      uint32_t mark = (uint32_t)fl->unions.n;
+      if (!u32_push(&fl->unions, 2) || !u32_push(&fl->unions, (uint32_t)pair[0]) ||
+          !u32_push(&fl->unions, (uint32_t)pair[1]) ||
+          !ustamp_fit(fl)) {
+        free(merged);
+            free(par_pos);
+        goto done;
+      }
+      par_pos[g] = ps_union_ref(mark);
+    }
+  }
+  /* parent names: per group in entry order, de-duplicated (first seen) */
+  for (uint32_t g = 0; g < ngroups; g++) {
+    if (count[g] < 2) continue;
+    merged[g].par_off = (uint32_t)fl->parents.n;
+    merged[g].par_n = 0;
+    merged[g].ppos = par_pos[g];
+  }
+  /* one pass per group would be quadratic: gather each group's names with a per-group stamp */
+  {
+    /* entries of each group in order: a linked list */
+    uint32_t *next = malloc(n * sizeof(uint32_t)), *head = malloc(ngroups * sizeof(uint32_t)),
+             *tail = malloc(ngroups * sizeof(uint32_t));
+    if (!next || !head || !tail) {
+      free(next);
+      free(head);
+      free(tail);
+      free(merged);
+        free(par_pos);
+      goto done;
+    }
+    for (uint32_t g = 0; g < ngroups; g++) head[g] = NONE;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t g = group_of[i];
+      next[i] = NONE;
+      if (head[g] == NONE) head[g] = (uint32_t)i;
+      else next[tail[g]] = (uint32_t)i;
+      tail[g] = (uint32_t)i;
+    }
+    int ok = 1;
+    for (uint32_t g = 0; g < ngroups && ok; g++) {
+      if (count[g] < 2) continue;
+      if (++fl->stamp_gen == 0) memset(fl->stamp, 0, fl->ntext * sizeof(uint32_t)), fl->stamp_gen = 1;
+      merged[g].par_off = (uint32_t)fl->parents.n;
+      for (uint32_t i = head[g]; i != NONE && ok; i = next[i]) {
+        for (uint32_t k = 0; k < e[i].par_n; k++) {
+          uint32_t t = fl->parents.a[e[i].par_off + k];
+          if (fl->stamp[t] == fl->stamp_gen) continue;
+          fl->stamp[t] = fl->stamp_gen;
+          if (!u32_push(&fl->parents, t)) {
+            ok = 0;
+            break;
+          }
+          merged[g].par_n++;
+        }
+      }
+    }
+    free(next);
+    free(head);
+    free(tail);
+    if (!ok) {
+      free(merged);
+        free(par_pos);
+      goto done;
+    }
+  }
+  memcpy(e, merged, ngroups * sizeof(Edge));
+  fl->out.n = start + ngroups;
+  free(merged);
+  free(par_pos);
+  rc = E_OK;
+done:
+  free(slots);
+  free(group_of);
+  free(first);
+  free(count);
+  return rc;
+}
+
+static int merge_loop_since(Flow *fl, size_t start) {
+  int64_t count = (int64_t)(fl->out.n - start);
+  while (fl->folded.n && fl->folded.a[fl->folded.n - 2] >= start) {
+    count += fl->folded.a[fl->folded.n - 1];
+    fl->folded.n -= 2;
+  }
+  int rc = spend(fl, count);
+  if (rc) return rc;
+  return merge_loop(fl, start);
+}
+
+/* the children of a node (a token or NIL: none / an error) */
+static inline int kids_of(Flow *fl, int32_t code, uint32_t *a, uint32_t *b) {
+  if (code == NIL) return E_ERROR;
+  if (code >= 0) {
+    *a = *b = 0;
+    return E_OK;
+  }
+  *a = fl->kid_ptr[~code];
+  *b = fl->kid_ptr[~code + 1];
+  return E_OK;
+}
+
+/* pairs(): lefts and rights pushed on the scratch (codes), *nl and *nr of them */
+static int pairs(Flow *fl, int32_t node, uint32_t *nl, uint32_t *nr) {
+  int32_t left_node = field_child(fl, node, fl->r->left), right_node = field_child(fl, node, fl->r->right);
+  uint32_t la, lb, ra, rb;
+  int rc;
+  if ((rc = kids_of(fl, left_node, &la, &lb))) return rc;
+  if ((rc = kids_of(fl, right_node, &ra, &rb))) return rc;
+  size_t base = fl->scratch.n;
+  *nl = *nr = 0;
+  for (uint32_t k = la; k < lb; k++)
+    if (!(kind_of(fl, fl->kid_code[k]) & R_COMMA)) {
+      if (!u32_push(&fl->scratch, (uint32_t)fl->kid_code[k])) return E_NOMEM;
+      (*nl)++;
+    }
+  for (uint32_t k = ra; k < rb; k++)
+    if (!(kind_of(fl, fl->kid_code[k]) & R_COMMA)) {
+      if (!u32_push(&fl->scratch, (uint32_t)fl->kid_code[k])) return E_NOMEM;
+      (*nr)++;
+    }
+  if (*nr != *nl || *nl == 0) { /* [left_node], [right_node] where the counts differ or both are empty */
+    fl->scratch.n = base;
+    if (!u32_push(&fl->scratch, (uint32_t)left_node) || !u32_push(&fl->scratch, (uint32_t)right_node))
+      return E_NOMEM;
+    *nl = *nr = 1;
+  }
+  return E_OK;
+}
+
+static int rule_define(Flow *fl, int32_t node) {
+  int32_t name = field_child(fl, node, fl->r->def_name), value = field_child(fl, node, fl->r->def_value);
+  uint32_t a, b;
+  int rc;
+  if (value == NIL) {
+    if ((rc = var_tokens(fl, name, &a, &b))) return rc;
+    for (uint32_t j = a; j < b; j++) {
+      uint32_t i = fl->vars[j];
+      Edge e = {fl->text[i], fl->pos[i], REL_COMES, 0, 0, PS_NONE};
+      if (!edges_push(&fl->out, e) || set_state(fl, fl->text[i], fl->pos[i])) return E_NOMEM;
+    }
+    return E_OK;
+  }
+  if ((rc = var_tokens(fl, value, &a, &b))) return rc;
+  if (value >= 0) {
+    if ((rc = tokens(fl, (uint32_t)value, (uint32_t)value + 1))) return rc;
+  } else if (fl->node_flags[~value] & N_SPECIAL) {
+    if ((rc = process(fl, value))) return rc;
+  } else if (fl->node_lo[~value] < fl->node_hi[~value]) {
+    if ((rc = tokens(fl, fl->node_lo[~value], fl->node_hi[~value]))) return rc;
+  }
+  return cross(fl, name, a, b, REL_COMES);
+}
+
+static int rule_assign_simple(Flow *fl, int32_t node) {
+  int32_t left = field_child(fl, node, fl->r->left), right = field_child(fl, node, fl->r->right);
+  int rc;
+  if (right >= 0) {
+    if ((rc = tokens(fl, (uint32_t)right, (uint32_t)right + 1))) return rc;
+    uint32_t a = fl->before[right];
+    return cross(fl, left, a, a + fl->is_var[right], REL_COMPUTED);
+  }
+  if (right == NIL) return E_ERROR;
+  uint32_t a, b;
+  if (fl->node_flags[~right] & N_SPECIAL) {
+    if ((rc = process(fl, right))) return rc;
+  } else if (fl->node_lo[~right] < fl->node_hi[~right]) {
+    if ((rc = tokens(fl, fl->node_lo[~right], fl->node_hi[~right]))) return rc;
+  }
+  if ((rc = var_tokens(fl, right, &a, &b))) return rc;
+  return cross(fl, left, a, b, REL_COMPUTED);
+}
+
+static int rule_assign_python(Flow *fl, int32_t node) {
+  size_t base = fl->scratch.n;
+  uint32_t nl, nr;
+  int rc;
+  if (kind_of(fl, node) & R_FOR_IN) {
+    uint32_t a = fl->kid_ptr[~node], b = fl->kid_ptr[~node + 1];
+    int32_t left = field_child(fl, node, fl->r->left);
+    if (a == b) return E_ERROR; /* node.kids[-1] of no children */
+    if (!u32_push(&fl->scratch, (uint32_t)left) || !u32_push(&fl->scratch, (uint32_t)fl->kid_code[b - 1]))
+      return E_NOMEM;
+    nl = nr = 1;
+  } else {
+    if (field_child(fl, node, fl->r->right) == NIL) return E_OK;
+    if ((rc = pairs(fl, node, &nl, &nr))) return rc;
+  }
+  /* lefts at scratch[base .. base + nl), rights after them */
+  uint32_t n = nl < nr ? nl : nr;
+  for (uint32_t k = 0; k < nr; k++) {
+    int f = flat(fl, (int32_t)fl->scratch.a[base + nl + k]);
+    if (f < 0) return -f;
+    if (!f) { /* assign_after: this right processed, the later ones visited, then the edges */
+      if ((rc = process(fl, (int32_t)fl->scratch.a[base + nl + k]))) return rc;
+      for (uint32_t m = k + 1; m < nr; m++)
+        if ((rc = visit(fl, (int32_t)fl->scratch.a[base + nl + m]))) return rc;
+      break;
+    }
+  }
+  for (uint32_t k = 0; k < n; k++)
+    if ((rc = all_from(fl, (int32_t)fl->scratch.a[base + k], (int32_t)fl->scratch.a[base + nl + k]))) return rc;
+  fl->scratch.n = base;
+  return E_OK;
+}
+
+static int rule_increment(Flow *fl, int32_t node) {
+  uint32_t a, b;
+  int rc;
+  if ((rc = var_tokens(fl, node, &a, &b))) return rc;
+  int64_t k = b - a;
+  if ((rc = spend(fl, k * (k + 1)))) return rc;
+  uint32_t off = 0, n = 0;
+  int32_t ppos = PS_NONE;
+  if (k && (rc = edge_parents(fl, a, b, &off, &n, &ppos))) return rc;
+  for (uint32_t j = a; j < b; j++) {
+    uint32_t t = fl->vars[j];
+    Edge e = {fl->text[t], fl->pos[t], REL_COMPUTED, off, n, ppos};
+    if (!edges_push(&fl->out, e)) return E_NOMEM;
+    if (k > 1 && (!u32_push(&fl->folded, (uint32_t)fl->out.n - 1) || !u32_push(&fl->folded, (uint32_t)k - 1)))
+      return E_NOMEM;
+    if (set_state(fl, fl->text[t], fl->pos[t])) return E_NOMEM;
+  }
+  return E_OK;
+}
+
+static int rule_while(Flow *fl, int32_t node) {
+  size_t start = fl->out.n;
+  uint32_t a = fl->kid_ptr[~node], b = fl->kid_ptr[~node + 1];
+  int rc;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t k = a; k < b; k++)
+      if ((rc = visit(fl, fl->kid_code[k]))) return rc;
+  return merge_loop_since(fl, start);
+}
+
+static int rule_if(Flow *fl, int32_t node) {
+  const MMRules *r = fl->r;
+  uint32_t mark = (uint32_t)(fl->J.n / 2);
+  size_t base = fl->scratch.n;
+  /* branches: (offset, count) of captures on the scratch; others first, own last */
+  MMU32s branches = {0, 0, 0};
+  uint32_t own_off = 0, own_n = 0;
+  int in_own = 0, flag = 0, rc = E_OK;
+  int tag = (kind_of(fl, node) & R_ELSE) != 0;
+  uint32_t a = fl->kid_ptr[~node], b = fl->kid_ptr[~node + 1];
+  for (uint32_t k = a; k < b && !rc; k++) {
+    int32_t child = fl->kid_code[k];
+    uint32_t kind = kind_of(fl, child);
+    if (kind & R_ELSE) tag = 1;
+    int own_branch = r->if_python ? !(kind & R_PY_ELSE) : !(kind & R_IFS) && !flag;
+    if (own_branch) {
+      if (!in_own) {
+        for (uint32_t m = 0; m < own_n && !rc; m++)
+          rc = set_state(fl, (int32_t)fl->scratch.a[own_off + 2 * m], (int32_t)fl->scratch.a[own_off + 2 * m + 1]);
+        in_own = 1;
+      }
+      if (!rc) rc = visit(fl, child);
+    } else {
+      flag = 1;
+      if (in_own) {
+        if ((rc = capture(fl, mark, &own_off, &own_n)) || (rc = undo(fl, mark))) break;
+        in_own = 0;
+      }
+      if ((rc = visit(fl, child))) break;
+      uint32_t off, n;
+      if ((rc = capture(fl, mark, &off, &n)) || (rc = undo(fl, mark))) break;
+      if (!u32_push(&branches, off) || !u32_push(&branches, n)) rc = E_NOMEM;
+    }
+  }
+  if (!rc && in_own && !(rc = capture(fl, mark, &own_off, &own_n))) rc = undo(fl, mark);
+  if (!rc && (!u32_push(&branches, own_off) || !u32_push(&branches, own_n))) rc = E_NOMEM;
+  if (rc) {
+    free(branches.a);
+    return rc;
+  }
+  uint32_t nbranches = (uint32_t)(branches.n / 2);
+  int with_incoming = (r->with_incoming_untagged && !tag) || r->merge_incoming;
+  /* the names changed in any branch, first seen (branch order), each with a slot */
+  if (++fl->stamp_gen == 0) memset(fl->stamp, 0, fl->ntext * sizeof(uint32_t)), fl->stamp_gen = 1;
+  size_t changed = fl->scratch.n;
+  uint32_t nchanged = 0, total = 0;
+  for (uint32_t g = 0; g < nbranches && !rc; g++) {
+    uint32_t off = branches.a[2 * g], n = branches.a[2 * g + 1];
+    total += n;
+    for (uint32_t m = 0; m < n; m++) {
+      uint32_t name = fl->scratch.a[off + 2 * m];
+      if (fl->stamp[name] == fl->stamp_gen) continue;
+      fl->stamp[name] = fl->stamp_gen;
+      fl->slot[name] = nchanged++;
+      if (!u32_push(&fl->scratch, name)) rc = E_NOMEM;
+    }
+  }
+  if (!rc) rc = spend(fl, (int64_t)nchanged * (nbranches + 1));
+  /* per slot: how many branches hold the name, and its values in branch order (+ room for the incoming) */
+  size_t counts = fl->scratch.n, starts = counts + nchanged, vals = starts + nchanged + 1;
+  if (!rc && !u32_reserve(&fl->scratch, 2 * (size_t)nchanged + 1 + total + nchanged)) rc = E_NOMEM;
+  if (!rc) {
+    uint32_t *w = fl->scratch.a;
+    memset(w + counts, 0, nchanged * sizeof(uint32_t));
+    for (uint32_t g = 0; g < nbranches; g++) {
+      uint32_t off = branches.a[2 * g], n = branches.a[2 * g + 1];
+      for (uint32_t m = 0; m < n; m++) w[counts + fl->slot[w[off + 2 * m]]]++;
+    }
+    w[starts] = 0;
+    for (uint32_t c = 0; c < nchanged; c++) w[starts + c + 1] = w[starts + c] + w[counts + c] + 1;
+    for (uint32_t c = 0; c < nchanged; c++) w[counts + c] = 0;
+    for (uint32_t g = 0; g < nbranches; g++) {
+      uint32_t off = branches.a[2 * g], n = branches.a[2 * g + 1];
+      for (uint32_t m = 0; m < n; m++) {
+        uint32_t c = fl->slot[w[off + 2 * m]];
+        w[vals + w[starts + c] + w[counts + c]++] = w[off + 2 * m + 1];
+      }
+    }
+    fl->scratch.n = vals + w[starts + nchanged];
+    for (uint32_t c = 0; c < nchanged && !rc; c++) {
+      int32_t name = (int32_t)w[changed + c];
+      int32_t incoming = fl->S[name];
+      uint32_t nv = w[counts + c];
+      /* a branch without the name contributes the incoming states (branch.get(name, incoming)) */
+      if (incoming != S_MISSING && (nv < nbranches || with_incoming)) w[vals + w[starts + c] + nv++] = (uint32_t)incoming;
+      int32_t v = ps_union(fl, (const int32_t *)w + vals + w[starts + c], nv);
+      rc = v == NIL ? E_NOMEM : set_state(fl, name, v);
+    }
+  }
+  free(branches.a);
+  fl->scratch.n = base;
+  return rc;
+}
+
+static int rule_for(Flow *fl, int32_t node) {
+  size_t start = fl->out.n;
+  int rc;
+  uint32_t a = fl->kid_ptr[~node], b = fl->kid_ptr[~node + 1];
+  if (fl->r->for_python) {
+    for (int pass = 0; pass < 2; pass++) {
+      size_t base = fl->scratch.n;
+      uint32_t nl, nr;
+      if ((rc = pairs(fl, node, &nl, &nr))) return rc;
+      for (uint32_t k = 0; k < nr; k++)
+        if ((rc = visit(fl, (int32_t)fl->scratch.a[base + nl + k]))) return rc;
+      uint32_t n = nl < nr ? nl : nr;
+      for (uint32_t k = 0; k < n; k++)
+        if ((rc = all_from(fl, (int32_t)fl->scratch.a[base + k], (int32_t)fl->scratch.a[base + nl + k]))) return rc;
+      fl->scratch.n = base;
+      if (a == b) return E_ERROR; /* node.kids[-1] */
+      if ((kind_of(fl, fl->kid_code[b - 1]) & R_BLOCK) && (rc = visit(fl, fl->kid_code[b - 1]))) return rc;
+    }
+    return merge_loop_since(fl, start);
+  }
+  for (uint32_t k = a; k < b; k++)
+    if ((rc = visit(fl, fl->kid_code[k]))) return rc;
+  int found = 0;
+  for (uint32_t k = a; k < b; k++) {
+    if (found) {
+      if ((rc = visit(fl, fl->kid_code[k]))) return rc;
+    } else if (kind_of(fl, fl->kid_code[k]) & R_FOR_MARKER) {
+      found = 1;
+    }
+  }
+  return merge_loop_since(fl, start);
+}
+
+static int rule_enhanced_for(Flow *fl, int32_t node) {
+  size_t start = fl->out.n;
+  int32_t name = field_child(fl, node, fl->r->efor_name), value = field_child(fl, node, fl->r->efor_value),
+          body = field_child(fl, node, fl->r->efor_body);
+  int rc;
+  for (int pass = 0; pass < 2; pass++) {
+    if ((rc = visit(fl, value))) return rc;
+    uint32_t a, b;
+    if ((rc = var_tokens(fl, value, &a, &b)) || (rc = cross(fl, name, a, b, REL_COMPUTED))) return rc;
+    if ((rc = visit(fl, body))) return rc;
+  }
+  return merge_loop_since(fl, start);
+}
+
+/* a node without a rule: its children in order (do_first children first) */
+static int generic(Flow *fl, int32_t node) {
+  int rc;
+  uint32_t a = fl->kid_ptr[~node], b = fl->kid_ptr[~node + 1];
+  if (fl->first && fl->first[~node]) {
+    for (int firsts = 1; firsts >= 0; firsts--)
+      for (uint32_t k = a; k < b; k++)
+        if (((kind_of(fl, fl->kid_code[k]) & R_DO_FIRST) != 0) == firsts && (rc = visit(fl, fl->kid_code[k])))
+          return rc;
+    return E_OK;
+  }
+  /* the rule-free runs between children with rules as token ranges; a child without a rule entered here */
+  typedef struct {
+    uint32_t k, end, lo, hi;
+  } Outer;
+  Outer stack_local[8];
+  Outer *outer = stack_local;
+  size_t nouter = 0, cap = 8;
+  uint32_t k = a, end = b, lo = fl->node_lo[~node], hi = fl->node_hi[~node];
+  rc = E_OK;
+  for (;;) {
+    int entered = 0;
+    for (; k < end; k++) {
+      int32_t child = fl->kid_code[k];
+      if (child >= 0 || !(fl->node_flags[~child] & N_SPECIAL)) continue; /* not one of the skids */
+      uint32_t clo = fl->node_lo[~child], chi = fl->node_hi[~child];
+      if (lo < clo) {
+        if (fl->before[lo] == fl->before[clo]) {
+          fl->left -= clo - lo;
+        } else if ((rc = tokens(fl, lo, clo))) {
+          goto out;
+        }
+      }
+      uint32_t h = handler_of(fl, child);
+      if (h != H_NONE || (fl->first && fl->first[~child])) {
+        if ((rc = process(fl, child))) goto out;
+        lo = chi;
+      } else {
+        if (nouter == cap) {
+          Outer *grown = malloc(2 * cap * sizeof(Outer));
+          if (!grown) {
+            rc = E_NOMEM;
+            goto out;
+          }
+          memcpy(grown, outer, nouter * sizeof(Outer));
+          if (outer != stack_local) free(outer);
+          outer = grown;
+          cap *= 2;
+        }
+        outer[nouter++] = (Outer){k + 1, end, chi, hi};
+        k = fl->kid_ptr[~child];
+        end = fl->kid_ptr[~child + 1];
+        lo = clo;
+        hi = chi;
+        entered = 1;
+        break;
+      }
+    }
+    if (entered) continue;
+    if (lo < hi) {
+      if (fl->before[lo] == fl->before[hi]) {
+        fl->left -= hi - lo;
+      } else if ((rc = tokens(fl, lo, hi))) {
+        goto out;
+      }
+    }
+    if (!nouter) break;
+    Outer o = outer[--nouter];
+    k = o.k;
+    end = o.end;
+    lo = o.lo;
+    hi = o.hi;
+  }
+out:
+  if (outer != stack_local) free(outer);
+  return rc;
+}
+
+static int process(Flow *fl, int32_t node) {
+  if (++fl->depth > fl->r->max_depth) return E_DEEP;
+  int rc;
+  switch (handler_of(fl, node)) {
+    case H_DEF: rc = rule_define(fl, node); break;
+    case H_ASSIGN: rc = fl->r->assign_python ? rule_assign_python(fl, node) : rule_assign_simple(fl, node); break;
+    case H_INC: rc = rule_increment(fl, node); break;
+    case H_IF: rc = rule_if(fl, node); break;
+    case H_FOR: rc = rule_for(fl, node); break;
+    case H_EFOR: rc = rule_enhanced_for(fl, node); break;
+    case H_WHILE: rc = rule_while(fl, node); break;
+    default: rc = generic(fl, node);
+  }
+  fl->depth--;
+  return rc;
+}
+
+/* ---- per snippet: token texts, variables, positions (trees.FlatTree.token_code for ASCII text) ---- */
+static int grow_u32(uint32_t **a, uint32_t *cap, size_t n) {
+  if (n <= *cap) return 1;
+  size_t c = *cap ? *cap : 256;
+  while (c < n) c *= 2;
+  uint32_t *p = realloc(*a, c * sizeof(uint32_t));
+  if (!p) return 0;
+  *a = p;
+  *cap = (uint32_t)c;
+  return 1;
+}
+
+typedef struct FlowState {
+  Flow fl;
+  uint32_t *pos, *text, *before, *vars, *S, *stamp, *stamp2, *pstamp, *slot, *tslots, *toff, *tlen;
+  uint32_t pos_cap, text_cap, before_cap, vars_cap, S_cap, stamp_cap, stamp2_cap, pstamp_cap, slot_cap, tslots_cap,
+      toff_cap, tlen_cap;
+  uint8_t *is_var, *first;
+  size_t is_var_cap, first_cap;
+  char *tbytes;
+  size_t tbytes_cap;
+  MMU32s flow; /* the items' ids */
+} FlowState;
+
+static int grow_u8(uint8_t **a, size_t *cap, size_t n) {
+  if (n <= *cap) return 1;
+  size_t c = *cap ? *cap : 256;
+  while (c < n) c *= 2;
+  uint8_t *p = realloc(*a, c);
+  if (!p) return 0;
+  *a = p;
+  *cap = c;
+  return 1;
+}
+
+/* The texts of the tokens (their bytes without newlines) as ids, which of them are variables (text not
+   the type name), and the position each is known by (the last token with its span). 0: out of memory. */
+static int token_texts(FlowState *fs, MMState *st, const TSLanguage *language, const char *src) {
+  Flow *fl = &fs->fl;
+  uint32_t n = (uint32_t)st->tok_sym.n;
+  if (!grow_u32(&fs->pos, &fs->pos_cap, n + 1) || !grow_u32(&fs->text, &fs->text_cap, n + 1) ||
+      !grow_u32(&fs->before, &fs->before_cap, n + 1) || !grow_u32(&fs->vars, &fs->vars_cap, n + 1) ||
+      !grow_u8(&fs->is_var, &fs->is_var_cap, n + 1) || !grow_u32(&fs->toff, &fs->toff_cap, n + 1) ||
+      !grow_u32(&fs->tlen, &fs->tlen_cap, n + 1))
+    return 0;
+  size_t total = 0;
+  for (uint32_t i = 0; i < n; i++) total += st->tok_end.a[i] - st->tok_start.a[i];
+  if (total + 1 > fs->tbytes_cap) {
+    size_t c = fs->tbytes_cap ? fs->tbytes_cap : 4096;
+    while (c < total + 1) c *= 2;
+    char *p = realloc(fs->tbytes, c);
+    if (!p) return 0;
+    fs->tbytes = p;
+    fs->tbytes_cap = c;
+  }
+  size_t nslots = 64;
+  while (nslots < 2 * (size_t)n + 2) nslots *= 2;
+  if (!grow_u32(&fs->tslots, &fs->tslots_cap, nslots)) return 0;
+  memset(fs->tslots, 0, nslots * sizeof(uint32_t));
+  uint32_t ntext = 0, symbols = ts_language_symbol_count(language);
+  size_t at = 0;
+  int increasing = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t s = st->tok_start.a[i], e = st->tok_end.a[i];
+    if (i && s <= st->tok_start.a[i - 1]) increasing = 0;
+    size_t len = 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (uint32_t b = s; b < e; b++) {
+      char c = src[b];
+      if (c == '\n') continue;
+      fs->tbytes[at + len++] = c;
+      h = (h ^ (unsigned char)c) * 0x100000001b3ULL;
+    }
+    h = mix(h ^ len);
+    size_t j = (size_t)h & (nslots - 1);
+    uint32_t id = NONE;
+    while (fs->tslots[j]) {
+      uint32_t t = fs->tslots[j] - 1;
+      if (fs->tlen[t] == len && !memcmp(fs->tbytes + fs->toff[t], fs->tbytes + at, len)) {
+        id = t;
+        break;
+      }
+      j = (j + 1) & (nslots - 1);
+    }
+    if (id == NONE) {
+      id = ntext++;
+      fs->toff[id] = (uint32_t)at;
+      fs->tlen[id] = (uint32_t)len;
+      fs->tslots[j] = id + 1;
+      at += len;
+    }
+    fs->text[i] = id;
+    /* a variable: the text is not the type's name */
+    uint32_t sym = st->tok_sym.a[i];
+    TSSymbol raw = sym < symbols ? (TSSymbol)sym : sym == symbols ? ts_builtin_sym_error : ts_builtin_sym_error_repeat;
+    const char *name = ts_language_symbol_name(language, raw);
+    size_t name_len = name ? strlen(name) : 0;
+    fs->is_var[i] = !(name && name_len == fs->tlen[id] && !memcmp(name, fs->tbytes + fs->toff[id], name_len));
+  }
+  /* positions: a token's own index where the spans are distinct, else the last index of its span */
+  for (uint32_t i = 0; i < n; i++) fs->pos[i] = i;
+  if (!increasing) {
+    memset(fs->tslots, 0, nslots * sizeof(uint32_t));
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t key = (uint64_t)st->tok_start.a[i] << 32 | st->tok_end.a[i];
+      size_t j = (size_t)mix(key) & (nslots - 1);
+      while (fs->tslots[j]) {
+        uint32_t t = fs->tslots[j] - 1;
+        if (((uint64_t)st->tok_start.a[t] << 32 | st->tok_end.a[t]) == key) break;
+        j = (j + 1) & (nslots - 1);
+      }
+      fs->tslots[j] = i + 1; /* the last token of the span */
+    }
+    for (uint32_t i = 0; i < n; i++) {
+      uint64_t key = (uint64_t)st->tok_start.a[i] << 32 | st->tok_end.a[i];
+      size_t j = (size_t)mix(key) & (nslots - 1);
+      while (((uint64_t)st->tok_start.a[fs->tslots[j] - 1] << 32 | st->tok_end.a[fs->tslots[j] - 1]) != key)
+        j = (j + 1) & (nslots - 1);
+      fs->pos[i] = fs->tslots[j] - 1;
+      fs->text[i] = fs->text[fs->pos[i]];
+    }
+  }
+  uint32_t nvars = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    fs->before[i] = nvars;
+    if (fs->is_var[i]) fs->vars[nvars++] = i;
+  }
+  fs->before[n] = nvars;
+  fl->ntok = n;
+  fl->ntext = ntext;
+  return 1;
+}
+
+/* dataflow._items: the normalised items of the edges, as ids of the table (TAG_FLOW keys) */
+static int flow_items(FlowState *fs, MMState *st) {
+  Flow *fl = &fs->fl;
+  MMTable *t = &st->table;
+  fs->flow.n = 0;
+  size_t n = fl->out.n;
+  if (!n) return E_OK;
+  uint32_t ntok = fl->ntok;
+  /* stable sort by position (counting sort: positions are token indices) */
+  uint32_t *count = calloc((size_t)ntok + 1, sizeof(uint32_t)), *order = malloc(n * sizeof(uint32_t));
+  uint8_t *used = calloc((size_t)ntok + 1, 1);
+  int rc = E_NOMEM;
+  if (!count || !order || !used) goto done;
+  int parented = 0;
+  for (size_t i = 0; i < n; i++) {
+    count[fl->out.a[i].pos + 1]++;
+    if (fl->out.a[i].ppos != PS_NONE) parented = 1;
+  }
+  rc = E_OK;
+  if (!parented) goto done;
+  for (uint32_t p = 0; p < ntok; p++) count[p + 1] += count[p];
+  for (size_t i = 0; i < n; i++) order[count[fl->out.a[i].pos]++] = (uint32_t)i;
+  /* the positions used: of the edges with parents, and their parents' */
+  rc = E_NOMEM;
+  MMU32s stack = {0, 0, 0};
+  if (++fl->ustamp_gen == 0) memset(fl->ustamp, 0, fl->ustamp_cap * sizeof(uint32_t)), fl->ustamp_gen = 1;
+  for (size_t i = 0; i < n; i++) {
+    Edge *e = &fl->out.a[i];
+    if (e->ppos == PS_NONE) continue;
+    used[e->pos] = 1;
+    if (!u32_push(&stack, (uint32_t)e->ppos)) goto done_stack;
+    while (stack.n) {
+      int32_t ps = (int32_t)stack.a[--stack.n];
+      if (ps >= 0) {
+        used[ps] = 1;
+      } else if (ps != PS_NONE) {
+        uint32_t u = ps_union_offset(ps);
+        if (fl->ustamp[u] == fl->ustamp_gen) continue;
+        fl->ustamp[u] = fl->ustamp_gen;
+        for (uint32_t k = 0; k < fl->unions.a[u]; k++)
+          if (!u32_push(&stack, fl->unions.a[u + 1 + k])) goto done_stack;
+      }
+    }
+  }
+  /* kept edges in position order; runs at one position merged (the last one's name and relation, the
+     parents of all, de-duplicated); names numbered by first appearance, parents first */
+  if (++fl->stamp_gen == 0) memset(fl->stamp, 0, fl->ntext * sizeof(uint32_t)), fl->stamp_gen = 1;
+  uint32_t numbers = 0;
+  MMU32s key = {0, 0, 0};
+  for (size_t a = 0; a < n;) {
+    Edge *e = &fl->out.a[order[a]];
+    size_t b = a + 1;
+    if (!used[e->pos]) {
+      a = b;
+      continue;
+    }
+    while (b < n && fl->out.a[order[b]].pos == e->pos) b++;
+    Edge *last = &fl->out.a[order[b - 1]];
+    key.n = 0;
+    if (b - a == 1) {
+      for (uint32_t k = 0; k < e->par_n; k++)
+        if (!u32_push(&key, fl->parents.a[e->par_off + k])) goto done_key;
+    } else { /* de-duplicated, first seen */
+      if (++fl->stamp2_gen == 0) memset(fl->stamp2, 0, fl->ntext * sizeof(uint32_t)), fl->stamp2_gen = 1;
+      for (size_t m = a; m < b; m++) {
+        Edge *x = &fl->out.a[order[m]];
+        for (uint32_t k = 0; k < x->par_n; k++) {
+          uint32_t name = fl->parents.a[x->par_off + k];
+          if (fl->stamp2[name] == fl->stamp2_gen) continue;
+          fl->stamp2[name] = fl->stamp2_gen;
+          if (!u32_push(&key, name)) goto done_key;
+        }
+      }
+    }
+    /* number the parents, then the name */
+    for (size_t q = 0; q < key.n; q++) {
+      uint32_t name = key.a[q];
+      if (fl->stamp[name] != fl->stamp_gen) fl->stamp[name] = fl->stamp_gen, fl->slot[name] = numbers++;
+      key.a[q] = fl->slot[name];
+    }
+    uint32_t own = (uint32_t)last->name;
+    if (fl->stamp[own] != fl->stamp_gen) fl->stamp[own] = fl->stamp_gen, fl->slot[own] = numbers++;
+    /* the key: (TAG_FLOW, number * 2 + relation, (parent number, 0) pairs) */
+    size_t np = key.n;
+    if (!u32_reserve(&key, np)) goto done_key;
+    for (size_t q = np; q-- > 0;) key.a[2 * q] = key.a[q], key.a[2 * q + 1] = 0;
+    key.n = 2 * np;
+    uint32_t id = table_key(t, TAG_FLOW, fl->slot[own] * 2 + last->rel, key.a, (uint32_t)np);
+    if (id == NONE || !u32_push(&fs->flow, id)) goto done_key;
+    a = b;
+  }
+  rc = E_OK;
+done_key:
+  free(key.a);
+done_stack:
+  free(stack.a);
+done:
+  free(count);
+  free(order);
+  free(used);
+  return rc;
+}
+
+#define FLOW_DONE 0
+#define FLOW_LIMITED 1
+#define FLOW_PYTHON 2 /* not computed here: the caller runs the Python data flow */
+
+static int grow_zero(uint32_t **a, uint32_t *cap, size_t n) {
+  uint32_t old = *cap;
+  if (!grow_u32(a, cap, n)) return 0;
+  if (*cap > old) memset(*a + old, 0, (*cap - old) * sizeof(uint32_t));
+  return 1;
+}
+
+/* data_flow(tree, lang) of the walked snippet: FLOW_DONE (items in fs->flow), FLOW_LIMITED, FLOW_PYTHON,
+   or -1 (out of memory) */
+static int run_flow(MMState *st, FlowState *fs, const TSLanguage *language, const char *src, uint32_t length,
+                    const MMRules *r) {
+  Flow *fl = &fs->fl;
+  fs->flow.n = 0;
+  if (st->out.leaf_root) return FLOW_PYTHON;
+  for (uint32_t i = 0; i < length; i++)
+    if ((unsigned char)src[i] >= 0x80) return FLOW_PYTHON; /* token texts of str slices: the Python path */
+  if (!token_texts(fs, st, language, src)) return -1;
+  uint32_t nnode = (uint32_t)st->node_sym.n, ntext = fl->ntext ? fl->ntext : 1;
+  if (!grow_u32(&fs->S, &fs->S_cap, ntext) || !grow_zero(&fs->stamp, &fs->stamp_cap, ntext) ||
+      !grow_zero(&fs->stamp2, &fs->stamp2_cap, ntext) ||
+      !grow_u32(&fs->slot, &fs->slot_cap, ntext) || !grow_zero(&fs->pstamp, &fs->pstamp_cap, fl->ntok + 1) ||
+      !grow_u8(&fs->first, &fs->first_cap, nnode + 1))
+    return -1;
+  fl->st = st;
+  fl->r = r;
+  fl->tok_sym = st->tok_sym.a;
+  fl->pos = (int32_t *)fs->pos;
+  fl->text = (int32_t *)fs->text;
+  fl->before = fs->before;
+  fl->vars = fs->vars;
+  fl->is_var = fs->is_var;
+  fl->node_sym = st->node_sym.a;
+  fl->node_lo = st->node_lo.a;
+  fl->node_hi = st->node_hi.a;
+  fl->node_flags = st->node_flags.a;
+  fl->kid_ptr = st->kid_ptr.a;
+  fl->kid_code = (const int32_t *)st->kid_sorted_code.a;
+  fl->kid_field = st->kid_sorted_field.a;
+  fl->S = (int32_t *)fs->S;
+  fl->stamp = fs->stamp;
+  fl->stamp2 = fs->stamp2;
+  fl->slot = fs->slot;
+  fl->pstamp = fs->pstamp;
+  for (uint32_t i = 0; i < fl->ntext; i++) fl->S[i] = S_MISSING;
+  /* the nodes with a child of a do_first type */
+  fl->first = NULL;
+  int any_first = 0;
+  for (uint32_t s = 0; s < r->nsym && !any_first; s++) any_first = (r->symflags[s] & R_DO_FIRST) != 0;
+  if (any_first) {
+    fl->first = fs->first;
+    for (uint32_t i = 0; i < nnode; i++) {
+      fl->first[i] = 0;
+      for (uint32_t k = fl->kid_ptr[i]; k < fl->kid_ptr[i + 1]; k++)
+        if (kind_of(fl, fl->kid_code[k]) & R_DO_FIRST) {
+          fl->first[i] = 1;
+          break;
+        }
+    }
+  }
+  fl->J.n = fl->folded.n = fl->parents.n = fl->unions.n = fl->scratch.n = 0;
+  fl->out.n = 0;
+  fl->left = r->work_per_token * (int64_t)fl->ntok + r->work_floor;
+  fl->depth = 0;
+  int rc;
+  int32_t root = st->out.root_code;
+  if (root >= 0) { /* a string literal root: one token */
+    rc = tokens(fl, (uint32_t)root, (uint32_t)root + 1);
+  } else {
+    rc = visit(fl, root);
+  }
+  st->out.flow_left = fl->left;
+  if (rc == E_NOMEM) return -1;
+  if (rc == E_DEEP) return FLOW_PYTHON;
+  if (rc == E_LIMIT || fl->left < 0) return FLOW_LIMITED;
+  if (rc == E_ERROR) return FLOW_DONE; /* no data flow, as the reference after an exception */
+  rc = flow_items(fs, st);
+  return rc == E_OK ? FLOW_DONE : -1;
+}
+
+static void flow_free(FlowState *fs) {
+  if (!fs) return;
+  Flow *fl = &fs->fl;
+  free(fl->J.a);
+  free(fl->out.a);
+  free(fl->folded.a);
+  free(fl->parents.a);
+  free(fl->unions.a);
+  free(fl->scratch.a);
+  free(fl->ustamp);
+  uint32_t *arrays[] = {fs->pos, fs->text, fs->before, fs->vars, fs->S, fs->stamp, fs->stamp2, fs->pstamp, fs->slot, fs->tslots,
+                        fs->toff, fs->tlen};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; i++) free(arrays[i]);
+  free(fs->is_var);
+  free(fs->first);
+  free(fs->tbytes);
+  free(fs->flow.a);
+  free(fs);
+}
+
+/* ------------------------------------------------------------------------------------------------ */
 /* the entry point                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
 /* Parse `source` with `parser` and walk the tree (see the top of this file); the results are in
@@ -758,10 +1991,11 @@ static int subtree_walk(MMState *st, const TSTree *tree, MMLangNames *l) {
    filled in), MM_MISMATCH (the two walks disagree on the nodes with children: not expected), MM_NO_TREE
    or MM_NO_MEMORY. */
 int mm_walk(MMState *st, TSParser *parser, const char *source, uint32_t length, const uint8_t *flags,
-            uint32_t nflags, uint32_t depth_limit) {
+            uint32_t nflags, uint32_t depth_limit, const MMRules *rules) {
   MMOut *out = &st->out;
   memset(out, 0, sizeof *out);
   out->root_code = INT32_MIN;
+  out->flow_status = FLOW_PYTHON;
   MMU32s *bufs[] = {&st->tok_sym, &st->tok_start, &st->tok_end, &st->node_sym, &st->node_lo, &st->node_hi,
                   &st->node_flags, &st->kid_parent, &st->kid_code, &st->kid_field, &st->wanted_cursor,
                   &st->kid_ptr, &st->kid_sorted_code, &st->kid_sorted_field, &st->ids};
@@ -807,6 +2041,20 @@ int mm_walk(MMState *st, TSParser *parser, const char *source, uint32_t length, 
   out->kid_code = (int32_t *)st->kid_sorted_code.a;
   out->kid_field = st->kid_sorted_field.a;
   out->ids = st->ids.a;
+  if (rules) {
+    if (!st->fs && !(st->fs = calloc(1, sizeof(FlowState)))) {
+      rc = MM_NO_MEMORY;
+      goto done;
+    }
+    int status = run_flow(st, st->fs, tree->language, source, length, rules);
+    if (status < 0) {
+      rc = MM_NO_MEMORY;
+      goto done;
+    }
+    out->flow_status = (uint32_t)status;
+    out->nflow = (uint32_t)st->fs->flow.n;
+    out->flow = st->fs->flow.a;
+  }
   rc = MM_OK;
 done:
   ts_tree_delete(tree);

@@ -39,6 +39,22 @@ _TAG_NORMAL, _TAG_MISSING, _TAG_UNEXPECTED, _TAG_HIDDEN, _TAG_SEQ, _TAG_ANONYMOU
 # symbol flags (input) and flat node flags (output)
 _F_STRING, _F_COMMENT, _F_SPECIAL, _F_DO_FIRST = 1, 2, 4, 8
 _N_SPECIAL, _N_FIRST_PARENT = 1, 2
+# data flow (legacy_walk.c): flow_status, rule handlers and symbol flags of MMRules
+_FLOW_DONE, _FLOW_LIMITED, _FLOW_PYTHON = 0, 1, 2
+_HANDLER_KEYS = (
+    ("whiles", 7),
+    ("efors", 6),
+    ("fors", 5),
+    ("ifs", 4),
+    ("incs", 3),
+    ("assigns", 2),
+    ("defs", 1),
+)
+_R_IDENT, _R_ELSE, _R_PY_ELSE, _R_IFS, _R_COMMA, _R_BLOCK, _R_FOR_MARKER, _R_DO_FIRST, _R_FOR_IN = (
+    1, 2, 4, 8, 16, 32, 64, 128, 256)  # fmt: skip
+_TAG_FLOW = 8
+# rule nesting the C data flow handles (it recurses per level); deeper, the Python data flow
+_MAX_FLOW_DEPTH = 400
 _STRING_TYPES = frozenset(("string_literal", "string", "character_literal"))  # as trees.flatten_tree_sitter
 _U32P = ctypes.POINTER(ctypes.c_uint32)
 
@@ -55,6 +71,21 @@ class _Out(ctypes.Structure):
         ("root_code", ctypes.c_int32), ("has_error", ctypes.c_uint32), ("leaf_root", ctypes.c_uint32),
         ("root_sym", ctypes.c_uint32), ("root_named", ctypes.c_uint32), ("root_start", ctypes.c_uint32),
         ("root_end", ctypes.c_uint32), ("max_depth", ctypes.c_uint32),
+        ("flow_status", ctypes.c_uint32), ("nflow", ctypes.c_uint32), ("flow", _U32P), ("flow_left", ctypes.c_int64),
+    ]  # fmt: skip
+
+
+class _Rules(ctypes.Structure):
+    """``MMRules`` of legacy_walk.c: one language's data-flow rules (``dataflow._RULES``) for the C walk."""
+
+    _fields_ = [
+        ("handler", ctypes.c_char_p), ("symflags", ctypes.POINTER(ctypes.c_uint16)), ("nsym", ctypes.c_uint32),
+        ("assign_python", ctypes.c_uint32), ("if_python", ctypes.c_uint32), ("for_python", ctypes.c_uint32),
+        ("with_incoming_untagged", ctypes.c_uint32), ("merge_incoming", ctypes.c_uint32),
+        ("def_name", ctypes.c_uint32), ("def_value", ctypes.c_uint32), ("left", ctypes.c_uint32),
+        ("right", ctypes.c_uint32), ("efor_name", ctypes.c_uint32), ("efor_value", ctypes.c_uint32),
+        ("efor_body", ctypes.c_uint32), ("work_per_token", ctypes.c_int64), ("work_floor", ctypes.c_int64),
+        ("max_depth", ctypes.c_uint32),
     ]  # fmt: skip
 
 
@@ -67,7 +98,7 @@ SIGNATURES = {
     "mm_table_string": (ctypes.c_uint32, (ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32)),
     "mm_table_key": (ctypes.c_uint32, (ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, _U32P, ctypes.c_uint32)),
     "mm_walk": (ctypes.c_int, (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32, ctypes.c_char_p,
-                               ctypes.c_uint32, ctypes.c_uint32)),
+                               ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(_Rules))),
     "ts_language_symbol_count": (ctypes.c_uint32, (ctypes.c_void_p,)),
     "ts_language_symbol_name": (ctypes.c_char_p, (ctypes.c_void_p, ctypes.c_uint16)),
     "ts_language_field_count": (ctypes.c_uint32, (ctypes.c_void_p,)),
@@ -138,6 +169,15 @@ class NativeIds:
             words[2 * k + 1] = items[2 * k + 1]
         return self._check(self.rt.mm_table_key(self.ptr, tag, value, words, n))
 
+    def intern_flow(self, item) -> int:
+        """The id of a normalised data-flow item ``(name, relation, parents)`` (``dataflow._items``): the id the C
+        data flow gives the same item."""
+        name, relation, parents = item
+        words = (ctypes.c_uint32 * (2 * len(parents)))()
+        words[0::2] = parents
+        head = name * 2 + (relation == "computedFrom")
+        return self._check(self.rt.mm_table_key(self.ptr, _TAG_FLOW, head, words, len(parents)))
+
 
 def _lookahead_code(text: str) -> int:
     """The look-ahead character the core printed as ``text`` in ``(UNEXPECTED text)`` (as uint32)."""
@@ -165,12 +205,29 @@ def native_ids(intern, runtime):
 
 
 class Grammar:
-    """What the walker needs of one language: its node type names and field names by id, and the flags of
-    every symbol for one set of data-flow rule types."""
+    """What the walker needs of one language: its node type names and field names by id, the flags of every
+    symbol for its data-flow rules (``dataflow._RULES``), and those rules for the C data flow (None where
+    their styles are not ported: the Python data flow then runs on the flat nodes)."""
 
-    __slots__ = ("names", "field_names", "flags", "nflags")
+    __slots__ = (
+        "lang",
+        "special_types",
+        "first_types",
+        "names",
+        "field_names",
+        "flags",
+        "nflags",
+        "rules",
+        "_keep",
+    )
 
-    def __init__(self, runtime, language_ptr, special_types, first_types):
+    def __init__(self, runtime, language_ptr, lang):
+        from .dataflow import _RULES, _SPECIAL, DATAFLOW_WORK_FLOOR, DATAFLOW_WORK_PER_TOKEN
+
+        rules = _RULES[lang]
+        self.lang = lang
+        self.special_types = special_types = _SPECIAL[lang]
+        self.first_types = first_types = rules["do_first"]
         count = runtime.ts_language_symbol_count(language_ptr)
         symbols = [*range(count), 0xFFFF, 0xFFFE]  # ERROR and _ERROR after the grammar's own symbols
         self.names = [sys.intern((runtime.ts_language_symbol_name(language_ptr, s) or b"").decode("utf8"))
@@ -187,6 +244,48 @@ class Grammar:
             )  # fmt: skip
         self.flags = bytes(flags)
         self.nflags = len(flags)
+        self.rules = None
+        efor = rules["efor_style"]
+        if (
+            rules["def_style"] == "fields" and rules["assign_style"] in ("python", "simple")
+            and rules["if_style"] in ("python", "flag") and rules["for_style"] in ("python", "c")
+            and (efor is None or isinstance(efor, tuple))
+        ):  # fmt: skip
+            self.rules = self._c_rules(rules, DATAFLOW_WORK_PER_TOKEN, DATAFLOW_WORK_FLOOR)
+
+    def _c_rules(self, rules, per_token, floor):
+        handlers = {}
+        for (
+            key,
+            code,
+        ) in _HANDLER_KEYS:  # the reference's precedence: a later key wins (dataflow_walk._handlers)
+            for kind in rules[key]:
+                handlers[kind] = code
+        ifs, first_types = frozenset(rules["ifs"]), frozenset(rules["do_first"])
+        handler = bytes(handlers.get(name, 0) for name in self.names)
+        symflags = (ctypes.c_uint16 * len(self.names))()
+        for i, name in enumerate(self.names):
+            symflags[i] = (
+                (_R_IDENT if name == "identifier" else 0) | (_R_ELSE if "else" in name else 0)
+                | (_R_PY_ELSE if name in ("elif_clause", "else_clause") else 0) | (_R_IFS if name in ifs else 0)
+                | (_R_COMMA if name == "," else 0) | (_R_BLOCK if name == "block" else 0)
+                | (_R_FOR_MARKER if name == rules["for_marker"] else 0)
+                | (_R_DO_FIRST if name in first_types else 0) | (_R_FOR_IN if name == "for_in_clause" else 0)
+            )  # fmt: skip
+        field_ids = {name: i for i, name in enumerate(self.field_names) if name}
+
+        def field(name):
+            return field_ids.get(name, _NONE)
+
+        def_fields = rules["def_fields"]
+        efor = rules["efor_style"] or (None, None, None)
+        self._keep = (handler, symflags)
+        return _Rules(
+            handler, symflags, len(self.names), rules["assign_style"] == "python", rules["if_style"] == "python",
+            rules["for_style"] == "python", bool(rules["if_tag"]), bool(rules["merge_incoming"]),
+            field(def_fields[0]), field(def_fields[1]), field("left"), field("right"), field(efor[0]),
+            field(efor[1]), field(efor[2]), per_token, floor, _MAX_FLOW_DEPTH,
+        )  # fmt: skip
 
 
 class _LazyNode:
@@ -257,12 +356,16 @@ class _Arrays:
         node.kids, node.fields, node.skids = kids, fields, skids
 
 
-def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_limit: int, first_types):
-    """The ``FlatTree`` of ``code`` (see the module docstring), or None when the tree is deeper than
-    ``depth_limit`` or the walker declines it (the caller then takes the Python path)."""
+def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_limit: int, full: bool = False):
+    """The ``FlatTree`` of ``code`` (see the module docstring) with its data flow (``dataflow``: ids of the
+    table, and whether it was over the work limit; None where the Python data flow is to run), or None when
+    the tree is deeper than ``depth_limit`` or the walker declines it (the caller then takes the Python path).
+    With the data flow done in C, the tokens and flat nodes are left out (None) unless ``full``."""
     rt = table.rt
     data = code.encode("utf8")
-    rc = rt.mm_walk(table.ptr, parser_ptr, data, len(data), grammar.flags, grammar.nflags, depth_limit)
+    rc = rt.mm_walk(
+        table.ptr, parser_ptr, data, len(data), grammar.flags, grammar.nflags, depth_limit, grammar.rules
+    )
     if rc == NO_MEMORY:
         raise MemoryError("codebleu: no memory for the tree walk")
     if rc == NO_TREE:
@@ -271,12 +374,19 @@ def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_lim
         return None
     out = table.out
     names = grammar.names
+    first_types = grammar.first_types
     tree = FlatTree()
     tree.text = code
     tree.has_error = out.has_error != 0
     tree.unprinted = 0
     tree.subtrees = out.ids[: out.nids]
-    tree.first_parents = set() if first_types is not None else None
+    tree.dataflow = None
+    if out.flow_status != _FLOW_PYTHON:
+        tree.dataflow = (out.flow[: out.nflow], out.flow_status == _FLOW_LIMITED)
+        if not full:
+            tree.types = tree.starts = tree.ends = tree.root = tree.first_parents = None
+            return tree
+    tree.first_parents = set()
     if out.leaf_root:  # as trees._flat_leaf_root
         kind = names[out.root_sym]
         tree.root = _new_node(kind, 0)
@@ -308,6 +418,6 @@ def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_lim
     else:
         root = arrays.node(~top)
     tree.root = root
-    if first_types is not None and _N_FIRST_PARENT in map(_N_FIRST_PARENT.__and__, flags):
+    if first_types and _N_FIRST_PARENT in map(_N_FIRST_PARENT.__and__, flags):
         tree.first_parents = {arrays.node(i) for i, f in enumerate(flags) if f & _N_FIRST_PARENT}
     return tree

@@ -98,13 +98,16 @@ class FlatTree:
       tree-sitter's ``str(node)`` (the s-expression the reference compares) is equal;
     * ``has_error``: the parse holds ERROR or MISSING nodes;
     * ``first_parents``: the nodes with a child of a ``do_first`` type of the data-flow rules (None: not
-      collected).
+      collected);
+    * ``dataflow``: (items, limited) of ``dataflow.data_flow`` where the parser computed them with the tree
+      (the runtime of 2020's C walker: items as ids of its table); unset otherwise.
 
     ``flatten_tree_sitter`` builds it from a tree-sitter parse; any other parser (e.g. an older
     grammar runtime) only needs to produce the same fields.
     """
 
-    __slots__ = ("root", "types", "starts", "ends", "text", "subtrees", "has_error", "unprinted", "first_parents")
+    __slots__ = ("root", "types", "starts", "ends", "text", "subtrees", "has_error", "unprinted", "first_parents",
+                 "dataflow")
 
     def token_code(self):
         """(positions, texts): the text of every token and the index it is known by, keyed by span like
