@@ -98,6 +98,11 @@ def _all_valid_text(strings: list) -> bool:
     per-element checks then only run to name the first bad one)."""
     if not set(map(type, strings)) <= {str}:
         return False
+    return _valid_text(strings)
+
+
+def _valid_text(strings: list) -> bool:
+    """True when the ``str`` elements of ``strings`` are all UTF-8 encodable (no lone surrogates)."""
     joined = "".join(strings)
     if joined.isascii():
         return True
@@ -157,15 +162,38 @@ def flatten_references(nested: list) -> tuple[list, object]:
     return flat, np.fromiter(map(len, nested), dtype=np.int64, count=len(nested))
 
 
+def _flat_references(values: list):
+    """``(flat, counts)`` of references that are all valid, checked column by column: one plain ``str``
+    per example, or one non-empty list of plain ``str`` per example; None otherwise (then
+    ``check_reference_lists`` checks them one by one and names the first bad one)."""
+    import numpy as np
+
+    kinds = set(map(type, values))
+    if kinds == {str}:
+        return (values, np.ones(len(values), dtype=np.int64)) if _valid_text(values) else None
+    if kinds == {list}:
+        counts = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+        if counts.min() > 0:
+            flat = list(itertools.chain.from_iterable(values))
+            if _all_valid_text(flat):
+                return flat, counts
+    return None
+
+
 def text_pairs(predictions, references) -> tuple[list, list, object]:
     """Checked text-pair inputs of the library's ``score`` functions: ``(predictions, flat references,
     counts)``: one string per example, one string or a non-empty list of strings as the references
-    of each example, the same number of both."""
+    of each example, the same number of both. Valid inputs are checked column by column (a few C passes
+    over all strings); the per-example checks only run to name the first bad one."""
     predictions = check_strings(predictions, "predictions")
-    nested = check_reference_lists(references, "references")
-    check_same_length("predictions", predictions, "references", nested)
-    flat, counts = flatten_references(nested)
-    return predictions, flat, counts
+    values = check_list(references, "references")
+    flat = _flat_references(values)
+    if flat is None:
+        nested = check_reference_lists(values, "references")
+        check_same_length("predictions", predictions, "references", nested)
+        return predictions, *flatten_references(nested)
+    check_same_length("predictions", predictions, "references", flat[1])
+    return predictions, *flat
 
 
 def score_text_pairs(score_checked, table, predictions, references, preset, return_per_example, confidence,

@@ -55,7 +55,7 @@ def make_result(scores: Mapping[str, float], signature: str, per_example=None, r
     result = {key: float(value) for key, value in scores.items()}
     result["signature"] = signature
     if return_per_example:
-        result["per_example"] = list(per_example)
+        result["per_example"] = per_example() if type(per_example) is LazyRows else list(per_example)
     return result
 
 
@@ -113,6 +113,20 @@ def trainer_scores(result: Mapping, prefix: str, directions: Mapping | None = No
     return out
 
 
+class LazyRows:
+    """Per-example values made only when asked for (``Result.per_example``, ``make_result``): calling it
+    returns ``build(*columns)``."""
+
+    __slots__ = ("build", "columns")
+
+    def __init__(self, build, *columns):
+        self.build = build
+        self.columns = columns
+
+    def __call__(self) -> list:
+        return self.build(*self.columns)
+
+
 class Result(dict):
     """A metric's result: the flat dict ``compute`` returns (``r["anls"]``, ``r["signature"]``, and with
     ``return_per_example=True`` ``r["per_example"]``), plus
@@ -129,8 +143,15 @@ class Result(dict):
     def __init__(self, values: Mapping, metric: str, per_example=None, statistic=None):
         super().__init__(values)
         self.metric = metric
-        self.per_example = per_example
+        self._per_example = per_example  # a list, or LazyRows made into one on first use
         self.statistic = statistic
+
+    @property
+    def per_example(self):
+        value = self._per_example
+        if type(value) is LazyRows:
+            value = self._per_example = value()
+        return value
 
     @property
     def signature(self) -> str:

@@ -24,6 +24,18 @@ def test_score_seed_vectors():
     assert r["one_minus_ned"] == pytest.approx((1.0 + 2 / 3) / 2)
 
 
+def test_per_example_made_when_asked_for():
+    """Without return_per_example the per-example dicts are made on first use of ``r.per_example``: the same
+    values as when asked for. References as plain strings and as lists (checked column by column) give the
+    same result."""
+    preds, refs = ["хоп", "abce", "abc", ""], [["хор"], ["abcd", "abce"], ["ABC"], ["x"]]
+    asked = ned.score(preds, refs, return_per_example=True)
+    lazy = ned.score(preds, refs)
+    assert "per_example" not in lazy and type(lazy._per_example) is not list
+    assert lazy.per_example == asked.per_example == asked["per_example"] and lazy.per_example is lazy.per_example
+    assert ned.score(preds, [r[-1] for r in refs]).to_dict() == ned.score(preds, [r[-1:] for r in refs]).to_dict()
+
+
 def test_result_forms():
     r = ned.score(["Hello", "World", "!"], ["Hello", "world", "!"], confidence=0.9, n_resamples=200)
     assert r["string_accuracy"] == pytest.approx(2 / 3, abs=1e-15)

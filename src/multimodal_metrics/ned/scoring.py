@@ -4,7 +4,7 @@ import numpy as np
 
 from ..inputs import score_text_pairs
 from ..options import Option, OptionTable, check_choice, check_number
-from ..results import Result, make_result, mean
+from ..results import LazyRows, Result, make_result, mean
 from ..state import TextPairState
 from ..stats import Statistic, compare_scores, interval_values
 from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
@@ -68,13 +68,20 @@ def example_rows(predictions, flat_references, counts, preset, options) -> tuple
     return dict(ned_per_example_flat(predictions, flat_references, counts, **options)), {}
 
 
+def _per_example(ned_scores, exact, edits, ref_chars) -> list:
+    """One dict per example: ``one_minus_ned``, ``string_accuracy``, ``cer`` (made when asked for)."""
+    cers = cer_per_example(edits, ref_chars).tolist()
+    return [{"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)]
+
+
 def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
     """1 - NED, string accuracy and CER from the per-example rows in example order (what ``score`` and a
     merged state both call)."""
     ned_scores = columns["one_minus_ned"].tolist()
     exact = columns["string_accuracy"].tolist()
-    cers = cer_per_example(columns["edits"], columns["ref_chars"]).tolist()
-    per_example = [{"one_minus_ned": s, "string_accuracy": e, "cer": c} for s, e, c in zip(ned_scores, exact, cers)]
+    per_example = LazyRows(_per_example, ned_scores, exact, columns["edits"], columns["ref_chars"])
+    if return_per_example is True:
+        per_example = per_example()
     cer_field = {"cer": "jiwer"} if options.get("cer_strip") else {}
     fields = {**OPTIONS.signature_fields(options), **cer_field, **resampling.signature_fields()}
     signature = OPTIONS.signature(preset, fields)

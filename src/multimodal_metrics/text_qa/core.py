@@ -48,6 +48,10 @@ MEASURES = ("f1", "exact_match")
 
 _DELETE_PUNCT = str.maketrans("", "", string.punctuation)
 _DELETE_PUNCT_KEEP_HYPHEN = str.maketrans("", "", string.punctuation.replace("-", ""))
+# The same deletions as one regular expression each: str.translate with a dict table looks every
+# character up (~0.3 us per character of Cyrillic text), the regex scans in C and copies only on a match.
+_PUNCT = re.compile("[" + re.escape(string.punctuation) + "]+")
+_PUNCT_KEEP_HYPHEN = re.compile("[" + re.escape(string.punctuation.replace("-", "")) + "]+")
 _LETTER = re.compile("[abcde]")
 
 # the pymorphy3 lemmatiser and its Russian dictionary (no download at run time): the `ru` extra
@@ -67,8 +71,10 @@ def _analyzer():
         raise MissingExtra(f"text_qa ({err})", _LEMMATISER, ["ru"]) from err
 
 
+@functools.cache
 def lemmatizer_version() -> str:
-    """``pymorphy3-<version>/ru-<dictionary version>``: the lemmatiser the scores depend on."""
+    """``pymorphy3-<version>/ru-<dictionary version>``: the lemmatiser the scores depend on (read from the
+    package metadata once per process: a missing package raises each time, it is not cached)."""
     from importlib.metadata import PackageNotFoundError, version
 
     from ..extras import require
@@ -91,7 +97,7 @@ def lemmatize(token: str) -> str:
 
 def normalize_answer(text: str, keep_hyphen: bool = False) -> str:
     """The official normalisation: lower-case, delete ASCII punctuation, lemmatise, map number words."""
-    text = text.lower().translate(_DELETE_PUNCT_KEEP_HYPHEN if keep_hyphen else _DELETE_PUNCT)
+    text = (_PUNCT_KEEP_HYPHEN if keep_hyphen else _PUNCT).sub("", text.lower())
     lemmas = (lemmatize(token) for token in text.split())
     return " ".join(NUMBER_WORDS.get(lemma, lemma) for lemma in lemmas)
 
