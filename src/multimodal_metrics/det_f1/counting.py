@@ -136,6 +136,9 @@ def count_per_group(
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
     pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
     g_img, n_gt, n_pred, gt_raw, pr_raw, unrequested = _groups(pred, ref, missing_class)
+    # column-major boxes: the coordinate tests and IoUs work on whole columns (numpy's loops run along
+    # a column instead of over rows of 2 or 4 numbers: several times faster on (N, 2) slices)
+    gt_raw, pr_raw = np.asfortranarray(gt_raw), np.asfortranarray(pr_raw)
     _check_group_sizes(g_img, n_gt, n_pred, ref.classes, matching)
     options = (box_format, iou_threshold, iou_boundary, matching)
     tp, fp, fn = (np.zeros(len(n_gt), dtype=np.int64) for _ in range(3))
