@@ -153,7 +153,7 @@ def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
     and trees deeper than MAX_RENDER_DEPTH, which take the Python path with ids in the same table."""
     from multimodal_metrics.codebleu import corpus, dataflow, dataflow_walk, trees
 
-    assert library.runtime.walker
+    assert library.runtime.walker, "a runtime built without the walker: bash scripts/setup.d/codebleu_legacy_ts.sh"
     snippets = legacy_oracle.legacy_snippets(lang, N_SNIPPETS, seed=5) + _hostile(lang)
     deep = "(" * (ts_legacy.MAX_RENDER_DEPTH + 50) + "1" + ")" * (ts_legacy.MAX_RENDER_DEPTH + 50)
     for code in snippets[:6]:
@@ -186,6 +186,23 @@ def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
         for a, b in zip(exp.subtrees, flat.subtrees):
             assert renamed.setdefault(a, b) == b and back.setdefault(b, a) == a, code
     assert len(renamed) > 1000 and limited >= 2
+
+
+def test_c_walker_in_threads(library):
+    """Computations in several threads at once (each with its own table and its own parser per thread) give
+    the numbers of one thread."""
+    import concurrent.futures
+
+    from multimodal_metrics import codebleu
+
+    preds, refs = legacy_oracle.preset_pairs("default", "java", 60)
+    refs = [r if isinstance(r, str) else r[0] for r in refs]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alone = codebleu.score(preds, refs, lang="java").to_dict()
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: codebleu.score(preds, refs, lang="java").to_dict(), range(8)))
+    assert all(r == alone for r in results)
 
 
 def test_deep_trees_no_crash(library):

@@ -268,6 +268,7 @@ class GrammarLibrary:
             self.languages[lang] = func()
         self._parsers = {}
         self._grammars = {}
+        self._local = threading.local()  # parse's and flatten's parsers, one per thread
 
     def parser(self, lang: str) -> "Parser":
         parser = self._parsers.get(lang)
@@ -282,7 +283,18 @@ class GrammarLibrary:
 
     # the tree-source interface of multimodal_metrics.codebleu.core (Snippet / corpus_codebleu ``trees=``)
     def parse(self, lang: str, data: bytes) -> "Node":
-        return self.parser(lang).parse(data).root_node
+        return self._thread_parser(lang).parse(data).root_node
+
+    def _thread_parser(self, lang: str) -> "Parser":
+        """This thread's parser of ``lang`` (a parser is not thread-safe; computations may run in threads)."""
+        parsers = getattr(self._local, "parsers", None)
+        if parsers is None:
+            parsers = self._local.parsers = {}
+        parser = parsers.get(lang)
+        if parser is None:
+            self.parser(lang)  # the language check and its error
+            parser = parsers[lang] = Parser(self.runtime, self.languages[lang], f"{self.name}:{lang}")
+        return parser
 
     def subtree_ids(self, root: "Node", intern):
         """(ids, exact): see the module function ``subtree_ids``; with the walker compiled in, the ids are
@@ -306,7 +318,7 @@ class GrammarLibrary:
         table = legacy_walk.native_ids(intern, self.runtime)
         if table is None:
             return None
-        parser = self.parser(lang)
+        parser = self._thread_parser(lang)
         grammar = self._grammars.get(lang)
         if grammar is None:
             grammar = self._grammars[lang] = legacy_walk.Grammar(self.runtime, self.languages[lang], lang)

@@ -1,5 +1,6 @@
 """CodeBLEU's option table, presets and ``score``: the functional API the evaluate module calls too."""
 
+import functools
 import math
 import os
 import warnings
@@ -124,6 +125,12 @@ def _check_grammar_library(library, arg: str = "grammar_library"):
 
 def _wheel_fields(lang: str) -> dict:
     """``{"grammar": "<wheel>@<version>", "ts": "<tree-sitter version>"}`` of the grammar wheels."""
+    return dict(_wheel_versions(lang))
+
+
+@functools.cache
+def _wheel_versions(lang: str) -> tuple:
+    """The items of ``_wheel_fields`` (the package metadata is read once per process and language)."""
     from importlib.metadata import PackageNotFoundError, version
 
     from .trees import _GRAMMAR_MODULES
@@ -135,7 +142,7 @@ def _wheel_fields(lang: str) -> dict:
             return "missing"
 
     dist = _GRAMMAR_MODULES[lang][0].replace("_", "-")
-    return {"grammar": f"{dist}@{installed(dist)}", "ts": installed("tree-sitter")}
+    return (("grammar", f"{dist}@{installed(dist)}"), ("ts", installed("tree-sitter")))
 
 
 def _not_2020_warning(preset, lang: str, why: str) -> None:
