@@ -153,6 +153,10 @@ class Result(dict):
             value = self._per_example = value()
         return value
 
+    @per_example.setter
+    def per_example(self, value) -> None:
+        self._per_example = value
+
     @property
     def signature(self) -> str:
         return self["signature"]
