@@ -107,7 +107,9 @@ def _valid_text(strings: list) -> bool:
     if joined.isascii():
         return True
     try:
-        joined.encode("utf-8")  # any lone surrogate fails, joined or not
+        # any surrogate code point fails, joined or not; UTF-16 refuses exactly the code points UTF-8 does
+        # (U+D800..U+DFFF) and encodes several times faster (close to a copy for most text)
+        joined.encode("utf-16-le")
     except UnicodeEncodeError:
         return False
     return True
