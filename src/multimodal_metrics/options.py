@@ -35,7 +35,7 @@ def check_preset(name: str, config_name: str, presets: Mapping[str, Mapping]) ->
     non-string, which may not even be hashable)."""
     if not isinstance(config_name, str):
         raise TypeError(
-            f"{name}: `preset` (config_name) must be a preset name (a string), got {_short(config_name)}; "
+            f"{name}: `preset` (config_name) must be a preset name (a string), got {short_repr(config_name)}; "
             f"expected one of {sorted(presets)}"
         )
     if config_name not in presets:
@@ -62,7 +62,7 @@ def resolve_options(
     return options
 
 
-def _short(value, limit: int = 80) -> str:
+def short_repr(value, limit: int = 80) -> str:
     """``repr(value)`` cut to ``limit`` characters (error messages must stay readable for 1 MB inputs); a value
     nested too deeply for ``repr`` is shown to a few levels (``reprlib``)."""
     try:
@@ -87,20 +87,20 @@ def check_choice(value, allowed: Iterable, arg: str):
         elif type(value) is type(choice) and value == choice:
             return choice
     if any(isinstance(value, str) if isinstance(c, str) else type(value) is type(c) for c in allowed):
-        raise ValueError(f"`{arg}` must be one of {allowed}, got {_short(value)}")
-    raise TypeError(f"`{arg}` must be one of {allowed}, got {type(value).__name__} ({_short(value)})")
+        raise ValueError(f"`{arg}` must be one of {allowed}, got {short_repr(value)}")
+    raise TypeError(f"`{arg}` must be one of {allowed}, got {type(value).__name__} ({short_repr(value)})")
 
 
 def check_path(value, arg: str) -> str:
     """A file-system path given as ``str`` or ``os.PathLike``, returned as ``str`` (NUL and lone
     surrogates refused with a ValueError naming ``arg``)."""
     if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
-        raise TypeError(f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({_short(value)})")
+        raise TypeError(f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({short_repr(value)})")
     path = os.fspath(value)
     if not isinstance(path, str):
-        raise TypeError(f"`{arg}` must be a text path, got {type(path).__name__} ({_short(path)})")
+        raise TypeError(f"`{arg}` must be a text path, got {type(path).__name__} ({short_repr(path)})")
     if "\x00" in path or not path:
-        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {_short(path)}")
+        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {short_repr(path)}")
     check_string(path, arg)
     return path
 
@@ -108,7 +108,7 @@ def check_path(value, arg: str) -> str:
 def check_bool(value, arg: str) -> bool:
     """Raise TypeError unless ``value`` is True or False (1/0 and strings are refused)."""
     if not isinstance(value, bool):
-        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({_short(value)})")
+        raise TypeError(f"`{arg}` must be True or False, got {type(value).__name__} ({short_repr(value)})")
     return value
 
 
@@ -131,11 +131,11 @@ def check_number(
     None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
     """
     if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({_short(value)})")
+        raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({short_repr(value)})")
     try:
         value = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
-        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {_short(value)}") from None
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {short_repr(value)}") from None
     if (
         math.isnan(value)
         or (math.isinf(value) and not allow_inf)
@@ -152,7 +152,7 @@ def check_string(value, where: str) -> str:
     copied to its plain text, so every path (the library, ``compute``, ``add_batch``, Arrow) sees the
     same characters and the same methods."""
     if not isinstance(value, str):
-        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({_short(value)})")
+        raise TypeError(f"`{where}` must be a string, got {type(value).__name__} ({short_repr(value)})")
     if type(value) is not str:
         value = str.__str__(value)  # the characters, as an exact str (no method of the subclass runs)
     if not value.isascii():
@@ -181,6 +181,9 @@ class Option:
     sentence for the docstring, the command line and the demo. ``cli``: how ``mm-score`` reads the
     flag's text (``None``: from the kind; ``False``: no flag). ``demo``: whether the demo shows a
     widget for it. ``doc_type``: the type shown in the docstring (default from the kind).
+    ``required``: a preset may leave it unset (None) and a call must then pass it (codebleu's ``lang``).
+    ``per_preset``: only the presets that set it take it, the others refuse it (vqa_acc's procedures).
+    ``sig_value``: how the signature writes the value (default: as it is).
     """
 
     name: str
@@ -195,6 +198,9 @@ class Option:
     cli: Callable | bool | None = None
     demo: bool = True
     doc_type: str | None = None
+    required: bool = False
+    per_preset: bool = False
+    sig_value: Callable | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -214,7 +220,7 @@ class Option:
         if self.kind == "integer":
             number = check_number(value, arg, self.low, self.high)
             if not number.is_integer():
-                raise ValueError(f"`{arg}` must be a whole number, got {_short(value)}")
+                raise ValueError(f"`{arg}` must be a whole number, got {short_repr(value)}")
             return int(number)
         if self.kind == "bool":
             return check_bool(value, arg)
@@ -226,6 +232,10 @@ class Option:
         if self.doc_type:
             return self.doc_type
         return {"choice": "str", "number": "float", "integer": "int", "bool": "bool", "path": "str"}.get(self.kind, "object")
+
+    def signature_value(self, value):
+        """``value`` as the signature writes it."""
+        return value if self.sig_value is None else self.sig_value(value)
 
     def describe(self, default=None) -> str:
         """The docstring line(s) of this option: name, type, help, choices or range, and ``default``."""
@@ -240,9 +250,15 @@ class Option:
 class OptionTable:
     """The options of one metric and its presets, declared once (see the module docstring).
 
-    ``presets`` maps a preset name to the default value of every option (``None`` = unset). Every
-    preset must set exactly the table's options. ``after_check`` (optional) receives the checked
-    options and the preset name and returns them, for rules between options.
+    ``presets`` maps a preset name to the default value of every option it takes (``None`` = unset);
+    the key order of a preset is the order its options are checked in (with several bad options, the
+    first one is reported). Every preset sets every option, except the ``per_preset`` ones, which only
+    the presets that set them take. :meth:`resolve` then runs two hooks: ``after_check(options,
+    preset)`` returns the checked options (rules between options), and ``open_resources(options,
+    preset)`` opens what the options point at (WordNet, a database: cached), so a missing resource is
+    refused with the options; a state read back from bytes checks its options without opening anything.
+    ``signature_order``: the signature abbreviations in the order the signature writes them (default:
+    table order).
     """
 
     def __init__(
@@ -252,16 +268,27 @@ class OptionTable:
         presets: Mapping[str, Mapping[str, object]],
         after_check: Callable | None = None,
         default_preset: str = "default",
+        open_resources: Callable | None = None,
+        signature_order: Sequence[str] | None = None,
     ):
         self.metric = metric
         self.options = {o.name: o for o in options}
         self.presets = {name: dict(values) for name, values in presets.items()}
         self.after_check = after_check
+        self.open_resources = open_resources
         self.default_preset = default_preset
+        everywhere = {o.name for o in self if not o.per_preset}
         for preset, values in self.presets.items():
-            if set(values) != set(self.options):
-                missing, extra = set(self.options) - set(values), set(values) - set(self.options)
+            missing, extra = everywhere - set(values), set(values) - set(self.options)
+            if missing or extra:
                 raise ValueError(f"{metric}: preset {preset!r} must set every option (missing {missing}, unknown {extra})")
+        unused = [o.name for o in self if o.per_preset and not any(o.name in v for v in self.presets.values())]
+        if unused:
+            raise ValueError(f"{metric}: no preset takes the option(s) {unused}")
+        sigs = [o.sig for o in self if o.sig is not None]
+        self.signature_order = tuple(sigs if signature_order is None else signature_order)
+        if sorted(self.signature_order) != sorted(sigs):
+            raise ValueError(f"{metric}: signature_order {self.signature_order} must list every `sig` {sigs}")
 
     def __iter__(self):
         return iter(self.options.values())
@@ -276,30 +303,57 @@ class OptionTable:
     def names(self) -> list[str]:
         return list(self.options)
 
+    def takes(self, preset: str) -> list[str]:
+        """The options of ``preset``, in table order."""
+        return [name for name in self.options if name in self.presets[preset]]
+
     def check_preset(self, preset) -> str:
         """``preset`` if it names a preset of this metric, else a ValueError."""
         return check_preset(self.metric, preset, self.presets)
 
     def resolve(self, preset, passed: Mapping[str, object]) -> dict:
-        """The preset's options updated with every passed value that is not None, each one checked."""
+        """The preset's options updated with every passed value that is not None, each one checked (in the
+        preset's key order), then ``after_check`` and ``open_resources``. None is "not passed", also for an
+        option of the table that this preset does not take; a required option left unset is refused first."""
+        passed = {key: value for key, value in passed.items() if value is not None or key not in self.options}
         options = resolve_options(self.metric, preset, self.presets, passed)
+        for option in self:
+            if option.required and option.name in options and options[option.name] is None:
+                example = f" (e.g. compute(..., {option.name}={option.choices[0]!r}))" if option.choices else ""
+                raise ValueError(f"`{option.name}` is required: one of {list(option.choices)}{example}")
         for name, value in options.items():
             if value is not None:  # None: unset (the metric's own default applies)
                 options[name] = self.options[name].checked(value)
         if self.after_check is not None:
             options = self.after_check(options, preset)
+        if self.open_resources is not None:
+            self.open_resources(options, preset)
         return options
 
     def signature_fields(self, options: Mapping[str, object]) -> dict:
-        """``{abbreviation: value}`` of every option with a ``sig``, in table order."""
-        return {o.sig: options[o.name] for o in self if o.sig is not None}
+        """``{abbreviation: value as the signature writes it}`` of every option with a ``sig`` (in
+        ``signature_order``); a ``per_preset`` option appears where ``options`` holds it."""
+        by_sig = {o.sig: o for o in self if o.sig is not None}
+        fields = {}
+        for sig in self.signature_order:
+            option = by_sig[sig]
+            if option.name in options or not option.per_preset:
+                fields[sig] = option.signature_value(options[option.name])
+        return fields
 
     def signature(self, preset: str, fields: Mapping[str, object]) -> str:
         """The sacrebleu-style signature of a result of this metric (see ``results.build_signature``)."""
         return build_signature(self.metric, preset, fields)
 
     def describe(self, indent: str = "    ") -> str:
-        """The ``Args`` lines of every option (for the evaluate docstring), with the default preset's values."""
+        """The ``Args`` lines of every option (for the evaluate docstring), with the default preset's values;
+        where some options are ``per_preset``, each line lists the presets that take it and their values."""
+        if any(o.per_preset for o in self):
+            lines = []
+            for o in self:
+                values = ", ".join(f"{p} {v[o.name]!r}" for p, v in self.presets.items() if o.name in v)
+                lines.append(f"{indent}{o.describe()} Presets: {values}.")
+            return "\n".join(lines)
         defaults = self.presets.get(self.default_preset, {})
         return "\n".join(f"{indent}{o.describe(defaults.get(o.name))}" for o in self)
 

@@ -99,8 +99,8 @@ def test_option_table_drives_the_checks(tmp_path):
         ru_meteor.score(["a"], ["a"], alpha=2.0, numeric="x", ruwordnet_path=3)
     with pytest.raises(TypeError, match=r"`ruwordnet_path` must be a path \(str\), got int \(3\)"):
         ru_meteor.score(["a"], ["a"], ruwordnet_path=3)
-    # an unknown option: the resource paths are options, not conventions of the presets
-    with pytest.raises(ValueError, match=r"unknown option 'stemer'; expected one of \['alpha', 'beta', .*'tokenizer'\]$"):
+    # an unknown option: the list names every option, the resource paths included
+    with pytest.raises(ValueError, match=r"unknown option 'stemer'; expected one of \['alpha', 'beta', .*'tokenizer', 'wordnet_path'\]$"):
         ru_meteor.score(["a"], ["a"], stemer="porter")
     with pytest.raises(ValueError, match="unknown preset"):
         ru_meteor.score(["a"], ["a"], preset="meteor15")

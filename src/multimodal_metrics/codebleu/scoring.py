@@ -8,7 +8,7 @@ import warnings
 import numpy as np
 
 from ..inputs import nest, score_text_pairs
-from ..options import Option, OptionTable, check_number, resolve_options
+from ..options import Option, OptionTable, check_number
 from ..results import Result, make_result
 from ..state import TextPairState
 from ..stats import Statistic, bleu, compare_scores, interval_values, ratio
@@ -183,25 +183,15 @@ def tree_source(grammar_library, lang: str, preset="default"):
     return trees, {"grammar": trees.label(), "ts": legacy_runtime.RUNTIME_VERSION}
 
 
-class CodebleuOptions(OptionTable):
-    """The option table of codebleu: ``lang`` has no default (except in ``fusion_brain_2021``), and a
-    missing language is refused before any other option is checked."""
-
-    def resolve(self, preset, passed) -> dict:
-        if resolve_options(self.metric, preset, self.presets, passed)["lang"] is None:
-            raise ValueError(f"`lang` is required: one of {list(LANGUAGES)} (e.g. compute(..., lang='python'))")
-        return super().resolve(preset, passed)
-
-
 # Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
 # count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
 HIGHER_IS_BETTER = {key: True for key in KEYS}
 
-OPTIONS = CodebleuOptions(
+OPTIONS = OptionTable(
     "codebleu",
     [
         Option("lang", "programming language. Required (no default) except in the `fusion_brain_2021` preset "
-               "(python).", choices=LANGUAGES, sig="lang"),
+               "(python).", choices=LANGUAGES, sig="lang", required=True),
         Option("weights", "weights of ngram_match, weighted_ngram_match, syntax_match, dataflow_match (`paper` "
                "preset: 0.1, 0.1, 0.4, 0.4). Finite, >= 0, not all 0, with a finite sum; a 1-D numpy array is "
                "accepted.", kind="custom", check=_check_weights, cli=_parse_weights, sig="w",

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..options import _short
+from ..options import short_repr
 from .stream import _plain_boxes
 
 
@@ -67,12 +67,12 @@ def box_array(boxes, where: str) -> np.ndarray:
         if hasattr(box, "tolist"):
             box = box.tolist()
         if isinstance(box, str | bytes) or not isinstance(box, Sequence):
-            raise TypeError(f"{where}, box {j}: expected 4 numbers, got {type(box).__name__} ({_short(box)})")
+            raise TypeError(f"{where}, box {j}: expected 4 numbers, got {type(box).__name__} ({short_repr(box)})")
         if len(box) != 4:
-            raise ValueError(f"{where}, box {j}: a box has 4 numbers, got {len(box)} ({_short(list(box))})")
+            raise ValueError(f"{where}, box {j}: a box has 4 numbers, got {len(box)} ({short_repr(list(box))})")
         for v in box:
             if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
-                raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({_short(v)})")
+                raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({short_repr(v)})")
             if isinstance(v, int) and not -_MAX_INT_COORD <= v <= _MAX_INT_COORD:
                 raise ValueError(f"{where}, box {j}: a coordinate (an integer of {v.bit_length()} bits) is beyond the float64 range")
     rows = [list(b) for b in boxes]
@@ -165,7 +165,7 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
     if not set(map(type, classes)) <= {str} or not "".join(classes).isascii():
         for c in classes:
             if not isinstance(c, str):
-                raise TypeError(f"{where0}: class names must be strings, got {type(c).__name__} ({_short(c)})")
+                raise TypeError(f"{where0}: class names must be strings, got {type(c).__name__} ({short_repr(c)})")
             try:
                 c.encode("utf-8")
             except UnicodeEncodeError as err:

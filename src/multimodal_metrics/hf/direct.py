@@ -10,7 +10,7 @@ import os
 import threading
 from collections.abc import Mapping
 
-from ..options import RESAMPLING_OPTIONS, _short, check_bool
+from ..options import RESAMPLING_OPTIONS, check_bool, short_repr
 from .cache import drop_failed_batch, is_rollback_writer, rollback_writer
 
 DIRECT_PATH_EVALUATE = ("0.4.6",)  # the evaluate versions whose internals the direct path was written for
@@ -130,7 +130,7 @@ class OptionsCheckedFirst:
     def __init__(self, config_name=None, *args, **kwargs):
         if config_name is not None and (not isinstance(config_name, str) or not config_name):
             kind = TypeError if not isinstance(config_name, str) else ValueError
-            raise kind(f"`config_name` must be a preset name (a non-empty string) or None, got {_short(config_name)}")
+            raise kind(f"`config_name` must be a preset name (a non-empty string) or None, got {short_repr(config_name)}")
         super().__init__(str(config_name) if config_name is not None else None, *args, **kwargs)
 
     def _options(self, passed: Mapping[str, object]) -> dict:

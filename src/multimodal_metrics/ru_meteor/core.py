@@ -71,7 +71,7 @@ from pathlib import Path
 # seeds_reference.md 1.5), the same 13 entries as the TextQA and VQA 2021 scripts' (one copy, shared with
 # text_qa and vqa_acc); applied to the lemma of the whole answer (one key for the whole string).
 from ..digests import file_sha256
-from ..options import _short
+from ..options import short_repr
 from ..resources.russian import NUMBER_WORDS as RU_NUMBER_WORDS
 from ..resources.russian import first_lemma
 from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the old name)
@@ -412,7 +412,7 @@ def synonym_source(synonyms: str, wordnet=None, ruwordnet_path=None):
         if resolved is not None:
             Path(resolved).is_file()  # a name no file system takes (too long) raises here
     except (OSError, ValueError) as err:  # a NUL byte, a name too long: no such file
-        where = f" at `ruwordnet_path`={_short(str(path))}" if ruwordnet_path is not None else f" at {_short(path)}"
+        where = f" at `ruwordnet_path`={short_repr(str(path))}" if ruwordnet_path is not None else f" at {short_repr(path)}"
         raise ValueError(MISSING_RUWORDNET.format(where=f"{where} ({type(err).__name__}: {str(err)[:200]})")) from None
     return _synonym_source(synonyms, resolved)
 

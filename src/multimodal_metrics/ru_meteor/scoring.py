@@ -10,7 +10,7 @@ refused with the other options, before anything is scored (or cached by evaluate
 import numpy as np
 
 from ..inputs import nest, score_text_pairs
-from ..options import Option, OptionTable, resolve_options
+from ..options import Option, OptionTable
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
 from ..state import TextPairState
@@ -31,6 +31,8 @@ from .core import (
     synonym_source,
 )
 
+# The key order of a preset is the order the options are checked in (with several bad options, the first
+# one is reported); the option table below has the signature's order.
 PRESETS = {
     # Fusion Brain 2022 captioning scorer (seeds_reference.md 1.4).
     "captioning": {
@@ -39,11 +41,11 @@ PRESETS = {
         "tokenizer": "nltk",
         "stemmer": "snowball_ru",
         "synonyms": "ruwordnet_fb",
+        "numeric": "none",
+        "reference_agg": "max",
         "alpha": 0.9,
         "beta": 3.0,
         "gamma": 0.5,
-        "numeric": "none",
-        "reference_agg": "max",
         "corpus_score": False,
     },
     # Fusion Brain 2022 VisualQA scorer (seeds_reference.md 1.5).
@@ -53,11 +55,11 @@ PRESETS = {
         "tokenizer": "nltk",
         "stemmer": "porter",
         "synonyms": "ruwordnet_fb",
+        "numeric": "fusion_brain",
+        "reference_agg": "max",
         "alpha": 0.9,
         "beta": 3.0,
         "gamma": 0.0,
-        "numeric": "fusion_brain",
-        "reference_agg": "max",
         "corpus_score": False,
     },
     # NLTK meteor_score on word_tokenize tokens (seed 003, seeds_reference.md 3.5).
@@ -67,11 +69,11 @@ PRESETS = {
         "tokenizer": "nltk",
         "stemmer": "porter",
         "synonyms": "wordnet",
+        "numeric": "none",
+        "reference_agg": "max",
         "alpha": 0.9,
         "beta": 3.0,
         "gamma": 0.5,
-        "numeric": "none",
-        "reference_agg": "max",
         "corpus_score": False,
     },
     # A Russian METEOR: per-token lemmas, true synonyms, fragmentation penalty, corpus score.
@@ -81,11 +83,11 @@ PRESETS = {
         "tokenizer": "razdel",
         "stemmer": "pymorphy3",
         "synonyms": "ruwordnet_synsets",
+        "numeric": "none",
+        "reference_agg": "max",
         "alpha": 0.9,
         "beta": 3.0,
         "gamma": 0.5,
-        "numeric": "none",
-        "reference_agg": "max",
         "corpus_score": True,
     },
 }
@@ -94,11 +96,6 @@ PRESETS["default"] = dict(PRESETS["captioning"])
 # Where the resources are: options of every preset (None = found by default), not part of the presets'
 # conventions; checked after the scoring options, then opened.
 RESOURCE_OPTIONS = ("wordnet_path", "ruwordnet_path")
-# The order the scoring options are checked in (with several bad options, the first one is reported).
-CHECK_ORDER = (
-    "preprocess", "number_words", "tokenizer", "stemmer", "synonyms", "numeric", "reference_agg",
-    "alpha", "beta", "gamma", "corpus_score",
-)  # fmt: skip
 _NO_WORDNET = '`synonyms="none"` runs without the synonym stage.'  # ends the missing-WordNet error
 
 
@@ -109,38 +106,29 @@ def _check_resource_path(value, arg: str):
     return value
 
 
-class MeteorOptions(OptionTable):
-    """The option table of ru_meteor: the scoring options (the presets' conventions) and the two resource
-    paths, which every preset leaves unset (None). :meth:`resolve` checks the scoring options in
-    ``CHECK_ORDER``, then the rule between them, then the paths, and opens the resource the ``synonyms``
-    stage reads (cached), so a missing WordNet or RuWordNet is refused with the options."""
+def _corpus_needs_no_numeric(options: dict, preset: str) -> dict:
+    """The rule between options (the corpus score pools alignment statistics, which the numeric branch lacks),
+    then the libraries the options need: one error naming every missing library and the extras."""
+    if options["corpus_score"] and options["numeric"] != "none":
+        raise ValueError('`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool')
+    require_libraries(options)
+    return options
 
-    def resolve(self, preset, passed) -> dict:
-        """The preset's options updated with every passed value that is not None, each one checked, the
-        synonym stage's resource opened (an unknown option is one that is neither a scoring option nor
-        a resource path)."""
-        passed = dict(passed)
-        resources = {key: passed.pop(key, None) for key in RESOURCE_OPTIONS}
-        options = resolve_options(self.metric, preset, PRESETS, passed)
-        for name in CHECK_ORDER:
-            options[name] = self[name].checked(options[name])
-        if options["corpus_score"] and options["numeric"] != "none":
-            raise ValueError('`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool')
-        require_libraries(options)  # one error naming every missing library and the extras, before the resources
-        for name, value in resources.items():
-            options[name] = None if value is None else self[name].checked(value)
-        if options["synonyms"] == "wordnet":
-            load_wordnet(options["wordnet_path"], _NO_WORDNET)
-        else:
-            synonym_source(options["synonyms"], ruwordnet_path=options["ruwordnet_path"])
-        return options
+
+def _open_synonyms(options: dict, preset: str) -> None:
+    """Open the resource the ``synonyms`` stage reads (cached), so a missing WordNet or RuWordNet is refused
+    with the options, before anything is scored (or cached by evaluate)."""
+    if options["synonyms"] == "wordnet":
+        load_wordnet(options["wordnet_path"], _NO_WORDNET)
+    else:
+        synonym_source(options["synonyms"], ruwordnet_path=options["ruwordnet_path"])
 
 
 # Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
 # count, left out of the Trainer form): see multimodal_metrics.results.key_direction.
 HIGHER_IS_BETTER = {"meteor": True, "meteor_corpus": True}
 
-OPTIONS = MeteorOptions(
+OPTIONS = OptionTable(
     "ru_meteor",
     [
         Option("preprocess", "the text pipeline before tokenising, one of 'fb_captioning' (the official captioning "
@@ -176,6 +164,8 @@ OPTIONS = MeteorOptions(
                kind="path", check=_check_resource_path, demo=False),
     ],
     {name: {**values, **dict.fromkeys(RESOURCE_OPTIONS)} for name, values in PRESETS.items()},
+    after_check=_corpus_needs_no_numeric,
+    open_resources=_open_synonyms,
 )
 
 

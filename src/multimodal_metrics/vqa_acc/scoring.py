@@ -20,7 +20,7 @@ import warnings
 
 from ..arrow_inputs import reference_lists_to_arrow, strings_to_arrow
 from ..inputs import check_same_length, check_strings
-from ..options import Option, OptionTable, check_bool, check_number, resolve_options
+from ..options import Option, OptionTable, check_bool, check_number
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, make_result, mean
 from ..state import MetricState
@@ -38,23 +38,25 @@ from .core import (
 from .tdiuc import tdiuc_correct, tdiuc_scores_from_ids, type_ranks
 from .wups import wups_per_question
 
-_OPTIONS_VQA = {"normalize": "official", "num_answers": 10}
+# Each preset sets the options of its procedure (``per_preset`` rows of the table below), ``num_answers``
+# first: the key order is the order the options are checked in.
+_OPTIONS_VQA = {"num_answers": 10, "normalize": "official"}
 PRESETS = {
     # GT-Vision-Lab/VQA vqaEval.py @ a013f00 (seeds_reference.md 3.1); default = the same options.
     "default": dict(_OPTIONS_VQA),
     "vqa_v2": dict(_OPTIONS_VQA),
     # lmms-eval 0.7.3 vqav2_process_results (EvalAIAnswerProcessor) and VLMEvalKit process_line(method=
     # 'vqa_score'): every question normalised by that harness's answer processor, averaged as it does.
-    "lmms_eval": {"normalize": "lmms_eval", "num_answers": 10},
-    "vlmevalkit": {"normalize": "vlmevalkit", "num_answers": 0},
+    "lmms_eval": {"num_answers": 10, "normalize": "lmms_eval"},
+    "vlmevalkit": {"num_answers": 0, "normalize": "vlmevalkit"},
     # ai-forever/fusion_brain_aij2021 evaluation/VQA_accuracy (seeds_reference.md 2.4).
     "fusion_brain_2021": {"num_answers": 0},
     # Kafle & Kanan's TDIUC script (seeds_reference.md 3.2).
     "tdiuc": {"num_answers": 1, "epsilon": 1e-10, "answer_key": None},
     # Malinowski's calculate_wups.py, WUPS@0.9 (seeds_reference.md 3.3).
-    "wups": {"threshold": 0.9, "wordnet_path": None, "num_answers": 0},
+    "wups": {"num_answers": 0, "threshold": 0.9, "wordnet_path": None},
     # NLTK sentence_bleu / corpus_bleu with weights (1, 0, 0, 0) (seeds_reference.md 3.4).
-    "bleu1": {"lowercase": False, "num_answers": 0},
+    "bleu1": {"num_answers": 0, "lowercase": False},
 }
 # Which scoring procedure each preset runs (fixed by the preset: the inputs differ).
 SCORERS = {
@@ -90,14 +92,6 @@ def answer_key_digest(key: tuple) -> str:
     return hashlib.sha1("\n".join(sorted(set(key))).encode()).hexdigest()[:8]
 
 
-# How the signature writes an option's value (the others as they are).
-_SIGNATURE_VALUES = {
-    "num_answers": lambda n: n or "any",
-    "answer_key": lambda key: "none" if key is None else answer_key_digest(tuple(key)),
-    "lowercase": lambda lower: "lower+split" if lower else "split",
-}
-
-
 def _check_num_answers(value, arg: str) -> int:
     number = check_number(value, arg, 0, None)
     if number != int(number):
@@ -112,62 +106,10 @@ def _check_threshold(value, arg: str) -> float:
     return threshold
 
 
-def _wordnet_present(options: dict, preset: str) -> dict:
+def _wordnet_present(options: dict, preset: str) -> None:
     """``wups`` with a WordNet threshold: WordNet must be found, refused before evaluate's cache."""
     if SCORERS[preset] == "wups" and options["threshold"] != -1.0:
         load_wordnet(options["wordnet_path"], NO_WORDNET)
-    return options
-
-
-class PresetOptionTable(OptionTable):
-    """vqa_acc's option table: every option once, each preset setting only the options of its scoring
-    procedure (``OptionTable`` wants every preset to set every option).
-
-    ``resolve(preset, passed)``: values that are None are "not passed"; any other option the preset does
-    not set is refused (the error lists the preset's options); the preset's values, updated, are checked
-    in table order; then ``after_check``. ``signature_fields(options)``: the fields of one preset's options
-    as the signature writes them, in ``SIGNATURE_ORDER``.
-    """
-
-    def __init__(self, metric, options, presets, after_check=None):
-        super().__init__(metric, options, {}, after_check)
-        self.presets = {name: dict(values) for name, values in presets.items()}
-        for preset, values in self.presets.items():
-            unknown = set(values) - set(self.options)
-            if unknown:
-                raise ValueError(f"{metric}: preset {preset!r} sets options outside the table: {sorted(unknown)}")
-        self._by_sig = {o.sig: o for o in self if o.sig is not None}
-
-    def takes(self, preset: str) -> list[str]:
-        """The options of ``preset``, in table order."""
-        return [name for name in self.options if name in self.presets[preset]]
-
-    def resolve(self, preset, passed) -> dict:
-        passed = {key: value for key, value in passed.items() if value is not None}
-        options = resolve_options(self.metric, preset, self.presets, passed)
-        for option in self:
-            if options.get(option.name) is not None:
-                options[option.name] = option.checked(options[option.name])
-        if self.after_check is not None:
-            options = self.after_check(options, preset)
-        return options
-
-    def signature_fields(self, options) -> dict:
-        fields = {}
-        for sig in SIGNATURE_ORDER:
-            option = self._by_sig[sig]
-            if option.name in options:
-                fields[sig] = _SIGNATURE_VALUES.get(option.name, lambda value: value)(options[option.name])
-        return fields
-
-    def describe(self, indent: str = "    ") -> str:
-        """The ``Args`` lines of every option, each with the presets that take it and their values."""
-        lines = []
-        for option in self:
-            values = ", ".join(f"{p} {v!r}" for p, v in ((p, o.get(option.name)) for p, o in self.presets.items()
-                                                           if option.name in o))
-            lines.append(f"{indent}{option.describe()} Presets: {values}.")
-        return "\n".join(lines)
 
 
 # Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
@@ -185,30 +127,35 @@ HIGHER_IS_BETTER = {
     "bleu1_corpus": True,
 }
 
-OPTIONS = PresetOptionTable(
+OPTIONS = OptionTable(
     "vqa_acc",
     [
         Option("num_answers", "exact number of GT answers each question must have (0 = any); a question with "
-               "another number is an error naming it.", kind="integer", low=0, check=_check_num_answers, sig="answers"),
+               "another number is an error naming it.", kind="integer", low=0, check=_check_num_answers, sig="answers",
+               sig_value=lambda n: n or "any"),
         Option("normalize", "vqa_v2: one of 'official' (normalise only when the GT answers disagree), 'always' "
                "(the official normalisation on every question), 'never', 'lmms_eval' (lmms-eval 0.7.3's VQAv2 "
                "scoring, equal to it question by question), 'vlmevalkit' (VLMEvalKit's vqa_score, equal to it "
-               "question by question).", choices=NORMALIZE_MODES, sig="norm"),
+               "question by question).", choices=NORMALIZE_MODES, sig="norm", per_preset=True),
         Option("epsilon", "tdiuc: added to every per-type accuracy on the 0-100 scale.", kind="number",
-               low=0.0, high=1.0, sig="eps", demo=False),
+               low=0.0, high=1.0, sig="eps", demo=False, per_preset=True),
         Option("answer_key", "tdiuc: the answers of the official script's answer key; a GT answer outside it is "
                "always wrong and all such GTs form one answer class in N-MPT (None: no key).", kind="custom",
-               check=check_strings, sig="key", demo=False, doc_type="list of str"),
+               check=check_strings, sig="key", demo=False, doc_type="list of str", per_preset=True,
+               sig_value=lambda key: "none" if key is None else answer_key_digest(tuple(key))),
         Option("threshold", "wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1 (plain set "
-               "accuracy, no WordNet).", kind="number", low=-1.0, high=1.0, check=_check_threshold, sig="thr"),
+               "accuracy, no WordNet).", kind="number", low=-1.0, high=1.0, check=_check_threshold, sig="thr",
+               per_preset=True),
         Option("wordnet_path", "wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0), that "
                "corpora/wordnet, or a WordNet dict directory; None: NLTK's data path (NLTK_DATA), then Debian's "
                "wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on NLTK's data "
-               "path only while the computation runs.", kind="path", demo=False),
-        Option("lowercase", "bleu1: lower-case before the whitespace split.", kind="bool", sig="tok"),
+               "path only while the computation runs.", kind="path", demo=False, per_preset=True),
+        Option("lowercase", "bleu1: lower-case before the whitespace split.", kind="bool", sig="tok", per_preset=True,
+               sig_value=lambda lower: "lower+split" if lower else "split"),
     ],
     PRESETS,
-    after_check=_wordnet_present,
+    open_resources=_wordnet_present,
+    signature_order=SIGNATURE_ORDER,
 )
 
 

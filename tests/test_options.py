@@ -1,0 +1,103 @@
+"""The option table (multimodal_metrics.options): what every metric declares its options with.
+
+Each metric uses the plain ``OptionTable``: required options, options that only some presets take, the
+rules between options and the opening of resources are rows and hooks of the table, not subclasses.
+"""
+
+import importlib
+
+import pytest
+
+from multimodal_metrics import METRICS
+from multimodal_metrics.options import Option, OptionTable
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_every_metric_uses_the_plain_table(metric):
+    table = importlib.import_module(f"multimodal_metrics.{metric}").OPTIONS
+    assert type(table) is OptionTable
+    assert table.metric == metric
+    for preset in table.presets:
+        assert table.takes(preset) == [name for name in table.names if name in table.presets[preset]]
+
+
+def _table(calls=None, **kwargs):
+    calls = [] if calls is None else calls
+    return OptionTable(
+        "toy",
+        [
+            Option("lang", "a language.", choices=("py", "java"), sig="lang", required=True),
+            Option("mode", "a mode.", choices=("a", "b"), sig="mode", per_preset=True),
+            Option("size", "a size.", kind="integer", low=0, sig="n", sig_value=lambda n: n or "any"),
+        ],
+        {"default": {"lang": None, "mode": "a", "size": 0}, "fixed": {"size": 3, "lang": "py"}},
+        **kwargs,
+    )
+
+
+def test_required_option():
+    table = _table()
+    with pytest.raises(
+        ValueError, match=r"^`lang` is required: one of \['py', 'java'\] \(e.g. compute\(..., lang='py'\)\)$"
+    ):
+        table.resolve("default", {"mode": "zz"})  # before any other check
+    assert table.resolve("default", {"lang": "java"}) == {"lang": "java", "mode": "a", "size": 0}
+    assert table.resolve("fixed", {}) == {"size": 3, "lang": "py"}
+
+
+def test_per_preset_option():
+    table = _table()
+    assert table.takes("default") == ["lang", "mode", "size"]
+    assert table.takes("fixed") == ["lang", "size"]
+    assert table.resolve("fixed", {"mode": None}) == {"size": 3, "lang": "py"}  # None: not passed
+    with pytest.raises(
+        ValueError, match=r"unknown option 'mode'.*preset 'fixed' does not take it; preset 'default' does"
+    ):
+        table.resolve("fixed", {"mode": "a"})
+    with pytest.raises(ValueError, match="unknown option 'colour'"):
+        table.resolve("fixed", {"colour": None})  # a name outside the table, even as None
+    with pytest.raises(ValueError, match="must set every option"):
+        OptionTable("toy", [Option("a", "a.", choices=(1,))], {"default": {}})
+    with pytest.raises(ValueError, match="no preset takes"):
+        OptionTable("toy", [Option("a", "a.", choices=(1,), per_preset=True)], {"default": {}})
+    doc = table.describe()
+    assert "mode (`str`, optional): a mode. One of 'a', 'b'. Presets: default 'a'." in doc
+    assert "size (`int`, optional): a size. Presets: default 0, fixed 3." in doc
+
+
+def test_checks_in_preset_key_order_then_hooks():
+    calls = []
+
+    def after(options, preset):
+        calls.append(("after", dict(options), preset))
+        return {**options, "size": options["size"] + 1}
+
+    def open_resources(options, preset):
+        calls.append(("open", dict(options), preset))
+
+    table = _table(after_check=after, open_resources=open_resources)
+    with pytest.raises(ValueError, match="`size`"):  # "fixed" sets size first
+        table.resolve("fixed", {"lang": "cobol", "size": -1})
+    assert not calls
+    assert table.resolve("fixed", {}) == {"size": 4, "lang": "py"}
+    assert calls == [
+        ("after", {"size": 3, "lang": "py"}, "fixed"),
+        ("open", {"size": 4, "lang": "py"}, "fixed"),
+    ]
+
+
+def test_signature_fields():
+    table = _table(signature_order=("n", "lang", "mode"))
+    assert table.signature_fields({"lang": "py", "size": 0}) == {"n": "any", "lang": "py"}
+    assert table.signature_fields({"lang": "py", "mode": "b", "size": 5}) == {
+        "n": 5,
+        "lang": "py",
+        "mode": "b",
+    }
+    assert _table().signature_fields({"lang": "py", "mode": "b", "size": 5}) == {
+        "lang": "py",
+        "mode": "b",
+        "n": 5,
+    }
+    with pytest.raises(ValueError, match="signature_order"):
+        _table(signature_order=("n", "lang"))
