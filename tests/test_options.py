@@ -10,6 +10,7 @@ import pytest
 
 from multimodal_metrics import METRICS
 from multimodal_metrics.options import Option, OptionTable
+from multimodal_metrics.stats import RESAMPLING, Resampling
 
 
 @pytest.mark.parametrize("metric", METRICS)
@@ -101,3 +102,29 @@ def test_signature_fields():
     }
     with pytest.raises(ValueError, match="signature_order"):
         _table(signature_order=("n", "lang"))
+
+
+def test_the_resampling_table():
+    """One declaration of confidence / n_resamples / seed: the checks, the signature and the docs read it."""
+    assert RESAMPLING.names == ["confidence", "n_resamples", "seed"]
+    assert RESAMPLING.resolve("default", {}) == {"confidence": None, "n_resamples": 1000, "seed": 12345}
+    with pytest.raises(ValueError, match=r"`confidence` must be a number in \(0, 1\)"):
+        Resampling(confidence=1.5)
+    with pytest.raises(TypeError, match="`seed` must be a whole number"):
+        Resampling(seed=1.0)
+    assert Resampling(0.9, 10, 1).signature_fields() == {"ci": "bs-pct", "conf": 0.9, "bs": 10, "seed": 1}
+
+
+def test_the_resampling_flags_come_from_the_table():
+    import argparse
+
+    from multimodal_metrics.stats import split_resampling
+
+    parser = argparse.ArgumentParser()
+    RESAMPLING.add_arguments(parser, help={"n_resamples": "resamples or trials"})
+    args = parser.parse_args(["--confidence", "0.9", "--n-resamples", "20"])
+    assert RESAMPLING.from_arguments(args) == {"confidence": 0.9, "n_resamples": 20}
+    rest, resampling = split_resampling({**vars(args), "threshold": 0.5})
+    assert rest == {"threshold": 0.5}
+    assert (resampling.confidence, resampling.n_resamples, resampling.seed) == (0.9, 20, 12345)
+    assert "resamples or trials" in parser.format_help()

@@ -41,16 +41,18 @@ cpp, go, ruby, rust (individual tree-sitter grammar wheels; python and java also
 Every convention, the grammars included, is an option recorded in `signature`.
 """
 
+_CONFIDENCE = (
+    "e.g. 0.95: also return percentile bootstrap intervals of the 5 scores, resampling code pairs (corpus "
+    "scores recomputed from the resampled n-gram, syntax and data-flow counts, not by re-parsing). Default "
+    "None (no interval)."
+)
+
 _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (`list` of `str`): one generated code snippet per example.
     references (`list` of `str` or `list` of `list` of `str`): the reference snippet(s) per example.
 {codebleu.OPTIONS.describe()}
-    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the 5 scores,
-        resampling code pairs (corpus scores recomputed from the resampled n-gram, syntax and data-flow
-        counts, not by re-parsing). Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
+{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
     return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
         as a corpus of one), plus `dataflow_limited` (True when a data flow of the example was left out
         by the work limit). Default False.

@@ -10,6 +10,7 @@ import evaluate
 import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 det_f1 = multimodal_metrics.require("0.1.0", "det_f1")
+hf = multimodal_metrics.require("0.1.0", "hf")
 hf_det_f1 = multimodal_metrics.require("0.1.0", "hf.det_f1")
 
 _CITATION = """\
@@ -45,12 +46,14 @@ Args:
         requested for image i (an empty box list = the class is absent: any prediction is an FP).
 """
     + det_f1.OPTIONS.describe()
+    + "\n"
+    + hf.RESAMPLING.describe(
+        help={
+            "confidence": "e.g. 0.95: also return percentile bootstrap intervals of f1, precision and recall, "
+            "resampling images (micro scores recomputed from the resampled counts). Default None (no interval)."
+        }
+    )
     + """
-    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of f1,
-        precision and recall, resampling images (micro scores recomputed from the resampled counts).
-        Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
     return_per_example (`bool`, optional): also return the scores and counts of every image.
 Returns:
     f1 (`float`): micro F1 over all (image, requested class) groups, in [0, 1].

@@ -9,6 +9,7 @@ import evaluate
 import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 fid_clip = multimodal_metrics.require("0.1.0", "fid_clip")
+hf = multimodal_metrics.require("0.1.0", "hf")
 hf_fid_clip = multimodal_metrics.require("0.1.0", "hf.fid_clip")
 
 _CITATION = """\
@@ -58,16 +59,19 @@ Args:
         generated caption (captioning). Without texts no CLIP score is computed.
 """
 
-_RESAMPLING_RETURNS_AND_EXAMPLES = """
-    confidence (`float`, optional): e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high`
-        of `fid`, `clip_score` and the generation `score`, resampling the generated images (with
-        their texts); the reference side of FID is held fixed. `clip_score`: percentile interval;
-        `fid` (and `score`): percentile interval moved by the bootstrap bias estimate (resampled FIDs
-        are biased upwards, see the card). Keeps the generated features in memory (n x d float64).
-        Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 200 when FID is
-        computed (one eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
+_RESAMPLING = hf.RESAMPLING.describe(
+    help={
+        "confidence": "e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high` of `fid`, `clip_score` "
+        "and the generation `score`, resampling the generated images (with their texts); the reference side of "
+        "FID is held fixed. `clip_score`: percentile interval; `fid` (and `score`): percentile interval moved by "
+        "the bootstrap bias estimate (resampled FIDs are biased upwards, see the card). Keeps the generated "
+        "features in memory (n x d float64). Default None (no interval).",
+        "n_resamples": f"bootstrap resamples of `confidence`: {fid_clip.FID_RESAMPLES} when FID is computed (one "
+        "eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else the default.",
+    }
+)
+
+_RETURNS_AND_EXAMPLES = """
     return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
         when only FID is computed: FID has no per-example value).
 Returns:
@@ -91,7 +95,7 @@ Examples:
 """
 
 
-_KWARGS_DESCRIPTION = _ARGS + fid_clip.OPTIONS.describe() + _RESAMPLING_RETURNS_AND_EXAMPLES
+_KWARGS_DESCRIPTION = _ARGS + fid_clip.OPTIONS.describe() + "\n" + _RESAMPLING + _RETURNS_AND_EXAMPLES
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

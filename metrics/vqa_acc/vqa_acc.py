@@ -10,6 +10,7 @@ import evaluate
 import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 vqa_acc = multimodal_metrics.require("0.1.0", "vqa_acc")
+hf = multimodal_metrics.require("0.1.0", "hf")
 hf_vqa_acc = multimodal_metrics.require("0.1.0", "hf.vqa_acc")
 
 _CITATION = """\
@@ -51,6 +52,13 @@ accuracy and its answer-normalised form. `wups`: Wu-Palmer set similarity on Wor
 Scores are fractions; every option that changes the number is recorded in `signature`.
 """
 
+_CONFIDENCE = (
+    "e.g. 0.95: also return percentile bootstrap intervals of the main scores (accuracy; tdiuc: accuracy, "
+    "arithmetic_mpt, harmonic_mpt; wups; bleu1 and bleu1_corpus), resampling questions (corpus and per-type "
+    "scores recomputed from resampled counts). No interval for the per-type / per-language breakdowns nor the "
+    "N-MPTs. Default None (no interval)."
+)
+
 _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (`list` of `str`): one predicted answer per question.
@@ -62,12 +70,7 @@ Args:
     answer_types (`list` of `str`, optional): vqa_v2 only; adds `accuracy_answer_type/<t>` keys.
     languages (`list` of `str`, optional): fusion_brain_2021 only; "en" (default) or "ru" per question.
 {vqa_acc.OPTIONS.describe()}
-    confidence (`float`, optional): e.g. 0.95: also return percentile bootstrap intervals of the main
-        scores (accuracy; tdiuc: accuracy, arithmetic_mpt, harmonic_mpt; wups; bleu1 and bleu1_corpus),
-        resampling questions (corpus and per-type scores recomputed from resampled counts). No interval
-        for the per-type / per-language breakdowns nor the N-MPTs. Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng). Default 12345.
+{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
     return_per_example (`bool`, optional): also return the score of every question. Default False.
 Returns:
     accuracy (`float`): vqa_v2, fusion_brain_2021, tdiuc (overall exact-match accuracy): mean over

@@ -24,8 +24,6 @@ from dataclasses import dataclass
 
 from .results import build_signature
 
-RESAMPLING_OPTIONS = ("confidence", "n_resamples", "seed")  # multimodal_metrics.stats' options, beside every metric's own
-
 
 # ----------------------------------------------------------------------------------------------
 # Presets and options
@@ -237,9 +235,10 @@ class Option:
         """``value`` as the signature writes it."""
         return value if self.sig_value is None else self.sig_value(value)
 
-    def describe(self, default=None) -> str:
-        """The docstring line(s) of this option: name, type, help, choices or range, and ``default``."""
-        text = self.help
+    def describe(self, default=None, help: str | None = None) -> str:
+        """The docstring line(s) of this option: name, type, help (or the caller's own ``help``), choices or
+        range, and ``default``."""
+        text = help or self.help
         if self.kind == "choice" and self.choices and "one of" not in text:
             text += " One of " + ", ".join(repr(c) for c in self.choices) + "."
         if default is not None:
@@ -345,26 +344,29 @@ class OptionTable:
         """The sacrebleu-style signature of a result of this metric (see ``results.build_signature``)."""
         return build_signature(self.metric, preset, fields)
 
-    def describe(self, indent: str = "    ") -> str:
+    def describe(self, indent: str = "    ", help: Mapping[str, str] | None = None) -> str:
         """The ``Args`` lines of every option (for the evaluate docstring), with the default preset's values;
-        where some options are ``per_preset``, each line lists the presets that take it and their values."""
+        where some options are ``per_preset``, each line lists the presets that take it and their values.
+        ``help``: the caller's own sentence for some options (a metric saying what its resampling resamples)."""
+        help = help or {}
         if any(o.per_preset for o in self):
             lines = []
             for o in self:
                 values = ", ".join(f"{p} {v[o.name]!r}" for p, v in self.presets.items() if o.name in v)
-                lines.append(f"{indent}{o.describe()} Presets: {values}.")
+                lines.append(f"{indent}{o.describe(help=help.get(o.name))} Presets: {values}.")
             return "\n".join(lines)
         defaults = self.presets.get(self.default_preset, {})
-        return "\n".join(f"{indent}{o.describe(defaults.get(o.name))}" for o in self)
+        return "\n".join(f"{indent}{o.describe(defaults.get(o.name), help.get(o.name))}" for o in self)
 
     # -- command line -------------------------------------------------------------------------
     def cli_options(self) -> list[Option]:
         return [o for o in self if o.cli is not False]
 
-    def add_arguments(self, parser, skip: Iterable[str] = ()) -> None:
-        """One ``--flag`` per option (``--text-norm`` for ``text_norm``), help from the table, default None
-        (= the preset's value): numbers and whole numbers typed by argparse, booleans as
-        ``--flag``/``--no-flag``, other kinds read by the option's ``cli`` function when it has one."""
+    def add_arguments(self, parser, skip: Iterable[str] = (), help: Mapping[str, str] | None = None) -> None:
+        """One ``--flag`` per option (``--text-norm`` for ``text_norm``), help from the table (or the caller's
+        own ``help`` for some options), default None (= the preset's value): numbers and whole numbers typed
+        by argparse, booleans as ``--flag``/``--no-flag``, other kinds read by the option's ``cli`` function
+        when it has one."""
         import argparse
 
         skip = set(skip)
@@ -372,7 +374,7 @@ class OptionTable:
             if o.name in skip:
                 continue
             flag = "--" + o.name.replace("_", "-")
-            kwargs = {"dest": o.name, "default": None, "help": o.help}
+            kwargs = {"dest": o.name, "default": None, "help": (help or {}).get(o.name, o.help)}
             if o.kind == "bool":
                 kwargs["action"] = argparse.BooleanOptionalAction
             elif callable(o.cli):

@@ -47,7 +47,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from .inputs import check_text_system, naming_system
-from .options import RESAMPLING_OPTIONS, check_choice  # declared once, beside the option checks
+from .options import Option, OptionTable, check_choice
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -118,14 +118,33 @@ def check_resamples(value, arg: str = "n_resamples") -> int:
     return check_count(value, arg, 1, MAX_RESAMPLES)
 
 
+# The resampling options every metric takes beside its own, declared once: the checks (Resampling), the
+# signature fields, the evaluate docstrings (hf.RESAMPLING_DOC, the scripts' `RESAMPLING.describe(help=...)`),
+# the evaluate glue's lists of them, and the command line (`RESAMPLING.add_arguments(group, help=...)`,
+# `split_resampling(vars(namespace))`) read this table.
+RESAMPLING = OptionTable(
+    "resampling",
+    [
+        Option("confidence", "e.g. 0.95: also return the percentile bootstrap interval of every score, resampling "
+               "examples. Default None (no interval).", kind="custom", check=check_confidence, cli=float,
+               sig="conf", doc_type="float"),
+        Option("n_resamples", "bootstrap resamples of `confidence`.", kind="custom", check=check_resamples,
+               cli=int, sig="bs", doc_type="int"),
+        Option("seed", "seed of the resampling (numpy default_rng), in [0, 2**64 - 1].", kind="custom",
+               check=check_seed, cli=int, sig="seed", doc_type="int"),
+    ],
+    {"default": {"confidence": None, "n_resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED}},
+)  # fmt: skip
+
+
 class Resampling:
-    """The resampling options of ``compute``: ``confidence`` (None = no interval), ``n_resamples``
-    (default 1000) and ``seed`` (default 12345), checked; errors name the argument."""
+    """The resampling options of ``compute`` (:data:`RESAMPLING`): ``confidence`` (None = no interval),
+    ``n_resamples`` (default 1000) and ``seed`` (default 12345), checked; errors name the argument."""
 
     def __init__(self, confidence=None, n_resamples=None, seed=None):
-        self.confidence = None if confidence is None else check_confidence(confidence)
-        self.n_resamples = DEFAULT_RESAMPLES if n_resamples is None else check_resamples(n_resamples)
-        self.seed = DEFAULT_SEED if seed is None else check_seed(seed)
+        passed = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
+        options = RESAMPLING.resolve(RESAMPLING.default_preset, passed)
+        self.confidence, self.n_resamples, self.seed = (options[name] for name in RESAMPLING.names)
 
     @property
     def enabled(self) -> bool:
@@ -135,15 +154,15 @@ class Resampling:
         """``{"ci": "bs-pct", "conf": c, "bs": R, "seed": s}`` when an interval is asked for, else ``{}``."""
         if not self.enabled:
             return {}
-        return {"ci": "bs-pct", "conf": self.confidence, "bs": self.n_resamples, "seed": self.seed}
+        return {"ci": "bs-pct", **RESAMPLING.signature_fields({name: getattr(self, name) for name in RESAMPLING.names})}
 
 
 
 
 def split_resampling(options: Mapping[str, object]) -> tuple[dict, Resampling]:
     """(the other options, the checked :class:`Resampling`) of a dict of ``compute`` options."""
-    rest = {key: value for key, value in options.items() if key not in RESAMPLING_OPTIONS}
-    return rest, Resampling(*(options.get(key) for key in RESAMPLING_OPTIONS))
+    rest = {key: value for key, value in options.items() if key not in RESAMPLING}
+    return rest, Resampling(**{key: options.get(key) for key in RESAMPLING.names})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -522,7 +541,7 @@ def compare_scores(score, predictions_a, predictions_b, references, test="approx
     both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``."""
     test = check_test(test)
     check_p_value(p_value)
-    for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
+    for arg in (*RESAMPLING.names, "return_per_example"):
         if arg in kwargs:
             raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
     systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))

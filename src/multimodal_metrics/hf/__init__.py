@@ -4,6 +4,7 @@ A metric script is ``class Anls(TextPairMetric, evaluate.Metric)`` with ``librar
 citation and docs in the script, everything else here and in the metric's library module.
 """
 
+from ..stats import RESAMPLING
 from .arrow import (
     ArrowColumn,
     checked_features,
@@ -25,6 +26,7 @@ from .mixins import LibraryMetric, PairedComparison, TextPairInputs, TextPairMet
 
 __all__ = [
     "DIRECT_PATH_EVALUATE",
+    "RESAMPLING",
     "ArrowColumn",
     "DirectData",
     "LibraryMetric",
@@ -44,9 +46,8 @@ __all__ = [
     "strings_to_arrow",
 ]
 
-RESAMPLING_DOC = """\
-    confidence (`float`, optional): e.g. 0.95: also return the percentile bootstrap interval of every score,
-        resampling examples. Default None (no interval).
-    n_resamples (`int`, optional): bootstrap resamples of `confidence`. Default 1000.
-    seed (`int`, optional): seed of the resampling (numpy default_rng), in [0, 2**64 - 1]. Default 12345.
-    return_per_example (`bool`, optional): also return the score of every example. Default False."""
+# The Args lines of the resampling options (from multimodal_metrics.stats.RESAMPLING) and return_per_example.
+RESAMPLING_DOC = (
+    RESAMPLING.describe()
+    + "\n    return_per_example (`bool`, optional): also return the score of every example. Default False."
+)

@@ -10,7 +10,8 @@ import os
 import threading
 from collections.abc import Mapping
 
-from ..options import RESAMPLING_OPTIONS, check_bool, short_repr
+from ..options import check_bool, short_repr
+from ..stats import RESAMPLING
 from .cache import drop_failed_batch, is_rollback_writer, rollback_writer
 
 DIRECT_PATH_EVALUATE = ("0.4.6",)  # the evaluate versions whose internals the direct path was written for
@@ -142,7 +143,7 @@ class OptionsCheckedFirst:
         compute given the whole data in one process writes no cache (see the class docstring)."""
         features = set(self._feature_names())
         options = {key: value for key, value in kwargs.items() if key not in features}
-        for key in RESAMPLING_OPTIONS:  # checked by stats.Resampling in _compute (cache released if refused)
+        for key in RESAMPLING.names:  # checked by stats.Resampling in _compute (cache released if refused)
             options.pop(key, None)
         check_bool(options.pop("return_per_example", False), "return_per_example")
         self._options(options)

@@ -16,6 +16,7 @@ from ..inputs import check_same_length, check_text_system, naming_system, nest
 from ..results import directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
+    RESAMPLING,
     Resampling,
     Statistic,
     check_p_value,
@@ -201,7 +202,7 @@ class PairedComparison:
         """
         test = check_test(test)
         check_p_value(p_value)
-        for arg in ("confidence", "n_resamples", "seed", "return_per_example"):
+        for arg in (*RESAMPLING.names, "return_per_example"):
             if arg in kwargs:
                 raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
         systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
