@@ -165,10 +165,10 @@ def bench_det_f1(scale: float, with_ref: bool) -> None:
     import bench_det_f1
 
     n = int(5_000 * scale)
-    core = load_core("det_f1", "_det_f1_core")
     from multimodal_metrics import det_f1
+    from multimodal_metrics.det_f1 import core
     true_annot, predictions = bench_det_f1.generate(n)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    preds, refs, _ = det_f1.from_fusion_brain(true_annot, predictions)
     metric = load("det_f1")
     metric.compute(predictions=preds[:5], references=refs[:5])
     ref = cpu(lambda: bench_det_f1.reference_counts(true_annot, predictions)) if with_ref else None

@@ -28,7 +28,7 @@ import time
 import numpy as np
 from _bench import ROOT, offline_env, run_scale, scale_child
 
-from multimodal_metrics.det_f1 import core
+from multimodal_metrics.det_f1 import columns, core
 
 CLASSES = ["a cat on a sofa", "two green eyes", "a red basket", "plush ostrich", "it's raining hard", "a lamp"]
 
@@ -145,7 +145,7 @@ def best_of(fn, repeat):
 
 def make_inputs(n: int):
     """(predictions, references) of `n` generated images, as the module takes them (class dicts)."""
-    preds, refs, _ = core.from_fusion_brain(*generate(n))
+    preds, refs, _ = columns.from_fusion_brain(*generate(n))
     return preds, refs
 
 
@@ -180,21 +180,21 @@ def main() -> int:
     t_ref, ref = best_of(lambda: reference_counts(true_annot, predictions), args.repeat)
 
     def ours():
-        preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+        preds, refs, _ = columns.from_fusion_brain(true_annot, predictions)
         return core.det_f1(preds, refs)
 
     t_core, r_core = best_of(ours, args.repeat)
 
     def ours_o2o():
-        preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+        preds, refs, _ = columns.from_fusion_brain(true_annot, predictions)
         return core.det_f1(preds, refs, matching="one_to_one")
 
     t_o2o, _ = best_of(ours_o2o, args.repeat)
 
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    preds, refs, _ = columns.from_fusion_brain(true_annot, predictions)
     import pyarrow as pa
 
-    stored_p, stored_r = (pa.chunked_array([core.to_arrow(core.pack(x, "x"))]) for x in (preds, refs))
+    stored_p, stored_r = (pa.chunked_array([columns.to_arrow(columns.pack(x, "x"))]) for x in (preds, refs))
     t_packed, r_packed = best_of(lambda: core.det_f1(stored_p, stored_r), args.repeat)
 
     import evaluate
@@ -226,7 +226,7 @@ def main() -> int:
     # the same data as json.load returns it from the official files (objects laid out file order)
     true_json, pred_json = json.loads(json.dumps(true_annot)), json.loads(json.dumps(predictions))
     t_ref_json, ref_json = best_of(lambda: reference_counts(true_json, pred_json), args.repeat)
-    preds_json, refs_json, _ = core.from_fusion_brain(true_json, pred_json)
+    preds_json, refs_json, _ = columns.from_fusion_brain(true_json, pred_json)
     t_eval_json, r_json = best_of(lambda: metric.compute(predictions=preds_json, references=refs_json), args.repeat)
     assert ref_json == ref and r_json["f1"] == r_eval["f1"]
     print(f"the same data read from JSON (the official files): reference loop {t_ref_json * 1000:.1f} ms, "

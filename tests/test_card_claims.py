@@ -339,10 +339,9 @@ def test_det_f1_default_gives_the_official_f1_of_the_repository_sample():
     from helpers import load_script
 
     from multimodal_metrics import det_f1
-    from multimodal_metrics.det_f1 import core as det_core
 
     bench = load_script("bench_det_f1")  # the transcription of the official loop
-    preds, refs, _ = det_core.from_fusion_brain(_ZSOD_TRUE, _ZSOD_PRED)
+    preds, refs, _ = det_f1.from_fusion_brain(_ZSOD_TRUE, _ZSOD_PRED)
     got = det_f1.score(preds, refs)
     counts = bench.reference_counts(_ZSOD_TRUE, _ZSOD_PRED)
     assert (got["tp"], got["fp"], got["fn"]) == counts
@@ -398,9 +397,9 @@ def _generated_inputs(name: str) -> tuple[dict, dict]:
         preds, refs = cb.mutated_pairs("java", 200, 5, cb_core.KEYWORDS["java"])
         return {"predictions": preds, "references": refs}, {"lang": "java"}
     if name == "det_f1":
-        from multimodal_metrics.det_f1 import core as det_core
+        from multimodal_metrics.det_f1 import from_fusion_brain
 
-        preds, refs, _ = det_core.from_fusion_brain(*load_script("bench_det_f1").generate(300, seed=6))
+        preds, refs, _ = from_fusion_brain(*load_script("bench_det_f1").generate(300, seed=6))
         return {"predictions": preds, "references": refs}, {}
     if name == "text_qa":
         preds, golds = _qa_questions(400, seed=7)

@@ -7,14 +7,12 @@ import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
+from helpers import ROOT, load_metric, load_script, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from multimodal_metrics import det_f1 as det
 from multimodal_metrics.det_f1 import PRESETS
-
-core = load_core("det_f1", "_det_f1_core")
-
 
 bench = load_script("bench_det_f1")  # holds the transcription of the official loop (reference_counts)
 
@@ -133,14 +131,14 @@ def test_pairwise_iou_matches_the_scalar_reference():
     rng = np.random.default_rng(0)
     a = rng.integers(0, 20, size=(30, 4)).astype(float)
     b = rng.integers(0, 20, size=(20, 4)).astype(float)
-    matrix = core.pairwise_iou(a, b, "xywh")
+    matrix = det.pairwise_iou(a, b, "xywh")
     assert matrix.shape == (30, 20)
     xyxy = [[x, y, x + w, y + h] for x, y, w, h in a.tolist()]
     for i, p in enumerate(xyxy):
         for j, (x, y, w, h) in enumerate(b.tolist()):
             assert matrix[i, j] == bench.reference_iou(p, [x, y, x + w, y + h])
-    assert core.pairwise_iou(np.zeros((0, 4)), b).shape == (0, 20)
-    assert core.pairwise_iou([[0, 0, 0, 0]], [[0, 0, 0, 0]]).tolist() == [[0.0]]  # 0/0 -> 0
+    assert det.pairwise_iou(np.zeros((0, 4)), b).shape == (0, 20)
+    assert det.pairwise_iou([[0, 0, 0, 0]], [[0, 0, 0, 0]]).tolist() == [[0.0]]  # 0/0 -> 0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -185,8 +183,8 @@ def _counts(result):
 @given(datasets_, st.sampled_from([0.5, 0.5, 0.25, 0.75]), st.sampled_from(["inclusive", "strict"]))
 def test_official_loop_transcription_as_oracle(data, threshold, boundary):
     true_annot, predictions = _fb(data)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
-    ours = core.det_f1(preds, refs, iou_threshold=threshold, iou_boundary=boundary)
+    preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
+    ours = det.det_f1(preds, refs, iou_threshold=threshold, iou_boundary=boundary)
     theirs = bench.reference_counts(true_annot, predictions, threshold=threshold, strict=boundary == "strict")
     assert _counts(ours) == theirs
     assert ours["f1"] == bench.reference_f1(*theirs)
@@ -196,8 +194,8 @@ def test_official_loop_transcription_as_oracle(data, threshold, boundary):
 @given(st.lists(image(floats=True), min_size=1, max_size=25), st.sampled_from(["inclusive", "strict"]))
 def test_official_loop_oracle_on_float_boxes(data, boundary):
     true_annot, predictions = _fb(data)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
-    ours = core.det_f1(preds, refs, iou_boundary=boundary)
+    preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
+    ours = det.det_f1(preds, refs, iou_boundary=boundary)
     assert _counts(ours) == bench.reference_counts(true_annot, predictions, strict=boundary == "strict")
 
 
@@ -227,14 +225,14 @@ def _one_to_one_oracle(data, threshold=0.5):
 @settings(max_examples=30, deadline=None)
 @given(datasets_)
 def test_one_to_one_against_a_pure_python_greedy(data):
-    preds, refs, _ = core.from_fusion_brain(*_fb(data))
-    assert _counts(core.det_f1(preds, refs, matching="one_to_one")) == _one_to_one_oracle(data)
+    preds, refs, _ = det.from_fusion_brain(*_fb(data))
+    assert _counts(det.det_f1(preds, refs, matching="one_to_one")) == _one_to_one_oracle(data)
 
 
 def test_oracle_on_a_few_hundred_random_images():
     true_annot, predictions = bench.generate(300, seed=3)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
-    assert _counts(core.det_f1(preds, refs)) == bench.reference_counts(true_annot, predictions)
+    preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
+    assert _counts(det.det_f1(preds, refs)) == bench.reference_counts(true_annot, predictions)
     r = load_metric("det_f1").compute(predictions=preds, references=refs)
     assert _counts(r) == bench.reference_counts(true_annot, predictions)
 
@@ -247,14 +245,14 @@ def test_oracle_on_a_few_hundred_random_images():
 def test_properties(data, matching):
     preds = [p for _, p in data]
     refs = [g for g, _ in data]
-    r = core.det_f1(preds, refs, matching=matching, return_per_example=True)
+    r = det.det_f1(preds, refs, matching=matching, return_per_example=True)
     for key in ("f1", "precision", "recall"):
         assert 0.0 <= r[key] <= 1.0
     # per-example counts sum to the totals
     for key in ("tp", "fp", "fn"):
         assert sum(x[key] for x in r["per_example"]) == r[key]
     # order of images does not change the aggregate
-    rev = core.det_f1(preds[::-1], refs[::-1], matching=matching)
+    rev = det.det_f1(preds[::-1], refs[::-1], matching=matching)
     assert rev == {k: v for k, v in r.items() if k != "per_example"}
     if matching == "one_to_one":
         n_gt = sum(len(b) for g in refs for b in g.values())
@@ -265,7 +263,7 @@ def test_properties(data, matching):
 @given(st.lists(image(positive_area=True), min_size=1, max_size=15), st.sampled_from(["any", "one_to_one"]))
 def test_identical_predictions_score_one(data, matching):
     refs = [g for g, _ in data]
-    r = core.det_f1(refs, refs, matching=matching)
+    r = det.det_f1(refs, refs, matching=matching)
     has_gt = any(b for g in refs for b in g.values())
     assert r["f1"] == (1.0 if has_gt else 0.0)
     assert r["fp"] == 0 and r["fn"] == 0
@@ -278,7 +276,7 @@ def test_module_equals_core(data, preset):
     refs = [g for g, _ in data]
     r = load_metric("det_f1", preset).compute(predictions=preds, references=refs, return_per_example=True)
     opts = dict(PRESETS[preset])
-    expected = core.det_f1(preds, refs, return_per_example=True, **opts)
+    expected = det.det_f1(preds, refs, return_per_example=True, **opts)
     assert {k: v for k, v in r.items() if k != "signature"} == expected
 
 
@@ -336,11 +334,11 @@ def test_unknown_preset():
 def test_fusion_brain_loader_errors():
     gt = {"a.jpg": {"cat": [B], "dog": []}, "b.jpg": {"cat": []}}
     with pytest.raises(ValueError, match=r"same images .*1 missing from predictions \['b.jpg'\]"):
-        core.from_fusion_brain(gt, {"a.jpg": {"cat": [B], "dog": []}})
+        det.from_fusion_brain(gt, {"a.jpg": {"cat": [B], "dog": []}})
     with pytest.raises(ValueError, match=r"`predictions\['a.jpg'\]` \(image 0\) has no entry for requested class 'dog'"):
-        core.from_fusion_brain(gt, {"a.jpg": {"cat": [B]}, "b.jpg": {"cat": []}})
-    preds, refs, images = core.from_fusion_brain(gt, {"b.jpg": {"cat": [[]], "x": [B]}, "a.jpg": {"dog": [], "cat": [B]}})
-    assert images == ["a.jpg", "b.jpg"] and core.det_f1(preds, refs)["f1"] == 1.0
+        det.from_fusion_brain(gt, {"a.jpg": {"cat": [B]}, "b.jpg": {"cat": []}})
+    preds, refs, images = det.from_fusion_brain(gt, {"b.jpg": {"cat": [[]], "x": [B]}, "a.jpg": {"dog": [], "cat": [B]}})
+    assert images == ["a.jpg", "b.jpg"] and det.det_f1(preds, refs)["f1"] == 1.0
 
 
 # ------------------------------------------------------------------------------------------------

@@ -3,22 +3,22 @@ the checked per-image path gives, or step aside (None) so that the checked path 
 the Arrow columns written by `add_batch` read back unchanged; classes in another order, extra and
 missing classes are aligned like the per-image rule."""
 
-import importlib
 import marshal
 import random
 import struct
 
 import numpy as np
 import pytest
-from helpers import load_core, load_metric, load_script
+from helpers import load_metric, load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-core = load_core("det_f1", "_det_f1_core")
-# the tunables are read in the modules that define them (core re-exports copies): patch them there
-det_columns = importlib.import_module("multimodal_metrics.det_f1.columns")
-det_counting = importlib.import_module("multimodal_metrics.det_f1.counting")
-det_matching = importlib.import_module("multimodal_metrics.det_f1.matching")
+from multimodal_metrics.det_f1 import boxes as det_boxes
+from multimodal_metrics.det_f1 import columns as det_columns
+from multimodal_metrics.det_f1 import core as det_core
+from multimodal_metrics.det_f1 import matching as det_matching
+from multimodal_metrics.det_f1 import stream as det_stream
+
 bench = load_script("bench_det_f1")
 
 
@@ -68,7 +68,7 @@ IMAGE = st.one_of(
 def _same(a, b) -> bool:
     return (
         np.array_equal(a.offsets, b.offsets)
-        and core._pylist(a.classes) == core._pylist(b.classes)
+        and det_columns.class_list(a.classes) == det_columns.class_list(b.classes)
         and np.array_equal(a.counts, b.counts)
         and a.coords.shape == b.coords.shape
         and np.array_equal(a.coords, b.coords, equal_nan=True)
@@ -78,10 +78,10 @@ def _same(a, b) -> bool:
 @settings(max_examples=400, deadline=None)
 @given(st.lists(IMAGE, min_size=1, max_size=5))
 def test_fast_walk_equals_the_checked_path_or_steps_aside(images):
-    fast = core._pack_plain(images)
+    fast = det_columns._pack_plain(images)
     if fast is None:
         return  # the checked path decides (and names what is wrong)
-    checked = core._pack_checked(images, "predictions", 0)  # must accept what the fast walk accepted
+    checked = det_columns._pack_checked(images, "predictions", 0)  # must accept what the fast walk accepted
     assert _same(fast, checked)
 
 
@@ -91,36 +91,36 @@ def test_fast_walk_equals_the_checked_path_or_steps_aside(images):
 def test_plain_batches_take_the_fast_walk(images):
     if any("classes" in im or not "".join(im).isprintable() or "\ud800" in "".join(im) for im in images):
         return
-    fast = core._pack_plain(images)
+    fast = det_columns._pack_plain(images)
     assert fast is not None
-    assert _same(fast, core._pack_checked(images, "predictions", 0))
+    assert _same(fast, det_columns._pack_checked(images, "predictions", 0))
 
 
 def test_fast_walk_across_chunks(monkeypatch):
     true_annot, predictions = bench.generate(700, seed=3)
-    preds, _, _ = core.from_fusion_brain(true_annot, predictions)
-    whole = core._pack_plain(preds)
-    assert whole is not None and _same(whole, core._pack_checked(preds, "predictions", 0))
+    preds, _, _ = det_columns.from_fusion_brain(true_annot, predictions)
+    whole = det_columns._pack_plain(preds)
+    assert whole is not None and _same(whole, det_columns._pack_checked(preds, "predictions", 0))
     monkeypatch.setattr(det_columns, "PLAIN_CHUNK", 7)
-    assert _same(core._pack_plain(preds), whole)
+    assert _same(det_columns._pack_plain(preds), whole)
     bad = [dict(p) for p in preds]
     bad[650]["x"] = [[True, 0, 1, 1]]  # a bool in a late chunk: the checked path names it
-    assert core._pack_plain(bad) is None
+    assert det_columns._pack_plain(bad) is None
     with pytest.raises(TypeError, match=r"`predictions\[650\]` class 'x', box 0: coordinates must be numbers"):
-        core.pack(bad, "predictions")
+        det_columns.pack(bad, "predictions")
 
 
 def test_arrow_columns_read_back_unchanged():
     import pyarrow as pa
 
     true_annot, predictions = bench.generate(300, seed=4)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
+    preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
     for side in (preds, refs, [{}] + refs[:3] + [{"cat": []}]):
-        cols = core.pack(side, "predictions")
-        array = core.to_arrow(cols)
-        assert array.to_pylist() == core.normalize_batch(side, "predictions")
-        assert _same(core.from_arrow(pa.chunked_array([array[:7], array[7:]])), cols)
-        assert _same(core.from_arrow(array[5:]), core.pack(side[5:], "predictions"))  # slices honoured
+        cols = det_columns.pack(side, "predictions")
+        array = det_columns.to_arrow(cols)
+        assert array.to_pylist() == det_columns.normalize_batch(side, "predictions")
+        assert _same(det_columns.from_arrow(pa.chunked_array([array[:7], array[7:]])), cols)
+        assert _same(det_columns.from_arrow(array[5:]), det_columns.pack(side[5:], "predictions"))  # slices honoured
 
 
 def _shuffled(images, rng, extra=False, records=False):
@@ -140,12 +140,12 @@ def _shuffled(images, rng, extra=False, records=False):
 @pytest.mark.parametrize("matching", ["any", "one_to_one"])
 def test_classes_in_another_order_or_extra_give_the_same_counts(extra, records, matching):
     true_annot, predictions = bench.generate(400, seed=5)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
-    expected = core.count_per_image(preds, refs, matching=matching)
+    preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
+    expected = det_core.count_per_image(preds, refs, matching=matching)
     if matching == "any":
         assert tuple(expected.sum(axis=0)) == bench.reference_counts(true_annot, predictions)
     moved = _shuffled(preds, random.Random(6), extra, records)
-    assert np.array_equal(core.count_per_image(moved, refs, matching=matching), expected)
+    assert np.array_equal(det_core.count_per_image(moved, refs, matching=matching), expected)
     metric = load_metric("det_f1", "one_to_one" if matching == "one_to_one" else None)
     r = metric.compute(predictions=moved, references=refs)
     assert (r["tp"], r["fp"], r["fn"]) == tuple(float(x) for x in expected.sum(axis=0))
@@ -156,41 +156,41 @@ def test_missing_class_named_in_image_order_on_every_path():
     preds = [{"cat": []}, {"owl": [], "cat": []}, {"owl": []}]
     for p in (preds, _shuffled(preds, random.Random(0), records=True)):
         with pytest.raises(ValueError, match=r"`predictions\[1\]` has no entry for requested class 'dog'"):
-            core.det_f1(p, refs)
+            det_core.det_f1(p, refs)
         with pytest.raises(ValueError, match=r"`predictions\[1\]` has no entry for requested class 'dog'"):
             load_metric("det_f1").compute(predictions=p, references=refs)
-    r = core.det_f1(preds, refs, missing_class="empty")
+    r = det_core.det_f1(preds, refs, missing_class="empty")
     assert (r["tp"], r["fp"], r["fn"]) == (0.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize("matching", ["any", "one_to_one"])
 def test_groups_counted_in_blocks_give_the_same_counts(monkeypatch, matching):
     true_annot, predictions = bench.generate(300, seed=7, dense=True)
-    preds, refs, _ = core.from_fusion_brain(true_annot, predictions)
-    whole = core.count_per_image(preds, refs, matching=matching)
-    for block, chunk in ((1, core.PAIR_CHUNK), (7, 5), (100, 1)):
-        monkeypatch.setattr(det_counting, "GROUP_BLOCK", block)
+    preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
+    whole = det_core.count_per_image(preds, refs, matching=matching)
+    for block, chunk in ((1, det_matching.PAIR_CHUNK), (7, 5), (100, 1)):
+        monkeypatch.setattr(det_core, "GROUP_BLOCK", block)
         monkeypatch.setattr(det_matching, "PAIR_CHUNK", chunk)
-        assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
+        assert np.array_equal(det_core.count_per_image(preds, refs, matching=matching), whole)
     monkeypatch.undo()
 
 
 def test_first_bad_box_named_like_a_single_pass(monkeypatch):
     """Bad boxes in several blocks: references are named before predictions, then unrequested
     classes, whatever block they are in."""
-    monkeypatch.setattr(det_counting, "GROUP_BLOCK", 2)
+    monkeypatch.setattr(det_core, "GROUP_BLOCK", 2)
     refs = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
     preds = [{"cat": [[0, 0, 1, 1]]} for _ in range(6)]
     preds[1] = {"cat": [[0, 0, -1, 1]], "dog": [[0, 0, float("nan"), 1]]}
     refs[5] = {"cat": [[0, 0, float("inf"), 1]]}
     with pytest.raises(ValueError, match=r"`references\[5\]` class 'cat', box 0: NaN or infinite"):
-        core.det_f1(preds, refs)
+        det_core.det_f1(preds, refs)
     refs[5] = {"cat": [[0, 0, 1, 1]]}
     with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'cat', box 0: negative width"):
-        core.det_f1(preds, refs)
+        det_core.det_f1(preds, refs)
     preds[1]["cat"] = [[0, 0, 1, 1]]
     with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'dog', box 0: NaN or infinite"):
-        core.det_f1(preds, refs)
+        det_core.det_f1(preds, refs)
 
 
 SMALL_BOX = st.lists(st.integers(0, 20), min_size=4, max_size=4)
@@ -217,18 +217,18 @@ def _aligned_or_not(draw):
 @given(_aligned_or_not(), st.sampled_from(["any", "one_to_one"]))
 def test_alignment_against_the_per_image_rule(data, matching):
     preds, refs = data
-    got = core.count_per_image(preds, refs, matching=matching, missing_class="empty")
+    got = det_core.count_per_image(preds, refs, matching=matching, missing_class="empty")
     for i, (pred, ref) in enumerate(zip(preds, refs)):
-        pred = core.as_class_dict(pred)
+        pred = det_columns.as_class_dict(pred)
         complete = {c: pred.get(c, []) for c in ref}  # a missing class: no box
         if matching == "any":
             expected = bench.reference_counts({"im": ref}, {"im": complete})
         else:
-            expected = tuple(core.count_per_image([complete], [ref], matching=matching)[0])
+            expected = tuple(det_core.count_per_image([complete], [ref], matching=matching)[0])
         assert tuple(got[i]) == expected
-    if any(not set(r) <= set(core.as_class_dict(p)) for p, r in zip(preds, refs)):
+    if any(not set(r) <= set(det_columns.as_class_dict(p)) for p, r in zip(preds, refs)):
         with pytest.raises(ValueError, match=r"has no entry for requested class"):
-            core.count_per_image(preds, refs, matching=matching)
+            det_core.count_per_image(preds, refs, matching=matching)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -308,7 +308,7 @@ def test_plain_box_lists_read_exactly(seed):
         lists = _random_box_lists(rng)
         expected = _reference_boxes(lists)
         assert expected is not None
-        assert _same_boxes(core._plain_boxes(lists), expected)
+        assert _same_boxes(det_stream.plain_boxes(lists), expected)
 
 
 NOT_PLAIN = [
@@ -356,19 +356,19 @@ class Boxes(list):
 @pytest.mark.parametrize("bad", NOT_PLAIN + [[Boxes([[1, 2, 3, 4]])], [[Boxes([1, 2, 3, 4])]]], ids=repr)
 def test_not_plain_box_lists_step_aside(bad):
     assert _reference_boxes(bad) is None
-    assert core._plain_boxes(bad) is None
+    assert det_stream.plain_boxes(bad) is None
     for lists in (bad + [[[1, 2, 3, 4]]], [[[0.5, 2, 3, 4]], [[]]] + bad):  # with plain lists around
-        assert core._plain_boxes(lists) is None
+        assert det_stream.plain_boxes(lists) is None
     images = [{"cat": [[1, 2, 3, 4]]}, {"dog": bad[0], "cat": [[0.5, 1, 2, 3]]}]
-    assert core._pack_plain(images) is None
+    assert det_columns._pack_plain(images) is None
 
 
 def test_self_referencing_box_list_steps_aside():
     loop = [[1, 2, 3, 4]]
     loop.append(loop)
-    assert core._plain_boxes([loop]) is None
+    assert det_stream.plain_boxes([loop]) is None
     with pytest.raises((TypeError, ValueError)):
-        core.pack([{"cat": loop}], "predictions")
+        det_columns.pack([{"cat": loop}], "predictions")
 
 
 def _mutated(rng, stream: bytes) -> bytes:
@@ -398,10 +398,10 @@ def test_mutated_streams_taken_only_when_they_decode_to_plain_boxes(seed):
     for _ in range(1500):
         lists = _random_box_lists(rng, n_lists=rng.randint(1, 6))
         stream = marshal.dumps(lists, 2)
-        assert _same_boxes(core._stream_boxes(stream, len(lists)), _reference_boxes(lists))
+        assert _same_boxes(det_stream._stream_boxes(stream, len(lists)), _reference_boxes(lists))
         bad = _mutated(rng, stream)
         for n_lists in {len(lists), len(lists) - 1, len(lists) + 1}:
-            got = core._stream_boxes(bad, n_lists)
+            got = det_stream._stream_boxes(bad, n_lists)
             if got is not None:
                 taken += 1
                 decoded = marshal.loads(bad)
@@ -414,7 +414,7 @@ def test_mutated_streams_taken_only_when_they_decode_to_plain_boxes(seed):
 @given(st.lists(st.lists(st.lists(st.one_of(PLAIN, st.sampled_from([2**31 - 1, -(2**31), -0.0, 1e308])), min_size=4, max_size=4),
                          max_size=4) | st.just([[]]), max_size=6))
 def test_plain_box_lists_hypothesis(lists):
-    assert _same_boxes(core._plain_boxes(lists), _reference_boxes(lists))
+    assert _same_boxes(det_stream.plain_boxes(lists), _reference_boxes(lists))
 
 
 EDGE = [0.0, -0.0, 1.0, -1.0, 2.0**-600, -(2.0**-600), 2.0**-500, 2.0**-499, 2.0**499, -(2.0**499), 2.0**500,
@@ -429,17 +429,17 @@ def test_ordinary_values_pass_every_block_check(rows, box_format, lo, hi):
     """`_ordinary_values` (one test of the whole array) only says True when every block would pass
     the value check and need no IoU scaling."""
     boxes = np.array(rows, dtype=np.float64).reshape(-1, 4)
-    if core._ordinary_values(boxes, box_format):
+    if det_boxes.ordinary_values(boxes, box_format):
         block = boxes[min(lo, hi) : max(lo, hi)]
-        assert core._values_ok(block, box_format)
-        assert core._in_safe_range(np.concatenate(core._xyxy_columns(block, box_format)))
+        assert det_boxes.coordinates_ok(block, box_format)
+        assert det_boxes.in_safe_range(np.concatenate(det_boxes.xyxy_columns(block, box_format)))
 
 
 def test_usual_coordinates_are_ordinary():
     true_annot, predictions = bench.generate(200, seed=8)
-    for side in core.from_fusion_brain(true_annot, predictions)[:2]:
-        coords = core.pack(side, "predictions").coords
-        assert core._ordinary_values(coords, "xywh")
-        assert core._ordinary_values(core.to_xyxy(coords), "xyxy")
-        assert not core._ordinary_values(np.vstack([coords, [[0, 0, -1, 1]]]), "xywh")
-        assert not core._ordinary_values(np.vstack([coords, [[2.0**-600, 0, 1, 1]]]), "xyxy")
+    for side in det_columns.from_fusion_brain(true_annot, predictions)[:2]:
+        coords = det_columns.pack(side, "predictions").coords
+        assert det_boxes.ordinary_values(coords, "xywh")
+        assert det_boxes.ordinary_values(det_boxes.to_xyxy(coords), "xyxy")
+        assert not det_boxes.ordinary_values(np.vstack([coords, [[0, 0, -1, 1]]]), "xywh")
+        assert not det_boxes.ordinary_values(np.vstack([coords, [[2.0**-600, 0, 1, 1]]]), "xyxy")

@@ -11,8 +11,7 @@ from helpers import load_metric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from multimodal_metrics import stats
-from multimodal_metrics.det_f1 import core as det_core
+from multimodal_metrics import det_f1, stats
 
 BOX = [[0, 0, 2, 2]]
 
@@ -157,9 +156,9 @@ def test_det_f1_box_that_is_a_set_is_refused(box, side):
     with pytest.raises(TypeError, match=rf"`{side}\[0\]` class 'cat', box 0: expected 4 numbers, got"):
         _det(pred, ref)
     with pytest.raises(TypeError, match=rf"`{side}\[0\]` class 'cat', box 0"):
-        det_core.det_f1([pred], [ref])
+        det_f1.det_f1([pred], [ref])
     with pytest.raises(TypeError, match=rf"`{side}\[0\]` class 'cat', box 0"):
-        det_core.det_f1([{"classes": ["cat"], "boxes": [pred["cat"]]}], [ref])
+        det_f1.det_f1([{"classes": ["cat"], "boxes": [pred["cat"]]}], [ref])
 
 
 INT_LIMITS = [np.iinfo(np.int64).max, np.iinfo(np.int64).max - 10, np.iinfo(np.int64).min, np.iinfo(np.uint64).max,
@@ -195,7 +194,7 @@ def test_det_f1_integer_coordinates_at_dtype_limits_are_exact_or_refused(value, 
 def test_det_f1_identical_integer_boxes_of_positive_size_score_one_or_are_named(x, y, w, h, box_format):
     box = [x, y, w, h] if box_format == "xywh" else [x, y, x + w, y + h]
     try:
-        f1 = det_core.det_f1([{"cat": [box]}], [{"cat": [box]}], box_format=box_format)["f1"]
+        f1 = det_f1.det_f1([{"cat": [box]}], [{"cat": [box]}], box_format=box_format)["f1"]
     except ValueError as err:
         assert "class 'cat', box 0" in str(err) and "float64" in str(err)
     else:
@@ -236,13 +235,13 @@ def test_det_f1_100000_boxes_of_one_class_is_refused_at_once(matching):
     boxes = np.hstack([rng.uniform(0, 1e4, (100_000, 2)), rng.uniform(5, 50, (100_000, 2))])
     start = time.process_time()
     with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'car': 100,000 predicted x 100,000 reference boxes"):
-        det_core.det_f1([{"car": BOX}, {"car": boxes}], [{"car": BOX}, {"car": boxes}], matching=matching)
+        det_f1.det_f1([{"car": BOX}, {"car": boxes}], [{"car": BOX}, {"car": boxes}], matching=matching)
     assert time.process_time() - start < 5
 
 
 def test_det_f1_one_to_one_memory_stays_bounded_below_the_limit():
     n = 2000  # 4,000,000 pairs, every one a hit (identical boxes): main held +0.46 GB here
-    result, peak, _ = _peak(lambda: det_core.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}],
+    result, peak, _ = _peak(lambda: det_f1.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}],
                                                     matching="one_to_one"))
     assert result["f1"] == 1.0 and result["tp"] == n
     assert peak < 300 * 2**20, f"peak {peak / 2**20:.0f} MiB"
@@ -250,7 +249,7 @@ def test_det_f1_one_to_one_memory_stays_bounded_below_the_limit():
 
 def test_det_f1_any_holds_no_entry_per_passing_pair():
     n = 6000  # 36,000,000 passing pairs: a mask of predictions is enough for the any rule
-    result, peak, _ = _peak(lambda: det_core.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}]))
+    result, peak, _ = _peak(lambda: det_f1.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}]))
     assert result["f1"] == 1.0
     assert peak < 150 * 2**20, f"peak {peak / 2**20:.0f} MiB"
 
@@ -258,7 +257,7 @@ def test_det_f1_any_holds_no_entry_per_passing_pair():
 def test_det_f1_box_status_refuses_a_huge_matrix():
     boxes = _identical_boxes(3000)
     with pytest.raises(ValueError, match="class 'c': 3,000 predicted x 3,000 reference boxes"):
-        det_core.box_status({"c": boxes}, {"c": boxes})
+        det_f1.box_status({"c": boxes}, {"c": boxes})
 
 
 def _unrelated(n, seed):

@@ -1,4 +1,4 @@
-"""The library's det_f1 without evaluate: score, Result, compare, the option table, core's names, a light import."""
+"""The library's det_f1 without evaluate: score, Result, compare, the option table, the modules' names, a light import."""
 
 import subprocess
 import sys
@@ -116,25 +116,28 @@ def test_checks_come_in_compute_order():
         det_f1.score([{"cat": [B]}], [{"cat": [B], "dog": []}])
     # a packed dict is a class dict to compute's add_batch, and so to score
     with pytest.raises(TypeError, match=r"`predictions\[0\]` class 'classes', box 0: expected 4 numbers"):
-        det_f1.score(core.normalize_batch([{"cat": [B]}], "predictions"), [{"cat": [B]}])
+        det_f1.score(det_f1.normalize_batch([{"cat": [B]}], "predictions"), [{"cat": [B]}])
 
 
-def test_core_keeps_the_names_of_the_old_core_module():
-    """multimodal_metrics.det_f1.core is what metrics/det_f1/_det_f1_core.py was (tests, mm-score's formats)."""
-    names = """BOUNDARIES BOX_FORMATS MATCHINGS MISSING_CLASS to_xyxy paired_iou pairwise_iou passes is_record is_packed
-    box_array Columns pack normalize_batch packed_dicts normalize_example unpack as_class_dict from_fusion_brain is_arrow
-    to_arrow from_arrow columns_of count_per_group count_per_image prf scores det_f1 box_status PAIR_CHUNK GROUP_BLOCK
-    PLAIN_CHUNK _pack_plain _pack_checked _pack_packed _plain_boxes _stream_boxes _pylist _values_ok _ordinary_values
-    _in_safe_range _xyxy_columns _groups _hit_pairs _count_block _greedy_one_to_one _check_values _offsets _ranges""".split()
-    assert [n for n in names if not hasattr(core, n)] == []
-    from multimodal_metrics.det_f1 import columns, counting, matching
+def test_core_is_the_formula_and_the_package_names_the_public_functions():
+    """``core`` counts and scores; the readers, boxes and matching rules live in their own modules, and the
+    package exports the public functions of each."""
+    from multimodal_metrics.det_f1 import boxes, columns, matching
 
-    assert (core.PLAIN_CHUNK, core.PAIR_CHUNK, core.GROUP_BLOCK) == (
-        columns.PLAIN_CHUNK,
-        matching.PAIR_CHUNK,
-        counting.GROUP_BLOCK,
+    assert (det_f1.det_f1, det_f1.count_per_image, det_f1.prf, det_f1.scores) == (
+        core.det_f1,
+        core.count_per_image,
+        core.prf,
+        core.scores,
     )
-    preds, refs, images = core.from_fusion_brain({"a.jpg": {"cat": [B]}}, {"a.jpg": {"cat": [B], "x": []}})
+    assert (det_f1.pack, det_f1.from_fusion_brain, det_f1.box_status, det_f1.pairwise_iou) == (
+        columns.pack,
+        columns.from_fusion_brain,
+        matching.box_status,
+        boxes.pairwise_iou,
+    )
+    assert all(hasattr(det_f1, name) for name in det_f1.__all__)
+    preds, refs, images = det_f1.from_fusion_brain({"a.jpg": {"cat": [B]}}, {"a.jpg": {"cat": [B], "x": []}})
     assert images == ["a.jpg"] and core.det_f1(preds, refs)["f1"] == 1.0
     assert np.array_equal(core.count_per_image(preds, refs), [[1, 0, 0]])
 

@@ -5,28 +5,25 @@
     r["f1"], r.signature, r.per_example, r.counts
 
 Presets: ``default`` = ``fusion_brain_2021`` (the official AIJ 2021 zsOD script, quirks included) and
-``one_to_one`` (greedy one-to-one matching, the usual detection convention). The pure functions are in
-:mod:`multimodal_metrics.det_f1.core` (``det_f1``, ``count_per_image``, ``from_fusion_brain``, ...).
+``one_to_one`` (greedy one-to-one matching, the usual detection convention). The formula is
+:mod:`multimodal_metrics.det_f1.core` (``det_f1``, ``count_per_image``, ...), the input readers
+:mod:`~multimodal_metrics.det_f1.columns` (``pack``, ``from_fusion_brain``, ...).
 """
 
-from .core import (
+from .boxes import pairwise_iou
+from .columns import (
     Columns,
     as_class_dict,
-    box_status,
-    count_per_group,
-    count_per_image,
-    det_f1,
     from_arrow,
     from_fusion_brain,
     normalize_batch,
     normalize_example,
     pack,
-    pairwise_iou,
-    prf,
-    scores,
     to_arrow,
     unpack,
 )
+from .core import count_per_group, count_per_image, det_f1, prf, scores
+from .matching import box_status
 from .scoring import (
     OPTIONS,
     PRESETS,

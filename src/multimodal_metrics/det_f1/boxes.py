@@ -39,12 +39,12 @@ def paired_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     IoU is scale-invariant, so the result equals the exact IoU rounded once, and inputs in the usual
     range take the unscaled path bit for bit.
     """
-    if not (_in_safe_range(a) and _in_safe_range(b)):
+    if not (in_safe_range(a) and in_safe_range(b)):
         _, exponent = np.frexp(np.maximum(np.abs(a).max(axis=-1), np.abs(b).max(axis=-1)))
         shift = -exponent[..., None]
         a, b = np.ldexp(a, shift), np.ldexp(b, shift)  # x * 2**shift, no intermediate overflow
     a, b = _columns(a), _columns(b)
-    return _iou(a, b, _area(a), _area(b))
+    return column_iou(a, b, column_area(a), column_area(b))
 
 
 def _columns(x: np.ndarray) -> tuple:
@@ -52,11 +52,11 @@ def _columns(x: np.ndarray) -> tuple:
     return x[..., 0], x[..., 1], x[..., 2], x[..., 3]
 
 
-def _area(c: tuple) -> np.ndarray:
+def column_area(c: tuple) -> np.ndarray:
     return (c[2] - c[0]) * (c[3] - c[1])
 
 
-def _iou(a: tuple, b: tuple, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
+def column_iou(a: tuple, b: tuple, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarray:
     """IoU of aligned xyxy boxes given as coordinate columns (:func:`_columns`) and their areas
     (:func:`paired_iou` without the scaling)."""
     wx = np.minimum(a[2], b[2]) - np.maximum(a[0], b[0])
@@ -69,7 +69,7 @@ def _iou(a: tuple, b: tuple, area_a: np.ndarray, area_b: np.ndarray) -> np.ndarr
 _SAFE_HIGH, _SAFE_LOW = 2.0**500, 2.0**-500
 
 
-def _in_safe_range(x: np.ndarray) -> bool:
+def in_safe_range(x: np.ndarray) -> bool:
     """True when no coordinate is beyond 2**500 in magnitude nor nonzero below 2**-500 (areas and
     their sums then neither overflow nor underflow)."""
     if not x.size:
@@ -95,7 +95,7 @@ def passes(iou: np.ndarray, iou_threshold: float = 0.5, iou_boundary: str = "inc
 
 
 
-def _xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
+def xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
     """(x1, y1, x2, y2) contiguous columns of (N, 4) boxes (the arithmetic of :func:`to_xyxy`)."""
     x, y, c, d = (np.ascontiguousarray(boxes[:, k]) for k in range(4))
     return (x, y, x + c, y + d) if box_format == "xywh" else (x, y, c, d)
@@ -105,7 +105,7 @@ def _xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
 # ----------------------------------------------------------------------------------------------
 # Coordinate values (whole-array tests)
 # ----------------------------------------------------------------------------------------------
-def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
+def coordinates_ok(boxes: np.ndarray, box_format: str) -> bool:
     """True when every coordinate is finite and every box has a nonnegative size that float64 keeps
     (xywh: a positive w or h must not vanish in x + w, y + h) (whole-array tests)."""
     if not len(boxes):
@@ -113,21 +113,21 @@ def _values_ok(boxes: np.ndarray, box_format: str) -> bool:
     with np.errstate(over="ignore", invalid="ignore"):
         if box_format == "xywh":
             ends = boxes[:, :2] + boxes[:, 2:]
-            ends_ok = np.isfinite(ends).all() and (boxes[:, 2:] >= 0).all() and not _size_lost(boxes, ends).any()
+            ends_ok = np.isfinite(ends).all() and (boxes[:, 2:] >= 0).all() and not size_lost(boxes, ends).any()
         else:
             ends_ok = (boxes[:, 2:] >= boxes[:, :2]).all()
         return bool(ends_ok and np.isfinite(boxes).all())
 
 
-def _size_lost(boxes: np.ndarray, ends: np.ndarray) -> np.ndarray:
+def size_lost(boxes: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Per xywh box: True when a positive width or height vanishes in x + w (or y + h) in float64
     (w below half the float64 spacing of x: [1e17, 0, 1, 1]); the box would have area 0 and IoU 0
     even with itself, so it is refused instead of scored."""
     return ((boxes[:, 2:] > 0) & (ends == boxes[:, :2])).any(axis=1)
 
 
-def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
-    """True when every block of ``boxes`` passes :func:`_values_ok` and :func:`_in_safe_range` (with
+def ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
+    """True when every block of ``boxes`` passes :func:`coordinates_ok` and :func:`in_safe_range` (with
     the xyxy coordinates), tested on the whole array with small temporaries (booleans): finite
     coordinates of magnitude at most 2**499 (then x + w, y + h stay within 2**500), nonnegative sizes
     (xywh) or x2 >= x1 and y2 >= y1 (xyxy), and no xyxy coordinate nonzero below 2**-500 in magnitude.
@@ -139,7 +139,7 @@ def _ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
         return False
     if box_format == "xyxy":
         return bool((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()) and _no_tiny(boxes)
-    if boxes[:, 2:].min() < 0 or not _no_tiny(boxes) or _size_lost(boxes, boxes[:, :2] + boxes[:, 2:]).any():
+    if boxes[:, 2:].min() < 0 or not _no_tiny(boxes) or size_lost(boxes, boxes[:, :2] + boxes[:, 2:]).any():
         return False
     # x + w >= max(x, w) when both are >= 0: it can only be tiny in a row with a negative x or y
     rows = boxes[(boxes[:, 0] < 0) | (boxes[:, 1] < 0)] if low < 0 else boxes[:0]

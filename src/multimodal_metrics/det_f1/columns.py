@@ -6,7 +6,7 @@ records (:func:`pack`: structure and number types checked, errors name the argum
 the class), from the packed form ``{"classes", "counts", "coords"}`` (:func:`normalize_batch`), or
 from the Arrow column the evaluate module stores (:func:`to_arrow`, :func:`from_arrow`);
 :func:`from_fusion_brain` reads the official JSON dicts. Coordinate values are checked when scoring
-(:mod:`multimodal_metrics.det_f1.counting`).
+(:mod:`multimodal_metrics.det_f1.core`).
 """
 
 import collections
@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..options import short_repr
-from .stream import _plain_boxes
+from .stream import plain_boxes
 
 
 # ----------------------------------------------------------------------------------------------
@@ -219,7 +219,7 @@ def _pack_plain(examples) -> Columns | None:
     and names what is wrong.
 
     ``PLAIN_CHUNK`` images at a time: their class names and box lists are gathered in C-level passes,
-    and the box lists are read by :func:`_plain_boxes` (one ``marshal.dumps``, parsed with numpy).
+    and the box lists are read by :func:`plain_boxes` (one ``marshal.dumps``, parsed with numpy).
     """
     if not examples or not set(map(type, examples)) <= {dict}:
         return None
@@ -234,14 +234,14 @@ def _pack_plain(examples) -> Columns | None:
             "".join(names).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate: the checked path names it
             return None
-        boxes = _plain_boxes(_flat(map(dict.values, part)))
+        boxes = plain_boxes(_flat(map(dict.values, part)))
         if boxes is None:
             return None
         classes += names
         counts.append(boxes[0])
         coords.append(boxes[1])
     n_classes = np.array(n_classes, dtype=np.int64)
-    return Columns(_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords))
+    return Columns(size_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords))
 
 
 PLAIN_CHUNK = 512  # images per marshal stream (about 100 KB: the numpy temporaries of its parsing stay small)
@@ -255,7 +255,7 @@ def _flat(lists) -> list:
     return out
 
 
-def _offsets(sizes: np.ndarray) -> np.ndarray:
+def size_offsets(sizes: np.ndarray) -> np.ndarray:
     """[0, cumsum(sizes)...] as int64."""
     out = np.zeros(len(sizes) + 1, dtype=np.int64)
     np.cumsum(sizes, out=out[1:])
@@ -263,12 +263,12 @@ def _offsets(sizes: np.ndarray) -> np.ndarray:
 
 
 
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + n)`` for every (s, n), vectorised."""
     total = int(lengths.sum())
     if not total:
         return np.zeros(0, dtype=np.int64)
-    return np.repeat(starts - _offsets(lengths)[:-1], lengths) + np.arange(total, dtype=np.int64)
+    return np.repeat(starts - size_offsets(lengths)[:-1], lengths) + np.arange(total, dtype=np.int64)
 
 
 
@@ -329,7 +329,7 @@ def _pack_checked(examples, arg: str, start: int) -> Columns:
             coords = arr.astype(np.float64, copy=False)
     n_classes = np.fromiter(map(len, classes_of), dtype=np.int64, count=len(classes_of))
     classes = [c for classes in classes_of for c in classes]
-    return Columns(_offsets(n_classes), classes, np.asarray(counts, dtype=np.int64), coords.reshape(-1, 4))
+    return Columns(size_offsets(n_classes), classes, np.asarray(counts, dtype=np.int64), coords.reshape(-1, 4))
 
 
 def _pack_packed(examples) -> Columns:
@@ -339,7 +339,7 @@ def _pack_packed(examples) -> Columns:
     classes = list(chain(x["classes"] for x in examples))
     counts = np.fromiter(chain(x["counts"] for x in examples), dtype=np.int64, count=len(classes))
     coords = np.fromiter(chain(x["coords"] for x in examples), dtype=np.float64)
-    return Columns(_offsets(n_classes), classes, counts, coords.reshape(-1, 4))
+    return Columns(size_offsets(n_classes), classes, counts, coords.reshape(-1, 4))
 
 
 def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
@@ -350,9 +350,9 @@ def normalize_batch(examples, arg: str, start: int = 0) -> list[dict]:
 
 def packed_dicts(columns: Columns) -> list[dict]:
     """:class:`Columns` as one packed dict per image."""
-    classes = _pylist(columns.classes)
+    classes = class_list(columns.classes)
     counts = columns.counts.tolist()
-    box_offsets = _offsets(columns.counts).tolist()
+    box_offsets = size_offsets(columns.counts).tolist()
     coords = columns.coords.ravel().tolist()
     out, offsets = [], columns.offsets.tolist()
     for lo, hi in zip(offsets[:-1], offsets[1:]):
@@ -440,7 +440,7 @@ def to_arrow(columns: Columns):
     box or coordinate)."""
     import pyarrow as pa
 
-    box_offsets = _offsets(columns.counts)[columns.offsets]
+    box_offsets = size_offsets(columns.counts)[columns.offsets]
     if max(box_offsets[-1] * 4, columns.offsets[-1]) > np.iinfo(np.int32).max:  # Arrow list offsets are int32
         raise ValueError(f"at most {np.iinfo(np.int32).max // 4:,} boxes and {np.iinfo(np.int32).max:,} classes in all")
     offsets = pa.array(columns.offsets.astype(np.int32))
@@ -484,17 +484,17 @@ def columns_of(images, arg: str) -> Columns:
     return _pack_checked(images, arg, 0)
 
 
-def _pylist(classes) -> list:
+def class_list(classes) -> list:
     return classes.to_pylist() if is_arrow(classes) else list(classes)
 
 
-def _class_at(classes, g: int) -> str:
+def class_at(classes, g: int) -> str:
     return classes[g].as_py() if is_arrow(classes) else classes[g]
 
 
-def _same_classes(a, b) -> bool:
+def same_classes(a, b) -> bool:
     if type(a) is list and type(b) is list:
         return a == b
     if is_arrow(a) and is_arrow(b):
         return a.equals(b)
-    return _pylist(a) == _pylist(b)
+    return class_list(a) == class_list(b)

@@ -3,14 +3,14 @@ one-to-one matching (the rules are described in :mod:`multimodal_metrics.det_f1.
 
 :func:`_hit_pairs` finds the (prediction, ground truth) pairs that pass the IoU test, prediction by
 prediction like the script's ``itertools.product(pred, true)``, ``PAIR_CHUNK`` pairs at a time;
-:func:`_count_block` turns them into TP / FP / FN with either rule; :func:`box_status` gives the
+:func:`count_block` turns them into TP / FP / FN with either rule; :func:`box_status` gives the
 outcome of every box of one image (for drawing).
 """
 
 import numpy as np
 
-from .boxes import _area, _in_safe_range, _iou, _xyxy_columns, paired_iou, pairwise_iou, passes
-from .columns import _offsets, _ranges, as_class_dict, box_array
+from .boxes import column_area, column_iou, in_safe_range, paired_iou, pairwise_iou, passes, xyxy_columns
+from .columns import as_class_dict, box_array, concat_ranges, size_offsets
 
 PAIR_CHUNK = 1 << 20  # (prediction, ground truth) pairs whose IoUs are held in memory at once
 
@@ -21,7 +21,7 @@ def _hit_pairs(
     """(pred_idx, gt_idx, iou) of the (prediction, ground truth) pairs of every group that pass the
     threshold (when ``want_pairs`` is False: only the predictions that pass with some ground-truth box,
     each once, the others empty). ``safe``: True when
-    the caller knows that no coordinate needs scaling (:func:`_ordinary_values`), None to test it;
+    the caller knows that no coordinate needs scaling (:func:`ordinary_values`), None to test it;
     ``pred_group``: the group of each prediction, when the caller has it.
 
     Pairs are formed prediction by prediction (each against every ground-truth box of its group, in
@@ -33,13 +33,13 @@ def _hit_pairs(
     if pred_group is None:
         pred_group = np.repeat(np.arange(len(n_gt)), n_pred)
     per_pred = n_gt[pred_group]  # pairs of each prediction
-    first_gt = _offsets(n_gt)[:-1][pred_group]  # first ground-truth box of each prediction's group
+    first_gt = size_offsets(n_gt)[:-1][pred_group]  # first ground-truth box of each prediction's group
     pair_end = np.cumsum(per_pred)
-    pr_cols, gt_cols = _xyxy_columns(pr_raw, box_format), _xyxy_columns(gt_raw, box_format)
+    pr_cols, gt_cols = xyxy_columns(pr_raw, box_format), xyxy_columns(gt_raw, box_format)
     if safe is None:
-        safe = _in_safe_range(np.concatenate(pr_cols + gt_cols))
+        safe = in_safe_range(np.concatenate(pr_cols + gt_cols))
     if safe:
-        area_pr, area_gt = _area(pr_cols), _area(gt_cols)
+        area_pr, area_gt = column_area(pr_cols), column_area(gt_cols)
     else:
         pr, gt = np.stack(pr_cols, axis=-1), np.stack(gt_cols, axis=-1)
     parts, lo = [], 0
@@ -49,11 +49,11 @@ def _hit_pairs(
         done = int(pair_end[lo - 1]) if lo else 0
         hi = max(lo + 1, int(np.searchsorted(pair_end, done + PAIR_CHUNK, side="right")))
         pred_idx = np.repeat(np.arange(lo, hi), per_pred[lo:hi])
-        gt_idx = _ranges(first_gt[lo:hi], per_pred[lo:hi])
+        gt_idx = concat_ranges(first_gt[lo:hi], per_pred[lo:hi])
         if safe:
             a = tuple(np.take(c, pred_idx) for c in pr_cols)
             b = tuple(np.take(c, gt_idx) for c in gt_cols)
-            iou = _iou(a, b, np.take(area_pr, pred_idx), np.take(area_gt, gt_idx))
+            iou = column_iou(a, b, np.take(area_pr, pred_idx), np.take(area_gt, gt_idx))
         else:
             iou = paired_iou(np.take(pr, pred_idx, axis=0), np.take(gt, gt_idx, axis=0))
         hit = passes(iou, iou_threshold, iou_boundary)
@@ -72,7 +72,7 @@ def _hit_pairs(
 
 
 
-def _count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching, safe=None):
+def count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching, safe=None):
     """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`; ``safe``: as :func:`_hit_pairs`)."""
     n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)

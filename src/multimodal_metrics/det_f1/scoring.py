@@ -9,7 +9,7 @@ from ..state import MetricState
 from ..stats import Resampling, Statistic, compare_scores, interval_values, precision_recall_f1
 from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS
 from .columns import pack
-from .counting import count_per_image, scores
+from .core import count_per_image, scores
 
 PRESETS = {
     # Official AIJ 2021 Fusion Brain zsOD script (seeds_reference.md 2.3), quirks included.

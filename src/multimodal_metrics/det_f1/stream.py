@@ -14,7 +14,7 @@ import numpy as np
 _LIST, _INT, _FLOAT = 0x5B, 0x69, 0x67
 
 
-def _plain_boxes(lists: list) -> tuple | None:
+def plain_boxes(lists: list) -> tuple | None:
     """(box count of each list, (N, 4) float64 coordinates) when every box list is a ``list`` of
     ``list`` boxes of 4 numbers that are exactly ``int`` (of 32 bits) or ``float``, or is ``[[]]``
     (no box: count 0); else None.
@@ -34,7 +34,7 @@ def _plain_boxes(lists: list) -> tuple | None:
 
 
 def _stream_boxes(stream: bytes, n_lists: int) -> tuple | None:
-    """:func:`_plain_boxes` of the marshal stream of ``n_lists`` box lists."""
+    """:func:`plain_boxes` of the marshal stream of ``n_lists`` box lists."""
     if n_lists >= 2**31 or stream[:5] != b"[" + n_lists.to_bytes(4, "little"):
         return None
     if not n_lists:
@@ -44,7 +44,7 @@ def _stream_boxes(stream: bytes, n_lists: int) -> tuple | None:
 
 
 def _int_stream(stream: bytes, n_lists: int) -> tuple | None:
-    """:func:`_plain_boxes` of a stream whose tokens are all 5 bytes ('[' + count, 'i' + int32): after
+    """:func:`plain_boxes` of a stream whose tokens are all 5 bytes ('[' + count, 'i' + int32): after
     the 5-byte header it is an array of tokens, read as strided views; None otherwise."""
     n_tokens, rest = divmod(len(stream) - 5, 5)
     if rest or not n_tokens:
@@ -67,7 +67,7 @@ def _int_stream(stream: bytes, n_lists: int) -> tuple | None:
 
 
 def _token_stream(stream: bytes, n_lists: int) -> tuple | None:
-    """:func:`_plain_boxes` of a stream with 'g' (float) numbers too. Every '[' byte followed by a
+    """:func:`plain_boxes` of a stream with 'g' (float) numbers too. Every '[' byte followed by a
     possible item count and a token is a candidate token; a '[' 4 followed by 4 numbers is a box (read
     in 4 vectorised steps); the tokens must tile the stream exactly (each one ending where the next
     one starts), which makes them its decoding, else the '[' bytes inside a box's numbers are dropped
