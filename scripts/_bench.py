@@ -31,7 +31,6 @@ LIBRARY_MODULES = {
     ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
     ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
     ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
-    ("codebleu", "_codebleu_core"): "multimodal_metrics.codebleu.core",
     ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
     ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
     ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",

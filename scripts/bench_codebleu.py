@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PY = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
 OFFICIAL_PY = ROOT / ".build" / "venv-ts020" / "bin" / "python"  # py-tree-sitter 0.2.0 (the official binding)
-SRC = ROOT / "src"  # the library: our pure core is multimodal_metrics.codebleu.core
+SRC = ROOT / "src"  # the library: our pure core is multimodal_metrics.codebleu.corpus
 LANGUAGES = ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
 
 _PY_STMTS = [
@@ -244,7 +244,7 @@ print(json.dumps({"seconds": seconds, "peak_mb": (after - before) / 1024, "chars
 
 
 def load_core(pure=False):
-    """Our pure core, ``multimodal_metrics.codebleu.core`` of this checkout; ``pure``: with the standard library
+    """Our pure core, ``multimodal_metrics.codebleu.corpus`` of this checkout; ``pure``: with the standard library
     only (tests/_codebleu_oracle.load_pure_core: the packages' __init__ files do not run, so the library is
     then unusable for evaluate in that process)."""
     if pure:
@@ -253,9 +253,9 @@ def load_core(pure=False):
 
         return oracle.load_pure_core(SRC)
     sys.path.insert(0, str(SRC))
-    from multimodal_metrics.codebleu import core
+    from multimodal_metrics.codebleu import corpus
 
-    return core
+    return corpus
 
 
 def run_sizes(langs, shapes, sizes, timeout):
@@ -335,7 +335,7 @@ def main():
     import evaluate
 
     from multimodal_metrics import codebleu
-    from multimodal_metrics.codebleu import core, legacy_runtime
+    from multimodal_metrics.codebleu import legacy_runtime
 
     if legacy_runtime.find_grammars() is None or not legacy_runtime.load_runtime().walker:
         sys.exit(
@@ -343,7 +343,7 @@ def main():
         )
     keymap = dict(
         zip(
-            core.KEYS,
+            codebleu.KEYS,
             [
                 "codebleu",
                 "ngram_match_score",
@@ -384,14 +384,14 @@ def main():
         )
         t_official, official_scores = run_official(lang, preds, refs, args.repeat)
         # identical results
-        for key in core.KEYS:
+        for key in codebleu.KEYS:
             assert ours["default"][0][key] == official_scores[key], ("default", lang, key)
             assert abs(ours["pypi"][0][key] - pypi_scores[keymap[key]]) < 1e-12 or (
                 lang != "java" and key not in ("ngram_match", "weighted_ngram_match")
             ), ("pypi", lang, key)
         if "fusion_brain_2021" in ours:
             t_official_fb, official_fb = run_official(lang, preds, refs, args.repeat, fusion_brain=True)
-            assert all(ours["fusion_brain_2021"][0][k] == official_fb[k] for k in core.KEYS), (
+            assert all(ours["fusion_brain_2021"][0][k] == official_fb[k] for k in codebleu.KEYS), (
                 "fusion_brain_2021",
                 lang,
             )

@@ -215,8 +215,8 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
     import bench_codebleu
 
     n = int(1_000 * scale)
-    core = load_core("codebleu", "_codebleu_core")
     from multimodal_metrics import codebleu
+    from multimodal_metrics.codebleu import corpus as core
     metric = load("codebleu", "pypi")
     opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
 

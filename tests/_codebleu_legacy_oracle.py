@@ -57,9 +57,9 @@ NOISE = list("()[]{}:;,.=+-*/%<>!&|^~?@$`#'\"\\\n\t ") + ["é", "λ", "ß", "NEW
 
 
 def _keywords(lang: str) -> frozenset:
-    from helpers import load_core
+    from multimodal_metrics.codebleu.keywords import KEYWORDS
 
-    return load_core("codebleu", "_codebleu_core").KEYWORDS[lang]
+    return KEYWORDS[lang]
 
 
 def legacy_snippets(lang: str, n: int, seed: int = 0) -> list:

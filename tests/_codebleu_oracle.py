@@ -27,10 +27,11 @@ SRC = ROOT / "src"
 
 
 def load_pure_core(src=SRC):
-    """``multimodal_metrics.codebleu.core`` from ``src`` with the standard library only: the two packages
-    are registered as bare namespaces, so their ``__init__`` files (which import numpy and the library's
-    shared modules) do not run; the core's own modules (keywords, trees, dataflow, ngrams, corpus) import
-    nothing else. What the oracle's venv and the memory-limited subprocesses load."""
+    """``multimodal_metrics.codebleu.corpus`` (the formula) from ``src`` with the standard library only: the two
+    packages are registered as bare namespaces, so their ``__init__`` files (which import numpy and the
+    library's shared modules) do not run; the formula's modules (keywords, trees, dataflow, ngrams, corpus)
+    import nothing else, and can be imported by name afterwards. What the oracle's venv and the
+    memory-limited subprocesses load."""
     import importlib
     import types
 
@@ -39,7 +40,7 @@ def load_pure_core(src=SRC):
             package = types.ModuleType(name)
             package.__path__ = [str(Path(src, *name.split(".")))]
             sys.modules[name] = package
-    return importlib.import_module("multimodal_metrics.codebleu.core")
+    return importlib.import_module("multimodal_metrics.codebleu.corpus")
 
 SEEDS = {
     "python": [

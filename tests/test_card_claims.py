@@ -392,9 +392,9 @@ def _generated_inputs(name: str) -> tuple[dict, dict]:
     if name == "codebleu":
         import _codebleu_oracle as cb
 
-        from multimodal_metrics.codebleu import core as cb_core
+        from multimodal_metrics.codebleu import KEYWORDS
 
-        preds, refs = cb.mutated_pairs("java", 200, 5, cb_core.KEYWORDS["java"])
+        preds, refs = cb.mutated_pairs("java", 200, 5, KEYWORDS["java"])
         return {"predictions": preds, "references": refs}, {"lang": "java"}
     if name == "det_f1":
         from multimodal_metrics.det_f1 import from_fusion_brain

@@ -10,14 +10,18 @@ import warnings
 
 import _codebleu_oracle as oracle
 import pytest
-from helpers import METRICS, ROOT, load_core, load_metric
+from helpers import METRICS, ROOT, load_metric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from multimodal_metrics.codebleu import corpus as cb_corpus
+from multimodal_metrics.codebleu import dataflow as cb_dataflow
+from multimodal_metrics.codebleu import keywords as cb_keywords
+from multimodal_metrics.codebleu import ngrams as cb_ngrams
+from multimodal_metrics.codebleu import trees as cb_trees
 from multimodal_metrics.examples import FOLDER as EXAMPLES
 
-core = load_core("codebleu", "_codebleu_core")
-LANGS = list(core.LANGUAGES)
+LANGS = list(cb_keywords.LANGUAGES)
 ADD = "def add ( a , b ) :\n    return a + b"
 
 
@@ -95,12 +99,12 @@ def test_fusion_brain_2021_vectors(case):
     preds, refs, aij, modern = AIJ[case]
     metric = load_metric("codebleu", "fusion_brain_2021")
     r = _quiet_compute(metric, predictions=preds, references=refs, grammar_library="wheels")
-    got = tuple(r[k] for k in core.KEYS)
+    got = tuple(r[k] for k in cb_corpus.KEYS)
     assert got[1:3] == pytest.approx(aij[1:3], abs=1e-6)
     assert got == pytest.approx(modern or aij, abs=1e-6)
     if LEGACY_BUILT:
         r = _quiet_compute(metric, predictions=preds, references=refs)
-        assert tuple(r[k] for k in core.KEYS) == pytest.approx(aij, abs=1e-6)
+        assert tuple(r[k] for k in cb_corpus.KEYS) == pytest.approx(aij, abs=1e-6)
         assert "|grammar:languages-npm-2020.so@" in r["signature"] and "|ts:0.2.0|" in r["signature"]
 
 
@@ -157,7 +161,7 @@ def test_fusion_brain_2021_clipping_and_no_dataflow():
 
 
 def test_brevity_penalty_checks():
-    bp = core._brevity_penalty
+    bp = cb_ngrams._brevity_penalty
     assert bp(10, 5) == pytest.approx(0.36787944117144233)
     assert bp(5, 10) == 1 and bp(5, 5) == 1.0 and bp(5, 0) == 0
 
@@ -171,7 +175,7 @@ needs_oracle = pytest.mark.skipif(
 N_PAIRS = 300
 # Languages whose pinned grammar gives the same trees as the oracle's 0.21-era grammars on these inputs.
 SAME_GRAMMAR = ["java", "c_sharp", "c", "cpp", "rust"]
-PYPI_KEYS = dict(zip(core.KEYS, ["codebleu", "ngram_match_score", "weighted_ngram_match_score",
+PYPI_KEYS = dict(zip(cb_corpus.KEYS, ["codebleu", "ngram_match_score", "weighted_ngram_match_score",
                                  "syntax_match_score", "dataflow_match_score"]))
 
 
@@ -179,13 +183,13 @@ PYPI_KEYS = dict(zip(core.KEYS, ["codebleu", "ngram_match_score", "weighted_ngra
 def parity():
     jobs = []
     for lang in LANGS:
-        preds, refs = oracle.mutated_pairs(lang, N_PAIRS, 0, core.KEYWORDS[lang])
+        preds, refs = oracle.mutated_pairs(lang, N_PAIRS, 0, cb_keywords.KEYWORDS[lang])
         jobs.append({"lang": lang, "predictions": preds, "references": refs, "per_example": True,
                      "ours_src": str(oracle.SRC)})
     return jobs, oracle.run_oracle(jobs)
 
 
-def _per_example_mismatches(ours, theirs, keys=core.KEYS):
+def _per_example_mismatches(ours, theirs, keys=cb_corpus.KEYS):
     return [i for i, (a, b) in enumerate(zip(ours, theirs)) if any(abs(a[k] - b[PYPI_KEYS[k]]) > 1e-9 for k in keys)]
 
 
@@ -196,7 +200,7 @@ def test_parity_logic_same_grammar(parity, lang):
     exactly, corpus and per example, for all 10 languages."""
     jobs, results = parity
     res = results[LANGS.index(lang)]
-    for k in core.KEYS:
+    for k in cb_corpus.KEYS:
         assert res["ours"][k] == pytest.approx(res["scores"][PYPI_KEYS[k]], abs=1e-9), k
     assert _per_example_mismatches(res["ours_per_example"], res["per_example"]) == []
 
@@ -214,7 +218,7 @@ def test_parity_pinned_grammars(parity, lang):
     ngram_keys = ("ngram_match", "weighted_ngram_match")
     assert _per_example_mismatches(ours["per_example"], res["per_example"], ngram_keys) == []
     if lang in SAME_GRAMMAR:
-        for k in core.KEYS:
+        for k in cb_corpus.KEYS:
             assert ours[k] == pytest.approx(res["scores"][PYPI_KEYS[k]], abs=1e-9), k
         assert _per_example_mismatches(ours["per_example"], res["per_example"]) == []
     else:
@@ -229,7 +233,7 @@ def test_fusion_brain_2021_repo_sample_with_the_wheels_gives_the_pypi_numbers():
     ours = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels")
     job = {"lang": "python", "predictions": [SAMPLE_PRED] * 20, "references": SAMPLE_REFS}
     theirs = oracle.run_oracle([job])[0]["scores"]
-    for k in core.KEYS:
+    for k in cb_corpus.KEYS:
         assert ours[k] == pytest.approx(theirs[PYPI_KEYS[k]], abs=1e-12), k
     assert round(ours["codebleu"], 6) == 0.301789
 
@@ -243,9 +247,10 @@ def test_independent_of_hash_seed():
         f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
         "import _codebleu_oracle as o\n"
         "c = o.load_pure_core()\n"
+        "from multimodal_metrics.codebleu.keywords import KEYWORDS, LANGUAGES\n"
         "out = {}\n"
-        "for lang in c.LANGUAGES:\n"
-        "    p, r = o.mutated_pairs(lang, 40, 1, c.KEYWORDS[lang])\n"
+        "for lang in LANGUAGES:\n"
+        "    p, r = o.mutated_pairs(lang, 40, 1, KEYWORDS[lang])\n"
         "    r = [[x] if isinstance(x, str) else x for x in r]\n"
         "    out[lang] = c.corpus_codebleu(p, r, lang, per_example=True)[:2]\n"
         "print(json.dumps(out))\n"
@@ -267,8 +272,8 @@ def test_no_reference_cycles():
     gc.disable()
     try:
         for lang in LANGS:
-            preds, refs = oracle.mutated_pairs(lang, 10, 3, core.KEYWORDS[lang])
-            core.corpus_codebleu(preds, [[r] if isinstance(r, str) else r for r in refs], lang, per_example=True)
+            preds, refs = oracle.mutated_pairs(lang, 10, 3, cb_keywords.KEYWORDS[lang])
+            cb_corpus.corpus_codebleu(preds, [[r] if isinstance(r, str) else r for r in refs], lang, per_example=True)
         assert gc.collect() == 0
     finally:
         if was_enabled:
@@ -285,14 +290,14 @@ def _snippets(lang):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(lang=st.sampled_from(LANGS), seed=st.integers(0, 10_000), n=st.integers(1, 5))
 def test_property_bounds_and_order(lang, seed, n):
-    preds, refs = oracle.mutated_pairs(lang, n, seed, core.KEYWORDS[lang])
+    preds, refs = oracle.mutated_pairs(lang, n, seed, cb_keywords.KEYWORDS[lang])
     refs = [[r] if isinstance(r, str) else r for r in refs]
-    scores, per, _ = core.corpus_codebleu(preds, refs, lang, per_example=True)
+    scores, per, _ = cb_corpus.corpus_codebleu(preds, refs, lang, per_example=True)
     for s in [scores, *per]:
-        for k in core.KEYS:
+        for k in cb_corpus.KEYS:
             assert 0.0 <= s[k] <= 1.0 + 1e-12
-    rev, _, _ = core.corpus_codebleu(preds[::-1], refs[::-1], lang)
-    for k in core.KEYS:
+    rev, _, _ = cb_corpus.corpus_codebleu(preds[::-1], refs[::-1], lang)
+    for k in cb_corpus.KEYS:
         assert rev[k] == pytest.approx(scores[k], abs=1e-12)
 
 
@@ -300,7 +305,7 @@ def test_property_bounds_and_order(lang, seed, n):
 @given(lang=st.sampled_from(LANGS), idx=st.integers(0, 3))
 def test_property_identity_is_one(lang, idx):
     code = _snippets(lang)[idx]
-    scores, _, notes = core.corpus_codebleu([code], [[code]], lang)
+    scores, _, notes = cb_corpus.corpus_codebleu([code], [[code]], lang)
     if not notes["no_dataflow"]:  # identity -> 1 for code with data flow
         assert scores["codebleu"] == pytest.approx(1.0)
 
@@ -308,7 +313,7 @@ def test_property_identity_is_one(lang, idx):
 def test_identity_every_language():
     for lang in LANGS:
         code = _snippets(lang)[1]
-        scores, _, notes = core.corpus_codebleu([code], [[code]], lang)
+        scores, _, notes = cb_corpus.corpus_codebleu([code], [[code]], lang)
         assert not notes["no_dataflow"], lang
         assert scores["codebleu"] == pytest.approx(1.0), lang
 
@@ -321,8 +326,8 @@ def test_per_example_and_multi_reference():
     preds = [oracle.SEEDS["java"][0], oracle.SEEDS["java"][2]]
     refs = [[oracle.SEEDS["java"][0], oracle.SEEDS["java"][1]], oracle.SEEDS["java"][3]]
     r = metric.compute(predictions=preds, references=refs, lang="java", return_per_example=True)
-    assert list(r)[:5] == list(core.KEYS) and "signature" in r
-    assert len(r["per_example"]) == 2 and set(r["per_example"][0]) == {*core.KEYS, "dataflow_limited"}
+    assert list(r)[:5] == list(cb_corpus.KEYS) and "signature" in r
+    assert len(r["per_example"]) == 2 and set(r["per_example"][0]) == {*cb_corpus.KEYS, "dataflow_limited"}
     assert r["per_example"][0]["dataflow_limited"] is False
     one = metric.compute(predictions=preds[:1], references=refs[:1], lang="java")
     assert one["codebleu"] == pytest.approx(r["per_example"][0]["codebleu"])
@@ -338,7 +343,7 @@ def test_options_change_signature_and_weights():
     kw = dict(predictions=["int f(int x) { int y = x * 2; return y; }"], references=["int f(int a) { return a; }"], lang="c")
     base = metric.compute(**kw)
     paper = metric.compute(**kw, weights=[0.1, 0.1, 0.4, 0.4])
-    comps = [base[k] for k in core.KEYS[1:]]
+    comps = [base[k] for k in cb_corpus.KEYS[1:]]
     assert paper["codebleu"] == pytest.approx(sum(w * c for w, c in zip([0.1, 0.1, 0.4, 0.4], comps)))
     assert "w:0.1,0.1,0.4,0.4" in paper["signature"] and base["signature"] != paper["signature"]
     assert load_metric("codebleu", "paper").compute(**kw)["codebleu"] == pytest.approx(paper["codebleu"])
@@ -346,10 +351,10 @@ def test_options_change_signature_and_weights():
 
 def test_comment_rules():
     py = "def f(x):\n    # note\n    '''doc'''\n    return x\n"
-    assert core.remove_comments(py, "python", "lang") == "def f(x):\n    return x"
-    assert core.remove_comments(py, "python", "none") == py
+    assert cb_keywords.remove_comments(py, "python", "lang") == "def f(x):\n    return x"
+    assert cb_keywords.remove_comments(py, "python", "none") == py
     java = "int f() { // c\n  /* b */ return \"//s\"; }"
-    assert core.remove_comments(java, "java", "java") == 'int f() {  \n    return "//s"; }'
+    assert cb_keywords.remove_comments(java, "java", "java") == 'int f() {  \n    return "//s"; }'
 
 
 _PY_ATOMS = [" ", "  ", "    ", "\n", "\n    ", "a", "bc", "(", ")", "[", "]", "{", "}", ":", "=", "+", ",", "1",
@@ -361,12 +366,12 @@ _PY_ATOMS = [" ", "  ", "    ", "\n", "\n    ", "a", "bc", "(", ")", "[", "]", "
 def test_python_comment_fast_path_equals_tokenize(parts):
     """The tokenizer-free path for python code without comments/strings gives the tokenize result."""
     src = "".join(parts)
-    if core._python_plain_tokenize_ok(src):
+    if cb_keywords._python_plain_tokenize_ok(src):
         try:
-            slow = core._strip_python(src)
+            slow = cb_keywords._strip_python(src)
         except Exception:
             slow = src
-        assert core._drop_blank_lines(src) == slow
+        assert cb_keywords._drop_blank_lines(src) == slow
 
 
 def test_bad_inputs():
@@ -469,7 +474,7 @@ def test_trainer_compute_metrics():
         preds = np.argmax(logits, axis=-1)
         r = _quiet_compute(metric, predictions=[snippets[int(p)] for p in preds],
                            references=[snippets[int(y)] for y in labels], lang="go")
-        return {k: r[k] for k in core.KEYS}
+        return {k: r[k] for k in cb_corpus.KEYS}
 
     out = run_in_trainer(compute_metrics, n_eval=16, num_labels=4)
     assert 0.0 <= out["eval_codebleu"] <= 1.0 and "eval_dataflow_match" in out
@@ -505,12 +510,13 @@ resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a quadratic regres
 sys.path.insert(0, sys.argv[1])
 import _codebleu_oracle
 core = _codebleu_oracle.load_pure_core()
+from multimodal_metrics.codebleu.keywords import LANGUAGES
 plus = lambda n: "a = " + "+".join(["b"] * n)
 cases = [  # issue 9: SIGSEGV in str(root), quadratic time and memory
     ("rust", "x = 1\n" * 17000, "fn main() {}"), ("c_sharp", plus(20000), "a = b;"),
     ("python", plus(12000), plus(12000)), ("ruby", plus(20000), plus(20000)),
     ("rust", "x = 1\n" * 10000, "x = 1\n" * 10000), ("java", plus(8000), plus(8000)),
-] + [(lang, "(" * 100000, "(" * 100000) for lang in core.LANGUAGES]
+] + [(lang, "(" * 100000, "(" * 100000) for lang in LANGUAGES]
 out = []
 for lang, pred, ref in cases:
     t0 = time.process_time()
@@ -562,15 +568,15 @@ def test_subtree_ids_equal_printed_sexps(lang):
         k = rng.randrange(len(base) + 1)
         snippets.append(base[:k] + "".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 6))) + base[k + 3:])
         snippets.append("".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 20))))
-    parser = core.get_parser(lang)
-    intern = core.new_interner()
-    names = core._grammar_names(lang, parser.language)
+    parser = cb_trees.get_parser(lang)
+    intern = cb_trees.new_interner()
+    names = cb_trees.grammar_names(lang, parser.language)
     by_text, by_id = [], []
     for k, code in enumerate(snippets):
         root = parser.parse(code.encode()).root_node
         by_text.append(Counter(_reference_sexps(root)))
         # both ways of reading node types and fields (strings, or ids through the grammar's tables)
-        flat = core.flatten_tree_sitter(root, code, core._SPECIAL[lang], intern, names if k % 2 else None)
+        flat = cb_trees.flatten_tree_sitter(root, code, cb_dataflow.SPECIAL_TYPES[lang], intern, names if k % 2 else None)
         by_id.append(Counter(flat.subtrees))
     for a, b in ((a, b) for a in range(len(snippets)) for b in range(len(snippets))):
         member = (sum(c for s, c in by_text[a].items() if s in by_text[b]),
@@ -590,15 +596,15 @@ def test_comment_scanner_equals_reference_regex(parts):
     """The one-pass C-style comment remover gives the reference regex's result (which is quadratic on
     unterminated openers)."""
     src = "".join(parts)
-    expected = core._drop_blank_lines(
+    expected = cb_keywords._drop_blank_lines(
         _C_LIKE_REFERENCE.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), src))
-    assert core._strip_c_like(src) == expected
+    assert cb_keywords._strip_c_like(src) == expected
 
 
 def test_comment_scanner_linear_on_unterminated_openers():
     for src in ("/* x" * 50000, "'\\'" * 50000, '"a' * 50000, "/*/" * 50000):
         t0 = __import__("time").process_time()
-        core.remove_comments(src, "java", "java")
+        cb_keywords.remove_comments(src, "java", "java")
         assert __import__("time").process_time() - t0 < 5  # quadratic: minutes
 
 
@@ -610,7 +616,7 @@ def test_deep_nesting_keeps_data_flow():
     """3000 nested ifs: the reference (recursive) drops all data flow past its recursion limit; the
     iterative extraction keeps it."""
     code = _method("int x = 0;\n" + "if (c) {\n" * 3000 + "x = x + 1;" + "}" * 3000)
-    scores, per, notes = core.corpus_codebleu([code], [[code]], "java", per_example=True)
+    scores, per, notes = cb_corpus.corpus_codebleu([code], [[code]], "java", per_example=True)
     assert scores["dataflow_match"] == 1.0 and scores["syntax_match"] == 1.0
     assert not per[0]["dataflow_limited"] and notes["limited_predictions"] == []
 
@@ -635,7 +641,7 @@ def test_journal_matches_copying_reference_on_branches():
     """The undo-journal if-merge against the reference's dict copies, on branch-heavy code (parity on
     generated pairs is tested above; here nested if/else chains with shadowing in every language)."""
     py = "def f(a):\n    x = 0\n    if a:\n        x = 1\n        if b:\n            y = x\n        else:\n            x = y\n    elif c:\n        y = 2\n    else:\n        x = x + y\n    return x + y\n"
-    scores, _, _ = core.corpus_codebleu([py], [[py]], "python")
+    scores, _, _ = cb_corpus.corpus_codebleu([py], [[py]], "python")
     assert scores["dataflow_match"] == 1.0
 
 
@@ -675,16 +681,16 @@ def test_fuzz_hostile_inputs(data):
         return
     valid = all(isinstance(p, str) for p in preds) and len(preds) == len(refs)
     assert valid, (preds, refs, opts)
-    for key in core.KEYS:
+    for key in cb_corpus.KEYS:
         assert math.isfinite(r[key]) and r[key] >= 0
 
 
 def test_deep_error_subtree_over_hidden_missing_token_warns():
     """A subtree over a hidden MISSING token (python's `_newline`) is read from tree-sitter's printer;
     one more than MAX_PRINT_DEPTH levels deep is compared without that token, with a warning."""
-    deep = "(" * (core.MAX_PRINT_DEPTH + 100) + "a" + ")" * (core.MAX_PRINT_DEPTH + 100)
+    deep = "(" * (cb_trees.MAX_PRINT_DEPTH + 100) + "a" + ")" * (cb_trees.MAX_PRINT_DEPTH + 100)
     code = "def f(a, b):\n    c = " + deep + " return c\n"
-    assert core.parse_flat(code, "python", core.new_interner()).unprinted == 1
+    assert cb_corpus.parse_flat(code, "python", cb_trees.new_interner()).unprinted == 1
     metric = load_metric("codebleu")
     with pytest.warns(UserWarning, match="compared without that token"):
         r = metric.compute(predictions=[code], references=[code], lang="python")

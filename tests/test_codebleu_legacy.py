@@ -21,10 +21,11 @@ import pytest
 from helpers import ROOT, load_core, load_metric, load_script
 from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
+from multimodal_metrics import codebleu
+from multimodal_metrics.codebleu import trees as cb_trees
 from multimodal_metrics.digests import file_sha256
 
 ts_legacy = load_core("codebleu", "_ts_legacy")
-core = load_core("codebleu", "_codebleu_core")
 LIBRARY = legacy_oracle.NPM_LIBRARY
 LEGACY_LANGS = ["python", "java"]
 N_SNIPPETS = 240
@@ -37,7 +38,7 @@ pytestmark = needs_legacy
 
 @pytest.fixture(scope="module")
 def library():
-    return ts_legacy.open_library(LIBRARY, core.LANGUAGES)
+    return ts_legacy.open_library(LIBRARY, codebleu.LANGUAGES)
 
 
 @pytest.fixture(scope="module")
@@ -174,8 +175,8 @@ def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
     for code, flat, exp, left in zip(snippets, flats, expected, lefts):
         assert _flat_records(flat) == _flat_records(exp), code
         if left is not None:  # the same work counted, step for step, up to where the walk ended
-            walk = dataflow_walk._Flow(dataflow._RULES[lang], exp, dataflow.DATAFLOW_WORK_PER_TOKEN * len(exp.types)
-                                       + dataflow.DATAFLOW_WORK_FLOOR)
+            walk = dataflow_walk.Flow(dataflow.RULES[lang], exp, dataflow.DATAFLOW_WORK_PER_TOKEN * len(exp.types)
+                                     + dataflow.DATAFLOW_WORK_FLOOR)
             with contextlib.suppress(Exception):
                 walk.run(exp.root)
             assert walk.left == left, code
@@ -223,18 +224,18 @@ def test_runtime_missing_is_a_clear_error(monkeypatch, tmp_path):
 
 def test_bad_library_path(tmp_path):
     with pytest.raises(ValueError, match="grammar_library.*no such file"):
-        ts_legacy.open_library(tmp_path / "missing.so", core.LANGUAGES)
+        ts_legacy.open_library(tmp_path / "missing.so", codebleu.LANGUAGES)
     junk = tmp_path / "junk.so"
     junk.write_bytes(b"not a shared library")
     with pytest.raises(ValueError, match="grammar_library.*not a loadable shared library"):
-        ts_legacy.open_library(junk, core.LANGUAGES)
+        ts_legacy.open_library(junk, codebleu.LANGUAGES)
     with pytest.raises(TypeError, match="grammar_library"):
-        ts_legacy.open_library(3, core.LANGUAGES)
+        ts_legacy.open_library(3, codebleu.LANGUAGES)
 
 
 def test_beside_tree_sitter_026(library):
     """Both runtimes in one process: same symbol names in two shared objects, no interference."""
-    modern = core.get_parser("python").parse(b"x = 1\n").root_node
+    modern = cb_trees.get_parser("python").parse(b"x = 1\n").root_node
     old = library.parser("python").parse(b"x = 1\n").root_node
     assert str(modern) == "(module (expression_statement (assignment left: (identifier) right: (integer))))"
     # the 2020 grammar wraps both sides in expression_list
@@ -243,7 +244,7 @@ def test_beside_tree_sitter_026(library):
         "right: (expression_list (integer)))))"
     )
     assert old.children[0].children[0].child_by_field_name("right").type == "expression_list"
-    assert str(core.get_parser("python").parse(b"y = 2\n").root_node).count("expression_list") == 0
+    assert str(cb_trees.get_parser("python").parse(b"y = 2\n").root_node).count("expression_list") == 0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -278,7 +279,7 @@ def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ours = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library=str(LIBRARY))
-    for key in core.KEYS:
+    for key in codebleu.KEYS:
         assert ours[key] == expected[key], key  # bit for bit
     assert f"|grammar:{LIBRARY.name}@{file_sha256(LIBRARY)[:12]}|ts:0.2.0|" in ours["signature"]
     # the preset's default ("2020": the same library, built beside the runtime) gives the same numbers
@@ -329,7 +330,7 @@ def _aij_checks(library_path) -> None:
         warnings.simplefilter("ignore")
         for case, (preds, refs, aij, _modern) in sorted(AIJ.items()):
             r = metric.compute(predictions=preds, references=refs, grammar_library=str(library_path))
-            assert tuple(r[k] for k in core.KEYS) == pytest.approx(aij, abs=1e-6), case
+            assert tuple(r[k] for k in codebleu.KEYS) == pytest.approx(aij, abs=1e-6), case
         r = metric.compute(predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library=str(library_path))
     assert r["codebleu"] == 0.08587211336633069
     assert (r["syntax_match"], r["dataflow_match"]) == pytest.approx((0.046414, 0.0), abs=1e-6)

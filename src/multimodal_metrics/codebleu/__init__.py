@@ -6,13 +6,14 @@ r"""CodeBLEU (n-gram, keyword-weighted n-gram, AST and data-flow match) for 10 p
 
 Presets: ``default`` (the CodeXGLUE evaluator, quirks included), ``paper`` (weights 0.1/0.1/0.4/0.4),
 ``pypi`` / ``k4black`` (the PyPI ``codebleu`` 0.7.0 package), ``fusion_brain_2021`` (the AIJ 2021 copy).
-The pure functions are in :mod:`multimodal_metrics.codebleu.core` (split over ``keywords``, ``trees``,
-``dataflow``, ``dataflow_walk``, ``ngrams`` and ``corpus``). The ``grammar_library`` option parses with
+The formula is :mod:`multimodal_metrics.codebleu.corpus` (``corpus_codebleu``), over its parts in
+``keywords``, ``trees``, ``dataflow``, ``dataflow_walk`` and ``ngrams``. The ``grammar_library`` option parses with
 the tree-sitter runtime of 2020 (:mod:`multimodal_metrics.codebleu.legacy_runtime`), built once with
 ``python -m multimodal_metrics.codebleu.build_runtime``. tree-sitter is imported on first use only.
 """
 
-from .core import KEYS, KEYWORDS, LANGUAGES, corpus_codebleu, keywords_for, remove_comments
+from .corpus import KEYS, corpus_codebleu
+from .keywords import KEYWORDS, LANGUAGES, keywords_for, remove_comments
 from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
 
 __all__ = [

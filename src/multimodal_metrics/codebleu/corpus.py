@@ -1,7 +1,38 @@
-"""CodeBLEU of a corpus: the glue of the components (parse once per snippet, n-gram, AST and data-flow
-counts per example, corpus scores, per-example scores, sufficient statistics for the intervals).
+"""CodeBLEU (Ren et al., 2020) of a corpus: the formula, and the glue of its components (parse once per
+snippet, n-gram, AST and data-flow counts per example, corpus scores, per-example scores, sufficient
+statistics for the intervals).
 
-Pure standard-library code at import (part of :mod:`multimodal_metrics.codebleu.core`).
+    CodeBLEU = a * BLEU + b * BLEU_weighted + c * Match_ast + d * Match_df      (default 0.25 each)
+
+Reference implementation: microsoft/CodeXGLUE ``Code-Code/code-to-code-trans/evaluator/CodeBLEU``
+(copied by the AIJ 2021 Fusion Brain kit and by the PyPI ``codebleu`` package, k4black/codebleu).
+Everything is corpus-level (micro-averaged); a per-example score is the same formula on a corpus of one.
+
+* BLEU: NLTK-style corpus BLEU-4 on ``str.split()`` tokens. Modified precision clipped by the max
+  count over the references, per-sentence denominator ``max(1, #hyp n-grams)``, numerators and
+  denominators summed over the corpus; BP = 1 if c > r, 0 if c = 0, else exp(1 - r/c) with r the sum
+  of the closest reference lengths (ties -> shorter); 0 when no unigram matches; Chen & Cherry
+  method 1 smoothing (a zero numerator becomes epsilon = 0.1).
+* Weighted BLEU: same skeleton, but p_n is a *recall*: for every reference, sum over its n-grams of
+  min(count_ref, count_hyp) over max(1, sum count_ref), summed over references; for n = 1 every
+  count is weighted by 1 (keyword of the language) or 0.2 (any other token), keyed by reference tokens.
+* Match_ast: s-expressions of the root and of every node with children (tree-sitter); reference
+  subtrees whose s-expression occurs in the candidate (membership, unclipped, as in the reference
+  code) or min(count_ref, count_cand) (``ast_clipping=True``, the paper's Count_clip) over the number
+  of reference subtrees.
+* Match_df: the CodeXGLUE data-flow graph of each snippet (per-language rules below), edges kept when
+  they have parents or are parents, merged by position, variable names normalised to ``var_i`` by
+  first appearance; reference items found in the candidate (multiset intersection) over the number of
+  reference items. A corpus without reference data flow scores 0 (the reference code warns; the PyPI
+  package crashes nothing but adds ``or 1`` in the combination, see ``missing_dataflow``).
+
+Determinism: wherever the reference code builds ``list(set(names))`` (loop merging, position merging)
+the code here keeps first-seen order instead, so results never depend on PYTHONHASHSEED.
+
+The components live by concern: :mod:`.keywords` (keyword lists, comment removal), :mod:`.trees`
+(tree-sitter parsers, the flat tree, subtree ids), :mod:`.dataflow` and :mod:`.dataflow_walk` (data-flow
+rules and extraction), :mod:`.ngrams` (BLEU and the weighted n-gram match). Pure standard-library code at
+import.
 """
 
 import gc
@@ -9,10 +40,10 @@ import itertools
 from collections import Counter
 from itertools import repeat
 
-from .dataflow import _RULES, _SPECIAL, data_flow
+from .dataflow import RULES, SPECIAL_TYPES, data_flow
 from .keywords import keywords_for, remove_comments
-from .ngrams import _corpus, _overlap, ngram_counts, ngram_stats
-from .trees import FlatTree, _grammar_names, flatten_tree_sitter, get_parser, new_interner
+from .ngrams import clipped_overlap, corpus_bleu, ngram_counts, ngram_stats
+from .trees import FlatTree, flatten_tree_sitter, get_parser, grammar_names, new_interner
 
 MISSING_DATAFLOW = ("zero", "one", "zero_is_one")
 
@@ -62,15 +93,15 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     if trees is None:
         parser = get_parser(lang)
         root = parser.parse(code.encode("utf8")).root_node
-        return flatten_tree_sitter(root, code, _SPECIAL[lang], intern, _grammar_names(lang, parser.language),
-                                   _RULES[lang]["do_first"])
+        return flatten_tree_sitter(root, code, SPECIAL_TYPES[lang], intern, grammar_names(lang, parser.language),
+                                   RULES[lang]["do_first"])
     flatten = getattr(trees, "flatten", None)
     if flatten is not None:  # the whole walk in one C call (legacy_walk), where the source has it
         tree = flatten(lang, code, intern)
         if tree is not None:
             return tree
     root = trees.parse(lang, code.encode("utf8"))
-    tree = flatten_tree_sitter(root, code, _SPECIAL[lang], intern, first_types=_RULES[lang]["do_first"])
+    tree = flatten_tree_sitter(root, code, SPECIAL_TYPES[lang], intern, first_types=RULES[lang]["do_first"])
     tree.subtrees, exact = trees.subtree_ids(root, intern)
     tree.unprinted = 0 if exact else max(1, tree.unprinted)
     return tree
@@ -86,7 +117,7 @@ def syntax_stats(hyp: Snippet, ref: Snippet, clipped: bool):
             hyp.subtree_counts = Counter(hyp.subtrees)
         if ref.subtree_counts is None:
             ref.subtree_counts = Counter(ref.subtrees)
-        return _overlap(ref.subtree_counts, hyp.subtree_counts, len(ref.subtrees), len(hyp.subtrees)), len(ref.subtrees)
+        return clipped_overlap(ref.subtree_counts, hyp.subtree_counts, len(ref.subtrees), len(hyp.subtrees)), len(ref.subtrees)
     if hyp.subtree_set is None:
         hyp.subtree_set = frozenset(hyp.subtrees)
     return sum(map(hyp.subtree_set.__contains__, ref.subtrees)), len(ref.subtrees)
@@ -100,7 +131,7 @@ def dataflow_stats(hyp: Snippet, ref: Snippet):
         hyp.flow_counts = Counter(hyp.flow)
     if ref.flow_counts is None:
         ref.flow_counts = Counter(ref.flow)
-    return _overlap(ref.flow_counts, hyp.flow_counts, len(ref.flow), len(hyp.flow)), len(ref.flow)
+    return clipped_overlap(ref.flow_counts, hyp.flow_counts, len(ref.flow), len(hyp.flow)), len(ref.flow)
 
 
 def _ratio(pairs):
@@ -233,8 +264,8 @@ def _corpus_codebleu(
         hyp_snip = ref_snip = None  # freed now (when not cached), before the next example's work
 
     def score(subset):
-        ngram = _corpus([row[0] for row in subset])
-        weighted = _corpus([row[1] for row in subset])
+        ngram = corpus_bleu([row[0] for row in subset])
+        weighted = corpus_bleu([row[1] for row in subset])
         syntax, _ = _ratio([p for row in subset for p in row[2]])
         dataflow, df_total = _ratio([p for row in subset for p in row[3]])
         comps = (ngram, weighted, syntax, dataflow)
@@ -276,8 +307,8 @@ def corpus_scores(stats, weights, missing_dataflow: str) -> tuple[dict, float]:
     """(scores dict with KEYS, data-flow total) of per-example rows of :data:`STATS_COLUMNS` in example
     order: the pooled formulas of :func:`corpus_codebleu` (corpus BLEU of the pooled n-gram counts, pooled
     syntax and data-flow match ratios, combined with ``weights``), for rows kept apart and merged later."""
-    ngram = _corpus([(row[0:4], row[4:8], row[8], row[9]) for row in stats])
-    weighted = _corpus([(row[10:14], row[14:18], row[18], row[19]) for row in stats])
+    ngram = corpus_bleu([(row[0:4], row[4:8], row[8], row[9]) for row in stats])
+    weighted = corpus_bleu([(row[10:14], row[14:18], row[18], row[19]) for row in stats])
     syntax, _ = _ratio([(row[20], row[21]) for row in stats])
     dataflow, df_total = _ratio([(row[22], row[23]) for row in stats])
     comps = (ngram, weighted, syntax, dataflow)

@@ -1,16 +1,16 @@
 """CodeBLEU's data flow: the per-language rule tables, the work limit and the normalised data-flow items.
 
-``data_flow(tree, lang)`` runs the walk (``dataflow_walk._Flow``) with the rules of ``lang`` and
+``data_flow(tree, lang)`` runs the walk (``dataflow_walk.Flow``) with the rules of ``lang`` and
 returns the items the data-flow match compares: edges kept when they have parents or are parents,
 merged by position, variable names numbered by first appearance (the reference's ``var_i``).
 
-Pure standard-library code (part of :mod:`multimodal_metrics.codebleu.core`).
+Pure standard-library code (a component of :mod:`multimodal_metrics.codebleu.corpus`).
 """
 
 import operator
 
-from .dataflow_walk import DataflowLimit, _Flow, _positions
-from .trees import FlatTree, _dedupe
+from .dataflow_walk import DataflowLimit, Flow, collect_positions
+from .trees import FlatTree, dedupe
 
 # ----------------------------------------------------------------------------------------------
 # Data-flow graphs (CodeXGLUE parser/DFG.py semantics, one rule table per language)
@@ -18,7 +18,7 @@ from .trees import FlatTree, _dedupe
 # if-style: "python" (elif/else clauses use the incoming states), "plain" (ruby: children whose type is
 # an if-type use the incoming states), "flag" (from the first if-type child on, incoming states).
 # merge_incoming: also merge the incoming states after the branches (go, javascript, php).
-_RULES = {
+RULES = {
     "python": dict(
         copy_states=True, defs=("default_parameter",), def_style="fields", def_fields=("name", "value"),
         assigns=("assignment", "augmented_assignment", "for_in_clause"), assign_style="python", incs=(),
@@ -81,8 +81,8 @@ _RULES = {
     ),
 }
 # C and C++ use the C# rules on their own grammars (XLCoST convention, kept by PyPI codebleu).
-_RULES["c"] = _RULES["c_sharp"]
-_RULES["cpp"] = _RULES["c_sharp"]
+RULES["c"] = RULES["c_sharp"]
+RULES["cpp"] = RULES["c_sharp"]
 
 
 
@@ -93,8 +93,8 @@ def _special_types(rules) -> frozenset:
     )
 
 
-_SPECIAL = {lang: _special_types(rules) for lang, rules in _RULES.items()}
-assert all(set(rules["do_first"]) <= _SPECIAL[lang] for lang, rules in _RULES.items())  # see flatten_tree_sitter
+SPECIAL_TYPES = {lang: _special_types(rules) for lang, rules in RULES.items()}
+assert all(set(rules["do_first"]) <= SPECIAL_TYPES[lang] for lang, rules in RULES.items())  # see flatten_tree_sitter
 
 # Data-flow cost limit: work units (tokens visited, edges and parent names written, variable-state
 # updates) per token of the snippet, plus a floor. The reference's cost is not linear in the size of
@@ -123,7 +123,7 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
     if budget is None:
         budget = DATAFLOW_WORK_PER_TOKEN * len(tree.types) + DATAFLOW_WORK_FLOOR
     try:
-        flow = _Flow(_RULES[lang], tree, budget)
+        flow = Flow(RULES[lang], tree, budget)
     except Exception:
         return [], False
     try:
@@ -133,7 +133,7 @@ def data_flow(tree: FlatTree, lang: str, budget: int | None = None):
         return [], True
     except Exception:
         entries = []
-    if flow.left < 0:  # past the limit in work counted without a check (see _Flow.generic)
+    if flow.left < 0:  # past the limit in work counted without a check (see Flow.generic)
         return [], True
     return _items(entries), False
 
@@ -147,7 +147,7 @@ def _items(entries) -> list:
     if not parented:
         return []
     used = set(map(_POS, parented))
-    _positions(map(_PARENT_POS, parented), used)
+    collect_positions(map(_PARENT_POS, parented), used)
     kept = [entry for entry in entries if entry[1] in used]
     if len(set(map(_POS, kept))) < len(kept):
         kept = _merge_positions(kept)
@@ -181,4 +181,4 @@ def _merge_positions(entries) -> list:
         parents = last[3] if len(last) == 6 else list(last[3])
         parents.extend(entry[3])
         merged[-1] = (entry[0], at, entry[2], parents, None, True)
-    return [(e[0], e[1], e[2], tuple(_dedupe(e[3])), None) if len(e) == 6 else e for e in merged]
+    return [(e[0], e[1], e[2], tuple(dedupe(e[3])), None) if len(e) == 6 else e for e in merged]

@@ -1,10 +1,10 @@
 """The data-flow walk: one CodeXGLUE ``DFG_<lang>`` extraction over a flat tree, without recursion.
 
-``_Flow`` runs the rules of one language (``dataflow._RULES``) over a ``FlatTree`` and writes the edges
+``Flow`` runs the rules of one language (``dataflow.RULES``) over a ``FlatTree`` and writes the edges
 ``(name, position, relation, parent names, parent positions)``; ``multimodal_metrics.codebleu.dataflow``
 normalises them. ``DataflowLimit`` ends a walk past its work limit.
 
-Pure standard-library code (part of :mod:`multimodal_metrics.codebleu.core`).
+Pure standard-library code (a component of :mod:`multimodal_metrics.codebleu.corpus`).
 """
 
 import itertools
@@ -24,7 +24,7 @@ _GENERATOR = types.GeneratorType
 
 def _union(values):
     """Union of position sets. A position set is an int (one position), a tuple of position sets, or
-    None (empty); unions are built lazily, as a DAG, and only flattened once (``_positions``)."""
+    None (empty); unions are built lazily, as a DAG, and only flattened once (``collect_positions``)."""
     first = values[0]
     if len(values) == 1:
         return first
@@ -40,7 +40,7 @@ def _union(values):
     return unique[0] if len(unique) == 1 else tuple(unique)
 
 
-def _positions(sets, into: set) -> None:
+def collect_positions(sets, into: set) -> None:
     """Add every position of the position sets ``sets`` to ``into`` (each shared set visited once)."""
     seen = set()
     stack = list(sets)
@@ -84,7 +84,7 @@ def _merge_loop(entries):
     return merged
 
 
-class _Flow:
+class Flow:
     """One data-flow extraction (CodeXGLUE DFG_<lang> semantics) over a flat tree, without recursion.
 
     The reference is a recursive function f(node, states) -> (edges, states) that copies the
@@ -274,7 +274,7 @@ class _Flow:
     def run(self, root):
         if self.flat(root):
             return
-        handlers, generic = self.handlers, _Flow.generic
+        handlers, generic = self.handlers, Flow.generic
         stack = []
         gen = handlers.get(root.type, generic)(self, root)
         while True:
@@ -631,16 +631,16 @@ _HANDLERS = {}
 
 
 def _handlers(rules) -> dict:
-    """node type -> _Flow rule (a generator function), with the reference's precedence (def,
+    """node type -> Flow rule (a generator function), with the reference's precedence (def,
     assignment, increment, if, for, enhanced for, while), cached per rule table."""
     key = id(rules)
     table = _HANDLERS.get(key)
     if table is None:
         table = {}
-        assign = _Flow.assign_simple if rules["assign_style"] == "simple" else _Flow.assign
-        define = _Flow.define_fields if rules["def_style"] == "fields" else _Flow.define
-        for name, func in (("whiles", _Flow.while_loop), ("efors", _Flow.enhanced_for), ("fors", _Flow.for_loop),
-                           ("ifs", _Flow.if_statement), ("incs", _Flow.increment), ("assigns", assign),
+        assign = Flow.assign_simple if rules["assign_style"] == "simple" else Flow.assign
+        define = Flow.define_fields if rules["def_style"] == "fields" else Flow.define
+        for name, func in (("whiles", Flow.while_loop), ("efors", Flow.enhanced_for), ("fors", Flow.for_loop),
+                           ("ifs", Flow.if_statement), ("incs", Flow.increment), ("assigns", assign),
                            ("defs", define)):
             for kind in rules[name]:
                 table[kind] = func

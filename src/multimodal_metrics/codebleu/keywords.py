@@ -5,7 +5,7 @@
 * ``remove_comments``: the comment rules applied before the AST and data-flow matches ("none", "java",
   "lang").
 
-Pure standard-library code (part of :mod:`multimodal_metrics.codebleu.core`).
+Pure standard-library code (a component of :mod:`multimodal_metrics.codebleu.corpus`).
 """
 
 import io

@@ -281,7 +281,7 @@ class GrammarLibrary:
             parser = self._parsers[lang] = Parser(self.runtime, self.languages[lang], f"{self.name}:{lang}")
         return parser
 
-    # the tree-source interface of multimodal_metrics.codebleu.core (Snippet / corpus_codebleu ``trees=``)
+    # the tree-source interface of multimodal_metrics.codebleu.corpus (Snippet / corpus_codebleu ``trees=``)
     def parse(self, lang: str, data: bytes) -> "Node":
         return self._thread_parser(lang).parse(data).root_node
 

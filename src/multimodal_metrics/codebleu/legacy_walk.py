@@ -22,7 +22,7 @@ Only the standard library is imported (ctypes).
 import ctypes
 import sys
 
-from .trees import FlatTree, Interner, _new_node
+from .trees import FlatTree, Interner, new_node
 
 # mm_walk's return codes
 OK, TOO_DEEP, MISMATCH, NO_TREE, NO_MEMORY = 0, 1, 2, -1, -2
@@ -76,7 +76,7 @@ class _Out(ctypes.Structure):
 
 
 class _Rules(ctypes.Structure):
-    """``MMRules`` of legacy_walk.c: one language's data-flow rules (``dataflow._RULES``) for the C walk."""
+    """``MMRules`` of legacy_walk.c: one language's data-flow rules (``dataflow.RULES``) for the C walk."""
 
     _fields_ = [
         ("handler", ctypes.c_char_p), ("symflags", ctypes.POINTER(ctypes.c_uint16)), ("nsym", ctypes.c_uint32),
@@ -206,7 +206,7 @@ def native_ids(intern, runtime):
 
 class Grammar:
     """What the walker needs of one language: its node type names and field names by id, the flags of every
-    symbol for its data-flow rules (``dataflow._RULES``), and those rules for the C data flow (None where
+    symbol for its data-flow rules (``dataflow.RULES``), and those rules for the C data flow (None where
     their styles are not ported: the Python data flow then runs on the flat nodes)."""
 
     __slots__ = (
@@ -222,11 +222,11 @@ class Grammar:
     )
 
     def __init__(self, runtime, language_ptr, lang):
-        from .dataflow import _RULES, _SPECIAL, DATAFLOW_WORK_FLOOR, DATAFLOW_WORK_PER_TOKEN
+        from .dataflow import DATAFLOW_WORK_FLOOR, DATAFLOW_WORK_PER_TOKEN, RULES, SPECIAL_TYPES
 
-        rules = _RULES[lang]
+        rules = RULES[lang]
         self.lang = lang
-        self.special_types = special_types = _SPECIAL[lang]
+        self.special_types = special_types = SPECIAL_TYPES[lang]
         self.first_types = first_types = rules["do_first"]
         count = runtime.ts_language_symbol_count(language_ptr)
         symbols = [*range(count), 0xFFFF, 0xFFFE]  # ERROR and _ERROR after the grammar's own symbols
@@ -389,7 +389,7 @@ def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_lim
     tree.first_parents = set()
     if out.leaf_root:  # as trees._flat_leaf_root
         kind = names[out.root_sym]
-        tree.root = _new_node(kind, 0)
+        tree.root = new_node(kind, 0)
         if kind == "comment":
             tree.types, tree.starts, tree.ends = [], [], []
         else:
@@ -413,7 +413,7 @@ def flatten(table: NativeIds, parser_ptr, grammar: Grammar, code: str, depth_lim
     arrays.made = [None] * nnode
     top = out.root_code
     if top >= 0:  # a string literal root
-        root = _new_node(tree.types[top], top)
+        root = new_node(tree.types[top], top)
         root.hi = top + 1
     else:
         root = arrays.node(~top)

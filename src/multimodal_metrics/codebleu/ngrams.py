@@ -1,6 +1,6 @@
 """CodeBLEU's n-gram components: BLEU-4 and the keyword-weighted n-gram match, from per-example counts.
 
-Pure standard-library code (part of :mod:`multimodal_metrics.codebleu.core`).
+Pure standard-library code (a component of :mod:`multimodal_metrics.codebleu.corpus`).
 """
 
 import math
@@ -51,7 +51,7 @@ def _combine(numerators, denominators, ref_len, hyp_len, max_n=4) -> float:
     return float(bp * math.exp(math.fsum(logs)))
 
 
-def _overlap(a: dict, b: dict, a_total: int = -1, b_total: int = -1) -> int:
+def clipped_overlap(a: dict, b: dict, a_total: int = -1, b_total: int = -1) -> int:
     """sum over keys of min(count_a, count_b) (symmetric: clipped matches either way). ``a_total``,
     ``b_total``: the sums of the counts, when known. A side whose every count is 1 (as many keys as
     its total, the usual case for longer n-grams) makes it the number of common keys; otherwise it is
@@ -76,7 +76,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     for k in range(max_n):
         counts = hyp[k]
         if single:
-            b_nums.append(_overlap(counts, refs[0][k], max(0, hyp_len - k), max(0, ref_lens[0] - k)))
+            b_nums.append(clipped_overlap(counts, refs[0][k], max(0, hyp_len - k), max(0, ref_lens[0] - k)))
         else:
             b_nums.append(sum(min(c, max(r[k].get(g, 0) for r in refs)) for g, c in counts.items()))
         b_dens.append(max(1, hyp_len - k))
@@ -93,7 +93,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
-            w_nums[k] += b_nums[k] if single else _overlap(hyp[k], ref[k], max(0, hyp_len - k), max(0, ref_len - k))
+            w_nums[k] += b_nums[k] if single else clipped_overlap(hyp[k], ref[k], max(0, hyp_len - k), max(0, ref_len - k))
             w_dens[k] += max(1, ref_len - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.
@@ -101,7 +101,7 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
     return bleu, weighted
 
 
-def _corpus(stats) -> float:
+def corpus_bleu(stats) -> float:
     nums = [0] * 4
     dens = [0] * 4
     ref_len = hyp_len = 0

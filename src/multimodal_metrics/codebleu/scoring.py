@@ -12,19 +12,12 @@ from ..options import Option, OptionTable, check_number
 from ..results import Result, make_result
 from ..state import TextPairState
 from ..stats import Statistic, bleu, compare_scores, interval_values, ratio
-from .core import (
-    COMMENT_RULES,
-    DATAFLOW_WORK_PER_TOKEN,
-    EPSILON,
-    KEYS,
-    KEYWORD_SETS,
-    LANGUAGES,
-    MAX_PRINT_DEPTH,
-    MISSING_DATAFLOW,
-    corpus_codebleu,
-)
-from .corpus import STATS_COLUMNS, corpus_scores
+from .corpus import KEYS, MISSING_DATAFLOW, STATS_COLUMNS, corpus_codebleu, corpus_scores
+from .dataflow import DATAFLOW_WORK_PER_TOKEN
+from .keywords import COMMENT_RULES, KEYWORD_SETS, LANGUAGES
 from .legacy_runtime import BUILD_COMMAND
+from .ngrams import EPSILON
+from .trees import MAX_PRINT_DEPTH
 
 # The key order of a preset is the order in which compute has always checked the options (`lang` first,
 # `missing_dataflow` before `strip`): with several bad options, the same one is reported. The option
@@ -133,7 +126,7 @@ def _wheel_versions(lang: str) -> tuple:
     """The items of ``_wheel_fields`` (the package metadata is read once per process and language)."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .trees import _GRAMMAR_MODULES
+    from .trees import GRAMMAR_MODULES
 
     def installed(dist):
         try:
@@ -141,7 +134,7 @@ def _wheel_versions(lang: str) -> tuple:
         except PackageNotFoundError:
             return "missing"
 
-    dist = _GRAMMAR_MODULES[lang][0].replace("_", "-")
+    dist = GRAMMAR_MODULES[lang][0].replace("_", "-")
     return (("grammar", f"{dist}@{installed(dist)}"), ("ts", installed("tree-sitter")))
 
 

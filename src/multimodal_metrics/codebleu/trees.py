@@ -5,7 +5,7 @@
   data-flow rules read and one id per subtree (``Interner``), equal exactly when tree-sitter's
   ``str(node)`` s-expressions are equal (``_printed_id`` reads a printed subtree back into the same ids).
 
-Pure standard-library code at import (part of :mod:`multimodal_metrics.codebleu.core`).
+Pure standard-library code at import (a component of :mod:`multimodal_metrics.codebleu.corpus`).
 """
 
 import bisect
@@ -17,7 +17,7 @@ import sys
 # ----------------------------------------------------------------------------------------------
 # tree-sitter languages and parsers (imported lazily, cached per language)
 # ----------------------------------------------------------------------------------------------
-_GRAMMAR_MODULES = {
+GRAMMAR_MODULES = {
     "python": ("tree_sitter_python", "language"),
     "java": ("tree_sitter_java", "language"),
     "javascript": ("tree_sitter_javascript", "language"),
@@ -38,7 +38,7 @@ def get_parser(lang: str):
     if parser is None:
         import importlib
 
-        module_name, attr = _GRAMMAR_MODULES[lang]
+        module_name, attr = GRAMMAR_MODULES[lang]
         from ..extras import require
 
         require(f"codebleu with lang={lang!r}", ["tree_sitter", module_name], ["code"])
@@ -65,7 +65,7 @@ def _span_text(span, lines) -> str:
     return lines[r0][c0:] + "".join(lines[r0 + 1 : r1]) + lines[r1][:c1]
 
 
-def _dedupe(items) -> list:
+def dedupe(items) -> list:
     return list(dict.fromkeys(items))
 
 
@@ -78,7 +78,7 @@ class _Node:
     __slots__ = ("type", "kids", "fields", "lo", "hi", "special", "skids")
 
 
-def _new_node(kind, lo):
+def new_node(kind, lo):
     """A node without children or rules over no tokens (a comment leaf; a token root, given its hi)."""
     node = _Node()
     node.type, node.kids, node.fields, node.lo, node.hi, node.special = kind, [], None, lo, lo, False
@@ -247,7 +247,7 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
     (type, field, child id, field, child id, ...), so building all of them costs time linear in the
     size of the tree, whatever its depth, where printing every subtree costs size x depth.
     ``names``: (node type names by kind id, field names by field id, named flag by kind id) of the
-    grammar (``_grammar_names``); with them the walk reads ids instead of creating a string per node.
+    grammar (``grammar_names``); with them the walk reads ids instead of creating a string per node.
     ``first_types``: the data-flow rules' ``do_first`` types (all of them special types); the nodes with
     a child of such a type are collected in ``first_parents`` (None when not given).
     """
@@ -319,7 +319,7 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                     ends.append(node.end_byte)
                     types.append(kind)
                 else:  # a comment leaf: an empty node (no tokens)
-                    child = _new_node(kind, ntok)
+                    child = new_node(kind, ntok)
                 owner = up[0]
                 owner.kids.append(child)
                 if field is not None:
@@ -420,7 +420,7 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
         break
     top = holder.kids[0]
     if top.__class__ is int:  # a string literal root
-        top = _new_node(types[top], top)
+        top = new_node(types[top], top)
         top.hi = top.lo + 1
     if first_parents is not None:
         first_parents.discard(holder)
@@ -444,12 +444,12 @@ def _flat_leaf_root(root, text, ids, any_error, first_types) -> FlatTree:
     tree = FlatTree()
     tree.types, tree.starts, tree.ends = [], [], []
     if kind == "comment":
-        tree.root = _new_node(kind, 0)
+        tree.root = new_node(kind, 0)
     else:
         tree.types.append(kind)
         tree.starts.append(root.start_byte)
         tree.ends.append(root.end_byte)
-        tree.root = _new_node(kind, 0)
+        tree.root = new_node(kind, 0)
         tree.root.hi = 1
     tree.text, tree.subtrees, tree.has_error, tree.unprinted = text, [ident], any_error, 0
     tree.first_parents = set() if first_types is not None else None
@@ -459,7 +459,7 @@ def _flat_leaf_root(root, text, ids, any_error, first_types) -> FlatTree:
 _NAMES = {}
 
 
-def _grammar_names(lang, language):
+def grammar_names(lang, language):
     """(node type name by kind id, field name by field id, named flag by kind id) of a grammar, one
     shared string each."""
     names = _NAMES.get(lang)
