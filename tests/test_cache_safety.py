@@ -2,7 +2,7 @@
 
 evaluate writes the batch to an Arrow file under a file lock before `_compute` runs; an option error
 raised there used to keep the lock: the next compute on the same object waited, and in distributed
-mode both processes failed. Options are now checked first (`_mm_common.OptionsCheckedFirst`).
+mode both processes failed. Options are now checked first (`multimodal_metrics.hf.direct.OptionsCheckedFirst`).
 """
 
 import os

@@ -2,7 +2,7 @@
 
 numpy arrays (of str; of numbers where numbers are expected), pandas Series, tuples and `datasets`
 columns give the same result as plain lists; anything else is a TypeError naming the argument.
-The conversion is one shared function (`_mm_common.as_list`) called by the shared checks.
+The conversion is one shared function (`multimodal_metrics.inputs.as_list`) called by the shared checks.
 """
 
 import datasets

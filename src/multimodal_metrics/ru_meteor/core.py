@@ -74,7 +74,6 @@ from ..digests import file_sha256
 from ..options import short_repr
 from ..resources.russian import NUMBER_WORDS as RU_NUMBER_WORDS
 from ..resources.russian import first_lemma
-from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the old name)
 
 PREPROCESSES = ("fb_captioning", "fb_vqa", "ru", "none")
 NUMBER_WORDS = ("wordtodigits", "none")

@@ -42,7 +42,6 @@ from collections import Counter
 # ru_meteor's official scripts share, declared once in resources/russian.py. `NUMBER_WORDS` stays a
 # name of this module (the same dict).
 from ..resources.russian import NUMBER_WORDS, first_lemma
-from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the former name)
 
 MEASURES = ("f1", "exact_match")
 

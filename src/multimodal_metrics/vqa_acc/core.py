@@ -41,7 +41,6 @@ from functools import lru_cache
 import numpy as np
 
 from ..resources.russian import NUMBER_WORDS, first_lemma
-from ..resources.russian import mark_unnamed_letters as _mark_unnamed_letters  # noqa: F401 (the former name)
 
 NORMALIZE_MODES = ("official", "always", "never", "lmms_eval", "vlmevalkit")
 # The harnesses' answer processors (Python 3: ``\d`` is any Unicode digit), each normalising every question:
