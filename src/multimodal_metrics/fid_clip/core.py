@@ -28,6 +28,7 @@ numpy and scipy's BLAS wrappers, no evaluate, no torch: usable on its own.
 * ``generation_score`` (seed 000 sub-task 3) and ``captioning_score`` (sub-task 4).
 """
 
+import copy
 import math
 import os
 import warnings
@@ -43,56 +44,186 @@ PYTORCH_FID_EPS = 1e-6
 MAX_FEATURE = 1e50
 
 
+# Rows of the global example index per block: the moments are accumulated block by block, each block
+# [k * BLOCK, (k + 1) * BLOCK) with one BLAS syrk of its vectors in index order, and the blocks' sums are
+# added in block order (see FrechetStats). A module constant, not an option: the value is the same for
+# every run, so that statistics of one block computed anywhere add up to those of one process.
+BLOCK = 4096
+# Vectors of incomplete blocks kept before they are added as one piece (a stream in index order never
+# reaches it: its blocks complete one after the other; shards of strided or shuffled indexes do).
+PENDING_ROWS = BLOCK
+
+
+def _syrk(y: np.ndarray) -> np.ndarray:
+    """``y^T y`` of a C-ordered (n, d) array: the upper triangle of a Fortran-ordered (d, d) array (BLAS
+    syrk on ``y.T``, which is Fortran-ordered: no copy; the lower triangle is left at 0)."""
+    from scipy.linalg.blas import dsyrk
+
+    return dsyrk(1.0, y.T, trans=0, lower=0)
+
+
+def _covariance(upper: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
+    """The unbiased covariance ``(M - n m m^T) / (n - 1)``, ``m = sum / n``, from the upper triangle of
+    ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: zeros) and ``sum(x - shift)`` of ``n`` vectors."""
+    full = np.add(upper, upper.T, order="C")
+    np.fill_diagonal(full, np.diagonal(upper))  # the diagonal was doubled
+    m = total / n
+    cov = (full - n * np.outer(m, m)) / (n - 1)
+    return (cov + cov.T) / 2
+
+
+def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: int):
+    """(shift, sum, count) after adding a piece of ``n`` vectors with ``s = sum(x - c)`` to ``sum(x - shift)``
+    of ``count`` vectors: the arithmetic of ``FrechetStats._combine`` on the first moments alone."""
+    if count == 0:
+        return c.copy(), s.copy(), n
+    return shift, total + (s + n * (c - shift)), count + n
+
+
+def _pieces(index: np.ndarray) -> list[tuple[np.ndarray, bool]]:
+    """The pieces that sorted vectors with these (sorted) global indexes are added in: every complete block
+    (all BLOCK indexes of [k * BLOCK, (k + 1) * BLOCK), each once) on its own, the other vectors together as
+    one piece; each piece as (the positions of its vectors, complete), in the order of their first index."""
+    if len(index) == 0:
+        return []
+    blocks = index // BLOCK
+    cuts = np.flatnonzero(np.diff(blocks)) + 1
+    starts, stops = np.concatenate([[0], cuts]), np.concatenate([cuts, [len(index)]])
+    complete, rest = [], []
+    for a, b in zip(starts.tolist(), stops.tolist()):
+        first = int(blocks[a]) * BLOCK
+        whole = b - a == BLOCK and index[a] == first and (np.diff(index[a:b]) == 1).all()
+        (complete if whole else rest).append(np.arange(a, b))
+    pieces = [(p, True) for p in complete] + ([(np.concatenate(rest), False)] if rest else [])
+    return sorted(pieces, key=lambda p: int(index[p[0][0]]))
+
+
 class FrechetStats:
-    """Running float64 statistics of feature vectors of dimension ``dims`` (mergeable)."""
+    """Running float64 statistics of feature vectors of dimension ``dims`` (mergeable; see the module
+    docstring). Each vector has a global index (by default the next one after those added): the vectors
+    are added block by block of the index (``BLOCK``), each complete block with one BLAS syrk."""
 
     def __init__(self, dims: int):
         if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
             raise ValueError(f"`dims` must be a positive integer, got {dims!r}")
         self.dims = dims
-        self.n = 0
+        self.n = 0  # vectors counted (added to the moments below, or pending)
+        # the moments of the vectors added so far: count, frame (`shift`), sum(x - shift) and the upper
+        # triangle of sum((x - shift)(x - shift)^T) (Fortran order; None until a piece is added)
         self.shift = None
+        self._count = 0
         self._sum = np.zeros(dims, dtype=np.float64)
-        self._outer = np.zeros((dims, dims), dtype=np.float64)
+        self._outer = None
         self._fixed = None  # (mu, sigma) of statistics loaded without their sums
-        self._rows = []  # the vectors themselves while n < dims (None after): the N x N route
-        # batches kept in _rows whose y^T y is not yet in _outer: while n < dims the distance needs only
-        # the rows, so the d x d update (30 ms per batch at 2,048-d) waits until _outer is read, then runs
-        # batch by batch in the order they came (the same sums as an eager update, bit for bit)
-        self._deferred = []
+        # vectors not yet added, with their indexes: every vector while n < dims (the N x N route needs only
+        # them, so no d x d product is formed: 30 ms per block at 2,048-d), then the incomplete blocks
+        self._pending = []
+        self._pending_rows = 0
+        self._blocks = {}  # block -> pending vectors in it
+        self._next = 0  # the default index of the next vector
 
     # -- accumulation ------------------------------------------------------------------------
-    def update(self, features, arg: str = "features", start: int = 0) -> "FrechetStats":
-        """Add a (B, dims) batch of feature vectors; errors name `arg` and the example index."""
-        x = check_features(features, arg, self.dims, start)
+    def update(self, features, arg: str = "features", start: int | None = None, index=None) -> "FrechetStats":
+        """Add a (B, dims) batch of feature vectors with their global ``index`` (B whole numbers; default:
+        the next ones after the largest index added); errors name `arg` and the example index (``start``:
+        the index of the first vector in messages, default the first index of the batch)."""
+        first = (self._next if index is None or not len(index) else int(np.min(index))) if start is None else start
+        x = check_features(features, arg, self.dims, first)
         if self._fixed is not None:
             raise ValueError("these statistics were loaded from mu/sigma only: they cannot be updated")
         if len(x) == 0:
             return self
-        if self.shift is None:
-            self.shift = x[0].copy()
-        y = x - self.shift
-        self._sum += y.sum(axis=0)
+        if index is None:
+            idx = np.arange(self._next, self._next + len(x), dtype=np.int64)
+        else:
+            idx = np.asarray(index, dtype=np.int64).reshape(-1)
+            if len(idx) != len(x):
+                raise ValueError(f"`index` has {len(idx)} entries for {len(x)} feature vectors")
+        self._add_pending(idx, x)
         self.n += len(x)
-        if self._rows is not None and self.n < self.dims:
-            kept = x.copy()
-            self._rows = self._rows + [kept]
-            self._deferred.append(kept)
-            return self
-        self._flush()
-        self._rows = None
-        self._outer += y.T @ y
+        self._settle()
+        if isinstance(features, np.ndarray):  # vectors still pending are kept: the caller may reuse its buffer
+            self._pending = [(i, r.copy() if np.may_share_memory(r, features) else r) for i, r in self._pending]
         return self
 
-    def _flush(self) -> None:
-        """Add the deferred batches' outer products to the running sum, in their order."""
-        for x in self._deferred:
-            y = x - self.shift
-            self._outer += y.T @ y
-        self._deferred = []
+    def _add_pending(self, idx: np.ndarray, x: np.ndarray) -> None:
+        if not len(idx):
+            return
+        self._pending.append((idx, x))
+        self._pending_rows += len(idx)
+        blocks, counts = np.unique(idx // BLOCK, return_counts=True)
+        for block, count in zip(blocks.tolist(), counts.tolist()):
+            self._blocks[block] = self._blocks.get(block, 0) + count
+        self._next = max(self._next, int(idx.max()) + 1)
+
+    def _settle(self) -> None:
+        """While n < dims nothing is added (the vectors are the statistics); then complete blocks are added
+        as they complete, and the other vectors together once more than PENDING_ROWS of them wait."""
+        if self.n < self.dims or not self._pending:
+            return
+        if any(count >= BLOCK for count in self._blocks.values()):
+            self._fold(complete_only=True)
+        if self._pending_rows > PENDING_ROWS:
+            self._fold()
+
+    def _consolidated(self) -> tuple[np.ndarray, np.ndarray]:
+        """The pending vectors as one batch sorted by index (stable), kept as such."""
+        if not self._pending:
+            return np.zeros(0, dtype=np.int64), np.zeros((0, self.dims))
+        if len(self._pending) > 1:
+            idx = np.concatenate([p[0] for p in self._pending])
+            rows = np.concatenate([p[1] for p in self._pending])
+        else:
+            idx, rows = self._pending[0]
+        if len(idx) > 1 and (np.diff(idx) < 0).any():
+            order = np.argsort(idx, kind="stable")
+            idx, rows = idx[order], rows[order]
+        self._pending = [(idx, rows)]
+        return idx, rows
+
+    def _fold(self, complete_only: bool = False) -> None:
+        """Add the pending vectors to the moments, piece by piece (``_pieces``); ``complete_only``: only the
+        complete blocks, the others stay pending."""
+        if not self._pending:
+            return
+        idx, rows = self._consolidated()
+        pieces = [(p, whole) for p, whole in _pieces(idx) if whole or not complete_only]
+        if not pieces:
+            return
+        scratch = np.empty((max(len(p) for p, _ in pieces), self.dims))  # one buffer for every piece's x - c
+        for piece, _ in pieces:
+            part = rows[piece[0] : piece[-1] + 1] if piece[-1] - piece[0] + 1 == len(piece) else rows[piece]
+            c = part[0].copy()
+            y = np.subtract(part, c, out=scratch[: len(part)])
+            self._combine(c, y.sum(axis=0), _syrk(y), len(part), own=True)
+        keep = np.ones(len(idx), dtype=bool)
+        for piece, _ in pieces:
+            keep[piece] = False
+        idx, rows = idx[keep], rows[keep]
+        self._pending = [(idx, rows)] if len(idx) else []
+        self._pending_rows = len(idx)
+        blocks, counts = np.unique(idx // BLOCK, return_counts=True)
+        self._blocks = dict(zip(blocks.tolist(), counts.tolist()))
+
+    def _combine(self, c: np.ndarray, s: np.ndarray, outer: np.ndarray, n: int, own: bool = False) -> None:
+        """Add ``n`` vectors given by their frame ``c``, ``s = sum(x - c)`` and the upper triangle of
+        ``sum((x - c)(x - c)^T)`` (Fortran order; ``own``: a new array these statistics may keep) to the
+        moments: with ``delta = c - shift``, ``sum((x - shift)(x - shift)^T) = outer + u delta^T + delta u^T``,
+        ``u = s + n delta / 2`` (BLAS syr2)."""
+        from scipy.linalg.blas import dsyr2
+
+        if self._count == 0:
+            self.shift, self._sum, self._count = c.copy(), s.copy(), n
+            self._outer = outer if own else np.array(outer, dtype=np.float64, order="F")
+            return
+        delta = c - self.shift
+        _, self._sum, self._count = _first_moments(self.shift, self._sum, self._count, c, s, n)
+        np.add(self._outer, outer, out=self._outer)
+        self._outer = dsyr2(1.0, s + (0.5 * n) * delta, delta, lower=0, a=self._outer, overwrite_a=1)
 
     def merge(self, other: "FrechetStats") -> "FrechetStats":
-        """Add the vectors counted by ``other`` (another batch, another process) to these ones."""
+        """Add the vectors counted by ``other`` (another batch, another process) to these ones: its moments
+        as one piece, its pending vectors as pending vectors (``other`` is not changed)."""
         if not isinstance(other, FrechetStats):
             raise TypeError(f"can only merge FrechetStats, got {type(other).__name__}")
         if other.dims != self.dims:
@@ -101,22 +232,43 @@ class FrechetStats:
             raise ValueError("statistics loaded from mu/sigma without `n` cannot be merged")
         if other.n == 0:
             return self
-        self._flush()
-        other._flush()
-        if self.n == 0:
-            self.shift = other.shift.copy()
-            self._sum, self._outer, self.n = other._sum.copy(), other._outer.copy(), other.n
-            self._rows = None if other._rows is None else list(other._rows)
-            return self
-        keep = self._rows is not None and other._rows is not None and self.n + other.n < self.dims
-        self._rows = self._rows + other._rows if keep else None
-        delta = other.shift - self.shift
-        self._sum += other._sum + other.n * delta
-        self._outer += (
-            other._outer + np.outer(other._sum, delta) + np.outer(delta, other._sum) + other.n * np.outer(delta, delta)
-        )
+        if other._count:
+            self._combine(other.shift, other._sum, other._outer, other._count)
+        for idx, rows in other._pending:
+            self._add_pending(idx.copy(), rows.copy())
         self.n += other.n
+        self._settle()
         return self
+
+    def discard(self, index: int, vector=None) -> None:
+        """Remove the vector of global ``index`` counted once too often (an example scored twice): from the
+        pending vectors, or else subtracted from the moments (``vector``: the vector itself)."""
+        from scipy.linalg.blas import dsyr
+
+        for k, (idx, rows) in enumerate(self._pending):
+            hit = np.flatnonzero(idx == index)
+            if len(hit):
+                keep = np.arange(len(idx)) != hit[0]
+                self._pending[k] = (idx[keep], rows[keep])
+                self._pending_rows -= 1
+                self._blocks[int(index) // BLOCK] -= 1
+                self.n -= 1
+                return
+        if vector is None or self._count == 0:
+            raise ValueError(f"the vector of index {index} is not held: it cannot be removed")
+        y = np.asarray(vector, dtype=np.float64) - self.shift
+        self._sum = self._sum - y
+        self._outer = dsyr(-1.0, y, lower=0, a=self._outer, overwrite_a=1)
+        self._count -= 1
+        self.n -= 1
+
+    def pending_vector(self, index: int) -> np.ndarray | None:
+        """The vector of ``index`` if it is still held as a vector (not yet added to the moments)."""
+        for idx, rows in self._pending:
+            hit = np.flatnonzero(idx == index)
+            if len(hit):
+                return rows[hit[0]].copy()
+        return None
 
     @classmethod
     def from_features(cls, features, arg: str = "features") -> "FrechetStats":
@@ -131,25 +283,33 @@ class FrechetStats:
         mu, sigma = check_moments(mu, sigma, arg)
         n = _check_count(n, arg)
         stats = cls(len(mu))
-        stats._rows = None  # moments only: the d x d route
         if n is None or int(n) < 2:
             stats._fixed = (mu, sigma)
             stats.n = n or 0
             return stats
         stats.shift = np.zeros(len(mu))
         stats._sum = n * mu
-        stats._outer = (n - 1) * sigma + n * np.outer(mu, mu)
-        stats.n = n
+        stats._outer = np.asfortranarray(np.triu((n - 1) * sigma + n * np.outer(mu, mu)))
+        stats._count = stats.n = n
         return stats
 
     # -- moments -----------------------------------------------------------------------------
     @property
     def mean(self) -> np.ndarray:
+        """The sample mean: the frame plus the sum over the count, the pending vectors taken as they would
+        be added (no d x d work)."""
         if self._fixed is not None:
             return self._fixed[0]
         if self.n == 0:
             raise ValueError("no feature vectors were added")
-        return self.shift + self._sum / self.n
+        shift, total, count = self.shift, self._sum, self._count
+        if self._pending:
+            idx, rows = self._consolidated()
+            for piece, _ in _pieces(idx):
+                part = rows[piece]
+                c = part[0].copy()
+                shift, total, count = _first_moments(shift, total, count, c, (part - c).sum(axis=0), len(part))
+        return shift + total / count
 
     @property
     def covariance(self) -> np.ndarray:
@@ -158,19 +318,22 @@ class FrechetStats:
             return self._fixed[1]
         if self.n < 2:
             raise ValueError(f"the covariance needs at least 2 feature vectors, got {self.n}")
-        self._flush()
-        m = self._sum / self.n
-        cov = (self._outer - self.n * np.outer(m, m)) / (self.n - 1)
-        return (cov + cov.T) / 2
+        folded = self
+        if self.n < self.dims and self._pending:  # the vectors stay pending (the N x N route): a folded copy
+            folded = copy.copy(self)
+            folded._pending = list(self._pending)
+            folded._blocks = dict(self._blocks)
+            folded._outer = None if self._outer is None else self._outer.copy(order="F")
+        folded._fold()
+        return _covariance(folded._outer, folded._sum, self.n)
 
     @property
     def rows(self) -> np.ndarray | None:
-        """The (n, dims) vectors added, while n < dims (None once n >= dims, or for loaded moments)."""
-        if self._rows is None or self.n == 0:
+        """The (n, dims) vectors added, in index order, while n < dims (None once n >= dims, or for loaded
+        moments)."""
+        if self._count or self.n == 0 or self.n >= self.dims or self._fixed is not None:
             return None
-        if len(self._rows) > 1:
-            self._rows = [np.concatenate(self._rows)]
-        return self._rows[0]
+        return self._consolidated()[1]
 
     def centred_rows(self) -> np.ndarray | None:
         """``B = (X - mean) / sqrt(n - 1)`` with ``B^T B`` = the covariance, while n < dims (else None)."""
@@ -178,6 +341,56 @@ class FrechetStats:
         if x is None or self.n < 2:
             return None
         return (x - x.mean(axis=0)) / np.sqrt(self.n - 1.0)
+
+    # -- arrays (a mergeable state's bytes) --------------------------------------------------
+    def to_arrays(self) -> dict:
+        """The statistics as named arrays (``from_arrays`` reads them): the moments (their upper triangle),
+        and the pending vectors with their indexes; from d vectors on, the pending vectors are added first,
+        so the size is fixed: (d (d + 1) / 2 + 2 d) float64."""
+        if self.n >= self.dims:
+            self._fold()
+        idx, rows = self._consolidated()
+        out = {"n": np.array([self.n, self._count, self._next], dtype=np.int64)}
+        if self._count:
+            out["shift"], out["sum"] = self.shift, self._sum
+            out["outer"] = self._outer.T[np.tri(self.dims, dtype=bool)]
+        if len(idx):
+            out["index"], out["vectors"] = idx, rows
+        if self._fixed is not None:
+            out["mu"], out["sigma"] = self._fixed
+        return out
+
+    @classmethod
+    def from_arrays(cls, dims: int, arrays: dict, where: str = "statistics") -> "FrechetStats":
+        """The statistics of ``to_arrays``, every shape checked (ValueError naming ``where``)."""
+        stats = cls(dims)
+
+        def get(name, shape):
+            value = arrays.get(name)
+            if value is None or value.shape != shape:
+                got = None if value is None else value.shape
+                raise ValueError(f"{where}: {name!r} must have shape {shape}, got {got}")
+            return value
+
+        n, count, next_index = get("n", (3,)).tolist()
+        if "mu" in arrays:
+            stats._fixed = (get("mu", (dims,)), get("sigma", (dims, dims)))
+            stats.n = n
+            return stats
+        if count:
+            stats.shift, stats._sum = get("shift", (dims,)).copy(), get("sum", (dims,)).copy()
+            outer = np.zeros((dims, dims), order="F")
+            outer.T[np.tri(dims, dtype=bool)] = get("outer", (dims * (dims + 1) // 2,))
+            stats._outer, stats._count = outer, count
+        if "index" in arrays:
+            idx = arrays["index"]
+            if idx.ndim != 1:
+                raise ValueError(f"{where}: 'index' must be 1-D")
+            stats._add_pending(idx.copy(), get("vectors", (len(idx), dims)).copy())
+        if stats._count + stats._pending_rows != n or n < 0 or next_index < 0:
+            raise ValueError(f"{where}: the counts do not add up ({count} + {stats._pending_rows} vectors, n = {n})")
+        stats.n, stats._next = n, max(stats._next, next_index)
+        return stats
 
     # -- files -------------------------------------------------------------------------------
     def save(self, path) -> None:
@@ -300,6 +513,17 @@ def check_moments(mu, sigma, arg: str = "statistics") -> tuple[np.ndarray, np.nd
     return mu, sigma
 
 
+def _in_range(x: np.ndarray) -> bool:
+    """Every value finite and within ±MAX_FEATURE (NaN fails both comparisons): the minimum and maximum of
+    chunks that stay in the cache, no copy."""
+    step = max(1, (1 << 19) // max(1, x.shape[-1]))
+    for start in range(0, len(x), step):
+        chunk = x[start : start + step]
+        if not (-MAX_FEATURE <= chunk.min() and chunk.max() <= MAX_FEATURE):
+            return False
+    return True
+
+
 def check_features(features, arg: str, dims: int | None = None, start: int = 0) -> np.ndarray:
     """A (N, d) float64 array of finite values; errors name `arg` and the first bad example."""
     try:
@@ -312,6 +536,8 @@ def check_features(features, arg: str, dims: int | None = None, start: int = 0) 
         raise ValueError(f"`{arg}` must be a 2-D (N, d) array of feature vectors, got shape {x.shape}")
     if dims is not None and x.shape[1] != dims:
         raise ValueError(f"`{arg}` has {x.shape[1]}-d feature vectors; expected {dims}-d (as the other vectors)")
+    if x.size and _in_range(x):
+        return x
     bad = ~np.isfinite(x).all(axis=1)
     if bad.any():
         raise ValueError(f"`{arg}[{start + int(np.argmax(bad))}]` contains NaN or infinite values")
