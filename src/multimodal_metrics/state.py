@@ -34,6 +34,13 @@ The header names the format version, the library version, the metric, preset, op
 number of rows and each column's name, dtype (``<f8``, ``<i8``, ``|b1`` or ``str``) and shape; numeric
 columns follow as raw C-order bytes, text columns as one UTF-8 JSON list. ``from_bytes`` checks every
 length and type before it builds anything and never unpickles.
+
+A metric whose state is not only per-example rows (fid_clip: the Frechet moments, a d x d matrix whatever
+the number of images) adds named numeric arrays of any shape after the columns (header ``arrays``: name,
+dtype, shape, bytes; raw C-order bytes, like the numeric columns) and a JSON object (header ``extra``),
+through ``_extra_state`` / ``_restore_extra``; the options it records are ``_portable_options`` (those
+that do not travel as JSON, such as a torch module or a local path, are left out or named). A state
+without them writes neither key, so its bytes are unchanged.
 """
 
 from __future__ import annotations
@@ -214,6 +221,22 @@ class MetricState:
     def _empty_error(self) -> Exception:
         raise NotImplementedError  # pragma: no cover
 
+    # -- what the bytes hold besides the rows ------------------------------------------------------
+    def _portable_options(self) -> dict:
+        """The options as JSON data: what the bytes record and two states compare. A metric whose options
+        hold values that do not travel as JSON (a torch module, arrays) overrides it (and ``_restore``, which
+        ``from_bytes`` calls on the recorded ones)."""
+        return _canonical(self.options_resolved, "options")
+
+    def _extra_state(self) -> tuple[dict | None, dict[str, np.ndarray]]:
+        """(JSON object, named numeric arrays) kept beside the rows in the bytes: nothing by default."""
+        return None, {}
+
+    def _restore_extra(self, extra: dict | None, arrays: dict[str, np.ndarray]) -> None:
+        """Take back what ``_extra_state`` gave (after the rows are read); by default there is none."""
+        if extra is not None or arrays:
+            raise ValueError(f"these {self.metric} state bytes hold data a {self.metric} state does not read")
+
     # -- identity -----------------------------------------------------------------------------
     def _identity(self) -> dict:
         """What two states must share to merge, in the order a difference is reported."""
@@ -223,7 +246,7 @@ class MetricState:
             "preset": self.preset,
             **{
                 f"option {k!r}": v
-                for k, v in _canonical(self.options_resolved, "options").items()
+                for k, v in self._portable_options().items()
                 if type(self).options[k].kind != "path"  # where a resource lies: its content is in `context`
             },
         }
@@ -377,11 +400,22 @@ class MetricState:
             "version": self.version,
             "metric": self.metric,
             "preset": self.preset,
-            "options": _canonical(self.options_resolved, "options"),
+            "options": self._portable_options(),
             "context": self.context,
             "n": len(self._index),
             "columns": specs,
         }
+        extra, arrays = self._extra_state()
+        if extra is not None:
+            header["extra"] = _canonical(extra, f"{self.metric} state")
+        if arrays:
+            header["arrays"] = []
+            for name, array in arrays.items():
+                array = np.asarray(array)
+                dtype = {"f": "<f8", "i": "<i8", "u": "<i8", "b": "|b1"}[array.dtype.kind]
+                data = np.ascontiguousarray(array, dtype=dtype).tobytes()
+                header["arrays"].append({"name": name, "dtype": dtype, "shape": list(array.shape), "nbytes": len(data)})
+                payloads.append(data)
         head = json.dumps(header, sort_keys=True, allow_nan=True).encode("utf-8")
         return b"".join([MAGIC, struct.pack("<I", len(head)), head, *payloads])
 
@@ -396,7 +430,7 @@ class MetricState:
             raise ValueError(f"these bytes hold a {metric} state, not a state of {cls.metric}")
         target = cls if cls.metric else _state_class(metric)
         state = target.__new__(target)
-        MetricState._restore(state, header["preset"], header["options"])
+        state._restore(header["preset"], header["options"])
         state.version = header["version"]
         state.context = header["context"]
         n = header["n"]
@@ -428,6 +462,16 @@ class MetricState:
                     raise ValueError(f"state column {name!r}: {nbytes} bytes do not fit shape {list(shape)}")
                 column = np.frombuffer(data, dtype=dtype).reshape(shape).astype(_NUMERIC[dtype])
             columns[name] = column
+        arrays = {}
+        for spec in header.get("arrays", []):
+            name, dtype, shape, nbytes = spec["name"], spec["dtype"], tuple(spec["shape"]), spec["nbytes"]
+            data = payload[offset : offset + nbytes]
+            if len(data) != nbytes:
+                raise ValueError(f"state bytes are truncated (array {name!r})")
+            offset += nbytes
+            if math.prod(shape) * np.dtype(dtype).itemsize != nbytes or name in arrays:
+                raise ValueError(f"state array {name!r}: {nbytes} bytes do not fit shape {list(shape)}")
+            arrays[name] = np.frombuffer(data, dtype=dtype).reshape(shape).astype(_NUMERIC[dtype])
         if offset != len(payload):
             raise ValueError(f"state bytes have {len(payload) - offset} trailing bytes")
         if n:
@@ -435,6 +479,7 @@ class MetricState:
                 raise ValueError("state index holds a negative number")
             state._pending = [(index, columns)]
             state._consolidate()
+        state._restore_extra(header.get("extra"), arrays)
         return state
 
 
@@ -504,6 +549,20 @@ def _read_header(blob) -> tuple[dict, memoryview]:
             raise ValueError(f"state header field {key!r} is missing or not a {kind.__name__}")
     if header["n"] < 0 or not (header.get("context") is None or isinstance(header["context"], dict)):
         raise ValueError("state header has a bad row count or context")
+    if not isinstance(header.get("extra", {}), dict) or not isinstance(header.get("arrays", []), list):
+        raise ValueError("state header has a malformed 'extra' or 'arrays' field")
+    for spec in header.get("arrays", []):
+        ok = (
+            isinstance(spec, dict)
+            and isinstance(spec.get("name"), str)
+            and spec.get("dtype") in _NUMERIC
+            and isinstance(spec.get("shape"), list)
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"])
+            and isinstance(spec.get("nbytes"), int)
+            and spec["nbytes"] >= 0
+        )
+        if not ok:
+            raise ValueError(f"state header has a malformed array description: {str(spec)[:200]}")
     for spec in header["columns"]:
         ok = (
             isinstance(spec, dict)

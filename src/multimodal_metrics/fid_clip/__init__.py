@@ -12,12 +12,14 @@ script: 256x256 pre-resize, ruCLIP with six Russian templates), ``clipscore`` (C
 :mod:`~multimodal_metrics.fid_clip.core` (Frechet distance from running statistics, the score
 combinations; numpy and scipy), :mod:`~multimodal_metrics.fid_clip.resampling` (FID's bootstrap),
 :mod:`~multimodal_metrics.fid_clip.images` (image and feature inputs), ``inception`` / ``clip`` /
-``extract`` (the networks, in torch, imported only for images) and ``scoring`` (options, ``score``).
+``extract`` (the networks, in torch, imported only for images), ``scoring`` (options, ``score``) and
+``mergeable`` (``state()`` / ``State``: shards scored anywhere, merged into one result).
 Importing this package imports no torch, transformers or PIL.
 """
 
 from .clip import RUCLIP_TEMPLATES, clip_scores
 from .core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
+from .mergeable import State, state
 from .resampling import bootstrap_fid, bootstrap_fid_interval
 from .scoring import FID_RESAMPLES, OPTIONS, PRESETS, compare, pack_batch, score, score_checked
 
@@ -27,6 +29,7 @@ __all__ = [
     "PRESETS",
     "RUCLIP_TEMPLATES",
     "FrechetStats",
+    "State",
     "bootstrap_fid",
     "bootstrap_fid_interval",
     "captioning_score",
@@ -38,4 +41,5 @@ __all__ = [
     "pack_batch",
     "score",
     "score_checked",
+    "state",
 ]

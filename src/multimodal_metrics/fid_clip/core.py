@@ -221,9 +221,10 @@ class FrechetStats:
         np.add(self._outer, outer, out=self._outer)
         self._outer = dsyr2(1.0, s + (0.5 * n) * delta, delta, lower=0, a=self._outer, overwrite_a=1)
 
-    def merge(self, other: "FrechetStats") -> "FrechetStats":
+    def merge(self, other: "FrechetStats", skip=()) -> "FrechetStats":
         """Add the vectors counted by ``other`` (another batch, another process) to these ones: its moments
-        as one piece, its pending vectors as pending vectors (``other`` is not changed)."""
+        as one piece, its pending vectors as pending vectors (``other`` is not changed); ``skip``: indexes
+        of pending vectors of ``other`` left out (examples these statistics hold already)."""
         if not isinstance(other, FrechetStats):
             raise TypeError(f"can only merge FrechetStats, got {type(other).__name__}")
         if other.dims != self.dims:
@@ -234,9 +235,12 @@ class FrechetStats:
             return self
         if other._count:
             self._combine(other.shift, other._sum, other._outer, other._count)
+        added = other._count
         for idx, rows in other._pending:
-            self._add_pending(idx.copy(), rows.copy())
-        self.n += other.n
+            keep = ~np.isin(idx, np.fromiter(skip, dtype=np.int64, count=len(skip))) if skip else slice(None)
+            self._add_pending(idx[keep].copy(), rows[keep].copy())
+            added += len(idx[keep])
+        self.n += added
         self._settle()
         return self
 
@@ -400,11 +404,24 @@ class FrechetStats:
 
 def load_stats(source, arg: str = "reference_stats") -> FrechetStats:
     """Statistics from a pytorch-fid / clean-fid style ``.npz`` path (keys ``mu``, ``sigma``, optional
-    ``n``), a mapping with those keys, or a FrechetStats (returned as is). Every malformed source is a
-    ValueError/TypeError naming `arg`: the file must be a regular file holding an npz archive of plain
-    numeric arrays (read with ``allow_pickle=False``: nothing is ever unpickled)."""
+    ``n``), a mapping with those keys, or a FrechetStats (returned as is); a list of them: their merge, in
+    order (each needs its count ``n``: the files ``save`` writes, e.g. of several shards). Every malformed
+    source is a ValueError/TypeError naming `arg`: the file must be a regular file holding an npz archive of
+    plain numeric arrays (read with ``allow_pickle=False``: nothing is ever unpickled)."""
     if isinstance(source, FrechetStats):
         return source
+    if isinstance(source, list | tuple):
+        if not source:
+            raise ValueError(f"`{arg}` is an empty list: give statistics files, or leave it out")
+        merged = None
+        for i, part in enumerate(source):
+            stats = load_stats(part, f"{arg}[{i}]")
+            if stats._fixed is not None:
+                raise ValueError(f"`{arg}[{i}]`: statistics without `n` (their count) cannot be merged with others")
+            if merged is not None and stats.dims != merged.dims:
+                raise ValueError(f"`{arg}[{i}]` holds {stats.dims}-d statistics, `{arg}[0]` {merged.dims}-d")
+            merged = (merged or FrechetStats(stats.dims)).merge(stats)
+        return merged
     if isinstance(source, dict):
         if "mu" not in source or "sigma" not in source:
             raise ValueError(f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(map(str, source))[:10]}")

@@ -155,34 +155,34 @@ def decoded_batches(items: list, batch_size: int, convert, workers: int | None):
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
-    """(FrechetStats, kind, features) of one side: feature vectors as given, or images through the
-    extractor in batches. ``items`` are stored examples (``images.pack``); ``features`` is the (n, d)
-    float64 array of every vector when ``keep`` (for the bootstrap), else None. The items come from
-    evaluate (all batches, all processes; the cache file, or the in-memory table of a direct compute)
-    or from the library's ``score``, so the vectors are read or computed here, once."""
+def feature_batches(items: list, arg: str, opts: dict):
+    """``(kind, batches)`` of one side: ``kind`` "features" (vectors as given, numpy only) or "images"
+    (through the extractor, torch); ``batches`` yields ``(start, (b, d) float64 features)`` in input order.
+    ``items`` are stored examples (``images.pack``); errors name `arg` and the example index."""
     kinds = {item["kind"] for item in items}
-    kept = None
     if kinds == {"features"}:  # numpy only
         dims = [len(item["data"]) // 8 for item in items]
         bad = next((i for i, d in enumerate(dims) if d != dims[0]), None)
         if bad is not None:
             raise ValueError(f"`{arg}[{bad}]` has a {dims[bad]}-d feature vector but `{arg}[0]` has {dims[0]}-d")
-        stats = FrechetStats(dims[0])
-        kept = np.empty((len(items), dims[0])) if keep else None
-        for start in range(0, len(items), 4096):
-            chunk = items[start : start + 4096]
-            rows = np.frombuffer(b"".join(c["data"] for c in chunk), dtype=np.float64).reshape(len(chunk), -1)
-            stats.update(rows, arg, start)
-            if keep:
-                kept[start : start + len(chunk)] = rows
-        return stats, "features", kept
+
+        def chunks():
+            for start in range(0, len(items), 4096):
+                chunk = items[start : start + 4096]
+                yield start, np.frombuffer(b"".join(c["data"] for c in chunk), dtype=np.float64).reshape(len(chunk), -1)
+
+        return "features", chunks()
     if "features" in kinds:
         raise ValueError(f"`{arg}` mixes images and feature vectors: give one kind per side")
+    return "images", _image_batches(items, arg, opts)
+
+
+def _image_batches(items: list, arg: str, opts: dict):
+    """``(start, features)`` of the images of one side, through the extractor in batches (see the module
+    docstring: decoding workers)."""
     import torch
 
     model = _extractor(opts)
-    stats = None
     pre = opts["pre_resize"] or None
     indexed = list(enumerate(items))
 
@@ -208,13 +208,35 @@ def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
             feats = _forward_grouped(model, tensors, opts["device"])
             if feats.ndim != 2:
                 raise ValueError(f"`feature_extractor` must return (B, d) features, got shape {tuple(feats.shape)}")
+            yield start, feats
+            bar.update(len(tensors))
+
+
+def side_features(items: list, arg: str, opts: dict) -> tuple[str, np.ndarray]:
+    """``(kind, (n, d) float64 features)`` of one side (``feature_batches``, every batch in one array)."""
+    kind, batches = feature_batches(items, arg, opts)
+    with closing(batches) as batches:
+        parts = [feats for _, feats in batches]
+    return kind, np.concatenate(parts) if len(parts) > 1 else np.array(parts[0], dtype=np.float64)
+
+
+def side_statistics(items: list, arg: str, opts: dict, keep: bool = False):
+    """(FrechetStats, kind, features) of one side: feature vectors as given, or images through the
+    extractor in batches. ``items`` are stored examples (``images.pack``); ``features`` is the (n, d)
+    float64 array of every vector when ``keep`` (for the bootstrap), else None. The items come from
+    evaluate (all batches, all processes; the cache file, or the in-memory table of a direct compute)
+    or from the library's ``score``, so the vectors are read or computed here, once; the statistics are
+    running sums (memory O(d^2), the vectors of one block of the index at a time)."""
+    kind, batches = feature_batches(items, arg, opts)
+    stats = kept = None
+    with closing(batches) as batches:  # an error here closes the workers at once
+        for start, feats in batches:
             stats = stats or FrechetStats(feats.shape[1])
             stats.update(feats, arg, start)
             if keep:
                 kept = np.empty((len(items), feats.shape[1])) if kept is None else kept
                 kept[start : start + len(feats)] = feats
-            bar.update(len(tensors))
-    return stats, "images", kept
+    return stats, kind, kept
 
 
 def _forward_grouped(model, tensors, device: str) -> np.ndarray:

@@ -284,20 +284,17 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
     and a checked ``Resampling``; ``default_resamples``: ``n_resamples`` was not given (FID then takes
     ``FID_RESAMPLES``); ``pixels_checked``: the images were stored with ``options["max_pixels"]`` (the
     library's ``score``), so their headers are not read again before the model runs."""
-    resampling = copy.copy(resampling)
     opts = options
     preds = [p for p in predictions if p["kind"] != "none"]
     refs = [r for r in references if r["kind"] != "none"]
     has_texts = any(t is not None for t in texts)
-    scores, fields = {}, {}
-    features_p = stats_r = None
+    fid = None
+    fields = {}
 
     # ---- FID --------------------------------------------------------------------------
-    ref_side = refs or opts["reference_stats"] is not None
-    if preds and ref_side:
+    check_fid_sides(bool(preds), bool(refs or opts["reference_stats"] is not None), has_texts)
+    if preds and (refs or opts["reference_stats"] is not None):
         require("fid_clip's FID", ["scipy"], ["scipy"])  # the trace of the matrix square root: scipy's BLAS
-        if default_resamples:
-            resampling.n_resamples = FID_RESAMPLES
         if not pixels_checked:
             check_pixels(predictions, "predictions", opts["max_pixels"])
             check_pixels(references, "references", opts["max_pixels"])
@@ -306,46 +303,88 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
             stats_r, kind_r = load_stats(opts["reference_stats"]), "stats"
         else:
             stats_r, kind_r, _ = side_statistics(refs, "references", opts)
-        if stats_p.dims != stats_r.dims:
-            raise ValueError(
-                f"feature sizes differ: `predictions` give {stats_p.dims}-d features, `references` "
-                f"{stats_r.dims}-d (use the same extractor, or statistics of the same features)"
-            )
-        if opts["save_stats"] is not None:
-            save_statistics(opts["save_stats"], stats_p, None if kind_r == "stats" else stats_r)
-        scores["fid"] = frechet_distance(stats_p, stats_r)
-        if not np.isfinite(scores["fid"]):
-            raise ValueError("FID is not finite for these features (values too large for float64)")
+        fid = fid_value(stats_p, stats_r, opts["save_stats"], kind_r != "stats"), features_p, stats_r
         fields.update(fid_fields(opts, {kind_p, kind_r}))
-    elif preds and not has_texts:
-        raise ValueError("FID needs `references` (or `reference_stats`) beside `predictions`")
-    elif refs and not preds and not has_texts:
-        raise ValueError("FID needs `predictions` beside `references`; give `texts` for a CLIP score")
 
     # ---- CLIP score ---------------------------------------------------------------------
-    per_example = None
+    cos = None
     if has_texts:
         side, name = (predictions, "predictions") if preds else (references, "references")
-        pairs = []
-        for i, (item, text) in enumerate(zip(side, texts)):
-            if (item["kind"] == "none") != (text is None):
-                raise ValueError(f"`texts`: example {i} has {'no text' if text is None else 'a text but no image'}"
-                                 f"; give one text per image of `{name}`")
-            if text is not None:
-                if item["kind"] == "features":
-                    raise ValueError(f"`{name}` example {i} is a feature vector: the CLIP score needs images")
-                pairs.append((item, text))
+        pairs = clip_pairs(side, texts, name)
         if not pixels_checked:
             check_pixels(side, name, opts["max_pixels"])
         cos = clip_cosines(pairs, opts)
+        fields.update(clip_fields(opts))
+    if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):  # images decoded and resized by Pillow
+        fields["pil"] = pillow_version()
+    return finish_scores(preset, opts, resampling, return_per_example, default_resamples, fields, fid, cos)
+
+
+def pillow_version() -> str:
+    """The Pillow that decoded and resized the images (a signature field: its resampling can change)."""
+    from PIL import __version__
+
+    return __version__
+
+
+def check_fid_sides(preds: bool, refs: bool, texts: bool) -> None:
+    """The errors of a set without a score: generated images without a reference side (or texts), a
+    reference side alone without texts."""
+    if preds and not refs and not texts:
+        raise ValueError("FID needs `references` (or `reference_stats`) beside `predictions`")
+    if refs and not preds and not texts:
+        raise ValueError("FID needs `predictions` beside `references`; give `texts` for a CLIP score")
+
+
+def fid_value(stats_p: FrechetStats, stats_r: FrechetStats, save_stats=None, save_references=True) -> float:
+    """FID of two sides' statistics (checked: one feature size, a finite value); ``save_stats``: the
+    folder where they are written first (``references.npz`` with ``save_references``)."""
+    if stats_p.dims != stats_r.dims:
+        raise ValueError(
+            f"feature sizes differ: `predictions` give {stats_p.dims}-d features, `references` "
+            f"{stats_r.dims}-d (use the same extractor, or statistics of the same features)"
+        )
+    if save_stats is not None:
+        save_statistics(save_stats, stats_p, stats_r if save_references else None)
+    value = frechet_distance(stats_p, stats_r)
+    if not np.isfinite(value):
+        raise ValueError("FID is not finite for these features (values too large for float64)")
+    return value
+
+
+def clip_pairs(side: list, texts: list, name: str) -> list:
+    """The (stored image, text) pairs of one side's examples with their texts (one text per image; a feature
+    vector has no CLIP score): errors name the side and the example index."""
+    pairs = []
+    for i, (item, text) in enumerate(zip(side, texts)):
+        if (item["kind"] == "none") != (text is None):
+            raise ValueError(f"`texts`: example {i} has {'no text' if text is None else 'a text but no image'}"
+                             f"; give one text per image of `{name}`")
+        if text is not None:
+            if item["kind"] == "features":
+                raise ValueError(f"`{name}` example {i} is a feature vector: the CLIP score needs images")
+            pairs.append((item, text))
+    return pairs
+
+
+def finish_scores(preset, opts, resampling, return_per_example, default_resamples, fields, fid=None,
+                  cos=None) -> Result:
+    """The result from what was computed (``score_checked`` and a merged state both end here): ``fid``
+    (the value, the generated images' features for the bootstrap or None, the reference statistics) or
+    None; ``cos``: the CLIP cosines of the pairs in example order, or None; ``fields``: the signature
+    fields of the scores computed. Adds the CLIP score, the Fusion Brain 2022 combinations, the bootstrap
+    intervals and the signature."""
+    resampling = copy.copy(resampling)
+    scores = {}
+    if fid is not None:
+        scores["fid"] = fid[0]
+        if default_resamples:
+            resampling.n_resamples = FID_RESAMPLES
+    per_example = None
+    if cos is not None:
         per_example, scores["clip_score"] = clip_scores(cos, opts["clip_scale"], opts["clip_clamp"])
         per_example = per_example.tolist()
-        fields.update(clip_fields(opts))
-
-    if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):  # images decoded and resized by Pillow
-        from PIL import __version__ as pillow_version
-
-        fields["pil"] = pillow_version
+    fields = dict(fields)
 
     # ---- combinations -------------------------------------------------------------------
     if opts["meteor"] is not None:
@@ -366,7 +405,10 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
     signature = OPTIONS.signature(preset, {**fields, **interval_fields})
     statistic = _clip_statistic(per_example, opts["clip_clamp"]) if "clip_score" in scores else None
     if resampling.enabled and "fid" in scores:
-        samples = fid_generation_samples(scores, features_p, stats_r, statistic, resampling)
+        if fid[1] is None:
+            raise ValueError("`confidence`: FID's interval resamples the generated images' feature vectors, "
+                             "which this state did not keep: create it with keep_features=True")
+        samples = fid_generation_samples(scores, fid[1], fid[2], statistic, resampling)
         scores = {**scores, **_intervals(samples, resampling.confidence)}
     elif statistic is not None:
         scores = {**scores, **interval_values(statistic, resampling)}
@@ -414,16 +456,26 @@ def compare(predictions_a, predictions_b, references=None, test="approximate_ran
 # ----------------------------------------------------------------------------------------------
 # signature fields, statistics, intervals, saved statistics
 # ----------------------------------------------------------------------------------------------
-def fid_fields(opts: dict, kinds: set) -> dict:
+def feature_tag(opts: dict) -> str:
+    """The extractor the image features came from: the weights file read, named by its content (the file
+    the features came from: loaded just before), or ``custom(<class name>)``."""
+    extractor = opts["feature_extractor"]
+    return weights_tag(opts["inception_weights"]) if extractor is None else f"custom({type(extractor).__name__})"
+
+
+def fid_fields(opts: dict, kinds: set, tag: str | None = None) -> dict:
+    """FID's signature fields; ``tag``: the extractor's (``feature_tag``), when it was recorded already."""
     if kinds <= {"features", "stats"}:
         return {"feat": "given"}
-    extractor = opts["feature_extractor"]
-    # the weights file read, named by its content (the file the features came from: loaded just before)
-    name = weights_tag(opts["inception_weights"]) if extractor is None else f"custom({type(extractor).__name__})"
-    return {"feat": name, "pre": opts["pre_resize"] or "none"}
+    return {"feat": feature_tag(opts) if tag is None else tag, "pre": opts["pre_resize"] or "none"}
 
 
-def clip_fields(opts: dict) -> dict:
+def clip_name(opts: dict) -> str:
+    """The CLIP model's name in the signature: its folder's name."""
+    return Path(os.fspath(opts["clip_model"])).name or "clip"
+
+
+def clip_fields(opts: dict, name: str | None = None) -> dict:
     templates = opts["clip_templates"]
     if templates == ("{}",):
         tmpl = "none"
@@ -432,7 +484,7 @@ def clip_fields(opts: dict) -> dict:
     else:
         tmpl = hashlib.sha1("\n".join(templates).encode("utf-8")).hexdigest()[:8]
     return {
-        "clip": Path(os.fspath(opts["clip_model"])).name or "clip",
+        "clip": clip_name(opts) if name is None else name,
         "tmpl": tmpl,
         "lower": opts["clip_lowercase"],
         "crop": opts["clip_preprocess"],
