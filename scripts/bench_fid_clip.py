@@ -7,6 +7,7 @@
     .venv/bin/python scripts/bench_fid_clip.py --distance   # only: the distance alone, N = 10 ... 10,000
     .venv/bin/python scripts/bench_fid_clip.py --small      # only: fid_clip.score end to end, N = 10, 100, 1,000
     .venv/bin/python scripts/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
+    .venv/bin/python scripts/bench_fid_clip.py --moments    # only: the statistics, ours vs np.cov, N = 5,000, 20,000
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
 1. the Frechet distance from (mu, sigma): ours (Cholesky factor + symmetric eigenvalues) vs the
@@ -31,6 +32,10 @@ free 4x4 channel pool instead, so that decoding alone bounds the throughput, as 
 (--batches), with and without workers; each configuration in its own process: images per second, per
 CPU-second (all threads, worker processes included) and peak resident memory. --device cuda on a GPU
 machine (scripts/bench_fid_clip_gpu.sh).
+With --moments (alone): the mean and covariance of N feature vectors (--sizes, default 5,000 and 20,000;
+--dims, default 2,048): `np.mean` + `np.cov` against `FrechetStats` (one syrk per block of 4,096 indexes,
+blocks added in order) from the whole array and streamed in batches of 50 (the image path), best of 3,
+wall and CPU seconds (all BLAS threads), the largest relative difference of the covariances.
 With --bootstrap R (alone): R resamples of the FID interval (`multimodal_metrics.fid_clip.resampling`'s
 `bootstrap_fid`: moments from multinomial counts, one syrk + one eigvalsh per resample) on n generated
 features against the other side's fixed moments, vs the naive loop (copy the resample, np.cov, pytorch-fid's sqrtm formula) on a
@@ -203,6 +208,35 @@ def _distance_case(core, n: int, d: int) -> None:
               f"d x d route {abs(tr_old - exact) / exact:.1e} relative")
 
 
+def bench_moments(sizes, d: int, repeat: int) -> int:
+    from multimodal_metrics.fid_clip import core
+
+    def timed(fn):
+        wall = cpu = float("inf")
+        for _ in range(repeat):
+            w, c = time.perf_counter(), time.process_time()
+            out = fn()
+            wall, cpu = min(wall, time.perf_counter() - w), min(cpu, time.process_time() - c)
+        return out, wall, cpu
+
+    def streamed(x, batch=50):
+        stats = core.FrechetStats(x.shape[1])
+        for start in range(0, len(x), batch):  # as the image path: each batch a new array given away
+            stats.update(x[start : start + batch], copy=False)
+        return stats.mean, stats.covariance
+
+    print(f"Mean and covariance of N x {d} feature vectors, best of {repeat}: wall s (CPU s)")
+    for n in sizes:
+        x = features(n, d, 1)
+        (mu0, c0), w0, p0 = timed(lambda x=x: (np.mean(x, axis=0), np.cov(x, rowvar=False)))
+        (_, c1), w1, p1 = timed(lambda x=x: (lambda s: (s.mean, s.covariance))(core.FrechetStats.from_features(x)))
+        (_, c2), w2, p2 = timed(lambda x=x: streamed(x))
+        rel = max(np.abs(c1 - c0).max(), np.abs(c2 - c0).max()) / np.abs(c0).max()
+        print(f"  N = {n:>7,}: np.cov {w0:6.2f} ({p0:6.2f})   ours {w1:6.2f} ({p1:6.2f}) {w0 / w1:4.2f}x   "
+              f"ours in batches of 50 {w2:6.2f} ({p2:6.2f}) {w0 / w2:4.2f}x   max rel. diff {rel:.1e}")
+    return 0
+
+
 def bench_distance(sizes, d: int) -> int:
     """The distance alone, from the statistics of two sides of N vectors: ours, the d x d route (what
     every N used before the N x N route) and pytorch-fid's sqrtm formula, one run each (same data)."""
@@ -373,9 +407,9 @@ def bench_images(args) -> int:
     from PIL import Image
 
     from multimodal_metrics.fid_clip import inception
-    from multimodal_metrics.fid_clip.extract import default_workers
+    from multimodal_metrics.fid_clip.extract import default_workers, usable_cpus
 
-    workers = min(default_workers(), 8)  # pytorch-fid's default: min(CPUs, 8)
+    workers = min(usable_cpus(), 8)  # pytorch-fid's default: min(CPUs, 8)
     tools = [t for t in (args.only or "ours,torchmetrics,pytorch-fid").split(",") if t]
     with tempfile.TemporaryDirectory() as folder:
         rng = np.random.default_rng(0)
@@ -389,8 +423,8 @@ def bench_images(args) -> int:
         model = ("a 4x4 channel pool (48 features; decoding-bound, as on a GPU)" if args.extractor == "pool" else
                  f"FID Inception width {args.width} with random weights (the same state dict for every tool)")
         print(f"Image path from {args.images} PNG files (256x256; half generated, half real), {model}, device {args.device}, "
-              f"{default_workers()} CPUs for this process; each configuration in its own process; CPU seconds "
-              "include every thread and worker process")
+              f"{usable_cpus()} CPUs for this process (num_workers=None gives {default_workers()}); each configuration in "
+              "its own process; CPU seconds include every thread and worker process")
         print(f"  {'tool':<20} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
               f" | {'main ms/img':>11} | {'workers peak':>12} | {'GPU MiB':>7}")
         for tool in tools:
@@ -438,6 +472,7 @@ def main() -> int:
     parser.add_argument("--only", default="", help="--images: ours,torchmetrics,pytorch-fid (default all)")
     parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # one --images configuration (subprocess)
     parser.add_argument("--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples")
+    parser.add_argument("--moments", action="store_true", help="only: the statistics, ours vs np.cov, for --sizes")
     args = parser.parse_args()
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
@@ -446,6 +481,8 @@ def main() -> int:
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
+    if args.moments:
+        return bench_moments([int(v) for v in (args.sizes or "5000,20000").split(",")], args.dims or 2_048, args.repeat)
     if args.small:
         return bench_small([int(v) for v in (args.sizes or "10,100,1000").split(",")], args.dims or 2_048)
     if args.distance:

@@ -270,6 +270,16 @@ def test_num_workers_is_checked():
     assert score(x, x, num_workers=2)["fid"] == score(x, x)["fid"]
 
 
+def test_default_workers_follow_the_cpus(monkeypatch):
+    """num_workers=None: no decoding workers below 4 CPUs (on 2 they slow the image path down: the card's
+    Speed section), else one per CPU up to 8."""
+    from multimodal_metrics.fid_clip import extract
+
+    for cpus, workers in ((1, 0), (2, 0), (3, 0), (4, 4), (16, 8)):
+        monkeypatch.setattr(extract, "usable_cpus", lambda cpus=cpus: cpus)
+        assert extract.default_workers() == workers
+
+
 def test_decoding_overlaps_the_forward_pass_and_keeps_the_order_of_errors():
     import threading
     import time

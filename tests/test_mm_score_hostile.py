@@ -168,8 +168,8 @@ def _cases() -> list:
         cases.append((f"fid-clip-per-example-{what}",
                       lambda root, p=path: _fid_clip(root) + ["--per-example", p if p.startswith("/") else str(root / p)],
                       lambda root, f=fragment: ["--per-example", f]))
-    cases.append(("fid-clip-save-stats-folder", lambda root: _fid_clip(root) + ["--save-stats", "/tmp"],
-                  lambda root: ["--save-stats", "is a folder"]))
+    cases.append(("fid-clip-save-stats-file", lambda root: _fid_clip(root) + ["--save-stats", "/dev/null"],
+                  lambda root: ["--save-stats", "is not a folder"]))
     cases.append(("fid-clip-inception-weights-dev-zero", lambda root: _fid_clip(root) + ["--inception-weights", "/dev/zero"],
                   lambda root: ["--inception-weights", "is not a regular file or folder"]))
     for command, (extra, fragment) in BAD_FLAGS.items():

@@ -533,3 +533,45 @@ print("ok", whole)
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=300
     )
     assert done.returncode == 0 and done.stdout.startswith("ok"), done.stderr[-2000:]
+
+
+def test_mm_score_save_stats_of_two_runs_merge(models, tmp_path, capsys):
+    """`mm-score fid-clip --save-stats DIR` (an existing folder) writes predictions.npz / references.npz
+    with their count: the generated images' statistics of two runs (two shards) merge into those of one
+    run on all of them."""
+    from PIL import Image
+
+    from multimodal_metrics.cli.main import main as mm_score
+
+    images = models["generated"][:6]
+    for shard, part in (("a", images[:3]), ("b", images[3:])):
+        split = tmp_path / shard
+        for folder, arrays in (("images", part), ("gt_images", models["real"][:3])):
+            (split / folder).mkdir(parents=True)
+            for i, array in enumerate(arrays):
+                Image.fromarray(array).save(split / folder / f"{i}.png")
+        prompts = {
+            str(i): [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Кот"}]
+            for i in range(3)
+        }
+        pred = {
+            str(i): [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{i}.png"}]
+            for i in range(3)
+        }
+        (split / "input.json").write_text(json.dumps(prompts), encoding="utf-8")
+        (split / "pred.json").write_text(json.dumps(pred), encoding="utf-8")
+        (split / "stats").mkdir()
+        argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
+                "--input", str(split / "input.json"), "--pred", str(split / "pred.json"), "--preset", "default",
+                "--inception-weights", models["weights"], "--clip-model", models["clip"], "--batch-size", "1",
+                "--num-workers", "0", "--save-stats", str(split / "stats"), "--no-progress", "--json"]  # fmt: skip
+        assert mm_score(argv) == 0, capsys.readouterr().err
+    capsys.readouterr()
+    merged = fid_clip.load_stats([str(tmp_path / s / "stats" / "predictions.npz") for s in "ab"])
+    options = {"inception_weights": models["weights"], "batch_size": 1, "num_workers": 0}
+    fid_clip.score(images, models["real"][:3], save_stats=str(tmp_path / "all"), **options)
+    whole = fid_clip.load_stats(str(tmp_path / "all" / "predictions.npz"))
+    assert merged.n == whole.n == 6
+    # the same vectors (PNG files hold the arrays' pixels; one image per batch); the files hold mu and sigma
+    np.testing.assert_allclose(merged.mean, whole.mean, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(merged.covariance, whole.covariance, rtol=1e-9, atol=1e-14)

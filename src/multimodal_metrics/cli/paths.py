@@ -1,6 +1,8 @@
 """Paths given on the `mm-score` command line, checked before any scoring starts.
 
-* An output file (``--per-example``, ``--save-stats``): ``Output`` refuses a folder, a device, FIFO or
+* An output folder (``--save-stats``): ``check_output_folder`` refuses a file and a place that cannot be
+  written.
+* An output file (``--per-example``): ``Output`` refuses a folder, a device, FIFO or
   socket (``/dev/full``), a missing folder and a place where no file can be created (``/proc``, a
   read-only folder) before the inputs are scored, then writes through a temporary file beside the
   target that replaces it at the end (a failed write, e.g. a full disk, leaves nothing behind).
@@ -106,8 +108,24 @@ def find_bomb(paths) -> str | None:
     return None
 
 
-# the flags naming files the command writes, and the option flags naming files or folders it reads
-OUTPUT_FLAGS = ("per_example", "save_stats")
+def check_output_folder(path, flag: str) -> None:
+    """A folder the command writes files into (``--save-stats``): an existing folder, or a new one under
+    the nearest existing folder; either writable (refused before anything is scored)."""
+    where = _where(flag, path)
+    real = os.path.realpath(str(path))
+    if os.path.exists(real) and not os.path.isdir(real):
+        raise ValueError(f"{where}: is not a folder (the statistics files are written into a folder)")
+    existing = real
+    while not os.path.exists(existing):
+        existing = os.path.dirname(existing)
+    if not os.path.isdir(existing) or not os.access(existing, os.W_OK | os.X_OK):
+        raise ValueError(f"{where}: cannot be written ({existing!r} is not a writable folder)")
+
+
+# the flags naming files the command writes, the folders it writes into, and the option flags naming
+# files or folders it reads
+OUTPUT_FLAGS = ("per_example",)
+OUTPUT_FOLDERS = ("save_stats",)
 INPUT_FLAGS = ("wordnet_path", "ruwordnet_path", "inception_weights", "clip_model", "grammar_library",
                "codebleu_grammar_library")
 
@@ -122,5 +140,8 @@ def check_paths(args) -> None:
             out = Output(value, "--" + dest.replace("_", "-"), keep=dest == "per_example")
             if dest == "per_example":
                 args.per_example_out = out
+    for dest in OUTPUT_FOLDERS:
+        if getattr(args, dest, None) is not None:
+            check_output_folder(getattr(args, dest), "--" + dest.replace("_", "-"))
     for dest in INPUT_FLAGS:
         check_input(getattr(args, dest, None), "--" + dest.replace("_", "-"))

@@ -65,11 +65,12 @@ def _syrk(y: np.ndarray) -> np.ndarray:
 def _covariance(upper: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
     """The unbiased covariance ``(M - n m m^T) / (n - 1)``, ``m = sum / n``, from the upper triangle of
     ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: zeros) and ``sum(x - shift)`` of ``n`` vectors."""
-    full = np.add(upper, upper.T, order="C")
-    np.fill_diagonal(full, np.diagonal(upper))  # the diagonal was doubled
+    cov = np.add(upper, upper.T, order="C")
+    np.fill_diagonal(cov, np.diagonal(upper))  # the diagonal was doubled
     m = total / n
-    cov = (full - n * np.outer(m, m)) / (n - 1)
-    return (cov + cov.T) / 2
+    cov -= n * np.outer(m, m)
+    cov /= n - 1
+    return cov  # exactly symmetric: (M + M^T) and m_i m_j = m_j m_i
 
 
 def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: int):
@@ -123,10 +124,12 @@ class FrechetStats:
         self._next = 0  # the default index of the next vector
 
     # -- accumulation ------------------------------------------------------------------------
-    def update(self, features, arg: str = "features", start: int | None = None, index=None) -> "FrechetStats":
+    def update(self, features, arg: str = "features", start: int | None = None, index=None, copy: bool = True) -> "FrechetStats":
         """Add a (B, dims) batch of feature vectors with their global ``index`` (B whole numbers; default:
         the next ones after the largest index added); errors name `arg` and the example index (``start``:
-        the index of the first vector in messages, default the first index of the batch)."""
+        the index of the first vector in messages, default the first index of the batch). ``copy=False``:
+        the array is not changed afterwards (a new array the caller gives away), so vectors waiting for
+        their block may stay in it."""
         first = (self._next if index is None or not len(index) else int(np.min(index))) if start is None else start
         x = check_features(features, arg, self.dims, first)
         if self._fixed is not None:
@@ -142,7 +145,7 @@ class FrechetStats:
         self._add_pending(idx, x)
         self.n += len(x)
         self._settle()
-        if isinstance(features, np.ndarray):  # vectors still pending are kept: the caller may reuse its buffer
+        if copy and isinstance(features, np.ndarray):  # vectors still pending are kept: the caller may reuse its buffer
             self._pending = [(i, r.copy() if np.may_share_memory(r, features) else r) for i, r in self._pending]
         return self
 

@@ -436,7 +436,7 @@ class State(MetricState):
                 side.edges.pop(side.own_last, None)
             side.own_last = int(idx[-1])
             side.edges[side.own_last] = feats[-1].copy()
-            side.stats.update(feats, name, index=idx)
+            side.stats.update(feats, name, index=idx, copy=False)  # this batch's own array
         side.add_rows(idx, digest, cos, feats if self.keep_features else None)
 
     # -- merge ---------------------------------------------------------------------------------

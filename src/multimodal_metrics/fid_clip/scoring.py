@@ -203,7 +203,8 @@ OPTIONS = OptionTable(
                "sides computed here (pytorch-fid format, reusable as `reference_stats`).", kind="path",
                check=_folder, demo=False),
         Option("reference_stats", "a pytorch-fid `.npz` (keys mu, sigma) or a dict with mu and sigma, used as "
-               "the reference side of FID instead of `references`.", kind="custom", check=_as_given,
+               "the reference side of FID instead of `references`; a list of them (each with its count n, as "
+               "`save_stats` writes) is their merge.", kind="custom", check=_as_given,
                doc_type="str or dict", cli=False, demo=False),
         Option("feature_extractor", "any torch module mapping (B, 3, H, W) images in [0, 1] to (B, d) features, "
                "used instead of the FID Inception network (set to eval mode, moved to `device`).", kind="custom",
@@ -227,8 +228,8 @@ OPTIONS = OptionTable(
         Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
         Option("num_workers", "workers that decode the next images while the network runs: forked worker "
                "processes for FID's image path on Linux when there is more than one batch, threads otherwise (0: "
-               "decode in the calling thread; None: the CPUs this process may use, at most 8); does not change "
-               "the values.",
+               "decode in the calling thread; None: 0 when this process may use fewer than 4 CPUs, where workers "
+               "slow it down, else those CPUs, at most 8); does not change the values.",
                kind="integer", low=0, high=1024, demo=False),
         Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
         Option("max_pixels", f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
