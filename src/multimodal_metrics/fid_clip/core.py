@@ -65,12 +65,28 @@ def _syrk(y: np.ndarray) -> np.ndarray:
 def _covariance(upper: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
     """The unbiased covariance ``(M - n m m^T) / (n - 1)``, ``m = sum / n``, from the upper triangle of
     ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: zeros) and ``sum(x - shift)`` of ``n`` vectors."""
-    cov = np.add(upper, upper.T, order="C")
-    np.fill_diagonal(cov, np.diagonal(upper))  # the diagonal was doubled
+    d = len(total)
+    cov = np.empty((d, d))
+    tile = 256  # the mirror by tiles that stay in the cache (a transposed pass over d x d is slow)
+    for i in range(0, d, tile):
+        i2 = min(d, i + tile)
+        part = upper[i:i2, i:i2]
+        cov[i:i2, i:i2] = part + part.T
+        cov[i:i2, i:i2].flat[:: i2 - i + 1] = part.diagonal()  # the diagonal was doubled
+        for j in range(i2, d, tile):
+            j2 = min(d, j + tile)
+            part = upper[i:i2, j:j2]
+            cov[i:i2, j:j2] = part
+            cov[j:j2, i:i2] = part.T
     m = total / n
-    cov -= n * np.outer(m, m)
-    cov /= n - 1
-    return cov  # exactly symmetric: (M + M^T) and m_i m_j = m_j m_i
+    step = max(1, (1 << 16) // d)
+    for i in range(0, d, step):  # (M - n m m^T) / (n - 1), a block of rows at a time
+        block = cov[i : i + step]
+        mean_part = np.outer(m[i : i + step], m)
+        mean_part *= n
+        block -= mean_part
+        block /= n - 1
+    return cov  # exactly symmetric: M + M^T, and m_i m_j = m_j m_i
 
 
 def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: int):
