@@ -285,6 +285,14 @@ class FrechetStats:
         self._count -= 1
         self.n -= 1
 
+    def copy(self) -> "FrechetStats":
+        """Statistics that change independently of these (the arrays that are changed in place, copied)."""
+        other = copy.copy(self)
+        other._pending = list(self._pending)
+        other._blocks = dict(self._blocks)
+        other._outer = None if self._outer is None else self._outer.copy(order="F")
+        return other
+
     def pending_vector(self, index: int) -> np.ndarray | None:
         """The vector of ``index`` if it is still held as a vector (not yet added to the moments)."""
         for idx, rows in self._pending:
@@ -341,12 +349,8 @@ class FrechetStats:
             return self._fixed[1]
         if self.n < 2:
             raise ValueError(f"the covariance needs at least 2 feature vectors, got {self.n}")
-        folded = self
-        if self.n < self.dims and self._pending:  # the vectors stay pending (the N x N route): a folded copy
-            folded = copy.copy(self)
-            folded._pending = list(self._pending)
-            folded._blocks = dict(self._blocks)
-            folded._outer = None if self._outer is None else self._outer.copy(order="F")
+        # the vectors stay pending while n < dims (the N x N route): a folded copy then
+        folded = self.copy() if self.n < self.dims and self._pending else self
         folded._fold()
         return _covariance(folded._outer, folded._sum, self.n)
 
