@@ -223,12 +223,14 @@ class State(MetricState):
     ``result(return_per_example, confidence, n_resamples, seed)`` as every metric's state. ``len(state)``:
     the generated images held (the references when there are none).
 
-    Bytes (measured, ``to_bytes``): per side with FID moments, (d (d + 1) / 2 + 2 d) float64 plus a few
-    counts, fixed whatever the number of images: 16.8 MB at 2,048-d (33.6 MB for both sides; while a side
-    has fewer than d vectors it holds them instead, at most d x d values); plus 16 bytes per example (its
-    index and digest; 24 with a CLIP cosine) and two 8 d-byte edge vectors (16 KB each at 2,048-d) per
-    merged state; with ``keep_features=True`` the vectors instead of the moments: 8 d bytes per image (16 KB
-    at 2,048-d) plus the 16 to 24. ``reference_stats=`` adds its d (d + 1) / 2 + d values once.
+    Bytes of ``to_bytes`` (measured; the formula is tested in tests/test_state_fid_clip.py): per side with
+    FID moments, (d (d + 1) / 2 + 2 d) float64 plus a few counts, fixed whatever the number of images:
+    16.8 MB at 2,048-d (33,864,246 bytes for 5,000 generated and 5,000 reference images: 2 x 16,818,176 for
+    the moments, 2 x 5,000 x 16 for the examples, 4 x 16 KB of edge vectors, 2 KB of header); while a side
+    has fewer than d vectors it holds them instead (at most d x d values). Per example 16 bytes (its index
+    and digest; 24 with a CLIP cosine); two 8 d-byte edge vectors per side and merged state. With
+    ``keep_features=True`` the vectors instead of the moments: 8 d bytes per image, 16 KB at 2,048-d
+    (16,401,326 bytes for 1,000 images). ``reference_stats=`` adds its moments once.
     """
 
     metric = "fid_clip"
