@@ -61,13 +61,13 @@ FORMAT = 1
 _NUMERIC = {"<f8": np.float64, "<i8": np.int64, "|b1": np.bool_}
 _MAX_INDEX = 2**63 - 1
 
-__all__ = ["FORMAT", "MAGIC", "MetricState", "TextPairState", "from_bytes", "merge_all"]
+__all__ = ["FORMAT", "MAGIC", "MetricState", "TextPairState", "canonical", "check_index", "from_bytes", "merge_all"]
 
 
 # ----------------------------------------------------------------------------------------------
 # Checks
 # ----------------------------------------------------------------------------------------------
-def _canonical(value, where: str):
+def canonical(value, where: str):
     """``value`` as plain JSON data (tuples become lists); anything else is a TypeError naming ``where``."""
     if value is None or isinstance(value, bool | str):
         return value
@@ -76,13 +76,13 @@ def _canonical(value, where: str):
     if isinstance(value, numbers.Real):
         return float(value)
     if isinstance(value, list | tuple):
-        return [_canonical(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [canonical(v, f"{where}[{i}]") for i, v in enumerate(value)]
     if isinstance(value, Mapping):
-        return {str(k): _canonical(v, f"{where}[{k!r}]") for k, v in value.items()}
+        return {str(k): canonical(v, f"{where}[{k!r}]") for k, v in value.items()}
     raise TypeError(f"{where} cannot be kept in a state (got {type(value).__name__}): expected JSON data")
 
 
-def _check_index(index, n: int, start: int) -> np.ndarray:
+def check_index(index, n: int, start: int) -> np.ndarray:
     """The global indexes of ``n`` new examples: ``start, start + 1, ...`` when ``index`` is None, else
     ``n`` whole numbers in [0, 2**63 - 1] (list, tuple, numpy or torch integers; bools refused)."""
     if index is None:
@@ -198,7 +198,7 @@ class MetricState:
                 options[name] = value
                 continue
             checked = option.checked(value)
-            if _canonical(checked, name) != value:
+            if canonical(checked, name) != value:
                 raise ValueError(
                     f"{self.metric} state: option {name!r} = {value!r} is not in its checked form"
                 )
@@ -226,7 +226,7 @@ class MetricState:
         """The options as JSON data: what the bytes record and two states compare. A metric whose options
         hold values that do not travel as JSON (a torch module, arrays) overrides it (and ``_restore``, which
         ``from_bytes`` calls on the recorded ones)."""
-        return _canonical(self.options_resolved, "options")
+        return canonical(self.options_resolved, "options")
 
     def _extra_state(self) -> tuple[dict | None, dict[str, np.ndarray]]:
         """(JSON object, named numeric arrays) kept beside the rows in the bytes: nothing by default."""
@@ -285,8 +285,8 @@ class MetricState:
         n = len(next(iter(columns.values()))) if columns else 0
         checked = _check_columns(columns, n, self.metric)
         start = self._next_index() if index is None else 0
-        index = _check_index(index, n, start)
-        context = None if context is None else _canonical(dict(context), f"{self.metric} state context")
+        index = check_index(index, n, start)
+        context = None if context is None else canonical(dict(context), f"{self.metric} state context")
         if n:
             self._check_context(context)
             self._pending.append((index, checked))
@@ -407,7 +407,7 @@ class MetricState:
         }
         extra, arrays = self._extra_state()
         if extra is not None:
-            header["extra"] = _canonical(extra, f"{self.metric} state")
+            header["extra"] = canonical(extra, f"{self.metric} state")
         if arrays:
             header["arrays"] = []
             for name, array in arrays.items():

@@ -46,7 +46,7 @@ import numpy as np
 
 from .. import __version__
 from ..options import check_bool
-from ..state import MetricState, _canonical, _check_index
+from ..state import MetricState, canonical, check_index
 from ..stats import Resampling
 from .core import FrechetStats, load_stats
 from .extract import clip_cosines, side_features
@@ -62,6 +62,7 @@ from .scoring import (
     fid_value,
     finish_scores,
     pack_batch,
+    pillow_version,
     score,
 )
 
@@ -258,6 +259,7 @@ class State(MetricState):
         self._text_side = None
         self._feat_tag = None  # the extractor image features came from (signature)
         self._clip_name = None  # the CLIP model's name (signature)
+        self._pillow = None  # the Pillow version that decoded the images (signature)
         self._reference = None
         self._reference_digest = None
 
@@ -268,10 +270,10 @@ class State(MetricState):
         for key in ("inception_weights", "clip_model"):
             if options[key] is not None:
                 options[key] = os.fsdecode(os.fspath(options[key]))
-        return _canonical(options, "options")
+        return canonical(options, "options")
 
     def _restore(self, preset: str, stored: dict) -> None:
-        MetricState._restore(self, preset, stored)
+        super()._restore(preset, stored)
         for key in LOCAL:  # this process's own way to compute: the preset's
             self.options_resolved[key] = PRESETS[preset][key]
         self._init_parts(False, True)
@@ -310,7 +312,7 @@ class State(MetricState):
         for name in SIDES:
             if items[name]:
                 try:
-                    indexes[name] = _check_index(given[name], len(items[name]), self._sides[name].next)
+                    indexes[name] = check_index(given[name], len(items[name]), self._sides[name].next)
                 except (TypeError, ValueError) as err:
                     arg = "index" if given[name] is index else INDEX_ARG[name]
                     raise type(err)(str(err).replace("`index", f"`{arg}", 1)) from None
@@ -344,6 +346,8 @@ class State(MetricState):
         # nothing is changed before here: every check passed
         if "images" in kinds.values() and self._feat_tag is None:
             self._feat_tag = feature_tag(opts)
+        if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):
+            self._pillow = self._pillow or pillow_version()
         if text_side is not None:
             self._text_side = text_side
             self._clip_name = self._clip_name or clip_name(opts)
@@ -458,6 +462,7 @@ class State(MetricState):
             ("_text_side", "`texts` go with"),
             ("_feat_tag", "image features come from"),
             ("_clip_name", "the CLIP model is"),
+            ("_pillow", "the images were decoded by Pillow"),
         ):
             mine, theirs = getattr(self, attr), getattr(other, attr)
             if mine is not None and theirs is not None and mine != theirs:
@@ -489,6 +494,7 @@ class State(MetricState):
         self._text_side = self._text_side or other._text_side
         self._feat_tag = self._feat_tag or other._feat_tag
         self._clip_name = self._clip_name or other._clip_name
+        self._pillow = self._pillow or other._pillow
         for name, plan in plans.items():
             self._apply(self._sides[name], other._sides[name], *plan)
 
@@ -620,6 +626,8 @@ class State(MetricState):
         if has_texts:
             cos = self._sides[self._text_side].cos
             fields.update(clip_fields(opts, name=self._clip_name))
+        if self._pillow is not None:
+            fields["pil"] = self._pillow
         return finish_scores(
             self.preset, opts, resampling, return_per_example, n_resamples is None, fields, fid, cos
         )
@@ -639,6 +647,7 @@ class State(MetricState):
             "text_side": self._text_side,
             "feat_tag": self._feat_tag,
             "clip_name": self._clip_name,
+            "pillow": self._pillow,
             "sides": {name: self._sides[name].extra() for name in SIDES},
         }
         arrays = {f"{name}.{k}": v for name in SIDES for k, v in self._sides[name].arrays().items()}
@@ -647,7 +656,7 @@ class State(MetricState):
         return extra, arrays
 
     def _restore_extra(self, extra, arrays) -> None:
-        keys = {"keep_features", "fid", "text_side", "feat_tag", "clip_name", "sides"}
+        keys = {"keep_features", "fid", "text_side", "feat_tag", "clip_name", "pillow", "sides"}
         if (
             not isinstance(extra, dict)
             or set(extra) != keys
@@ -661,14 +670,11 @@ class State(MetricState):
         self._init_parts(extra["keep_features"], extra["fid"])
         if extra["text_side"] not in (None, *SIDES):
             raise ValueError("fid_clip state bytes: malformed 'text_side'")
-        for key in ("feat_tag", "clip_name"):
+        for key in ("feat_tag", "clip_name", "pillow"):
             if extra[key] is not None and not isinstance(extra[key], str):
                 raise ValueError(f"fid_clip state bytes: {key!r} must be a string")
-        self._text_side, self._feat_tag, self._clip_name = (
-            extra["text_side"],
-            extra["feat_tag"],
-            extra["clip_name"],
-        )
+        self._text_side, self._feat_tag = extra["text_side"], extra["feat_tag"]
+        self._clip_name, self._pillow = extra["clip_name"], extra["pillow"]
         arrays = dict(arrays)
         for name in SIDES:
             own = {k[len(name) + 1 :]: arrays.pop(k) for k in [k for k in arrays if k.startswith(name + ".")]}
