@@ -853,3 +853,60 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
     )
     text = ui.headline_text(page, "")
     assert fmt(expected["fid"]) in text and re.search(r"copy_of_gen0\.png.*same content.*gen0\.png", text), text
+
+
+# ------------------------------------------------------------------------------------------------
+# Third round: presets that broke the page, dropped presses, widget checks, keyboard, long inputs
+# ------------------------------------------------------------------------------------------------
+def test_codebleu_preset_change_keeps_the_weights_box_usable(page, served):
+    """codebleu: another preset picked; the weights box stays empty (its help names the new preset's
+    weights) and Compute scores with that preset (a Gradio update object landed in the box before)."""
+    _, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.pick(page, "preset", "pypi")
+    page.locator("#opt_weights").get_by_text("[preset pypi:").wait_for(state="visible")
+    shot(page, "codebleu_preset_pypi", full_page=False)
+    assert ui.get_text(page, "opt_weights") == "", ui.get_text(page, "opt_weights")
+    ui.compute(page, "")
+    assert "Not computed" not in ui.headline_text(page, ""), ui.headline_text(page, "")
+    assert "|preset:pypi|" in ui.get_text(page, "signature")
+
+
+@pytest.mark.parametrize("preset", ["lmms_eval", "vlmevalkit"])
+def test_vqa_acc_every_preset_has_an_example(page, served, preset):
+    """vqa_acc: a harness preset, then "load the preset's example", then Compute: inputs filled, a score
+    (the loader raised KeyError before: error badges over the inputs)."""
+    module, url = served("vqa_acc")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "preds", "x")
+    ui.pick(page, "preset", preset)
+    page.locator("#load_example").click()
+    page.wait_for_function("() => document.querySelector('#preds textarea').value !== 'x'", timeout=15_000)
+    assert ui.get_text(page, "preds") == module.example_of(preset)[0]
+    assert not page.get_by_text(re.compile(r"^Error$")).count()
+    ui.compute(page, "")
+    shot(page, f"vqa_acc_{preset}_example", full_page=False)
+    assert ui.read_headline(page, "")["accuracy"] and f"|preset:{preset}|" in ui.get_text(page, "signature")
+
+
+def test_vqa_acc_options_of_other_presets_are_disabled_and_say_so(page, served):
+    """vqa_acc under default: threshold (wups) and lowercase (bleu1) cannot be set and their help says
+    which preset uses them; picking wups enables threshold."""
+    _, url = served("vqa_acc")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    for name, user in (("threshold", "wups"), ("lowercase", "bleu1")):
+        box = page.locator(f"#opt_{name}")
+        assert box.locator("input, textarea").first.is_disabled(), name
+        assert re.search(rf"not used by preset default.*{user}", box.inner_text()), box.inner_text()
+    shot(page, "vqa_acc_disabled_options", full_page=False)
+    ui.pick(page, "preset", "wups")
+    page.wait_for_function("() => !document.querySelector('#opt_threshold textarea, #opt_threshold input').disabled")
+    assert page.locator("#opt_lowercase input").is_disabled()
+    ui.set_text(page, "opt_threshold", "0")
+    ui.set_text(page, "preds", "cat")
+    ui.set_text(page, "refs", "dog")
+    ui.compute(page, "")
+    assert "|thr:0|" in ui.get_text(page, "signature")

@@ -186,3 +186,39 @@ def test_a_result_without_per_example_scores_hides_the_table_and_says_why(demo):
     shown = panel.show({"anls": 0.5, "per_example": [0.0, 1.0]}, {"prediction": ["a", "b"]})
     table = panel.in_page(shown)[3]
     assert table["visible"] is True and len(table["value"]) == 2 and "aria-roledescription" in shown[4]
+
+
+def import_app(root, name: str):
+    """metrics/<name>/app.py imported as a module (it builds its page without launching it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"demo_helpers_app_{name}", root / "metrics" / name / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_vqa_acc_preset_has_an_example_that_scores(root):
+    """Every preset of the dropdown loads an example, and that example computes under the preset."""
+    pytest.importorskip("gradio")
+    app = import_app(root, "vqa_acc")
+    for preset in app.PRESETS:
+        predictions, references, types_a, types_b = app.example_of(preset)
+        result, _ = app.compute(predictions, references, preset, types_a, types_b, "preset", "", "", "preset")
+        assert result["signature"].startswith(f"vqa_acc|preset:{preset}|"), (preset, result)
+    with pytest.raises(ValueError, match="`preset` must be one of"):
+        app.example_of("nope")
+
+
+def test_option_widgets_of_another_preset_are_disabled(demo):
+    """vqa_acc's presets take different options: one the preset does not use is reset and disabled, and
+    its help names the presets that use it; a single widget gets its update alone (not a list)."""
+    from multimodal_metrics import codebleu, vqa_acc
+
+    options = [vqa_acc.OPTIONS[n] for n in ("normalize", "threshold")]
+    normalize, threshold = demo.preset_infos(options, vqa_acc.OPTIONS, "default")
+    assert normalize["interactive"] is True and "value" not in normalize
+    assert threshold["interactive"] is False and threshold["value"] == ""
+    assert threshold["info"].endswith("[not used by preset default: only by wups]")
+    weights = demo.preset_infos([codebleu.OPTIONS["weights"]], codebleu.OPTIONS, "pypi")
+    assert isinstance(weights, dict) and weights["info"].endswith("[preset pypi: 0.25,0.25,0.25,0.25]")

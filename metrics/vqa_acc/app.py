@@ -29,9 +29,9 @@ PRESETS = list(vqa_acc.PRESETS)
 # answer_key and wordnet_path keep their preset values here).
 OPTIONS = [vqa_acc.OPTIONS[name] for name in ("normalize", "num_answers", "threshold", "lowercase")]
 
-# Pre-filled inputs per preset: predictions, references, per-question types / languages.
-EXAMPLES = {
-    "default": (
+# Pre-filled inputs per scoring procedure: predictions, references, per-question types / languages.
+_BY_SCORER = {
+    "vqa_v2": (
         "2\nred\ntwo\nA dog.",
         "two | two | two | 2 | 2 | 2 | three | three | three | three\n"
         "red | blue | blue | blue | blue | blue | blue | blue | blue | blue\n"
@@ -45,7 +45,15 @@ EXAMPLES = {
     "wups": ("cat\ntable, chair\ncouch", "dog\nchair,table\nsofa", "", ""),
     "bleu1": ("dog\na dog\ndog", "dog\ndog\nblack dog | dog", "", ""),
 }
-EXAMPLES["vqa_v2"] = EXAMPLES["default"]
+# every preset's example: the one of its scoring procedure (the harness presets score vqa_v2's inputs)
+EXAMPLES = {preset: _BY_SCORER[vqa_acc.SCORERS[preset]] for preset in PRESETS}
+
+
+def example_of(preset: str) -> tuple:
+    """The preset's example (predictions, references, the two per-question columns)."""
+    if preset not in EXAMPLES:
+        raise ValueError(f"`preset` must be one of {', '.join(PRESETS)}, got {preset!r}")
+    return EXAMPLES[preset]
 
 
 def _column(text: str, arg: str):
@@ -55,14 +63,15 @@ def _column(text: str, arg: str):
 
 def compute(predictions: str, references: str, preset: str, types_a: str, types_b: str, *options):
     """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's
-    values; an option or a per-question column that the preset does not use is not read."""
+    values; a per-question column that the preset does not use is not read."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     columns = {"prediction": preds, "references": refs}
     texts = {"question_types": types_a, "answer_types": types_b, "languages": types_b}
     kwargs = {name: _column(texts[name], name) for name in vqa_acc.extra_inputs(preset)}
-    takes = vqa_acc.OPTIONS.takes(preset)
-    kwargs.update({o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True) if o.name in takes})
+    # every option set is passed: the page disables the ones the preset does not use, and the library
+    # refuses them from an API client, naming the preset that takes them
+    kwargs.update({o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)})
     for key in ("question_types", "answer_types", "languages"):
         if kwargs.get(key):
             columns[key] = kwargs[key]
@@ -111,7 +120,7 @@ def build_ui(api_prefix: str = "") -> None:
             panel = ResultPanel(api_prefix)
     # an explicit action: choosing a preset leaves what was typed alone
     load.click(
-        lambda p: EXAMPLES[p],
+        example_of,
         inputs=preset,
         outputs=[predictions, references, types_a, types_b],
         api_name=f"{api_prefix}example",

@@ -105,18 +105,19 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
 # ------------------------------------------------------------------------------------------------
 # Options: "preset" is a visible choice, an empty text box means the preset's value
 # ------------------------------------------------------------------------------------------------
-def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None):
+def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None, interactive=None):
     """A dropdown whose first choice, selected, is "preset" (the preset's value)."""
     import gradio as gr
 
-    return gr.Dropdown([PRESET, *choices], value=PRESET, label=label, info=info, elem_id=elem_id)
+    return gr.Dropdown([PRESET, *choices], value=PRESET, label=label, info=info, elem_id=elem_id, interactive=interactive)
 
 
-def option_number(label: str, elem_id: str | None = None, info: str | None = None):
+def option_number(label: str, elem_id: str | None = None, info: str | None = None, interactive=None):
     """A text box for a number; left empty it means the preset's value (gr.Number would send 0)."""
     import gradio as gr
 
-    return gr.Textbox("", label=label, placeholder="empty = preset", info=info, max_lines=1, elem_id=elem_id)
+    return gr.Textbox("", label=label, placeholder="empty = preset", info=info, max_lines=1, elem_id=elem_id,
+                      interactive=interactive)  # fmt: skip
 
 
 def chosen(value):
@@ -168,9 +169,18 @@ def preset_value(table, preset: str, name: str) -> str:
     return "none" if value is None else str(value)
 
 
+def takes_option(table, preset: str | None, name: str) -> bool:
+    """Whether `preset` uses option `name` (a table whose presets set different options has `takes`)."""
+    return preset is None or not hasattr(table, "takes") or name in table.takes(preset)
+
+
 def option_info(option, table=None, preset: str | None = None) -> str:
-    """The help text under an option's widget, ending with the preset's value when a preset is given."""
+    """The help text under an option's widget, ending with the preset's value when a preset is given,
+    or saying which presets use it when `preset` does not (its widget is then disabled)."""
     text = option.help or ""
+    if table is not None and not takes_option(table, preset, option.name):
+        users = ", ".join(p for p in table.presets if takes_option(table, p, option.name))
+        return f"{text} [not used by preset {preset}: only by {users}]".strip()
     if table is not None and preset is not None:
         text = f"{text} [preset {preset}: {preset_value(table, preset, option.name)}]".strip()
     return text
@@ -180,25 +190,32 @@ def option_widget(option, elem_id: str | None = None, table=None, preset: str | 
     """The widget of one row of a metric's option table (``multimodal_metrics.options.Option``): a
     dropdown ("preset" first) for choices and booleans (yes/no), a text box (empty = preset) for
     numbers, paths and other values; the option's help text is shown under it, followed by the value
-    "preset" stands for when the option `table` and the `preset` are given (`preset_infos` updates it)."""
-    info = option_info(option, table, preset)
-    if option.kind == "choice":
-        return option_choice(option.name, [str(c) for c in option.choices], elem_id=elem_id, info=info)
-    if option.kind == "bool":
-        return option_choice(option.name, ["yes", "no"], elem_id=elem_id, info=info)
-    return option_number(option.name, elem_id=elem_id, info=info)
+    "preset" stands for when the option `table` and the `preset` are given (`preset_infos` updates it).
+    An option the preset does not use is disabled, and its help says which presets use it."""
+    info, used = option_info(option, table, preset), takes_option(table, preset, option.name)
+    if option.kind in ("choice", "bool"):
+        choices = [str(c) for c in option.choices] if option.kind == "choice" else ["yes", "no"]
+        return option_choice(option.name, choices, elem_id=elem_id, info=info, interactive=None if used else False)
+    return option_number(option.name, elem_id=elem_id, info=info, interactive=None if used else False)
 
 
-def preset_infos(options: list, table, preset: str) -> list:
-    """Updates of the option widgets' help text for a newly chosen preset (wire to `preset.change`)."""
+def preset_infos(options: list, table, preset: str):
+    """Updates of the option widgets for a newly chosen preset (wire to `preset.change`): the help text
+    says what "preset" stands for; an option the preset does not use goes back to "preset" and is
+    disabled. One widget: its update alone (a list would be read as the widget's value)."""
     import gradio as gr
 
-    return [gr.update(info=option_info(o, table, preset)) for o in options]
+    updates = []
+    for o in options:
+        used = takes_option(table, preset, o.name)
+        reset = {} if used else {"value": PRESET if o.kind in ("choice", "bool") else ""}
+        updates.append(gr.update(info=option_info(o, table, preset), interactive=used, **reset))
+    return updates[0] if len(updates) == 1 else updates
 
 
 def follow_preset(preset, widgets: list, options: list, table) -> None:
     """When the preset changes, each option widget's help says what "preset" now stands for (the
-    typed inputs are left alone)."""
+    typed inputs are left alone; an option the new preset does not use is reset and disabled)."""
     if widgets:
         preset.change(lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False)
 
