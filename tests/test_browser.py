@@ -910,3 +910,66 @@ def test_vqa_acc_options_of_other_presets_are_disabled_and_say_so(page, served):
     ui.set_text(page, "refs", "dog")
     ui.compute(page, "")
     assert "|thr:0|" in ui.get_text(page, "signature")
+
+
+def error_badges(page) -> int:
+    """How many Gradio status trackers show their bare "Error" (a failure the page did not explain)."""
+    return page.locator("[data-testid=status-tracker]").get_by_text(re.compile(r"^\s*Error\s*$")).count()
+
+
+def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, served):
+    """ru_meteor: a result, then example # -1 and Compute: no "Error" badges over the outputs (Gradio's own
+    range check fired before, the old result stayed under them); the new result is shown and the
+    alignment says that -1 is not an example and which one it shows."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    ui.set_text(page, "preds", "кот спит")
+    ui.set_text(page, "refs", "кот спит")
+    ui.set_text(page, "example", "-1")
+    ui.compute(page, "")
+    page.wait_for_timeout(1000)
+    shot(page, "ru_meteor_example_minus_1", full_page=False)
+    assert not error_badges(page)
+    expected = load_metric("ru_meteor", "captioning").compute(predictions=["кот спит"], references=["кот спит"], synonyms="none")
+    assert ui.read_headline(page, "")["meteor"].startswith(f"{fmt(expected['meteor'])} "), ui.headline_text(page, "")
+    alignment = page.locator("#alignment").inner_text()
+    assert re.search(r"no example #-1.*showing #0", alignment, re.S), alignment
+
+
+def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
+    """ru_meteor: after a compute, choosing another example shows that example's alignment at once (the
+    previous one stayed, unlabelled); an example number past the end still gives the score and shows
+    the last example, saying so."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    headers, rows = ui.read_table(page, "")
+    ui.set_text(page, "example", "2")
+    page.locator("#example input").press("Enter")
+    expected = rows[2][headers.index("prediction")].strip()
+    page.locator("#alignment").get_by_text("example #2").wait_for(state="visible", timeout=15_000)
+    shown = re.search(r"prediction\s*:\s*(.+)", page.locator("#alignment").inner_text())[1].strip()
+    assert shown == expected, (shown, expected)
+    ui.set_text(page, "preds", "две птицы\nкот")
+    ui.set_text(page, "refs", "две птицы\nкот")
+    ui.set_text(page, "example", "5")
+    ui.compute(page, "")
+    shot(page, "ru_meteor_example_5_of_2", full_page=False)
+    assert "Not computed" not in ui.headline_text(page, "") and ui.read_headline(page, "")["meteor"], ui.headline_text(page, "")
+    alignment = page.locator("#alignment").inner_text()
+    assert re.search(r"no example #5.*showing #1", alignment, re.S) and "кот" in alignment, alignment
+
+
+def test_deeply_nested_json_is_a_message(page, served):
+    """The playground's anls tab given JSON nested 100,000 deep: a message saying so (a bare "Error" before)."""
+    _, url = served("playground")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "anls_preds", "[" * 100_000 + "]" * 100_000)
+    message = ui.error_after_compute(page, "anls_")
+    shot(page, "playground_deep_json", full_page=False)
+    assert re.search(r"`predictions` is nested too deeply", message), message
+    assert not error_badges(page)

@@ -222,3 +222,48 @@ def test_option_widgets_of_another_preset_are_disabled(demo):
     assert threshold["info"].endswith("[not used by preset default: only by wups]")
     weights = demo.preset_infos([codebleu.OPTIONS["weights"]], codebleu.OPTIONS, "pypi")
     assert isinstance(weights, dict) and weights["info"].endswith("[preset pypi: 0.25,0.25,0.25,0.25]")
+
+
+def test_a_widget_check_names_the_widget_and_drops_a_refused_upload(demo, tmp_path):
+    """The page's events read their inputs themselves (`preprocessed`): a widget's own check (a number's
+    range, a file's type) is a ValueError naming the widget, shown in the panel (Gradio covered the
+    outputs with "Error" badges); a refused upload is deleted from Gradio's cache."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    with gr.Blocks():
+        number = gr.Number(minimum=0, label="example")
+        files = gr.File(file_count="multiple", file_types=["image"], label="generated images")
+    assert demo.preprocessed([number], [3]) == [3]
+    with pytest.raises(ValueError, match=r"^`example`: .*minimum"):
+        demo.preprocessed([number], [-1])
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    upload = cache / "notes.txt"
+    upload.write_text("not an image")
+    files.GRADIO_CACHE = str(cache)
+    with pytest.raises(ValueError, match=r"^`generated images`: Invalid file type"):
+        demo.preprocessed([files], [[{"path": str(upload), "orig_name": "notes.txt", "meta": {"_type": "gradio.FileData"}}]])
+    assert not upload.exists()
+
+
+def test_errors_read_as_messages(demo):
+    """Deep JSON, a widget's check, an unexpected error: each is a sentence (never a bare "Error" or a
+    server path); the API wrapper raises them as gr.Error."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    deep = "[" * 100_000 + "]" * 100_000
+    for parse in (demo.parse_items, demo.parse_json):
+        with pytest.raises(ValueError, match=r"^`predictions` is nested too deeply"):
+            parse(deep, "predictions")
+    assert "nested too deeply" in demo.readable(RecursionError("maximum recursion depth exceeded"))
+    assert demo.readable(ValueError("`x` is wrong")) == "`x` is wrong"
+    text = demo.readable(KeyError("/tmp/secret/file"))
+    assert "KeyError" in text and "/tmp/secret" not in text
+
+    def fails():
+        raise KeyError("lmms_eval")
+
+    with pytest.raises(gr.Error, match="failed unexpectedly \\(KeyError\\)"):
+        demo.shows_errors(fails)()

@@ -28,7 +28,7 @@ import html
 import json
 import math
 import re
-import sys
+import traceback
 import warnings
 from pathlib import Path
 
@@ -42,6 +42,7 @@ DIGITS = 4  # headline and table numbers are rounded to this many decimals
 # fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
 CONFIDENCE = 0.95
 CI_SUFFIXES = ("_ci_low", "_ci_high")
+INPUT_MB = 10  # the most text (MB, all boxes together) one Compute accepts: the page says so
 TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
 # warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
 _QUIET = (DeprecationWarning, PendingDeprecationWarning, FutureWarning, ImportWarning, ResourceWarning)
@@ -60,10 +61,7 @@ def parse_items(text: str, arg: str) -> list:
     """A JSON list (text starting with '[') or one item per line (a trailing newline is ignored)."""
     text = text or ""
     if text.lstrip().startswith("["):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
+        value = parse_json(text, arg)
         if not isinstance(value, list):
             raise ValueError(f"`{arg}` must be a JSON list")
         return value
@@ -100,6 +98,8 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
+    except RecursionError:
+        raise ValueError(f"`{arg}` is nested too deeply to read (more levels than Python's recursion limit)") from None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -239,29 +239,61 @@ def option_value(option, sent):
 # ------------------------------------------------------------------------------------------------
 # Errors
 # ------------------------------------------------------------------------------------------------
+def readable(err: BaseException) -> str:
+    """What the page says about an error of a compute: bad input (ValueError, TypeError, a widget's own
+    check) as raised; an input nested too deeply to read or too large for the server's memory, said so;
+    anything else by its kind only (its text may name server files; the traceback goes to the log)."""
+    import gradio as gr
+
+    if isinstance(err, RecursionError):
+        return "an input is nested too deeply to read (more levels than Python's recursion limit): flatten it"
+    if isinstance(err, MemoryError):
+        return f"the input is too large for this server's memory (at most {INPUT_MB} MB of input per Compute)"
+    if isinstance(err, (ValueError, TypeError, gr.Error)):
+        return str(getattr(err, "message", err))
+    traceback.print_exception(err)
+    return f"the demo failed unexpectedly ({type(err).__name__}); the server's log has the details"
+
+
 def shows_errors(handler):
-    """Wrap an event handler: a ValueError/TypeError anywhere in it (parsing or compute) becomes a
-    gr.Error, which the page shows as a message (a bare "Error" is all a browser sees otherwise)."""
+    """Wrap an API handler: an error anywhere in it (parsing or compute) becomes a gr.Error whose
+    message is `readable` (a client otherwise gets `{"error": null}`, a browser a bare "Error")."""
     import gradio as gr
 
     @functools.wraps(handler)
     def wrapper(*args, **kwargs):
         try:
             return handler(*args, **kwargs)
-        except (ValueError, TypeError) as err:
-            raise gr.Error(str(err), print_exception=False) from None
+        except Exception as err:  # noqa: BLE001 - every failure reaches the client as a message
+            raise gr.Error(readable(err), print_exception=False) from None
 
     return wrapper
 
 
-def safe_compute(metric, **kwargs) -> dict:
-    """metric.compute(...) with bad input shown as a readable error in the UI, not a traceback."""
-    import gradio as gr
+def upload_paths(payload) -> list[str]:
+    """The server paths of the files in a File component's payload (a FileData dict or a list of them)."""
+    if isinstance(payload, dict):
+        return [payload["path"]] if isinstance(payload.get("path"), str) else []
+    return [path for item in payload for path in upload_paths(item)] if isinstance(payload, list) else []
 
-    try:
-        return metric.compute(**kwargs)
-    except (ValueError, TypeError) as err:
-        raise gr.Error(str(err)) from None
+
+def preprocessed(components: list, payloads) -> list:
+    """What a handler gets from the payloads of an event run with ``preprocess=False``: each component's
+    own preprocessing, its checks (a number's range, a file's type) raising a ValueError that names the
+    component's label (the page shows it in the panel; Gradio would cover the outputs with "Error"
+    badges). The uploads of a component refused are deleted."""
+    values = []
+    for component, payload in zip(components, payloads, strict=True):
+        model = getattr(component, "data_model", None)
+        try:
+            value = model.model_validate(payload) if payload is not None and model is not None else payload
+            values.append(component.preprocess(value))
+        except Exception as err:  # noqa: BLE001 - gr.Error, pydantic's ValidationError, ...
+            for path in upload_paths(payload):
+                if Path(path).resolve().is_relative_to(Path(component.GRADIO_CACHE).resolve()):
+                    Path(path).unlink(missing_ok=True)
+            raise ValueError(f"`{component.label or component.elem_id}`: {getattr(err, 'message', err)}") from None
+    return values
 
 
 class caught_warnings:  # noqa: N801 - used as a context manager, like warnings.catch_warnings
@@ -579,10 +611,10 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
     """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
     panel shows the result and the warnings raised while computing, `extra_outputs` (e.g. a picture)
     get the extra values. A handler that sets `handler.per_example_score` names the per-example score
-    when it is not the primary key. In the page, an error anywhere in the handler replaces the panel
-    (and the extra outputs) by the message until the next compute. The API endpoint `api_name` (a
-    hidden button's event: same inputs and outputs) keeps the handler's parameters and raises the
-    error (`shows_errors`)."""
+    when it is not the primary key. In the page, an error anywhere (a widget's own check included:
+    `preprocessed`) replaces the panel (and the extra outputs) by the message until the next compute.
+    The API endpoint `api_name` (a hidden button's event: same inputs and outputs) keeps the handler's
+    parameters and raises the error (`shows_errors`)."""
     import gradio as gr
 
     outputs = panel.outputs + list(extra_outputs)
@@ -593,15 +625,19 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
             result, columns, *extras = handler(*args)
         return (*panel.show(result, columns, getattr(handler, "per_example_score", None), caught.messages), *extras)
 
-    def in_page(*args):
+    def in_page(*payloads):
         try:
-            return panel.in_page(run(*args))
-        except (ValueError, TypeError) as err:
-            return panel.in_page((*panel.failed(str(err)), *[None] * len(extra_outputs)))
+            return panel.in_page(run(*preprocessed(inputs, payloads)))
+        except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
+            return panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs)))
 
-    button.click(in_page, inputs=inputs, outputs=outputs, api_name=False)
+    @functools.wraps(handler)
+    def api_run(*payloads):
+        return run(*preprocessed(inputs, payloads))
+
+    button.click(in_page, inputs=inputs, outputs=outputs, api_name=False, preprocess=False)
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
-    api.click(shows_errors(run), inputs=inputs, outputs=outputs, api_name=api_name)
+    api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
 
 
 def card_body(card: Path) -> str:
@@ -646,12 +682,6 @@ def about_metric(card: Path, api_prefix: str = "") -> None:
         gr.Code(card_citation(card), language=None, interactive=False, show_label=False)
     with gr.Accordion("Metric card", open=False):
         gr.Markdown(card_body(card))
-
-
-def ensure_importable(folder: Path) -> None:
-    """Put a metric folder on sys.path (the playground imports several apps)."""
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
 
 
 class TextPairDemo:
