@@ -973,3 +973,35 @@ def test_deeply_nested_json_is_a_message(page, served):
     shot(page, "playground_deep_json", full_page=False)
     assert re.search(r"`predictions` is nested too deeply", message), message
     assert not error_badges(page)
+
+
+def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
+    """anls: Compute on 60,000 lines, then at once two lines typed and Compute again: the page ends on the
+    two lines' result and never shows the 60,000 lines' result beside them (the second press was
+    dropped: "60000 example(s)" stayed beside boxes holding two lines)."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    lines = "\n".join(f"answer {i}" for i in range(60_000))
+    ui.set_text(page, "preds", lines)
+    ui.set_text(page, "refs", lines)
+    page.locator("#go").click()
+    page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
+    ui.set_text(page, "preds", "ab\nhello")
+    ui.set_text(page, "refs", "ab\nhallo")
+    page.evaluate(
+        """() => { window.mmSeen = [];
+            const seen = () => [...document.querySelectorAll('#headline p, #headline strong')]
+                .filter(e => e.checkVisibility({visibilityProperty: true})).map(e => e.innerText).join(' ');
+            new MutationObserver(() => window.mmSeen.push(seen())).observe(document.querySelector('#headline'),
+                {subtree: true, childList: true, characterData: true, attributes: true}); }"""
+    )
+    page.locator("#go").click()
+    page.wait_for_function("() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS)
+    page.wait_for_timeout(3000)
+    shot(page, "anls_second_press", full_page=False)
+    seen = page.evaluate("() => window.mmSeen")
+    assert not [t for t in seen if "60000 example" in t], "the 60,000 lines' result was shown after the second press"
+    expected = load_metric("anls", "default").compute(predictions=["ab", "hello"], references=["ab", "hallo"])
+    assert ui.read_headline(page, "")["anls"].startswith(fmt(expected["anls"])), ui.headline_text(page, "")
+    assert "2 example(s)" in ui.headline_text(page, "")

@@ -535,6 +535,39 @@ _HIST_CSS = (
 )
 
 
+# The page's script, run once per page (idempotent): Tab leaves a dropdown with its list closed (Gradio
+# reopened it after the blur); each press of a Compute button is counted per result panel, and the
+# outputs of a result that answers an older press than the last are hidden until the last one's
+# result (its mark in the histogram's HTML: `connect`); every upload button is named after its box.
+PAGE_JS = """if (!window.mmDemo) {
+  const demo = window.mmDemo = {press: {}};
+  const key = (e, prefix) => [...e.classList].find(c => c.startsWith(prefix))?.slice(prefix.length);
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Tab' && e.target.getAttribute && e.target.getAttribute('role') === 'combobox') e.stopPropagation();
+  }, true);
+  document.addEventListener('click', e => {
+    const button = e.target.closest && e.target.closest('.mm-compute');
+    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; }
+  }, true);
+  const tidy = () => {
+    document.querySelectorAll('[data-mm-ticket]').forEach(mark => {
+      const k = mark.dataset.mmPanel, stale = Number(mark.dataset.mmTicket) < (demo.press[k] || 0);
+      document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
+    });
+    document.querySelectorAll('button.upload-container').forEach(b => {
+      const label = b.closest('.block')?.querySelector('[data-testid=block-label]')?.innerText.trim();
+      if (label && b.getAttribute('aria-label') !== 'upload ' + label) b.setAttribute('aria-label', 'upload ' + label);
+    });
+  };
+  new MutationObserver(tidy).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+  tidy();
+}"""
+PAGE_CSS = (
+    ".mm-page{display:none}"
+    ".mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
+)
+
+
 class ResultPanel:
     """The result half of a demo (create it inside the layout where it should appear): the headline
     (primary number, other numbers, warnings, or the error), the full signature, the per-example
@@ -543,6 +576,8 @@ class ResultPanel:
     def __init__(self, api_prefix: str = "", table_label: str = "per example"):
         import gradio as gr
 
+        self.key = re.sub(r"\W", "", api_prefix) or "page"  # names this panel in the page's script
+        gr.HTML(f"<style>{PAGE_CSS}</style>", js_on_load=PAGE_JS, container=False, padding=False, elem_classes="mm-page")
         self.headline = gr.Markdown(
             f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval.",
             elem_id=f"{api_prefix}headline",
@@ -565,6 +600,8 @@ class ResultPanel:
         )  # fmt: skip
         with gr.Accordion("raw result (JSON)", open=False):
             self.raw = gr.JSON(label="result", elem_id=f"{api_prefix}raw")
+        for component in self.outputs:
+            component.elem_classes = [f"mm-out-{self.key}"]
 
     @property
     def outputs(self) -> list:
@@ -613,11 +650,17 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
     get the extra values. A handler that sets `handler.per_example_score` names the per-example score
     when it is not the primary key. In the page, an error anywhere (a widget's own check included:
     `preprocessed`) replaces the panel (and the extra outputs) by the message until the next compute.
-    The API endpoint `api_name` (a hidden button's event: same inputs and outputs) keeps the handler's
-    parameters and raises the error (`shows_errors`)."""
+    A press while a compute runs is not dropped: the inputs of the last press are computed next, and
+    a result of an earlier press is never shown (each result carries the number of its press, and the
+    page hides one older than the last press: `PAGE_JS`). The API endpoint `api_name` (a hidden button's event: same inputs and
+    outputs) keeps the handler's parameters and raises the error (`shows_errors`)."""
     import gradio as gr
 
     outputs = panel.outputs + list(extra_outputs)
+    for component in [button, *extra_outputs]:  # the page's script counts presses, hides stale results
+        extra = ["mm-compute", f"mm-press-{panel.key}"] if component is button else [f"mm-out-{panel.key}"]
+        component.elem_classes = [*(component.elem_classes or []), *extra]
+    ticket = gr.Textbox(visible=False)  # the number of the press a compute answers (set in the page)
 
     @functools.wraps(handler)
     def run(*args):
@@ -627,15 +670,19 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
 
     def in_page(*payloads):
         try:
-            return panel.in_page(run(*preprocessed(inputs, payloads)))
+            shown = list(panel.in_page(run(*preprocessed(inputs, payloads[:-1]))))
         except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
-            return panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs)))
+            shown = list(panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))))
+        ticket_mark = f'<i hidden data-mm-panel="{panel.key}" data-mm-ticket="{int(payloads[-1] or 0)}"></i>'
+        shown[4] = f"{shown[4] or ''}{ticket_mark}"  # in the histogram's HTML
+        return tuple(shown)
 
     @functools.wraps(handler)
     def api_run(*payloads):
         return run(*preprocessed(inputs, payloads))
 
-    button.click(in_page, inputs=inputs, outputs=outputs, api_name=False, preprocess=False)
+    count = f"(...a) => {{ a[a.length - 1] = String((window.mmDemo && window.mmDemo.press['{panel.key}']) || 0); return a; }}"
+    button.click(in_page, [*inputs, ticket], outputs, js=count, api_name=False, preprocess=False, trigger_mode="always_last")
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
     api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
 
