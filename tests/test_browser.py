@@ -1005,3 +1005,70 @@ def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
     expected = load_metric("anls", "default").compute(predictions=["ab", "hello"], references=["ab", "hallo"])
     assert ui.read_headline(page, "")["anls"].startswith(fmt(expected["anls"])), ui.headline_text(page, "")
     assert "2 example(s)" in ui.headline_text(page, "")
+
+
+def test_each_page_shows_only_its_own_warnings(browser, served, monkeypatch):
+    """The playground in two pages at once: codebleu with weights that sum to 2 (a warning) computes
+    while anls computes clean input (held so that the two overlap, codebleu's block opened first): the
+    anls page shows no warning, the codebleu page its own (anls showed codebleu's warning before)."""
+    import threading
+
+    from multimodal_metrics import demo
+
+    module, url = served("playground")
+    anls_started, codebleu_done = threading.Event(), threading.Event()
+    real = demo.load_metric
+
+    class Held:
+        def __init__(self, metric, before, after):
+            self.metric, self.before, self.after = metric, before, after
+
+        def compute(self, **kwargs):
+            self.before()
+            try:
+                return self.metric.compute(**kwargs)
+            finally:
+                self.after()
+
+    def codebleu_load(script, preset):
+        return Held(real(script, preset), lambda: anls_started.wait(60), codebleu_done.set)
+
+    def anls_load(script, preset):
+        metric = real(script, preset)
+        if Path(script).stem != "anls":
+            return metric
+        return Held(metric, lambda: (anls_started.set(), codebleu_done.wait(60)), lambda: None)
+
+    monkeypatch.setattr(module.APPS["codebleu"], "load_metric", codebleu_load)
+    monkeypatch.setattr(demo, "load_metric", anls_load)
+    pages = [browser.new_context(viewport=DESKTOP).new_page() for _ in range(2)]
+    try:
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.set_default_timeout(ui.TIMEOUT_MS)
+            page.goto(f"{url}?tab={tab}")
+            page.get_by_role("tab", name=module.TITLES[tab], exact=True).click()
+            page.locator(f"#{tab}_go").wait_for(state="visible")
+        ui.set_text(pages[0], "codebleu_opt_weights", "0.5,0.5,0.5,0.5")
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.locator(f"#{tab}_go").click()
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.wait_for_function(f"() => /example\\(s\\)/.test(document.querySelector('#{tab}_headline').innerText)")
+        texts = [ui.headline_text(page, f"{tab}_") for tab, page in zip(("codebleu", "anls"), pages)]
+        pages[1].screenshot(path=str(PAGE_SHOTS / "playground_anls_beside_codebleu.png"))
+    finally:
+        for page in pages:
+            page.context.close()
+    assert "sum to 2" in texts[0], texts[0]
+    assert "Warnings" not in texts[1] and "sum to 2" not in texts[1], texts[1]
+
+
+def test_playground_address_opens_and_follows_the_tab(page, served):
+    """`?tab=ned` opens the 1 - NED tab; choosing another tab puts its name in the address."""
+    module, url = served("playground")
+    page.set_viewport_size(PHONE)
+    page.goto(f"{url}?tab=ned")
+    page.locator("#ned_go").wait_for(state="visible", timeout=15_000)
+    assert page.get_by_role("tab", name=module.TITLES["ned"], exact=True).get_attribute("aria-selected") == "true"
+    shot(page, "playground_tab_ned_390x844", full_page=False)
+    page.get_by_role("tab", name=module.TITLES["codebleu"], exact=True).click()
+    page.wait_for_function("() => location.search === '?tab=codebleu'", timeout=15_000)

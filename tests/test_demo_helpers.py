@@ -104,11 +104,23 @@ def test_histogram_html_counts_whole_examples(demo):
         assert ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
 
 
-def test_card_summary_and_citation_of_every_card(demo, root):
+@pytest.fixture(scope="module")
+def playground(root):
+    """spaces/playground/app.py imported (every metric's demo built, nothing launched)."""
+    import importlib.util
+
+    pytest.importorskip("gradio")
+    spec = importlib.util.spec_from_file_location("demo_helpers_playground", root / "spaces" / "playground" / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_card_summary_and_citation_of_every_card(playground, root):
     """The playground's tabs show each card's summary and BibTeX (read from the card's sections)."""
     for card in sorted((root / "metrics").glob("*/README.md")):
-        assert len(demo.card_summary(card)) > 40, card
-        assert demo.card_citation(card).startswith("@"), card
+        assert len(playground.card_summary(card)) > 40, card
+        assert playground.card_citation(card).startswith("@"), card
 
 
 def test_histogram_bins_every_score_once(demo):
@@ -267,3 +279,37 @@ def test_errors_read_as_messages(demo):
 
     with pytest.raises(gr.Error, match="failed unexpectedly \\(KeyError\\)"):
         demo.shows_errors(fails)()
+
+
+def test_warnings_of_two_requests_at_once_stay_apart(demo):
+    """Two computes at once in one server (threads, as Gradio runs them): each block gets only the
+    warnings raised by its own request, in any interleaving (warnings.catch_warnings swapped one
+    process-wide hook: request B's block caught request A's warning)."""
+    import threading
+    import warnings
+
+    steps = [threading.Barrier(2) for _ in range(4)]
+    got = {}
+
+    def request(name, warns):
+        if name == "b":
+            steps[0].wait()
+        with demo.caught_warnings() as caught:
+            if name == "a":
+                steps[0].wait()
+            steps[1].wait()  # both blocks are open
+            if warns:
+                warnings.warn("codebleu: `weights` sum to 2, not 1", UserWarning, stacklevel=1)
+            steps[2].wait()
+            if name == "a":
+                steps[3].wait()  # b's block closes first
+        if name == "b":
+            steps[3].wait()
+        got[name] = caught.messages
+
+    threads = [threading.Thread(target=request, args=("a", True)), threading.Thread(target=request, args=("b", False))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert got == {"a": ["codebleu: `weights` sum to 2, not 1"], "b": []}, got

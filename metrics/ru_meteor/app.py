@@ -23,6 +23,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_alternatives,
     parse_items,
     readable,
@@ -198,7 +199,7 @@ def build_ui(api_prefix: str = "") -> None:
     preset.change(follow_synonyms, [preset, synonyms], synonyms, api_name=False)
 
 
-with gr.Blocks(title="ruMETEOR") as demo:
+with page_blocks("ruMETEOR") as demo:
     gr.Markdown("# ruMETEOR: METEOR with Russian stemming and RuWordNet")
     build_ui()
     with gr.Accordion("Metric card", open=False):

@@ -18,6 +18,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_alternatives,
     parse_items,
 )
@@ -135,7 +136,7 @@ def build_ui(api_prefix: str = "") -> None:
     )
 
 
-with gr.Blocks(title="VQA accuracy") as demo:
+with page_blocks("VQA accuracy") as demo:
     gr.Markdown("# VQA accuracy: VQA v2, Fusion Brain 2021, TDIUC, WUPS, BLEU-1")
     build_ui()
     with gr.Accordion("Metric card", open=False):

@@ -1,33 +1,24 @@
-"""Helpers shared by the Gradio demos (app.py) of the Multimodal Metrics collection.
+"""Helpers shared by the Gradio demos (app.py) of the collection (extra ``demo``; gradio is imported
+inside the functions that build components; no metric logic here).
 
-Part of the library (``multimodal_metrics.demo``, extra ``demo``): every app.py imports it; gradio is
-imported inside the functions that build components. No metric logic here.
-
-What a demo is made of:
-* options: `option_widget` builds the widget of a row of the metric's option table (`option_choice`:
-  a dropdown whose first choice is "preset"; `option_number`: a text box, empty = preset) and
-  `option_value` reads it back. A browser sends what it shows, so "the preset's value" has to be a visible
-  choice: a gr.Number left empty shows and sends 0. `chosen`, `chosen_bool` and `chosen_number` turn
-  what was sent back into the option value (None = the preset's).
-* errors: `connect` wires Compute so that bad input of any kind (invalid JSON, wrong lengths, a bad
-  option) replaces the whole result panel by a message naming what is wrong, which stays until the next
-  compute (the previous result is removed, never left beside it); the API endpoint raises it
-  (`shows_errors`: a gr.Error, which a client receives as an exception).
-* warnings: the Python warnings the metric raises while computing (a parse that needed error recovery,
-  a singular covariance, ...) are caught and shown in the panel under the numbers.
-* results: `ResultPanel` shows the primary score on one line as `key: value [low, high]` (its bootstrap
-  interval: `<key>_ci_low` / `<key>_ci_high`; the apps pass `confidence=CONFIDENCE`), the other numbers
-  (components, per-type breakdowns) as a two-column table, the full signature, a per-example table and
-  a histogram of the per-example scores (HTML bars: whole-number counts, bin labels that never run together),
-  plus the raw result (the API's first output). The per-example table puts the scores before the inputs.
-* inputs: every text input has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
+* options: `option_widget` builds the widget of a row of a metric's option table ("preset" is a visible
+  choice, an empty box means the preset's value: a gr.Number would send 0) and `option_value` reads it.
+* `connect` wires Compute: any error (a widget's own check, invalid JSON, wrong lengths, a bad option)
+  replaces the result panel by a message that stays until the next compute; the API raises it. The
+  warnings the metric raised for this request are shown under the numbers (`caught_warnings`).
+* `ResultPanel`: `key: value [low, high]` (the bootstrap interval the apps ask for with CONFIDENCE), the
+  other numbers, the signature, the per-example table (scores before the inputs), a histogram drawn in
+  HTML, the raw result; the page's script (`PAGE_JS`) and style (`PAGE_CSS`) come with it.
+* inputs: every box has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
 """
 
+import contextvars
 import functools
 import html
 import json
 import math
 import re
+import threading
 import traceback
 import warnings
 from pathlib import Path
@@ -42,6 +33,7 @@ DIGITS = 4  # headline and table numbers are rounded to this many decimals
 # fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
 CONFIDENCE = 0.95
 CI_SUFFIXES = ("_ci_low", "_ci_high")
+UPLOAD_MB = 128  # the largest file a page accepts (FID's Inception weights file is 91 MB)
 INPUT_MB = 10  # the most text (MB, all boxes together) one Compute accepts: the page says so
 TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
 # warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
@@ -102,9 +94,7 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
         raise ValueError(f"`{arg}` is nested too deeply to read (more levels than Python's recursion limit)") from None
 
 
-# ------------------------------------------------------------------------------------------------
 # Options: "preset" is a visible choice, an empty text box means the preset's value
-# ------------------------------------------------------------------------------------------------
 def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None, interactive=None):
     """A dropdown whose first choice, selected, is "preset" (the preset's value)."""
     import gradio as gr
@@ -236,9 +226,7 @@ def option_value(option, sent):
     return None if text is None else parse_text(option, text)
 
 
-# ------------------------------------------------------------------------------------------------
 # Errors
-# ------------------------------------------------------------------------------------------------
 def readable(err: BaseException) -> str:
     """What the page says about an error of a compute: bad input (ValueError, TypeError, a widget's own
     check) as raised; an input nested too deeply to read or too large for the server's memory, said so;
@@ -296,23 +284,45 @@ def preprocessed(components: list, payloads) -> list:
     return values
 
 
-class caught_warnings:  # noqa: N801 - used as a context manager, like warnings.catch_warnings
-    """Collect the warnings raised inside the block (each text once) into ``.messages``, without the
-    stack's deprecation chatter. Like warnings.catch_warnings, it swaps a process-wide setting: two
-    computations running at once in one server may see each other's warnings."""
+_CAUGHT = contextvars.ContextVar("mm_demo_warnings", default=None)  # the open block's list, per request
+_SEEN, _INSTALL = set(), threading.Lock()  # warnings printed outside a block (each once); the hook's lock
 
+
+def _route_warning(message, category, filename, lineno, file=None, line=None):
+    """warnings.showwarning while the demo serves: a warning goes to the block open in the context that
+    raised it (`caught_warnings`); outside any block, to the hook found before (each text once)."""
+    caught = _CAUGHT.get()
+    if caught is not None:
+        caught.append((category, str(message)))
+    elif (str(message), category, filename, lineno) not in _SEEN:
+        _SEEN.add((str(message), category, filename, lineno))
+        _route_warning.fallback(message, category, filename, lineno, file, line)
+
+
+def caught_warnings():
+    """A block (`with caught_warnings() as caught:`) that collects the warnings raised inside it into
+    ``caught.messages`` (each text once, again on the next run; not the stack's deprecation chatter).
+    Nothing process-wide is swapped per request (warnings.catch_warnings did, so two requests at once
+    saw each other's warnings): a hook installed once routes each warning to the block of the request
+    that raised it (a context variable), with an "always" filter so that a repeated warning is seen."""
+    with _INSTALL:
+        if warnings.showwarning is not _route_warning:
+            _route_warning.fallback, warnings.showwarning = warnings.showwarning, _route_warning
+        if not warnings.filters or warnings.filters[0][:3] != ("always", None, Warning):
+            warnings.simplefilter("always")
+    return _Caught()
+
+
+class _Caught:
     def __enter__(self):
-        self.messages = []
-        self._catch = warnings.catch_warnings(record=True)
-        self._caught = self._catch.__enter__()
-        warnings.simplefilter("always")  # a warning seen on an earlier run is shown again
+        self.messages, self._raised = [], []
+        self._token = _CAUGHT.set(self._raised)
         return self
 
     def __exit__(self, *exc):
-        self._catch.__exit__(*exc)
-        for caught in self._caught:
-            text = str(caught.message)
-            if not issubclass(caught.category, _QUIET) and text not in self.messages:
+        _CAUGHT.reset(self._token)
+        for category, text in self._raised:
+            if not issubclass(category, _QUIET) and text not in self.messages:
                 self.messages.append(text)
         return False
 
@@ -322,9 +332,7 @@ def plain(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", str(text))
 
 
-# ------------------------------------------------------------------------------------------------
 # Results a person can read
-# ------------------------------------------------------------------------------------------------
 def fmt(value) -> str:
     """A number rounded to DIGITS decimals, without trailing zeros (0.5, 0.7333, 12, nan)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -538,7 +546,8 @@ _HIST_CSS = (
 # The page's script, run once per page (idempotent): Tab leaves a dropdown with its list closed (Gradio
 # reopened it after the blur); each press of a Compute button is counted per result panel, and the
 # outputs of a result that answers an older press than the last are hidden until the last one's
-# result (its mark in the histogram's HTML: `connect`); every upload button is named after its box.
+# result (its mark in the histogram's HTML: `connect`); every upload button is named after its box;
+# `?tab=<id>` opens that tab (the playground's metric), and the address follows the tab a person picks.
 PAGE_JS = """if (!window.mmDemo) {
   const demo = window.mmDemo = {press: {}};
   const key = (e, prefix) => [...e.classList].find(c => c.startsWith(prefix))?.slice(prefix.length);
@@ -546,10 +555,14 @@ PAGE_JS = """if (!window.mmDemo) {
     if (e.key === 'Tab' && e.target.getAttribute && e.target.getAttribute('role') === 'combobox') e.stopPropagation();
   }, true);
   document.addEventListener('click', e => {
-    const button = e.target.closest && e.target.closest('.mm-compute');
+    const button = e.target.closest && e.target.closest('.mm-compute'), tab = e.target.closest && e.target.closest('[role=tab][data-tab-id]');
     if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; }
+    if (tab && e.isTrusted) history.replaceState(null, '', '?tab=' + encodeURIComponent(tab.dataset.tabId));
   }, true);
+  demo.tab = new URLSearchParams(location.search).get('tab');
   const tidy = () => {
+    const wanted = demo.tab && [...document.querySelectorAll('[role=tab][data-tab-id]')].find(t => t.dataset.tabId === demo.tab);
+    if (wanted) { demo.tab = null; wanted.click(); }
     document.querySelectorAll('[data-mm-ticket]').forEach(mark => {
       const k = mark.dataset.mmPanel, stale = Number(mark.dataset.mmTicket) < (demo.press[k] || 0);
       document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
@@ -687,6 +700,16 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
     api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
 
 
+def page_blocks(title: str):
+    """The gr.Blocks of a demo page: an upload larger than UPLOAD_MB is refused (the `max_file_size` of
+    its `launch`, unless given), and the uploads and the files the demo wrote are deleted an hour later."""
+    import gradio as gr
+
+    page = gr.Blocks(title=title, delete_cache=(600, 3600))
+    page.launch = functools.partial(page.launch, max_file_size=f"{UPLOAD_MB}mb")
+    return page
+
+
 def card_body(card: Path) -> str:
     """The metric card without its YAML front matter (shown under the demo)."""
     text = card.read_text(encoding="utf-8") if card.exists() else ""
@@ -695,40 +718,6 @@ def card_body(card: Path) -> str:
         if end != -1:
             text = text[end + 4 :]
     return text
-
-
-def card_section(card: Path, title: str) -> str:
-    """The text of the card's `## <title>` section (up to the next `## `), stripped; "" when absent."""
-    found = re.search(rf"^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", card_body(card), re.S | re.M)
-    return found[1].strip() if found else ""
-
-
-def card_summary(card: Path) -> str:
-    """The first paragraph of the card's Metric Description (what the metric is, in a few lines)."""
-    paragraphs = card_section(card, "Metric Description").split("\n\n")
-    summary = paragraphs[0].strip()
-    if summary.endswith(":") and len(paragraphs) > 1:  # a sentence announcing a list: the list too
-        summary += "\n\n" + paragraphs[1].strip()
-    return summary
-
-
-def card_citation(card: Path) -> str:
-    """The BibTeX of the card's Citation section (its code block), or the section's text."""
-    text = card_section(card, "Citation")
-    block = re.search(r"```\w*\n(.*?)```", text, re.S)
-    return (block[1] if block else text).strip()
-
-
-def about_metric(card: Path, api_prefix: str = "") -> None:
-    """Under a demo (the playground's tabs): the card's summary, its citation and the whole card, each
-    in the page (elem ids `<prefix>about`, `<prefix>citation`)."""
-    import gradio as gr
-
-    gr.Markdown(f"**About this metric** (from its card). {card_summary(card)}", elem_id=f"{api_prefix}about")
-    with gr.Accordion("Citation (BibTeX)", open=False, elem_id=f"{api_prefix}citation"):
-        gr.Code(card_citation(card), language=None, interactive=False, show_label=False)
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_body(card))
 
 
 class TextPairDemo:
@@ -788,7 +777,7 @@ class TextPairDemo:
         """The Space's page: the heading, the demo and the metric card."""
         import gradio as gr
 
-        with gr.Blocks(title=title) as page:
+        with page_blocks(title) as page:
             gr.Markdown(heading)
             self.build_ui()
             with gr.Accordion("Metric card", open=False):
