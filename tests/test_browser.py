@@ -1072,3 +1072,87 @@ def test_playground_address_opens_and_follows_the_tab(page, served):
     shot(page, "playground_tab_ned_390x844", full_page=False)
     page.get_by_role("tab", name=module.TITLES["codebleu"], exact=True).click()
     page.wait_for_function("() => location.search === '?tab=codebleu'", timeout=15_000)
+
+
+def test_sixty_thousand_lines_keep_the_page_responsive(page, served):
+    """anls on 60,000 lines: the table shows the first 1,000 rows and says so, a CSV file holds every row,
+    the histogram counts all 60,000, and no task blocks the page for 3 s while the result is drawn (it
+    was 8.4 s: the whole table rendered)."""
+    import csv
+
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    lines = "\n".join(f"answer {i}" for i in range(60_000))
+    ui.set_text(page, "preds", lines)
+    ui.set_text(page, "refs", lines)
+    page.evaluate(
+        """() => { window.mmLong = [];
+            new PerformanceObserver(list => list.getEntries().forEach(e => window.mmLong.push(e.duration)))
+                .observe({type: 'longtask'}); }"""
+    )
+    ui.compute(page, "")
+    ui.settled(page)
+    longest = max(page.evaluate("() => window.mmLong"), default=0)
+    shot(page, "anls_60000_lines", full_page=False)
+    text = ui.headline_text(page, "")
+    assert re.search(r"60000 example\(s\).*first 1000.*CSV", text, re.S), text
+    assert len(ui.read_table(page, "")[1]) <= 1000
+    assert sum(ui.wait_for_bars(page, "", 60_000)) == 60_000
+    download = page.locator("#download a[download], #download a").first
+    download.wait_for(state="attached")
+    with page.expect_download() as got:
+        download.click()
+    with open(got.value.path(), newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:2] == ["#", "anls"] and len(rows) == 60_001 and rows[-1][0] == "59999", rows[:2]
+    assert longest < 3000, f"a task blocked the page for {longest:.0f} ms"
+
+
+@VIEWPORTS
+def test_paired_boxes_keep_their_lines_side_by_side(page, served, viewport):
+    """text_qa (and every paired box): a long line does not wrap, so line n of the predictions faces line
+    n of the references (the long line wrapped before, the boxes went out of step), also on a phone."""
+    _, url = served("text_qa")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    long_line = "улица Авиаконструктора Сухого дом семнадцать корпус три строение один подъезд два"
+    ui.set_text(page, "preds", f"{long_line}\nтри кота\nжёлтого")
+    ui.set_text(page, "refs", "Авиаконструктора Сухого\n3 кота\nжелтый")
+    shot(page, f"text_qa_long_line_{viewport['width']}x{viewport['height']}", full_page=False)
+    content = "e => { const h = e.style.height; e.style.height = '0px'; const s = e.scrollHeight; e.style.height = h; return s; }"
+    heights = [page.locator(f"#{box} textarea").evaluate(content) for box in ("preds", "refs")]  # the lines' height
+    wide = page.locator("#preds textarea").evaluate("e => e.scrollWidth > e.clientWidth")
+    assert heights[0] == heights[1] and wide, (heights, wide)
+
+
+@VIEWPORTS
+def test_table_headers_read_whole(page, served, viewport):
+    """codebleu: before a result no table with "1 2 3" headers; after it, each column header is drawn on
+    one line ("syntax_match" was broken mid-word on a phone)."""
+    _, url = served("codebleu")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    page.locator("#go").wait_for(state="visible")
+    assert not page.locator("#table").is_visible(), "an empty table is shown before any result"
+    assert "One Compute reads at most 10,000,000 characters" in ui.headline_text(page, "")
+    ui.compute(page, "")
+    page.locator("#table").scroll_into_view_if_needed()
+    shot(page, f"codebleu_headers_{viewport['width']}x{viewport['height']}", full_page=False)
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('#table [role=columnheader] .header')].map(h => {
+            const range = document.createRange(); range.selectNodeContents(h);
+            const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+            return [h.innerText.trim(), tops.size]; }).filter(([text, lines]) => text && lines > 1)"""
+    )
+    assert not broken, broken
+
+
+def test_input_over_the_cap_is_refused_with_the_cap(page, served):
+    """anls: more than 10 million characters: the page says how many it got and what it reads, at once."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
+    message = ui.error_after_compute(page, "")
+    assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), message

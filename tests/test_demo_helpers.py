@@ -173,7 +173,7 @@ def test_a_failed_compute_clears_the_panel(demo):
         panel = demo.ResultPanel()
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
     assert raw is None and signature == "" and len(table) == 0 and bars == ""
-    assert panel.in_page(panel.failed("x"))[3]["visible"] is True
+    assert panel.in_page(panel.failed("x"))[3]["visible"] is False  # no empty grid after an error
     assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
 
 
@@ -313,3 +313,73 @@ def test_warnings_of_two_requests_at_once_stay_apart(demo):
     for thread in threads:
         thread.join(30)
     assert got == {"a": ["codebleu: `weights` sum to 2, not 1"], "b": []}, got
+
+
+def _rss_mib(pid: int) -> int:
+    import os
+
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
+
+
+@pytest.fixture(scope="module")
+def anls_server(root):
+    """metrics/anls/app.py served on 127.0.0.1 by its own process (launched as the Space launches it),
+    and a client: (url, client, the server's pid)."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("gradio")
+    from gradio_client import Client
+    from helpers import free_port
+
+    port = free_port()
+    code = (f"import sys; sys.path.insert(0, {str(root / 'metrics' / 'anls')!r}); import app; "
+            f"app.demo.launch(server_name='127.0.0.1', server_port={port}, quiet=True)")  # fmt: skip
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(240):
+            try:
+                client = Client(url, verbose=False)
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                time.sleep(0.5)
+        yield url, client, server.pid
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_server):
+    """The stated cap (10 million characters per Compute) holds on the API: four requests of 1,000,000
+    lines (38 MB of text) are refused at once with the cap in the message, and the server does not keep
+    what they held (the playground grew by 1.6 GB on four such requests and kept it); two requests near
+    the cap are scored, and what they held is given back but for a bounded remainder (Gradio keeps each
+    session's last inputs)."""
+    import time
+
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    url, client, pid = anls_server
+    options = ("default", "", "preset", "preset", "preset")
+    client.predict("a", "a", *options, api_name="/compute")
+    start = _rss_mib(pid)
+    huge = "\n".join(f"answer number {i:06d} of the set" for i in range(1_000_000))
+    for _ in range(4):
+        began = time.monotonic()
+        with pytest.raises(AppError, match=r"holds 3\d,\d{3},\d{3} characters; one Compute reads at most 10,000,000"):
+            client.predict(huge, "a", *options, api_name="/compute")
+        assert time.monotonic() - began < 30
+    for _ in range(10):
+        client.predict("a", "a", *options, api_name="/compute")
+    refused = _rss_mib(pid) - start
+    lines = "\n".join(f"answer {i}" for i in range(350_000))
+    for _ in range(2):  # two visitors (two sessions), about 9 million characters each
+        result = Client(url, verbose=False).predict(lines, lines, *options, api_name="/compute")[0]
+        assert result["anls"] == 1.0 and len(result["per_example"]) == 350_000
+    for _ in range(10):
+        client.predict("a", "a", *options, api_name="/compute")
+    assert refused < 150 and _rss_mib(pid) - start < 400, (start, refused, _rss_mib(pid))

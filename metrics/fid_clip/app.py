@@ -186,7 +186,7 @@ def build_ui(api_prefix: str = "") -> None:
                     elem_id=f"{api_prefix}real",
                 )  # fmt: skip
             prompts = gr.Textbox(
-                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts"
+                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts", elem_classes="mm-lines"
             )
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")

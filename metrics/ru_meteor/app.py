@@ -168,8 +168,8 @@ def build_ui(api_prefix: str = "") -> None:
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs")
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
                 synonyms = gr.Dropdown(

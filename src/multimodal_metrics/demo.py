@@ -12,14 +12,20 @@ inside the functions that build components; no metric logic here).
 * inputs: every box has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
 """
 
+import contextlib
 import contextvars
+import ctypes
 import functools
+import gc
 import html
 import json
 import math
 import re
+import tempfile
 import threading
+import time
 import traceback
+import uuid
 import warnings
 from pathlib import Path
 
@@ -28,13 +34,11 @@ import evaluate
 _LOADED = {}
 PRESET = "preset"  # the option choice that means "the preset's value"
 DIGITS = 4  # headline and table numbers are rounded to this many decimals
-# Every demo asks for this percentile bootstrap interval (the module's default resamples and seed, so
-# the signature records `ci:bs-pct|conf:0.95|bs:1000|seed:12345` and the interval is reproducible;
-# fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
-CONFIDENCE = 0.95
+CONFIDENCE = 0.95  # every demo's bootstrap interval (the module's resamples and seed: in the signature)
 CI_SUFFIXES = ("_ci_low", "_ci_high")
 UPLOAD_MB = 128  # the largest file a page accepts (FID's Inception weights file is 91 MB)
-INPUT_MB = 10  # the most text (MB, all boxes together) one Compute accepts: the page says so
+INPUT_CHARS = 10_000_000  # the most text (characters, all boxes together) one Compute accepts: the page says so
+ROWS_SHOWN = 1000  # the per-example table's rows in the page (all of them: its CSV file)
 TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
 # warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
 _QUIET = (DeprecationWarning, PendingDeprecationWarning, FutureWarning, ImportWarning, ResourceWarning)
@@ -95,21 +99,6 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
 
 
 # Options: "preset" is a visible choice, an empty text box means the preset's value
-def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None, interactive=None):
-    """A dropdown whose first choice, selected, is "preset" (the preset's value)."""
-    import gradio as gr
-
-    return gr.Dropdown([PRESET, *choices], value=PRESET, label=label, info=info, elem_id=elem_id, interactive=interactive)
-
-
-def option_number(label: str, elem_id: str | None = None, info: str | None = None, interactive=None):
-    """A text box for a number; left empty it means the preset's value (gr.Number would send 0)."""
-    import gradio as gr
-
-    return gr.Textbox("", label=label, placeholder="empty = preset", info=info, max_lines=1, elem_id=elem_id,
-                      interactive=interactive)  # fmt: skip
-
-
 def chosen(value):
     """What a dropdown sent: None for the "preset" choice (or nothing), else the value."""
     return None if value in (None, "", PRESET) else value
@@ -117,12 +106,9 @@ def chosen(value):
 
 def chosen_bool(value, arg: str):
     """A yes/no dropdown: None for "preset", True for "yes", False for "no"."""
-    value = chosen(value)
-    if value is None:
-        return None
-    if value not in ("yes", "no"):
+    if chosen(value) is not None and value not in ("yes", "no"):
         raise ValueError(f"`{arg}` must be preset, yes or no, got {value!r}")
-    return value == "yes"
+    return None if chosen(value) is None else value == "yes"
 
 
 def chosen_number(text, arg: str, integer: bool = False):
@@ -152,11 +138,9 @@ def preset_value(table, preset: str, name: str) -> str:
         except (KeyError, ValueError, TypeError):
             return "?"
     value = values.get(name)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
-    return "none" if value is None else str(value)
+    return ("yes" if value else "no") if isinstance(value, bool) else "none" if value is None else str(value)
 
 
 def takes_option(table, preset: str | None, name: str) -> bool:
@@ -177,16 +161,17 @@ def option_info(option, table=None, preset: str | None = None) -> str:
 
 
 def option_widget(option, elem_id: str | None = None, table=None, preset: str | None = None):
-    """The widget of one row of a metric's option table (``multimodal_metrics.options.Option``): a
-    dropdown ("preset" first) for choices and booleans (yes/no), a text box (empty = preset) for
-    numbers, paths and other values; the option's help text is shown under it, followed by the value
-    "preset" stands for when the option `table` and the `preset` are given (`preset_infos` updates it).
-    An option the preset does not use is disabled, and its help says which presets use it."""
-    info, used = option_info(option, table, preset), takes_option(table, preset, option.name)
+    """The widget of a row of an option table: a dropdown ("preset" first) for choices and yes/no, a text
+    box (empty = preset) for the rest; its help ends with what "preset" stands for under `preset`
+    (`preset_infos` updates it), or, disabled, with the presets that use it."""
+    import gradio as gr
+
+    kwargs = dict(label=option.name, info=option_info(option, table, preset), elem_id=elem_id,
+                  interactive=None if takes_option(table, preset, option.name) else False)  # fmt: skip
     if option.kind in ("choice", "bool"):
         choices = [str(c) for c in option.choices] if option.kind == "choice" else ["yes", "no"]
-        return option_choice(option.name, choices, elem_id=elem_id, info=info, interactive=None if used else False)
-    return option_number(option.name, elem_id=elem_id, info=info, interactive=None if used else False)
+        return gr.Dropdown([PRESET, *choices], value=PRESET, **kwargs)
+    return gr.Textbox("", placeholder="empty = preset", max_lines=1, **kwargs)  # gr.Number would send 0
 
 
 def preset_infos(options: list, table, preset: str):
@@ -236,7 +221,7 @@ def readable(err: BaseException) -> str:
     if isinstance(err, RecursionError):
         return "an input is nested too deeply to read (more levels than Python's recursion limit): flatten it"
     if isinstance(err, MemoryError):
-        return f"the input is too large for this server's memory (at most {INPUT_MB} MB of input per Compute)"
+        return f"the input is too large for this server's memory (at most {INPUT_CHARS:,} characters per Compute)"
     if isinstance(err, (ValueError, TypeError, gr.Error)):
         return str(getattr(err, "message", err))
     traceback.print_exception(err)
@@ -335,9 +320,7 @@ def plain(text: str) -> str:
 # Results a person can read
 def fmt(value) -> str:
     """A number rounded to DIGITS decimals, without trailing zeros (0.5, 0.7333, 12, nan)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if math.isnan(value) or math.isinf(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return str(value)
     text = f"{round(float(value), DIGITS):.{DIGITS}f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
@@ -355,11 +338,8 @@ def cell(value) -> str:
 def numbers_of(result: dict) -> dict:
     """The aggregate numbers of a result, in its order (the primary key comes first by convention),
     without the interval bounds (`<key>_ci_low` / `<key>_ci_high`: see `interval_of`)."""
-    return {
-        k: v
-        for k, v in result.items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.endswith(CI_SUFFIXES)
-    }
+    kept = (k for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+    return {k: result[k] for k in kept if not k.endswith(CI_SUFFIXES)}
 
 
 def interval_of(result: dict, key: str) -> tuple | None:
@@ -382,11 +362,8 @@ def confidence_note(result: dict) -> str:
         return ""
     parts = dict(p.split(":", 1) for p in str(result.get("signature", "")).split("|") if ":" in p)
     level = fmt(float(parts.get("conf", CONFIDENCE)) * 100)
-    fid = (
-        "; FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
-        if parts.get("fidci") == "bias-shift"
-        else ""
-    )
+    fid = "; FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
+    fid = fid if parts.get("fidci") == "bias-shift" else ""
     return (
         f"[low, high]: {level}% percentile bootstrap interval over the examples "
         f"({parts.get('bs', '?')} resamples, seed {parts.get('seed', '?')}){fid}"
@@ -428,10 +405,10 @@ def failure_note(message: str) -> str:
     )
 
 
-def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
+def per_example_rows(result: dict, columns: dict, score: str | None = None, rounded: bool = True) -> tuple[list, list]:
     """(headers, rows) of the per-example table: `#`, the scores (the primary one first, then the
     metric's other parts), then the given input columns (long texts: after the scores, so that the
-    scores are on screen, also on a phone), numbers rounded. `score` names a per-example
+    scores are on screen, also on a phone), numbers rounded (`rounded`). `score` names a per-example
     float when it is not the primary key (fid_clip: one CLIP score per image beside one FID)."""
     primary = score or primary_key(result)
     per = result.get("per_example") or []
@@ -443,7 +420,7 @@ def per_example_rows(result: dict, columns: dict, score: str | None = None) -> t
     for i, score in enumerate(per):
         values = [score] if not isinstance(score, dict) else [score.get(k) for k in parts]
         inputs = [cell(col[i]) if i < len(col) else "" for col in columns.values()]
-        rows.append([i, *(fmt(v) for v in values), *inputs])
+        rows.append([i, *(fmt(v) if rounded else v for v in values), *inputs])
     return headers, rows
 
 
@@ -511,9 +488,7 @@ def histogram_html(scores: list[float], bins: int = 10, title: str = "per-exampl
             f'style="height:{height:.2f}%">{f"<span>{count}</span>" if count else ""}</div></div>'
         )
         labels.append(f'<span class="mm-tick">{text}</span>')
-    y_ticks = "".join(
-        f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks
-    )
+    y_ticks = "".join(f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks)
     return (
         f"<style>{_HIST_CSS}</style>"
         '<figure class="mm-hist" aria-label="histogram of the per-example scores">'
@@ -527,8 +502,7 @@ def histogram_html(scores: list[float], bins: int = 10, title: str = "per-exampl
 
 _HIST_CSS = (
     ".mm-hist{display:grid;grid-template-columns:1.2em 2.2em 1fr;grid-template-rows:170px auto auto;margin:0;"
-    "padding-top:1.6em;"
-    "font-size:12px;color:var(--body-text-color,#333)}"
+    "padding-top:1.6em;font-size:12px;color:var(--body-text-color,#333)}"
     ".mm-ytitle{grid-row:1;grid-column:1;writing-mode:vertical-rl;transform:rotate(180deg);text-align:center}"
     ".mm-axis-y{grid-row:1;grid-column:2;position:relative;border-right:1px solid #999}"
     ".mm-axis-y .mm-tick{position:absolute;right:4px;transform:translateY(50%);line-height:1}"
@@ -567,24 +541,30 @@ PAGE_JS = """if (!window.mmDemo) {
       const k = mark.dataset.mmPanel, stale = Number(mark.dataset.mmTicket) < (demo.press[k] || 0);
       document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
     });
-    document.querySelectorAll('button.upload-container').forEach(b => {
-      const label = b.closest('.block')?.querySelector('[data-testid=block-label]')?.innerText.trim();
-      if (label && b.getAttribute('aria-label') !== 'upload ' + label) b.setAttribute('aria-label', 'upload ' + label);
+    document.querySelectorAll('button.upload-container').forEach(b => {  // named after its box
+      const name = 'upload ' + b.closest('.block')?.querySelector('[data-testid=block-label]')?.innerText.trim();
+      if (b.getAttribute('aria-label') !== name) b.setAttribute('aria-label', name);
+    });
+    document.querySelectorAll('[data-mm-ticket]:not([data-mm-seen])').forEach(mark => {  // a new result: in view
+      mark.dataset.mmSeen = 1;
+      const box = document.getElementById(mark.dataset.mmHeadline)?.getBoundingClientRect();
+      if (box && (box.top < 0 || box.top > innerHeight - 80)) document.getElementById(mark.dataset.mmHeadline).scrollIntoView();
     });
   };
   new MutationObserver(tidy).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
   tidy();
 }"""
-PAGE_CSS = (
-    ".mm-page{display:none}"
-    ".mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
+PAGE_CSS = (  # paired boxes (`mm-lines`) never wrap a line: line n of one faces line n of the other
+    ".mm-page{display:none} .mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
+    ".mm-lines textarea{white-space:pre!important;overflow-wrap:normal!important;overflow-x:auto!important}"
+    ".mm-code textarea{font-family:var(--font-mono,monospace)!important;font-size:13px!important}"
+    "[role=columnheader],[role=columnheader] *{word-break:keep-all!important;overflow-wrap:normal!important}"
 )
 
 
 class ResultPanel:
-    """The result half of a demo (create it inside the layout where it should appear): the headline
-    (primary number, other numbers, warnings, or the error), the full signature, the per-example
-    table, the histogram and the raw result JSON."""
+    """The result half of a demo (create it where it should appear): the headline (numbers, warnings, or
+    the error), the signature, the per-example table (and its CSV), the histogram, the raw result."""
 
     def __init__(self, api_prefix: str = "", table_label: str = "per example"):
         import gradio as gr
@@ -592,19 +572,16 @@ class ResultPanel:
         self.key = re.sub(r"\W", "", api_prefix) or "page"  # names this panel in the page's script
         gr.HTML(f"<style>{PAGE_CSS}</style>", js_on_load=PAGE_JS, container=False, padding=False, elem_classes="mm-page")
         self.headline = gr.Markdown(
-            f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval.",
+            f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval. "
+            f"One Compute reads at most {INPUT_CHARS:,} characters of input (about {INPUT_CHARS // 10**6} MB).",
             elem_id=f"{api_prefix}headline",
         )
-        self.signature = gr.Textbox(
-            label="signature (every setting that changes the number)",
-            interactive=False,
-            lines=2,
-            max_lines=6,
-            elem_id=f"{api_prefix}signature",
-        )
+        self.signature = gr.Textbox(label="signature (every setting that changes the number)", interactive=False,
+                                    lines=2, max_lines=6, elem_id=f"{api_prefix}signature")  # fmt: skip
         self.table = gr.Dataframe(
-            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table"
+            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table", visible=False
         )
+        self.download = gr.File(label="every example (CSV)", visible=False, elem_id=f"{api_prefix}download")
         # Drawn as HTML (`histogram_html`): whole-number count ticks and bin labels that never run
         # together on a phone, which the plot component's automatic axes could not give.
         self.histogram = gr.HTML(
@@ -613,7 +590,7 @@ class ResultPanel:
         )  # fmt: skip
         with gr.Accordion("raw result (JSON)", open=False):
             self.raw = gr.JSON(label="result", elem_id=f"{api_prefix}raw")
-        for component in self.outputs:
+        for component in [*self.outputs, self.download]:
             component.elem_classes = [f"mm-out-{self.key}"]
 
     @property
@@ -629,26 +606,51 @@ class ResultPanel:
         import pandas as pd
 
         headers, rows = per_example_rows(result, columns, score)
-        count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {score or primary_key(result)})"
+        key = score or primary_key(result)
+        count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {key})"
+        if len(rows) > ROWS_SHOWN:  # a long table would block the page for seconds
+            count = (f"\n\n{len(rows)} example(s): the histogram counts them all, the table shows the per-example "
+                     f"{key} of the first {ROWS_SHOWN} (all of them: the CSV file under the table)")
         notes = warnings_note(list(warned))
         per_example = "per_example" in result
         return (
             result,
             headline(result) + (count if per_example else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
-            pd.DataFrame(rows, columns=headers),
+            pd.DataFrame(rows[:ROWS_SHOWN], columns=headers),
             histogram_html(per_example_scores(result, score)) if per_example else no_per_example_note(result),
         )
 
     @staticmethod
     def in_page(values: tuple) -> tuple:
-        """`show` / `failed` values as the page gets them: the table hidden for a result without
-        per-example scores (no empty grid), shown otherwise. The API endpoint returns the plain values."""
+        """`show` / `failed` values as the page gets them: the table only with per-example scores (no
+        empty grid), the raw result's per-example list cut at ROWS_SHOWN (the CSV has them all). The API
+        endpoint returns the plain values."""
         import gradio as gr
 
         raw, headline_md, signature, table, *rest = values
-        visible = raw is None or "per_example" in raw
+        if raw and len(raw.get("per_example") or ()) > ROWS_SHOWN:
+            raw = {**raw, "per_example": raw["per_example"][:ROWS_SHOWN], "shown": f"the first {ROWS_SHOWN}: all in the CSV"}
+        visible = bool(raw) and "per_example" in raw
         return (raw, headline_md, signature, gr.update(value=table, visible=visible), *rest)
+
+    def csv_file(self, result: dict, columns: dict, score: str | None = None):
+        """The page's download of every per-example row (unrounded), when the table shows only the first
+        ROWS_SHOWN: an update of `download` (hidden otherwise). Files older than 10 minutes are removed."""
+        import gradio as gr
+        import pandas as pd
+
+        if len(result.get("per_example") or ()) <= ROWS_SHOWN:
+            return gr.update(value=None, visible=False)
+        folder = Path(tempfile.gettempdir()) / "mm_demo_csv"
+        folder.mkdir(exist_ok=True)
+        for old in folder.glob("*.csv"):
+            if time.time() - old.stat().st_mtime > 600:
+                old.unlink(missing_ok=True)
+        path = folder / f"per_example_{uuid.uuid4().hex[:12]}.csv"
+        headers, rows = per_example_rows(result, columns, score, rounded=False)
+        pd.DataFrame(rows, columns=headers).to_csv(path, index=False)
+        return gr.update(value=str(path), visible=True)
 
     def failed(self, message: str) -> tuple:
         """Values for `outputs` after a failed compute: the message, and every previous value removed."""
@@ -658,15 +660,12 @@ class ResultPanel:
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
-    """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
-    panel shows the result and the warnings raised while computing, `extra_outputs` (e.g. a picture)
-    get the extra values. A handler that sets `handler.per_example_score` names the per-example score
-    when it is not the primary key. In the page, an error anywhere (a widget's own check included:
-    `preprocessed`) replaces the panel (and the extra outputs) by the message until the next compute.
-    A press while a compute runs is not dropped: the inputs of the last press are computed next, and
-    a result of an earlier press is never shown (each result carries the number of its press, and the
-    page hides one older than the last press: `PAGE_JS`). The API endpoint `api_name` (a hidden button's event: same inputs and
-    outputs) keeps the handler's parameters and raises the error (`shows_errors`)."""
+    """button.click -> handler(*inputs) -> (result, table columns, *values of `extra_outputs`), shown in
+    `panel` with this request's warnings (`handler.per_example_score`: the per-example score when not the
+    primary key). Inputs over INPUT_CHARS are refused. In the page an error (a widget's check included)
+    replaces the panel until the next compute; a press while a compute runs is computed next, and a
+    result of an earlier press is never shown (each carries its press number: `PAGE_JS`). The API
+    endpoint `api_name` (same inputs and outputs, no CSV) raises the error (`shows_errors`)."""
     import gradio as gr
 
     outputs = panel.outputs + list(extra_outputs)
@@ -675,29 +674,52 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
         component.elem_classes = [*(component.elem_classes or []), *extra]
     ticket = gr.Textbox(visible=False)  # the number of the press a compute answers (set in the page)
 
+    count = f"(...a) => {{ a[a.length - 1] = String((window.mmDemo && window.mmDemo.press['{panel.key}']) || 0); return a; }}"
+
     @functools.wraps(handler)
-    def run(*args):
-        with caught_warnings() as caught:
-            result, columns, *extras = handler(*args)
-        return (*panel.show(result, columns, getattr(handler, "per_example_score", None), caught.messages), *extras)
+    def run(*payloads):
+        size = sum(len(p) for p in payloads if isinstance(p, str))
+        try:
+            if size > INPUT_CHARS:
+                raise ValueError(f"the input holds {size:,} characters; one Compute reads at most {INPUT_CHARS:,} "
+                                 "(about 10 MB): score larger sets with the library or mm-score")
+            with caught_warnings() as caught:
+                result, columns, *extras = handler(*preprocessed(inputs, payloads))
+            score = getattr(handler, "per_example_score", None)
+            return (*panel.show(result, columns, score, caught.messages), *extras), (result, columns, score)
+        finally:
+            if size > 1_000_000:  # give a large request's memory back to the system
+                payloads = result = columns = extras = None
+                release_memory()
 
     def in_page(*payloads):
         try:
-            shown = list(panel.in_page(run(*preprocessed(inputs, payloads[:-1]))))
+            values, (result, columns, score) = run(*payloads[:-1])
+            shown = [*panel.in_page(values), panel.csv_file(result, columns, score)]
         except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
-            shown = list(panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))))
-        ticket_mark = f'<i hidden data-mm-panel="{panel.key}" data-mm-ticket="{int(payloads[-1] or 0)}"></i>'
+            shown = [*panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))), gr.update(visible=False)]
+        ticket_mark = (f'<i hidden data-mm-panel="{panel.key}" data-mm-ticket="{int(payloads[-1] or 0)}" '
+                       f'data-mm-headline="{panel.headline.elem_id}"></i>')
         shown[4] = f"{shown[4] or ''}{ticket_mark}"  # in the histogram's HTML
         return tuple(shown)
 
     @functools.wraps(handler)
     def api_run(*payloads):
-        return run(*preprocessed(inputs, payloads))
+        return run(*payloads)[0]
 
-    count = f"(...a) => {{ a[a.length - 1] = String((window.mmDemo && window.mmDemo.press['{panel.key}']) || 0); return a; }}"
-    button.click(in_page, [*inputs, ticket], outputs, js=count, api_name=False, preprocess=False, trigger_mode="always_last")
+    button.click(in_page, [*inputs, ticket], [*outputs, panel.download], js=count, api_name=False, preprocess=False,
+                 trigger_mode="always_last")  # fmt: skip
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
     api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
+
+
+def release_memory() -> None:
+    """After a large request: a full garbage collection, and glibc's free heap returned to the system."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with contextlib.suppress(ImportError, AttributeError):  # evaluate's Arrow buffers: pyarrow's own pool
+        __import__("pyarrow").default_memory_pool().release_unused()
 
 
 def page_blocks(title: str):
@@ -713,22 +735,15 @@ def page_blocks(title: str):
 def card_body(card: Path) -> str:
     """The metric card without its YAML front matter (shown under the demo)."""
     text = card.read_text(encoding="utf-8") if card.exists() else ""
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end != -1:
-            text = text[end + 4 :]
-    return text
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    return text[end + 4 :] if end != -1 else text
 
 
 class TextPairDemo:
-    """The whole demo of a text-pair metric (one prediction and one or more references per example):
-    two text boxes, the preset, one widget per option of the library's table, Compute, the result panel.
-
-    ``library``: the metric's library module (``OPTIONS``, ``PRESETS``); ``script``: the evaluate script
-    beside app.py (the demo scores through ``evaluate.load``, as the Space's users do); ``intro``: the
-    sentence above the inputs. ``compute`` is the API endpoint (its inputs: predictions, references,
-    preset, then the options in table order) and ``build_ui`` lays the demo out (the playground reuses it).
-    """
+    """The demo of a text-pair metric: two boxes (predictions; one or more references per example), the
+    preset, a widget per option of ``library.OPTIONS``, Compute, the result panel; it scores through
+    ``evaluate.load(script)`` as the Space's users do. ``compute`` is the API endpoint (predictions,
+    references, preset, the options in table order); ``build_ui`` lays it out (the playground reuses it)."""
 
     def __init__(self, library, script: Path, intro: str, example_predictions: str, example_references: str):
         self.library, self.script, self.intro = library, Path(script), intro
@@ -758,9 +773,9 @@ class TextPairDemo:
             with gr.Column():
                 with gr.Row():
                     predictions = gr.Textbox(self.examples[0], lines=6, max_lines=TEXT_LINES, label="predictions",
-                                             elem_id=f"{api_prefix}preds")
+                                             elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
                     references = gr.Textbox(self.examples[1], lines=6, max_lines=TEXT_LINES, label="references",
-                                            elem_id=f"{api_prefix}refs")
+                                            elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
                 with gr.Row():
                     first = self.library.OPTIONS.default_preset
                     preset = gr.Dropdown(list(self.library.PRESETS), value=first, label="preset",
