@@ -853,3 +853,306 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
     )
     text = ui.headline_text(page, "")
     assert fmt(expected["fid"]) in text and re.search(r"copy_of_gen0\.png.*same content.*gen0\.png", text), text
+
+
+# ------------------------------------------------------------------------------------------------
+# Third round: presets that broke the page, dropped presses, widget checks, keyboard, long inputs
+# ------------------------------------------------------------------------------------------------
+def test_codebleu_preset_change_keeps_the_weights_box_usable(page, served):
+    """codebleu: another preset picked; the weights box stays empty (its help names the new preset's
+    weights) and Compute scores with that preset (a Gradio update object landed in the box before)."""
+    _, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.pick(page, "preset", "pypi")
+    page.locator("#opt_weights").get_by_text("[preset pypi:").wait_for(state="visible")
+    shot(page, "codebleu_preset_pypi", full_page=False)
+    assert ui.get_text(page, "opt_weights") == "", ui.get_text(page, "opt_weights")
+    ui.compute(page, "")
+    assert "Not computed" not in ui.headline_text(page, ""), ui.headline_text(page, "")
+    assert "|preset:pypi|" in ui.get_text(page, "signature")
+
+
+@pytest.mark.parametrize("preset", ["lmms_eval", "vlmevalkit"])
+def test_vqa_acc_every_preset_has_an_example(page, served, preset):
+    """vqa_acc: a harness preset, then "load the preset's example", then Compute: inputs filled, a score
+    (the loader raised KeyError before: error badges over the inputs)."""
+    module, url = served("vqa_acc")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "preds", "x")
+    ui.pick(page, "preset", preset)
+    page.locator("#load_example").click()
+    page.wait_for_function("() => document.querySelector('#preds textarea').value !== 'x'", timeout=15_000)
+    assert ui.get_text(page, "preds") == module.example_of(preset)[0]
+    assert not page.get_by_text(re.compile(r"^Error$")).count()
+    ui.compute(page, "")
+    shot(page, f"vqa_acc_{preset}_example", full_page=False)
+    assert ui.read_headline(page, "")["accuracy"] and f"|preset:{preset}|" in ui.get_text(page, "signature")
+
+
+def test_vqa_acc_options_of_other_presets_are_disabled_and_say_so(page, served):
+    """vqa_acc under default: threshold (wups) and lowercase (bleu1) cannot be set and their help says
+    which preset uses them; picking wups enables threshold."""
+    _, url = served("vqa_acc")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    for name, user in (("threshold", "wups"), ("lowercase", "bleu1")):
+        box = page.locator(f"#opt_{name}")
+        assert box.locator("input, textarea").first.is_disabled(), name
+        assert re.search(rf"not used by preset default.*{user}", box.inner_text()), box.inner_text()
+    shot(page, "vqa_acc_disabled_options", full_page=False)
+    ui.pick(page, "preset", "wups")
+    page.wait_for_function("() => !document.querySelector('#opt_threshold textarea, #opt_threshold input').disabled")
+    assert page.locator("#opt_lowercase input").is_disabled()
+    ui.set_text(page, "opt_threshold", "0")
+    ui.set_text(page, "preds", "cat")
+    ui.set_text(page, "refs", "dog")
+    ui.compute(page, "")
+    assert "|thr:0|" in ui.get_text(page, "signature")
+
+
+def error_badges(page) -> int:
+    """How many Gradio status trackers show their bare "Error" (a failure the page did not explain)."""
+    return page.locator("[data-testid=status-tracker]").get_by_text(re.compile(r"^\s*Error\s*$")).count()
+
+
+def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, served):
+    """ru_meteor: a result, then example # -1 and Compute: no "Error" badges over the outputs (Gradio's own
+    range check fired before, the old result stayed under them); the new result is shown and the
+    alignment says that -1 is not an example and which one it shows."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    ui.set_text(page, "preds", "кот спит")
+    ui.set_text(page, "refs", "кот спит")
+    ui.set_text(page, "example", "-1")
+    ui.compute(page, "")
+    page.wait_for_timeout(1000)
+    shot(page, "ru_meteor_example_minus_1", full_page=False)
+    assert not error_badges(page)
+    expected = load_metric("ru_meteor", "captioning").compute(predictions=["кот спит"], references=["кот спит"], synonyms="none")
+    assert ui.read_headline(page, "")["meteor"].startswith(f"{fmt(expected['meteor'])} "), ui.headline_text(page, "")
+    alignment = page.locator("#alignment").inner_text()
+    assert re.search(r"no example #-1.*showing #0", alignment, re.S), alignment
+
+
+def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
+    """ru_meteor: after a compute, choosing another example shows that example's alignment at once (the
+    previous one stayed, unlabelled); an example number past the end still gives the score and shows
+    the last example, saying so."""
+    _, url = served("ru_meteor")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.compute(page, "")
+    headers, rows = ui.read_table(page, "")
+    ui.set_text(page, "example", "2")
+    page.locator("#example input").press("Enter")
+    expected = rows[2][headers.index("prediction")].strip()
+    page.locator("#alignment").get_by_text("example #2").wait_for(state="visible", timeout=15_000)
+    shown = re.search(r"prediction\s*:\s*(.+)", page.locator("#alignment").inner_text())[1].strip()
+    assert shown == expected, (shown, expected)
+    ui.set_text(page, "preds", "две птицы\nкот")
+    ui.set_text(page, "refs", "две птицы\nкот")
+    ui.set_text(page, "example", "5")
+    ui.compute(page, "")
+    shot(page, "ru_meteor_example_5_of_2", full_page=False)
+    assert "Not computed" not in ui.headline_text(page, "") and ui.read_headline(page, "")["meteor"], ui.headline_text(page, "")
+    alignment = page.locator("#alignment").inner_text()
+    assert re.search(r"no example #5.*showing #1", alignment, re.S) and "кот" in alignment, alignment
+
+
+def test_deeply_nested_json_is_a_message(page, served):
+    """The playground's anls tab given JSON nested 100,000 deep: a message saying so (a bare "Error" before)."""
+    _, url = served("playground")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "anls_preds", "[" * 100_000 + "]" * 100_000)
+    message = ui.error_after_compute(page, "anls_")
+    shot(page, "playground_deep_json", full_page=False)
+    assert re.search(r"`predictions` is nested too deeply", message), message
+    assert not error_badges(page)
+
+
+def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
+    """anls: Compute on 60,000 lines, then at once two lines typed and Compute again: the page ends on the
+    two lines' result and never shows the 60,000 lines' result beside them (the second press was
+    dropped: "60000 example(s)" stayed beside boxes holding two lines)."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    lines = "\n".join(f"answer {i}" for i in range(60_000))
+    ui.set_text(page, "preds", lines)
+    ui.set_text(page, "refs", lines)
+    page.locator("#go").click()
+    page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
+    ui.set_text(page, "preds", "ab\nhello")
+    ui.set_text(page, "refs", "ab\nhallo")
+    page.evaluate(
+        """() => { window.mmSeen = [];
+            const seen = () => [...document.querySelectorAll('#headline p, #headline strong')]
+                .filter(e => e.checkVisibility({visibilityProperty: true})).map(e => e.innerText).join(' ');
+            new MutationObserver(() => window.mmSeen.push(seen())).observe(document.querySelector('#headline'),
+                {subtree: true, childList: true, characterData: true, attributes: true}); }"""
+    )
+    page.locator("#go").click()
+    page.wait_for_function("() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS)
+    page.wait_for_timeout(3000)
+    shot(page, "anls_second_press", full_page=False)
+    seen = page.evaluate("() => window.mmSeen")
+    assert not [t for t in seen if "60000 example" in t], "the 60,000 lines' result was shown after the second press"
+    expected = load_metric("anls", "default").compute(predictions=["ab", "hello"], references=["ab", "hallo"])
+    assert ui.read_headline(page, "")["anls"].startswith(fmt(expected["anls"])), ui.headline_text(page, "")
+    assert "2 example(s)" in ui.headline_text(page, "")
+
+
+def test_each_page_shows_only_its_own_warnings(browser, served, monkeypatch):
+    """The playground in two pages at once: codebleu with weights that sum to 2 (a warning) computes
+    while anls computes clean input (held so that the two overlap, codebleu's block opened first): the
+    anls page shows no warning, the codebleu page its own (anls showed codebleu's warning before)."""
+    import threading
+
+    from multimodal_metrics import demo
+
+    module, url = served("playground")
+    anls_started, codebleu_done = threading.Event(), threading.Event()
+    real = demo.load_metric
+
+    class Held:
+        def __init__(self, metric, before, after):
+            self.metric, self.before, self.after = metric, before, after
+
+        def compute(self, **kwargs):
+            self.before()
+            try:
+                return self.metric.compute(**kwargs)
+            finally:
+                self.after()
+
+    def codebleu_load(script, preset):
+        return Held(real(script, preset), lambda: anls_started.wait(60), codebleu_done.set)
+
+    def anls_load(script, preset):
+        metric = real(script, preset)
+        if Path(script).stem != "anls":
+            return metric
+        return Held(metric, lambda: (anls_started.set(), codebleu_done.wait(60)), lambda: None)
+
+    monkeypatch.setattr(module.APPS["codebleu"], "load_metric", codebleu_load)
+    monkeypatch.setattr(demo, "load_metric", anls_load)
+    pages = [browser.new_context(viewport=DESKTOP).new_page() for _ in range(2)]
+    try:
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.set_default_timeout(ui.TIMEOUT_MS)
+            page.goto(f"{url}?tab={tab}")
+            page.get_by_role("tab", name=module.TITLES[tab], exact=True).click()
+            page.locator(f"#{tab}_go").wait_for(state="visible")
+        ui.set_text(pages[0], "codebleu_opt_weights", "0.5,0.5,0.5,0.5")
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.locator(f"#{tab}_go").click()
+        for tab, page in zip(("codebleu", "anls"), pages):
+            page.wait_for_function(f"() => /example\\(s\\)/.test(document.querySelector('#{tab}_headline').innerText)")
+        texts = [ui.headline_text(page, f"{tab}_") for tab, page in zip(("codebleu", "anls"), pages)]
+        pages[1].screenshot(path=str(PAGE_SHOTS / "playground_anls_beside_codebleu.png"))
+    finally:
+        for page in pages:
+            page.context.close()
+    assert "sum to 2" in texts[0], texts[0]
+    assert "Warnings" not in texts[1] and "sum to 2" not in texts[1], texts[1]
+
+
+def test_playground_address_opens_and_follows_the_tab(page, served):
+    """`?tab=ned` opens the 1 - NED tab; choosing another tab puts its name in the address."""
+    module, url = served("playground")
+    page.set_viewport_size(PHONE)
+    page.goto(f"{url}?tab=ned")
+    page.locator("#ned_go").wait_for(state="visible", timeout=15_000)
+    assert page.get_by_role("tab", name=module.TITLES["ned"], exact=True).get_attribute("aria-selected") == "true"
+    shot(page, "playground_tab_ned_390x844", full_page=False)
+    page.get_by_role("tab", name=module.TITLES["codebleu"], exact=True).click()
+    page.wait_for_function("() => location.search === '?tab=codebleu'", timeout=15_000)
+
+
+def test_sixty_thousand_lines_keep_the_page_responsive(page, served):
+    """anls on 60,000 lines: the table shows the first 1,000 rows and says so, a CSV file holds every row,
+    the histogram counts all 60,000, and no task blocks the page for 3 s while the result is drawn (it
+    was 8.4 s: the whole table rendered)."""
+    import csv
+
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    lines = "\n".join(f"answer {i}" for i in range(60_000))
+    ui.set_text(page, "preds", lines)
+    ui.set_text(page, "refs", lines)
+    page.evaluate(
+        """() => { window.mmLong = [];
+            new PerformanceObserver(list => list.getEntries().forEach(e => window.mmLong.push(e.duration)))
+                .observe({type: 'longtask'}); }"""
+    )
+    ui.compute(page, "")
+    ui.settled(page)
+    longest = max(page.evaluate("() => window.mmLong"), default=0)
+    shot(page, "anls_60000_lines", full_page=False)
+    text = ui.headline_text(page, "")
+    assert re.search(r"60000 example\(s\).*first 1000.*CSV", text, re.S), text
+    assert len(ui.read_table(page, "")[1]) <= 1000
+    assert sum(ui.wait_for_bars(page, "", 60_000)) == 60_000
+    download = page.locator("#download a[download], #download a").first
+    download.wait_for(state="attached")
+    with page.expect_download() as got:
+        download.click()
+    with open(got.value.path(), newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:2] == ["#", "anls"] and len(rows) == 60_001 and rows[-1][0] == "59999", rows[:2]
+    assert longest < 3000, f"a task blocked the page for {longest:.0f} ms"
+
+
+@VIEWPORTS
+def test_paired_boxes_keep_their_lines_side_by_side(page, served, viewport):
+    """text_qa (and every paired box): a long line does not wrap, so line n of the predictions faces line
+    n of the references (the long line wrapped before, the boxes went out of step), also on a phone."""
+    _, url = served("text_qa")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    long_line = "улица Авиаконструктора Сухого дом семнадцать корпус три строение один подъезд два"
+    ui.set_text(page, "preds", f"{long_line}\nтри кота\nжёлтого")
+    ui.set_text(page, "refs", "Авиаконструктора Сухого\n3 кота\nжелтый")
+    shot(page, f"text_qa_long_line_{viewport['width']}x{viewport['height']}", full_page=False)
+    content = "e => { const h = e.style.height; e.style.height = '0px'; const s = e.scrollHeight; e.style.height = h; return s; }"
+    heights = [page.locator(f"#{box} textarea").evaluate(content) for box in ("preds", "refs")]  # the lines' height
+    wide = page.locator("#preds textarea").evaluate("e => e.scrollWidth > e.clientWidth")
+    assert heights[0] == heights[1] and wide, (heights, wide)
+
+
+@VIEWPORTS
+def test_table_headers_read_whole(page, served, viewport):
+    """codebleu: before a result no table with "1 2 3" headers; after it, each column header is drawn on
+    one line ("syntax_match" was broken mid-word on a phone)."""
+    _, url = served("codebleu")
+    page.set_viewport_size(viewport)
+    page.goto(url)
+    page.locator("#go").wait_for(state="visible")
+    assert not page.locator("#table").is_visible(), "an empty table is shown before any result"
+    assert "One Compute reads at most 10,000,000 characters" in ui.headline_text(page, "")
+    ui.compute(page, "")
+    page.locator("#table").scroll_into_view_if_needed()
+    shot(page, f"codebleu_headers_{viewport['width']}x{viewport['height']}", full_page=False)
+    broken = page.evaluate(
+        """() => [...document.querySelectorAll('#table [role=columnheader] .header')].map(h => {
+            const range = document.createRange(); range.selectNodeContents(h);
+            const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+            return [h.innerText.trim(), tops.size]; }).filter(([text, lines]) => text && lines > 1)"""
+    )
+    assert not broken, broken
+
+
+def test_input_over_the_cap_is_refused_with_the_cap(page, served):
+    """anls: more than 10 million characters: the page says how many it got and what it reads, at once."""
+    _, url = served("anls")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
+    message = ui.error_after_compute(page, "")
+    assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), message

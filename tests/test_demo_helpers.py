@@ -104,11 +104,23 @@ def test_histogram_html_counts_whole_examples(demo):
         assert ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
 
 
-def test_card_summary_and_citation_of_every_card(demo, root):
+@pytest.fixture(scope="module")
+def playground(root):
+    """spaces/playground/app.py imported (every metric's demo built, nothing launched)."""
+    import importlib.util
+
+    pytest.importorskip("gradio")
+    spec = importlib.util.spec_from_file_location("demo_helpers_playground", root / "spaces" / "playground" / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_card_summary_and_citation_of_every_card(playground, root):
     """The playground's tabs show each card's summary and BibTeX (read from the card's sections)."""
     for card in sorted((root / "metrics").glob("*/README.md")):
-        assert len(demo.card_summary(card)) > 40, card
-        assert demo.card_citation(card).startswith("@"), card
+        assert len(playground.card_summary(card)) > 40, card
+        assert playground.card_citation(card).startswith("@"), card
 
 
 def test_histogram_bins_every_score_once(demo):
@@ -161,7 +173,7 @@ def test_a_failed_compute_clears_the_panel(demo):
         panel = demo.ResultPanel()
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
     assert raw is None and signature == "" and len(table) == 0 and bars == ""
-    assert panel.in_page(panel.failed("x"))[3]["visible"] is True
+    assert panel.in_page(panel.failed("x"))[3]["visible"] is False  # no empty grid after an error
     assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
 
 
@@ -186,3 +198,188 @@ def test_a_result_without_per_example_scores_hides_the_table_and_says_why(demo):
     shown = panel.show({"anls": 0.5, "per_example": [0.0, 1.0]}, {"prediction": ["a", "b"]})
     table = panel.in_page(shown)[3]
     assert table["visible"] is True and len(table["value"]) == 2 and "aria-roledescription" in shown[4]
+
+
+def import_app(root, name: str):
+    """metrics/<name>/app.py imported as a module (it builds its page without launching it)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(f"demo_helpers_app_{name}", root / "metrics" / name / "app.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_vqa_acc_preset_has_an_example_that_scores(root):
+    """Every preset of the dropdown loads an example, and that example computes under the preset."""
+    pytest.importorskip("gradio")
+    app = import_app(root, "vqa_acc")
+    for preset in app.PRESETS:
+        predictions, references, types_a, types_b = app.example_of(preset)
+        result, _ = app.compute(predictions, references, preset, types_a, types_b, "preset", "", "", "preset")
+        assert result["signature"].startswith(f"vqa_acc|preset:{preset}|"), (preset, result)
+    with pytest.raises(ValueError, match="`preset` must be one of"):
+        app.example_of("nope")
+
+
+def test_option_widgets_of_another_preset_are_disabled(demo):
+    """vqa_acc's presets take different options: one the preset does not use is reset and disabled, and
+    its help names the presets that use it; a single widget gets its update alone (not a list)."""
+    from multimodal_metrics import codebleu, vqa_acc
+
+    options = [vqa_acc.OPTIONS[n] for n in ("normalize", "threshold")]
+    normalize, threshold = demo.preset_infos(options, vqa_acc.OPTIONS, "default")
+    assert normalize["interactive"] is True and "value" not in normalize
+    assert threshold["interactive"] is False and threshold["value"] == ""
+    assert threshold["info"].endswith("[not used by preset default: only by wups]")
+    weights = demo.preset_infos([codebleu.OPTIONS["weights"]], codebleu.OPTIONS, "pypi")
+    assert isinstance(weights, dict) and weights["info"].endswith("[preset pypi: 0.25,0.25,0.25,0.25]")
+
+
+def test_a_widget_check_names_the_widget_and_drops_a_refused_upload(demo, tmp_path):
+    """The page's events read their inputs themselves (`preprocessed`): a widget's own check (a number's
+    range, a file's type) is a ValueError naming the widget, shown in the panel (Gradio covered the
+    outputs with "Error" badges); a refused upload is deleted from Gradio's cache."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    with gr.Blocks():
+        number = gr.Number(minimum=0, label="example")
+        files = gr.File(file_count="multiple", file_types=["image"], label="generated images")
+    assert demo.preprocessed([number], [3]) == [3]
+    with pytest.raises(ValueError, match=r"^`example`: .*minimum"):
+        demo.preprocessed([number], [-1])
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    upload = cache / "notes.txt"
+    upload.write_text("not an image")
+    files.GRADIO_CACHE = str(cache)
+    with pytest.raises(ValueError, match=r"^`generated images`: Invalid file type"):
+        demo.preprocessed([files], [[{"path": str(upload), "orig_name": "notes.txt", "meta": {"_type": "gradio.FileData"}}]])
+    assert not upload.exists()
+
+
+def test_errors_read_as_messages(demo):
+    """Deep JSON, a widget's check, an unexpected error: each is a sentence (never a bare "Error" or a
+    server path); the API wrapper raises them as gr.Error."""
+    pytest.importorskip("gradio")
+    import gradio as gr
+
+    deep = "[" * 100_000 + "]" * 100_000
+    for parse in (demo.parse_items, demo.parse_json):
+        with pytest.raises(ValueError, match=r"^`predictions` is nested too deeply"):
+            parse(deep, "predictions")
+    assert "nested too deeply" in demo.readable(RecursionError("maximum recursion depth exceeded"))
+    assert demo.readable(ValueError("`x` is wrong")) == "`x` is wrong"
+    text = demo.readable(KeyError("/tmp/secret/file"))
+    assert "KeyError" in text and "/tmp/secret" not in text
+
+    def fails():
+        raise KeyError("lmms_eval")
+
+    with pytest.raises(gr.Error, match="failed unexpectedly \\(KeyError\\)"):
+        demo.shows_errors(fails)()
+
+
+def test_warnings_of_two_requests_at_once_stay_apart(demo):
+    """Two computes at once in one server (threads, as Gradio runs them): each block gets only the
+    warnings raised by its own request, in any interleaving (warnings.catch_warnings swapped one
+    process-wide hook: request B's block caught request A's warning)."""
+    import threading
+    import warnings
+
+    steps = [threading.Barrier(2) for _ in range(4)]
+    got = {}
+
+    def request(name, warns):
+        if name == "b":
+            steps[0].wait()
+        with demo.caught_warnings() as caught:
+            if name == "a":
+                steps[0].wait()
+            steps[1].wait()  # both blocks are open
+            if warns:
+                warnings.warn("codebleu: `weights` sum to 2, not 1", UserWarning, stacklevel=1)
+            steps[2].wait()
+            if name == "a":
+                steps[3].wait()  # b's block closes first
+        if name == "b":
+            steps[3].wait()
+        got[name] = caught.messages
+
+    threads = [threading.Thread(target=request, args=("a", True)), threading.Thread(target=request, args=("b", False))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert got == {"a": ["codebleu: `weights` sum to 2, not 1"], "b": []}, got
+
+
+def _rss_mib(pid: int) -> int:
+    import os
+
+    with open(f"/proc/{pid}/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
+
+
+@pytest.fixture(scope="module")
+def anls_server(root):
+    """metrics/anls/app.py served on 127.0.0.1 by its own process (launched as the Space launches it),
+    and a client: (url, client, the server's pid)."""
+    import subprocess
+    import sys
+    import time
+
+    pytest.importorskip("gradio")
+    from gradio_client import Client
+    from helpers import free_port
+
+    port = free_port()
+    code = (f"import sys; sys.path.insert(0, {str(root / 'metrics' / 'anls')!r}); import app; "
+            f"app.demo.launch(server_name='127.0.0.1', server_port={port}, quiet=True)")  # fmt: skip
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        for _ in range(240):
+            try:
+                client = Client(url, verbose=False)
+                break
+            except Exception:  # noqa: BLE001 - not listening yet
+                time.sleep(0.5)
+        yield url, client, server.pid
+    finally:
+        server.terminate()
+        server.wait(30)
+
+
+def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_server):
+    """The stated cap (10 million characters per Compute) holds on the API: four requests of 1,000,000
+    lines (38 MB of text) are refused at once with the cap in the message, and the server does not keep
+    what they held (the playground grew by 1.6 GB on four such requests and kept it); two requests near
+    the cap are scored, and what they held is given back but for a bounded remainder (Gradio keeps each
+    session's last inputs)."""
+    import time
+
+    from gradio_client import Client
+    from gradio_client.exceptions import AppError
+
+    url, client, pid = anls_server
+    options = ("default", "", "preset", "preset", "preset")
+    client.predict("a", "a", *options, api_name="/compute")
+    start = _rss_mib(pid)
+    huge = "\n".join(f"answer number {i:06d} of the set" for i in range(1_000_000))
+    for _ in range(4):
+        began = time.monotonic()
+        with pytest.raises(AppError, match=r"holds 3\d,\d{3},\d{3} characters; one Compute reads at most 10,000,000"):
+            client.predict(huge, "a", *options, api_name="/compute")
+        assert time.monotonic() - began < 30
+    for _ in range(10):
+        client.predict("a", "a", *options, api_name="/compute")
+    refused = _rss_mib(pid) - start
+    lines = "\n".join(f"answer {i}" for i in range(350_000))
+    for _ in range(2):  # two visitors (two sessions), about 9 million characters each
+        result = Client(url, verbose=False).predict(lines, lines, *options, api_name="/compute")[0]
+        assert result["anls"] == 1.0 and len(result["per_example"]) == 350_000
+    for _ in range(10):
+        client.predict("a", "a", *options, api_name="/compute")
+    assert refused < 150 and _rss_mib(pid) - start < 400, (start, refused, _rss_mib(pid))

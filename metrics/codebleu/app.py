@@ -20,6 +20,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -105,7 +106,7 @@ def build_ui(api_prefix: str = "") -> None:
     lang.change(_highlight, inputs=lang, outputs=[prediction, reference], api_name=False)
 
 
-with gr.Blocks(title="CodeBLEU") as demo:
+with page_blocks("CodeBLEU") as demo:
     gr.Markdown("# CodeBLEU")
     build_ui()
     with gr.Accordion("Metric card", open=False):

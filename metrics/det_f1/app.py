@@ -19,6 +19,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_json,
 )
 
@@ -224,7 +225,7 @@ def build_ui(api_prefix: str = "") -> None:
     )
     follow_preset(preset, widgets, OPTIONS, det_f1.OPTIONS)
 
-with gr.Blocks(title="det_f1") as demo:
+with page_blocks("det_f1") as demo:
     gr.Markdown("# det_f1: zero-shot detection F1 @ IoU")
     build_ui()
     with gr.Accordion("Metric card", open=False):

@@ -24,6 +24,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_items,
 )
 from multimodal_metrics.digests import file_sha256
@@ -185,7 +186,7 @@ def build_ui(api_prefix: str = "") -> None:
                     elem_id=f"{api_prefix}real",
                 )  # fmt: skip
             prompts = gr.Textbox(
-                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts"
+                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts", elem_classes="mm-lines"
             )
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
@@ -225,7 +226,7 @@ def build_ui(api_prefix: str = "") -> None:
     connect(go_features, compute_features, [feat_gen, feat_real], panel, f"{api_prefix}compute_features")
 
 
-with gr.Blocks(title="fid_clip") as demo:
+with page_blocks("fid_clip") as demo:
     gr.Markdown("# fid_clip: FID, CLIP score and the Fusion Brain 2022 scores")
     build_ui()
     with gr.Accordion("Metric card", open=False):

@@ -23,8 +23,10 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_alternatives,
     parse_items,
+    readable,
 )
 from multimodal_metrics.resources.wordnet import open_wordnet
 from multimodal_metrics.ru_meteor.core import synonym_source
@@ -83,9 +85,10 @@ def _tokens_html(tokens: list, stages: dict) -> str:
     return " ".join(out)
 
 
-def alignment_html(prediction: str, references: list, options: dict) -> str:
-    """The example's tokens and its best reference's tokens, aligned words coloured by stage. ``options``:
-    the resolved options of the computation (``ru_meteor.OPTIONS.resolve``), WordNet found as it found it."""
+def alignment_html(prediction: str, references: list, options: dict, heading: str = "") -> str:
+    """The example's tokens and its best reference's tokens, aligned words coloured by stage, under
+    `heading`. ``options``: the resolved options of the computation (``ru_meteor.OPTIONS.resolve``),
+    WordNet found as it found it."""
     needed = options["synonyms"] == "wordnet"
     with open_wordnet(options["wordnet_path"], needed=needed) as wordnet:
         explained = ru_meteor.explain(prediction, references, wordnet=wordnet, **options)
@@ -94,32 +97,62 @@ def alignment_html(prediction: str, references: list, options: dict) -> str:
     best = explained["references"][explained["best"]]
     legend = " ".join(f"<span class=\"mm-legend mm-{stage}\">{stage}</span>" for stage in COLOURS)
     return (
-        f"<style>{STYLE}</style><div>"
+        f"<style>{STYLE}</style><div>{heading}"
         f"<p><b>prediction</b>: {_tokens_html(explained['hypothesis'], hyp_stages)}</p>"
         f"<p><b>best reference</b> (#{explained['best']} of the line, counted from 0; METEOR {best['score']:.4f}): "
         f"{_tokens_html(best['tokens'], ref_stages)}</p><p>{legend}</p></div>"
     )
 
 
-def compute(predictions: str, references: str, preset: str, synonyms: str, example, *options):
-    """Score the examples: (result, table columns, alignment of one example). `synonyms="preset"` uses
-    the preset's synonym source (it needs its resource); "none" (the demo's default) runs without. Other
-    options left on "preset" / empty use the preset's values."""
-    metric = load_metric(SCRIPT, preset)
+def aligned_example(computed, example) -> str:
+    """The alignment of example # `example` (the table's #, from 0) of `computed` (predictions, references,
+    resolved options); a number outside the examples shows the nearest one and says so (the score is
+    never withheld for it)."""
+    if not computed or not computed[0]:
+        return "<p><i>Press Compute: the alignment of the chosen example appears here.</i></p>"
+    preds, refs, options = computed
+    try:
+        asked = int(float(example))
+    except (TypeError, ValueError, OverflowError):
+        asked = 0
+    index = min(max(asked, 0), len(preds) - 1)
+    heading = f"<p><b>Alignment of example #{index}</b> (the table's row {index})</p>"
+    if index != asked:
+        heading += (f"<p><i>There is no example #{html.escape(str(example))}: the examples are numbered 0 to "
+                    f"{len(preds) - 1}; showing #{index}.</i></p>")
+    chosen_refs = refs[index] if isinstance(refs[index], list) else [refs[index]]
+    return alignment_html(preds[index], chosen_refs, options, heading)
+
+
+def _inputs(predictions: str, references: str, preset: str, synonyms: str, options) -> tuple:
+    """(predictions, references, the options passed) as read from the boxes and widgets."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=False)}
     chosen = {"synonyms": option_value(SYNONYMS, synonyms), **chosen}
-    kwargs = {name: value for name, value in chosen.items() if value is not None}
-    result = metric.compute(
+    return preds, refs, {name: value for name, value in chosen.items() if value is not None}
+
+
+def compute(predictions: str, references: str, preset: str, synonyms: str, example, *options):
+    """Score the examples: (result, table columns, alignment of one example). `synonyms="preset"` uses
+    the preset's synonym source (it needs its resource); "none" (the demo's default) runs without. Other
+    options left on "preset" / empty use the preset's values. `example`: the table's # of the example
+    aligned (outside the examples: the nearest one, said above it)."""
+    preds, refs, kwargs = _inputs(predictions, references, preset, synonyms, options)
+    result = load_metric(SCRIPT, preset).compute(
         predictions=preds, references=refs, return_per_example=True, confidence=CONFIDENCE, **kwargs
     )
-    index = int(example or 0)  # counted from 0, as the table's `#` column
-    if not 0 <= index < len(preds):
-        raise ValueError(f"`example` must be between 0 and {len(preds) - 1} (the table's #)")
-    chosen_refs = refs[index] if isinstance(refs[index], list) else [refs[index]]
-    aligned = alignment_html(preds[index], chosen_refs, ru_meteor.OPTIONS.resolve(preset, kwargs))
-    return result, {"prediction": preds, "references": refs}, aligned
+    computed = (preds, refs, ru_meteor.OPTIONS.resolve(preset, kwargs))
+    return result, {"prediction": preds, "references": refs}, aligned_example(computed, example)
+
+
+def realign(predictions: str, references: str, preset: str, synonyms: str, example, *options) -> str:
+    """The picker's event: the chosen example's alignment from the inputs as they are (no scoring)."""
+    try:
+        preds, refs, kwargs = _inputs(predictions, references, preset, synonyms, options)
+        return aligned_example((preds, refs, ru_meteor.OPTIONS.resolve(preset, kwargs)), example)
+    except Exception as err:  # noqa: BLE001 - a message in place of the alignment, never "Error" badges
+        return f"<p>Not aligned: {html.escape(readable(err))}</p>"
 
 
 def build_ui(api_prefix: str = "") -> None:
@@ -135,22 +168,22 @@ def build_ui(api_prefix: str = "") -> None:
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs")
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
+                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
                 synonyms = gr.Dropdown(
                     synonym_choices("captioning"), value="none", label="synonyms", info=SYNONYMS.help,
                     elem_id=f"{api_prefix}opt_synonyms",
                 )
-                example = gr.Number(
-                    0, precision=0, minimum=0, label="show the alignment of example # (the table's #, from 0)",
+                example = gr.Number(  # no minimum: a number outside the examples shows the nearest one
+                    0, precision=0, label="show the alignment of example # (the table's #, from 0)",
                     elem_id=f"{api_prefix}example",
                 )
             with gr.Accordion("more options (empty / preset: the preset's value)", open=False):
                 widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", ru_meteor.OPTIONS, "captioning") for o in OPTIONS]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
-            aligned = gr.HTML(label="alignment", elem_id=f"{api_prefix}alignment")
+            aligned = gr.HTML(aligned_example(None, 0), label="alignment", elem_id=f"{api_prefix}alignment")
         with gr.Column():
             panel = ResultPanel(api_prefix)
     connect(
@@ -161,11 +194,12 @@ def build_ui(api_prefix: str = "") -> None:
         f"{api_prefix}compute",
         extra_outputs=[aligned],
     )
+    example.change(realign, [predictions, references, preset, synonyms, example, *widgets], aligned, api_name=False)
     follow_preset(preset, widgets, OPTIONS, ru_meteor.OPTIONS)
     preset.change(follow_synonyms, [preset, synonyms], synonyms, api_name=False)
 
 
-with gr.Blocks(title="ruMETEOR") as demo:
+with page_blocks("ruMETEOR") as demo:
     gr.Markdown("# ruMETEOR: METEOR with Russian stemming and RuWordNet")
     build_ui()
     with gr.Accordion("Metric card", open=False):

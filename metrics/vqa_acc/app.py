@@ -18,6 +18,7 @@ from multimodal_metrics.demo import (
     load_metric,
     option_value,
     option_widget,
+    page_blocks,
     parse_alternatives,
     parse_items,
 )
@@ -29,9 +30,9 @@ PRESETS = list(vqa_acc.PRESETS)
 # answer_key and wordnet_path keep their preset values here).
 OPTIONS = [vqa_acc.OPTIONS[name] for name in ("normalize", "num_answers", "threshold", "lowercase")]
 
-# Pre-filled inputs per preset: predictions, references, per-question types / languages.
-EXAMPLES = {
-    "default": (
+# Pre-filled inputs per scoring procedure: predictions, references, per-question types / languages.
+_BY_SCORER = {
+    "vqa_v2": (
         "2\nred\ntwo\nA dog.",
         "two | two | two | 2 | 2 | 2 | three | three | three | three\n"
         "red | blue | blue | blue | blue | blue | blue | blue | blue | blue\n"
@@ -45,7 +46,15 @@ EXAMPLES = {
     "wups": ("cat\ntable, chair\ncouch", "dog\nchair,table\nsofa", "", ""),
     "bleu1": ("dog\na dog\ndog", "dog\ndog\nblack dog | dog", "", ""),
 }
-EXAMPLES["vqa_v2"] = EXAMPLES["default"]
+# every preset's example: the one of its scoring procedure (the harness presets score vqa_v2's inputs)
+EXAMPLES = {preset: _BY_SCORER[vqa_acc.SCORERS[preset]] for preset in PRESETS}
+
+
+def example_of(preset: str) -> tuple:
+    """The preset's example (predictions, references, the two per-question columns)."""
+    if preset not in EXAMPLES:
+        raise ValueError(f"`preset` must be one of {', '.join(PRESETS)}, got {preset!r}")
+    return EXAMPLES[preset]
 
 
 def _column(text: str, arg: str):
@@ -55,14 +64,15 @@ def _column(text: str, arg: str):
 
 def compute(predictions: str, references: str, preset: str, types_a: str, types_b: str, *options):
     """Score the answers: (result, table columns). Options left on "preset" / empty use the preset's
-    values; an option or a per-question column that the preset does not use is not read."""
+    values; a per-question column that the preset does not use is not read."""
     preds = parse_items(predictions, "predictions")
     refs = parse_alternatives(references, "references")
     columns = {"prediction": preds, "references": refs}
     texts = {"question_types": types_a, "answer_types": types_b, "languages": types_b}
     kwargs = {name: _column(texts[name], name) for name in vqa_acc.extra_inputs(preset)}
-    takes = vqa_acc.OPTIONS.takes(preset)
-    kwargs.update({o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True) if o.name in takes})
+    # every option set is passed: the page disables the ones the preset does not use, and the library
+    # refuses them from an API client, naming the preset that takes them
+    kwargs.update({o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)})
     for key in ("question_types", "answer_types", "languages"):
         if kwargs.get(key):
             columns[key] = kwargs[key]
@@ -93,16 +103,16 @@ def build_ui(api_prefix: str = "") -> None:
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
                 widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", vqa_acc.OPTIONS, "default") for o in OPTIONS]
             with gr.Row():
-                predictions = gr.Textbox(first[0], lines=6, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds")
-                references = gr.Textbox(first[1], lines=6, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs")
+                predictions = gr.Textbox(first[0], lines=6, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
+                references = gr.Textbox(first[1], lines=6, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
             with gr.Row():
-                types_a = gr.Textbox(first[2], lines=4, max_lines=TEXT_LINES, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a")
+                types_a = gr.Textbox(first[2], lines=4, max_lines=TEXT_LINES, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a", elem_classes="mm-lines")
                 types_b = gr.Textbox(
                     first[3],
                     lines=4,
                     max_lines=TEXT_LINES,
                     label="answer_types (vqa_v2) / languages (fusion_brain_2021)",
-                    elem_id=f"{api_prefix}types_b",
+                    elem_id=f"{api_prefix}types_b", elem_classes="mm-lines",
                 )
             with gr.Row():
                 load = gr.Button("load the preset's example", elem_id=f"{api_prefix}load_example")
@@ -111,7 +121,7 @@ def build_ui(api_prefix: str = "") -> None:
             panel = ResultPanel(api_prefix)
     # an explicit action: choosing a preset leaves what was typed alone
     load.click(
-        lambda p: EXAMPLES[p],
+        example_of,
         inputs=preset,
         outputs=[predictions, references, types_a, types_b],
         api_name=f"{api_prefix}example",
@@ -126,7 +136,7 @@ def build_ui(api_prefix: str = "") -> None:
     )
 
 
-with gr.Blocks(title="VQA accuracy") as demo:
+with page_blocks("VQA accuracy") as demo:
     gr.Markdown("# VQA accuracy: VQA v2, Fusion Brain 2021, TDIUC, WUPS, BLEU-1")
     build_ui()
     with gr.Accordion("Metric card", open=False):

@@ -1,34 +1,31 @@
-"""Helpers shared by the Gradio demos (app.py) of the Multimodal Metrics collection.
+"""Helpers shared by the Gradio demos (app.py) of the collection (extra ``demo``; gradio is imported
+inside the functions that build components; no metric logic here).
 
-Part of the library (``multimodal_metrics.demo``, extra ``demo``): every app.py imports it; gradio is
-imported inside the functions that build components. No metric logic here.
-
-What a demo is made of:
-* options: `option_widget` builds the widget of a row of the metric's option table (`option_choice`:
-  a dropdown whose first choice is "preset"; `option_number`: a text box, empty = preset) and
-  `option_value` reads it back. A browser sends what it shows, so "the preset's value" has to be a visible
-  choice: a gr.Number left empty shows and sends 0. `chosen`, `chosen_bool` and `chosen_number` turn
-  what was sent back into the option value (None = the preset's).
-* errors: `connect` wires Compute so that bad input of any kind (invalid JSON, wrong lengths, a bad
-  option) replaces the whole result panel by a message naming what is wrong, which stays until the next
-  compute (the previous result is removed, never left beside it); the API endpoint raises it
-  (`shows_errors`: a gr.Error, which a client receives as an exception).
-* warnings: the Python warnings the metric raises while computing (a parse that needed error recovery,
-  a singular covariance, ...) are caught and shown in the panel under the numbers.
-* results: `ResultPanel` shows the primary score on one line as `key: value [low, high]` (its bootstrap
-  interval: `<key>_ci_low` / `<key>_ci_high`; the apps pass `confidence=CONFIDENCE`), the other numbers
-  (components, per-type breakdowns) as a two-column table, the full signature, a per-example table and
-  a histogram of the per-example scores (HTML bars: whole-number counts, bin labels that never run together),
-  plus the raw result (the API's first output). The per-example table puts the scores before the inputs.
-* inputs: every text input has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
+* options: `option_widget` builds the widget of a row of a metric's option table ("preset" is a visible
+  choice, an empty box means the preset's value: a gr.Number would send 0) and `option_value` reads it.
+* `connect` wires Compute: any error (a widget's own check, invalid JSON, wrong lengths, a bad option)
+  replaces the result panel by a message that stays until the next compute; the API raises it. The
+  warnings the metric raised for this request are shown under the numbers (`caught_warnings`).
+* `ResultPanel`: `key: value [low, high]` (the bootstrap interval the apps ask for with CONFIDENCE), the
+  other numbers, the signature, the per-example table (scores before the inputs), a histogram drawn in
+  HTML, the raw result; the page's script (`PAGE_JS`) and style (`PAGE_CSS`) come with it.
+* inputs: every box has a maximum height and scrolls beyond it (`TEXT_LINES`, `CODE_LINES`).
 """
 
+import contextlib
+import contextvars
+import ctypes
 import functools
+import gc
 import html
 import json
 import math
 import re
-import sys
+import tempfile
+import threading
+import time
+import traceback
+import uuid
 import warnings
 from pathlib import Path
 
@@ -37,11 +34,11 @@ import evaluate
 _LOADED = {}
 PRESET = "preset"  # the option choice that means "the preset's value"
 DIGITS = 4  # headline and table numbers are rounded to this many decimals
-# Every demo asks for this percentile bootstrap interval (the module's default resamples and seed, so
-# the signature records `ci:bs-pct|conf:0.95|bs:1000|seed:12345` and the interval is reproducible;
-# fid_clip with FID: `ci:bs-pct|fidci:bias-shift|conf:0.95|bs:200|seed:12345`).
-CONFIDENCE = 0.95
+CONFIDENCE = 0.95  # every demo's bootstrap interval (the module's resamples and seed: in the signature)
 CI_SUFFIXES = ("_ci_low", "_ci_high")
+UPLOAD_MB = 128  # the largest file a page accepts (FID's Inception weights file is 91 MB)
+INPUT_CHARS = 10_000_000  # the most text (characters, all boxes together) one Compute accepts: the page says so
+ROWS_SHOWN = 1000  # the per-example table's rows in the page (all of them: its CSV file)
 TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
 # warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
 _QUIET = (DeprecationWarning, PendingDeprecationWarning, FutureWarning, ImportWarning, ResourceWarning)
@@ -60,10 +57,7 @@ def parse_items(text: str, arg: str) -> list:
     """A JSON list (text starting with '[') or one item per line (a trailing newline is ignored)."""
     text = text or ""
     if text.lstrip().startswith("["):
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError as err:
-            raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
+        value = parse_json(text, arg)
         if not isinstance(value, list):
             raise ValueError(f"`{arg}` must be a JSON list")
         return value
@@ -100,25 +94,11 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
         return json.loads(text)
     except json.JSONDecodeError as err:
         raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
+    except RecursionError:
+        raise ValueError(f"`{arg}` is nested too deeply to read (more levels than Python's recursion limit)") from None
 
 
-# ------------------------------------------------------------------------------------------------
 # Options: "preset" is a visible choice, an empty text box means the preset's value
-# ------------------------------------------------------------------------------------------------
-def option_choice(label: str, choices: list[str], elem_id: str | None = None, info: str | None = None):
-    """A dropdown whose first choice, selected, is "preset" (the preset's value)."""
-    import gradio as gr
-
-    return gr.Dropdown([PRESET, *choices], value=PRESET, label=label, info=info, elem_id=elem_id)
-
-
-def option_number(label: str, elem_id: str | None = None, info: str | None = None):
-    """A text box for a number; left empty it means the preset's value (gr.Number would send 0)."""
-    import gradio as gr
-
-    return gr.Textbox("", label=label, placeholder="empty = preset", info=info, max_lines=1, elem_id=elem_id)
-
-
 def chosen(value):
     """What a dropdown sent: None for the "preset" choice (or nothing), else the value."""
     return None if value in (None, "", PRESET) else value
@@ -126,12 +106,9 @@ def chosen(value):
 
 def chosen_bool(value, arg: str):
     """A yes/no dropdown: None for "preset", True for "yes", False for "no"."""
-    value = chosen(value)
-    if value is None:
-        return None
-    if value not in ("yes", "no"):
+    if chosen(value) is not None and value not in ("yes", "no"):
         raise ValueError(f"`{arg}` must be preset, yes or no, got {value!r}")
-    return value == "yes"
+    return None if chosen(value) is None else value == "yes"
 
 
 def chosen_number(text, arg: str, integer: bool = False):
@@ -161,44 +138,59 @@ def preset_value(table, preset: str, name: str) -> str:
         except (KeyError, ValueError, TypeError):
             return "?"
     value = values.get(name)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
     if isinstance(value, (list, tuple)):
         return ",".join(str(v) for v in value)
-    return "none" if value is None else str(value)
+    return ("yes" if value else "no") if isinstance(value, bool) else "none" if value is None else str(value)
+
+
+def takes_option(table, preset: str | None, name: str) -> bool:
+    """Whether `preset` uses option `name` (a table whose presets set different options has `takes`)."""
+    return preset is None or not hasattr(table, "takes") or name in table.takes(preset)
 
 
 def option_info(option, table=None, preset: str | None = None) -> str:
-    """The help text under an option's widget, ending with the preset's value when a preset is given."""
+    """The help text under an option's widget, ending with the preset's value when a preset is given,
+    or saying which presets use it when `preset` does not (its widget is then disabled)."""
     text = option.help or ""
+    if table is not None and not takes_option(table, preset, option.name):
+        users = ", ".join(p for p in table.presets if takes_option(table, p, option.name))
+        return f"{text} [not used by preset {preset}: only by {users}]".strip()
     if table is not None and preset is not None:
         text = f"{text} [preset {preset}: {preset_value(table, preset, option.name)}]".strip()
     return text
 
 
 def option_widget(option, elem_id: str | None = None, table=None, preset: str | None = None):
-    """The widget of one row of a metric's option table (``multimodal_metrics.options.Option``): a
-    dropdown ("preset" first) for choices and booleans (yes/no), a text box (empty = preset) for
-    numbers, paths and other values; the option's help text is shown under it, followed by the value
-    "preset" stands for when the option `table` and the `preset` are given (`preset_infos` updates it)."""
-    info = option_info(option, table, preset)
-    if option.kind == "choice":
-        return option_choice(option.name, [str(c) for c in option.choices], elem_id=elem_id, info=info)
-    if option.kind == "bool":
-        return option_choice(option.name, ["yes", "no"], elem_id=elem_id, info=info)
-    return option_number(option.name, elem_id=elem_id, info=info)
-
-
-def preset_infos(options: list, table, preset: str) -> list:
-    """Updates of the option widgets' help text for a newly chosen preset (wire to `preset.change`)."""
+    """The widget of a row of an option table: a dropdown ("preset" first) for choices and yes/no, a text
+    box (empty = preset) for the rest; its help ends with what "preset" stands for under `preset`
+    (`preset_infos` updates it), or, disabled, with the presets that use it."""
     import gradio as gr
 
-    return [gr.update(info=option_info(o, table, preset)) for o in options]
+    kwargs = dict(label=option.name, info=option_info(option, table, preset), elem_id=elem_id,
+                  interactive=None if takes_option(table, preset, option.name) else False)  # fmt: skip
+    if option.kind in ("choice", "bool"):
+        choices = [str(c) for c in option.choices] if option.kind == "choice" else ["yes", "no"]
+        return gr.Dropdown([PRESET, *choices], value=PRESET, **kwargs)
+    return gr.Textbox("", placeholder="empty = preset", max_lines=1, **kwargs)  # gr.Number would send 0
+
+
+def preset_infos(options: list, table, preset: str):
+    """Updates of the option widgets for a newly chosen preset (wire to `preset.change`): the help text
+    says what "preset" stands for; an option the preset does not use goes back to "preset" and is
+    disabled. One widget: its update alone (a list would be read as the widget's value)."""
+    import gradio as gr
+
+    updates = []
+    for o in options:
+        used = takes_option(table, preset, o.name)
+        reset = {} if used else {"value": PRESET if o.kind in ("choice", "bool") else ""}
+        updates.append(gr.update(info=option_info(o, table, preset), interactive=used, **reset))
+    return updates[0] if len(updates) == 1 else updates
 
 
 def follow_preset(preset, widgets: list, options: list, table) -> None:
     """When the preset changes, each option widget's help says what "preset" now stands for (the
-    typed inputs are left alone)."""
+    typed inputs are left alone; an option the new preset does not use is reset and disabled)."""
     if widgets:
         preset.change(lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False)
 
@@ -219,51 +211,103 @@ def option_value(option, sent):
     return None if text is None else parse_text(option, text)
 
 
-# ------------------------------------------------------------------------------------------------
 # Errors
-# ------------------------------------------------------------------------------------------------
+def readable(err: BaseException) -> str:
+    """What the page says about an error of a compute: bad input (ValueError, TypeError, a widget's own
+    check) as raised; an input nested too deeply to read or too large for the server's memory, said so;
+    anything else by its kind only (its text may name server files; the traceback goes to the log)."""
+    import gradio as gr
+
+    if isinstance(err, RecursionError):
+        return "an input is nested too deeply to read (more levels than Python's recursion limit): flatten it"
+    if isinstance(err, MemoryError):
+        return f"the input is too large for this server's memory (at most {INPUT_CHARS:,} characters per Compute)"
+    if isinstance(err, (ValueError, TypeError, gr.Error)):
+        return str(getattr(err, "message", err))
+    traceback.print_exception(err)
+    return f"the demo failed unexpectedly ({type(err).__name__}); the server's log has the details"
+
+
 def shows_errors(handler):
-    """Wrap an event handler: a ValueError/TypeError anywhere in it (parsing or compute) becomes a
-    gr.Error, which the page shows as a message (a bare "Error" is all a browser sees otherwise)."""
+    """Wrap an API handler: an error anywhere in it (parsing or compute) becomes a gr.Error whose
+    message is `readable` (a client otherwise gets `{"error": null}`, a browser a bare "Error")."""
     import gradio as gr
 
     @functools.wraps(handler)
     def wrapper(*args, **kwargs):
         try:
             return handler(*args, **kwargs)
-        except (ValueError, TypeError) as err:
-            raise gr.Error(str(err), print_exception=False) from None
+        except Exception as err:  # noqa: BLE001 - every failure reaches the client as a message
+            raise gr.Error(readable(err), print_exception=False) from None
 
     return wrapper
 
 
-def safe_compute(metric, **kwargs) -> dict:
-    """metric.compute(...) with bad input shown as a readable error in the UI, not a traceback."""
-    import gradio as gr
-
-    try:
-        return metric.compute(**kwargs)
-    except (ValueError, TypeError) as err:
-        raise gr.Error(str(err)) from None
+def upload_paths(payload) -> list[str]:
+    """The server paths of the files in a File component's payload (a FileData dict or a list of them)."""
+    if isinstance(payload, dict):
+        return [payload["path"]] if isinstance(payload.get("path"), str) else []
+    return [path for item in payload for path in upload_paths(item)] if isinstance(payload, list) else []
 
 
-class caught_warnings:  # noqa: N801 - used as a context manager, like warnings.catch_warnings
-    """Collect the warnings raised inside the block (each text once) into ``.messages``, without the
-    stack's deprecation chatter. Like warnings.catch_warnings, it swaps a process-wide setting: two
-    computations running at once in one server may see each other's warnings."""
+def preprocessed(components: list, payloads) -> list:
+    """What a handler gets from the payloads of an event run with ``preprocess=False``: each component's
+    own preprocessing, its checks (a number's range, a file's type) raising a ValueError that names the
+    component's label (the page shows it in the panel; Gradio would cover the outputs with "Error"
+    badges). The uploads of a component refused are deleted."""
+    values = []
+    for component, payload in zip(components, payloads, strict=True):
+        model = getattr(component, "data_model", None)
+        try:
+            value = model.model_validate(payload) if payload is not None and model is not None else payload
+            values.append(component.preprocess(value))
+        except Exception as err:  # noqa: BLE001 - gr.Error, pydantic's ValidationError, ...
+            for path in upload_paths(payload):
+                if Path(path).resolve().is_relative_to(Path(component.GRADIO_CACHE).resolve()):
+                    Path(path).unlink(missing_ok=True)
+            raise ValueError(f"`{component.label or component.elem_id}`: {getattr(err, 'message', err)}") from None
+    return values
 
+
+_CAUGHT = contextvars.ContextVar("mm_demo_warnings", default=None)  # the open block's list, per request
+_SEEN, _INSTALL = set(), threading.Lock()  # warnings printed outside a block (each once); the hook's lock
+
+
+def _route_warning(message, category, filename, lineno, file=None, line=None):
+    """warnings.showwarning while the demo serves: a warning goes to the block open in the context that
+    raised it (`caught_warnings`); outside any block, to the hook found before (each text once)."""
+    caught = _CAUGHT.get()
+    if caught is not None:
+        caught.append((category, str(message)))
+    elif (str(message), category, filename, lineno) not in _SEEN:
+        _SEEN.add((str(message), category, filename, lineno))
+        _route_warning.fallback(message, category, filename, lineno, file, line)
+
+
+def caught_warnings():
+    """A block (`with caught_warnings() as caught:`) that collects the warnings raised inside it into
+    ``caught.messages`` (each text once, again on the next run; not the stack's deprecation chatter).
+    Nothing process-wide is swapped per request (warnings.catch_warnings did, so two requests at once
+    saw each other's warnings): a hook installed once routes each warning to the block of the request
+    that raised it (a context variable), with an "always" filter so that a repeated warning is seen."""
+    with _INSTALL:
+        if warnings.showwarning is not _route_warning:
+            _route_warning.fallback, warnings.showwarning = warnings.showwarning, _route_warning
+        if not warnings.filters or warnings.filters[0][:3] != ("always", None, Warning):
+            warnings.simplefilter("always")
+    return _Caught()
+
+
+class _Caught:
     def __enter__(self):
-        self.messages = []
-        self._catch = warnings.catch_warnings(record=True)
-        self._caught = self._catch.__enter__()
-        warnings.simplefilter("always")  # a warning seen on an earlier run is shown again
+        self.messages, self._raised = [], []
+        self._token = _CAUGHT.set(self._raised)
         return self
 
     def __exit__(self, *exc):
-        self._catch.__exit__(*exc)
-        for caught in self._caught:
-            text = str(caught.message)
-            if not issubclass(caught.category, _QUIET) and text not in self.messages:
+        _CAUGHT.reset(self._token)
+        for category, text in self._raised:
+            if not issubclass(category, _QUIET) and text not in self.messages:
                 self.messages.append(text)
         return False
 
@@ -273,14 +317,10 @@ def plain(text: str) -> str:
     return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", str(text))
 
 
-# ------------------------------------------------------------------------------------------------
 # Results a person can read
-# ------------------------------------------------------------------------------------------------
 def fmt(value) -> str:
     """A number rounded to DIGITS decimals, without trailing zeros (0.5, 0.7333, 12, nan)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return str(value)
-    if math.isnan(value) or math.isinf(value):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return str(value)
     text = f"{round(float(value), DIGITS):.{DIGITS}f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
@@ -298,11 +338,8 @@ def cell(value) -> str:
 def numbers_of(result: dict) -> dict:
     """The aggregate numbers of a result, in its order (the primary key comes first by convention),
     without the interval bounds (`<key>_ci_low` / `<key>_ci_high`: see `interval_of`)."""
-    return {
-        k: v
-        for k, v in result.items()
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and not k.endswith(CI_SUFFIXES)
-    }
+    kept = (k for k, v in result.items() if isinstance(v, (int, float)) and not isinstance(v, bool))
+    return {k: result[k] for k in kept if not k.endswith(CI_SUFFIXES)}
 
 
 def interval_of(result: dict, key: str) -> tuple | None:
@@ -325,11 +362,8 @@ def confidence_note(result: dict) -> str:
         return ""
     parts = dict(p.split(":", 1) for p in str(result.get("signature", "")).split("|") if ":" in p)
     level = fmt(float(parts.get("conf", CONFIDENCE)) * 100)
-    fid = (
-        "; FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
-        if parts.get("fidci") == "bias-shift"
-        else ""
-    )
+    fid = "; FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
+    fid = fid if parts.get("fidci") == "bias-shift" else ""
     return (
         f"[low, high]: {level}% percentile bootstrap interval over the examples "
         f"({parts.get('bs', '?')} resamples, seed {parts.get('seed', '?')}){fid}"
@@ -371,10 +405,10 @@ def failure_note(message: str) -> str:
     )
 
 
-def per_example_rows(result: dict, columns: dict, score: str | None = None) -> tuple[list[str], list[list]]:
+def per_example_rows(result: dict, columns: dict, score: str | None = None, rounded: bool = True) -> tuple[list, list]:
     """(headers, rows) of the per-example table: `#`, the scores (the primary one first, then the
     metric's other parts), then the given input columns (long texts: after the scores, so that the
-    scores are on screen, also on a phone), numbers rounded. `score` names a per-example
+    scores are on screen, also on a phone), numbers rounded (`rounded`). `score` names a per-example
     float when it is not the primary key (fid_clip: one CLIP score per image beside one FID)."""
     primary = score or primary_key(result)
     per = result.get("per_example") or []
@@ -386,7 +420,7 @@ def per_example_rows(result: dict, columns: dict, score: str | None = None) -> t
     for i, score in enumerate(per):
         values = [score] if not isinstance(score, dict) else [score.get(k) for k in parts]
         inputs = [cell(col[i]) if i < len(col) else "" for col in columns.values()]
-        rows.append([i, *(fmt(v) for v in values), *inputs])
+        rows.append([i, *(fmt(v) if rounded else v for v in values), *inputs])
     return headers, rows
 
 
@@ -454,9 +488,7 @@ def histogram_html(scores: list[float], bins: int = 10, title: str = "per-exampl
             f'style="height:{height:.2f}%">{f"<span>{count}</span>" if count else ""}</div></div>'
         )
         labels.append(f'<span class="mm-tick">{text}</span>')
-    y_ticks = "".join(
-        f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks
-    )
+    y_ticks = "".join(f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks)
     return (
         f"<style>{_HIST_CSS}</style>"
         '<figure class="mm-hist" aria-label="histogram of the per-example scores">'
@@ -470,8 +502,7 @@ def histogram_html(scores: list[float], bins: int = 10, title: str = "per-exampl
 
 _HIST_CSS = (
     ".mm-hist{display:grid;grid-template-columns:1.2em 2.2em 1fr;grid-template-rows:170px auto auto;margin:0;"
-    "padding-top:1.6em;"
-    "font-size:12px;color:var(--body-text-color,#333)}"
+    "padding-top:1.6em;font-size:12px;color:var(--body-text-color,#333)}"
     ".mm-ytitle{grid-row:1;grid-column:1;writing-mode:vertical-rl;transform:rotate(180deg);text-align:center}"
     ".mm-axis-y{grid-row:1;grid-column:2;position:relative;border-right:1px solid #999}"
     ".mm-axis-y .mm-tick{position:absolute;right:4px;transform:translateY(50%);line-height:1}"
@@ -486,28 +517,71 @@ _HIST_CSS = (
 )
 
 
+# The page's script, run once per page (idempotent): Tab leaves a dropdown with its list closed (Gradio
+# reopened it after the blur); each press of a Compute button is counted per result panel, and the
+# outputs of a result that answers an older press than the last are hidden until the last one's
+# result (its mark in the histogram's HTML: `connect`); every upload button is named after its box;
+# `?tab=<id>` opens that tab (the playground's metric), and the address follows the tab a person picks.
+PAGE_JS = """if (!window.mmDemo) {
+  const demo = window.mmDemo = {press: {}};
+  const key = (e, prefix) => [...e.classList].find(c => c.startsWith(prefix))?.slice(prefix.length);
+  document.addEventListener('keydown', e => {
+    if (e.key === 'Tab' && e.target.getAttribute && e.target.getAttribute('role') === 'combobox') e.stopPropagation();
+  }, true);
+  document.addEventListener('click', e => {
+    const button = e.target.closest && e.target.closest('.mm-compute'), tab = e.target.closest && e.target.closest('[role=tab][data-tab-id]');
+    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; }
+    if (tab && e.isTrusted) history.replaceState(null, '', '?tab=' + encodeURIComponent(tab.dataset.tabId));
+  }, true);
+  demo.tab = new URLSearchParams(location.search).get('tab');
+  const tidy = () => {
+    const wanted = demo.tab && [...document.querySelectorAll('[role=tab][data-tab-id]')].find(t => t.dataset.tabId === demo.tab);
+    if (wanted) { demo.tab = null; wanted.click(); }
+    document.querySelectorAll('[data-mm-ticket]').forEach(mark => {
+      const k = mark.dataset.mmPanel, stale = Number(mark.dataset.mmTicket) < (demo.press[k] || 0);
+      document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
+    });
+    document.querySelectorAll('button.upload-container').forEach(b => {  // named after its box
+      const name = 'upload ' + b.closest('.block')?.querySelector('[data-testid=block-label]')?.innerText.trim();
+      if (b.getAttribute('aria-label') !== name) b.setAttribute('aria-label', name);
+    });
+    document.querySelectorAll('[data-mm-ticket]:not([data-mm-seen])').forEach(mark => {  // a new result: in view
+      mark.dataset.mmSeen = 1;
+      const box = document.getElementById(mark.dataset.mmHeadline)?.getBoundingClientRect();
+      if (box && (box.top < 0 || box.top > innerHeight - 80)) document.getElementById(mark.dataset.mmHeadline).scrollIntoView();
+    });
+  };
+  new MutationObserver(tidy).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
+  tidy();
+}"""
+PAGE_CSS = (  # paired boxes (`mm-lines`) never wrap a line: line n of one faces line n of the other
+    ".mm-page{display:none} .mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
+    ".mm-lines textarea{white-space:pre!important;overflow-wrap:normal!important;overflow-x:auto!important}"
+    ".mm-code textarea{font-family:var(--font-mono,monospace)!important;font-size:13px!important}"
+    "[role=columnheader],[role=columnheader] *{word-break:keep-all!important;overflow-wrap:normal!important}"
+)
+
+
 class ResultPanel:
-    """The result half of a demo (create it inside the layout where it should appear): the headline
-    (primary number, other numbers, warnings, or the error), the full signature, the per-example
-    table, the histogram and the raw result JSON."""
+    """The result half of a demo (create it where it should appear): the headline (numbers, warnings, or
+    the error), the signature, the per-example table (and its CSV), the histogram, the raw result."""
 
     def __init__(self, api_prefix: str = "", table_label: str = "per example"):
         import gradio as gr
 
+        self.key = re.sub(r"\W", "", api_prefix) or "page"  # names this panel in the page's script
+        gr.HTML(f"<style>{PAGE_CSS}</style>", js_on_load=PAGE_JS, container=False, padding=False, elem_classes="mm-page")
         self.headline = gr.Markdown(
-            f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval.",
+            f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval. "
+            f"One Compute reads at most {INPUT_CHARS:,} characters of input (about {INPUT_CHARS // 10**6} MB).",
             elem_id=f"{api_prefix}headline",
         )
-        self.signature = gr.Textbox(
-            label="signature (every setting that changes the number)",
-            interactive=False,
-            lines=2,
-            max_lines=6,
-            elem_id=f"{api_prefix}signature",
-        )
+        self.signature = gr.Textbox(label="signature (every setting that changes the number)", interactive=False,
+                                    lines=2, max_lines=6, elem_id=f"{api_prefix}signature")  # fmt: skip
         self.table = gr.Dataframe(
-            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table"
+            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table", visible=False
         )
+        self.download = gr.File(label="every example (CSV)", visible=False, elem_id=f"{api_prefix}download")
         # Drawn as HTML (`histogram_html`): whole-number count ticks and bin labels that never run
         # together on a phone, which the plot component's automatic axes could not give.
         self.histogram = gr.HTML(
@@ -516,6 +590,8 @@ class ResultPanel:
         )  # fmt: skip
         with gr.Accordion("raw result (JSON)", open=False):
             self.raw = gr.JSON(label="result", elem_id=f"{api_prefix}raw")
+        for component in [*self.outputs, self.download]:
+            component.elem_classes = [f"mm-out-{self.key}"]
 
     @property
     def outputs(self) -> list:
@@ -530,26 +606,51 @@ class ResultPanel:
         import pandas as pd
 
         headers, rows = per_example_rows(result, columns, score)
-        count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {score or primary_key(result)})"
+        key = score or primary_key(result)
+        count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {key})"
+        if len(rows) > ROWS_SHOWN:  # a long table would block the page for seconds
+            count = (f"\n\n{len(rows)} example(s): the histogram counts them all, the table shows the per-example "
+                     f"{key} of the first {ROWS_SHOWN} (all of them: the CSV file under the table)")
         notes = warnings_note(list(warned))
         per_example = "per_example" in result
         return (
             result,
             headline(result) + (count if per_example else "") + (f"\n\n{notes}" if notes else ""),
             result.get("signature", ""),
-            pd.DataFrame(rows, columns=headers),
+            pd.DataFrame(rows[:ROWS_SHOWN], columns=headers),
             histogram_html(per_example_scores(result, score)) if per_example else no_per_example_note(result),
         )
 
     @staticmethod
     def in_page(values: tuple) -> tuple:
-        """`show` / `failed` values as the page gets them: the table hidden for a result without
-        per-example scores (no empty grid), shown otherwise. The API endpoint returns the plain values."""
+        """`show` / `failed` values as the page gets them: the table only with per-example scores (no
+        empty grid), the raw result's per-example list cut at ROWS_SHOWN (the CSV has them all). The API
+        endpoint returns the plain values."""
         import gradio as gr
 
         raw, headline_md, signature, table, *rest = values
-        visible = raw is None or "per_example" in raw
+        if raw and len(raw.get("per_example") or ()) > ROWS_SHOWN:
+            raw = {**raw, "per_example": raw["per_example"][:ROWS_SHOWN], "shown": f"the first {ROWS_SHOWN}: all in the CSV"}
+        visible = bool(raw) and "per_example" in raw
         return (raw, headline_md, signature, gr.update(value=table, visible=visible), *rest)
+
+    def csv_file(self, result: dict, columns: dict, score: str | None = None):
+        """The page's download of every per-example row (unrounded), when the table shows only the first
+        ROWS_SHOWN: an update of `download` (hidden otherwise). Files older than 10 minutes are removed."""
+        import gradio as gr
+        import pandas as pd
+
+        if len(result.get("per_example") or ()) <= ROWS_SHOWN:
+            return gr.update(value=None, visible=False)
+        folder = Path(tempfile.gettempdir()) / "mm_demo_csv"
+        folder.mkdir(exist_ok=True)
+        for old in folder.glob("*.csv"):
+            if time.time() - old.stat().st_mtime > 600:
+                old.unlink(missing_ok=True)
+        path = folder / f"per_example_{uuid.uuid4().hex[:12]}.csv"
+        headers, rows = per_example_rows(result, columns, score, rounded=False)
+        pd.DataFrame(rows, columns=headers).to_csv(path, index=False)
+        return gr.update(value=str(path), visible=True)
 
     def failed(self, message: str) -> tuple:
         """Values for `outputs` after a failed compute: the message, and every previous value removed."""
@@ -559,93 +660,90 @@ class ResultPanel:
 
 
 def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
-    """button.click -> handler(*inputs), which returns (result, table columns, *extra values); the
-    panel shows the result and the warnings raised while computing, `extra_outputs` (e.g. a picture)
-    get the extra values. A handler that sets `handler.per_example_score` names the per-example score
-    when it is not the primary key. In the page, an error anywhere in the handler replaces the panel
-    (and the extra outputs) by the message until the next compute. The API endpoint `api_name` (a
-    hidden button's event: same inputs and outputs) keeps the handler's parameters and raises the
-    error (`shows_errors`)."""
+    """button.click -> handler(*inputs) -> (result, table columns, *values of `extra_outputs`), shown in
+    `panel` with this request's warnings (`handler.per_example_score`: the per-example score when not the
+    primary key). Inputs over INPUT_CHARS are refused. In the page an error (a widget's check included)
+    replaces the panel until the next compute; a press while a compute runs is computed next, and a
+    result of an earlier press is never shown (each carries its press number: `PAGE_JS`). The API
+    endpoint `api_name` (same inputs and outputs, no CSV) raises the error (`shows_errors`)."""
     import gradio as gr
 
     outputs = panel.outputs + list(extra_outputs)
+    for component in [button, *extra_outputs]:  # the page's script counts presses, hides stale results
+        extra = ["mm-compute", f"mm-press-{panel.key}"] if component is button else [f"mm-out-{panel.key}"]
+        component.elem_classes = [*(component.elem_classes or []), *extra]
+    ticket = gr.Textbox(visible=False)  # the number of the press a compute answers (set in the page)
+
+    count = f"(...a) => {{ a[a.length - 1] = String((window.mmDemo && window.mmDemo.press['{panel.key}']) || 0); return a; }}"
 
     @functools.wraps(handler)
-    def run(*args):
-        with caught_warnings() as caught:
-            result, columns, *extras = handler(*args)
-        return (*panel.show(result, columns, getattr(handler, "per_example_score", None), caught.messages), *extras)
-
-    def in_page(*args):
+    def run(*payloads):
+        size = sum(len(p) for p in payloads if isinstance(p, str))
         try:
-            return panel.in_page(run(*args))
-        except (ValueError, TypeError) as err:
-            return panel.in_page((*panel.failed(str(err)), *[None] * len(extra_outputs)))
+            if size > INPUT_CHARS:
+                raise ValueError(f"the input holds {size:,} characters; one Compute reads at most {INPUT_CHARS:,} "
+                                 "(about 10 MB): score larger sets with the library or mm-score")
+            with caught_warnings() as caught:
+                result, columns, *extras = handler(*preprocessed(inputs, payloads))
+            score = getattr(handler, "per_example_score", None)
+            return (*panel.show(result, columns, score, caught.messages), *extras), (result, columns, score)
+        finally:
+            if size > 1_000_000:  # give a large request's memory back to the system
+                payloads = result = columns = extras = None
+                release_memory()
 
-    button.click(in_page, inputs=inputs, outputs=outputs, api_name=False)
+    def in_page(*payloads):
+        try:
+            values, (result, columns, score) = run(*payloads[:-1])
+            shown = [*panel.in_page(values), panel.csv_file(result, columns, score)]
+        except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
+            shown = [*panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))), gr.update(visible=False)]
+        ticket_mark = (f'<i hidden data-mm-panel="{panel.key}" data-mm-ticket="{int(payloads[-1] or 0)}" '
+                       f'data-mm-headline="{panel.headline.elem_id}"></i>')
+        shown[4] = f"{shown[4] or ''}{ticket_mark}"  # in the histogram's HTML
+        return tuple(shown)
+
+    @functools.wraps(handler)
+    def api_run(*payloads):
+        return run(*payloads)[0]
+
+    button.click(in_page, [*inputs, ticket], [*outputs, panel.download], js=count, api_name=False, preprocess=False,
+                 trigger_mode="always_last")  # fmt: skip
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
-    api.click(shows_errors(run), inputs=inputs, outputs=outputs, api_name=api_name)
+    api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
+
+
+def release_memory() -> None:
+    """After a large request: a full garbage collection, and glibc's free heap returned to the system."""
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with contextlib.suppress(ImportError, AttributeError):  # evaluate's Arrow buffers: pyarrow's own pool
+        __import__("pyarrow").default_memory_pool().release_unused()
+
+
+def page_blocks(title: str):
+    """The gr.Blocks of a demo page: an upload larger than UPLOAD_MB is refused (the `max_file_size` of
+    its `launch`, unless given), and the uploads and the files the demo wrote are deleted an hour later."""
+    import gradio as gr
+
+    page = gr.Blocks(title=title, delete_cache=(600, 3600))
+    page.launch = functools.partial(page.launch, max_file_size=f"{UPLOAD_MB}mb")
+    return page
 
 
 def card_body(card: Path) -> str:
     """The metric card without its YAML front matter (shown under the demo)."""
     text = card.read_text(encoding="utf-8") if card.exists() else ""
-    if text.startswith("---"):
-        end = text.find("\n---", 3)
-        if end != -1:
-            text = text[end + 4 :]
-    return text
-
-
-def card_section(card: Path, title: str) -> str:
-    """The text of the card's `## <title>` section (up to the next `## `), stripped; "" when absent."""
-    found = re.search(rf"^## {re.escape(title)}[ \t]*\n(.*?)(?=^## |\Z)", card_body(card), re.S | re.M)
-    return found[1].strip() if found else ""
-
-
-def card_summary(card: Path) -> str:
-    """The first paragraph of the card's Metric Description (what the metric is, in a few lines)."""
-    paragraphs = card_section(card, "Metric Description").split("\n\n")
-    summary = paragraphs[0].strip()
-    if summary.endswith(":") and len(paragraphs) > 1:  # a sentence announcing a list: the list too
-        summary += "\n\n" + paragraphs[1].strip()
-    return summary
-
-
-def card_citation(card: Path) -> str:
-    """The BibTeX of the card's Citation section (its code block), or the section's text."""
-    text = card_section(card, "Citation")
-    block = re.search(r"```\w*\n(.*?)```", text, re.S)
-    return (block[1] if block else text).strip()
-
-
-def about_metric(card: Path, api_prefix: str = "") -> None:
-    """Under a demo (the playground's tabs): the card's summary, its citation and the whole card, each
-    in the page (elem ids `<prefix>about`, `<prefix>citation`)."""
-    import gradio as gr
-
-    gr.Markdown(f"**About this metric** (from its card). {card_summary(card)}", elem_id=f"{api_prefix}about")
-    with gr.Accordion("Citation (BibTeX)", open=False, elem_id=f"{api_prefix}citation"):
-        gr.Code(card_citation(card), language=None, interactive=False, show_label=False)
-    with gr.Accordion("Metric card", open=False):
-        gr.Markdown(card_body(card))
-
-
-def ensure_importable(folder: Path) -> None:
-    """Put a metric folder on sys.path (the playground imports several apps)."""
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
+    end = text.find("\n---", 3) if text.startswith("---") else -1
+    return text[end + 4 :] if end != -1 else text
 
 
 class TextPairDemo:
-    """The whole demo of a text-pair metric (one prediction and one or more references per example):
-    two text boxes, the preset, one widget per option of the library's table, Compute, the result panel.
-
-    ``library``: the metric's library module (``OPTIONS``, ``PRESETS``); ``script``: the evaluate script
-    beside app.py (the demo scores through ``evaluate.load``, as the Space's users do); ``intro``: the
-    sentence above the inputs. ``compute`` is the API endpoint (its inputs: predictions, references,
-    preset, then the options in table order) and ``build_ui`` lays the demo out (the playground reuses it).
-    """
+    """The demo of a text-pair metric: two boxes (predictions; one or more references per example), the
+    preset, a widget per option of ``library.OPTIONS``, Compute, the result panel; it scores through
+    ``evaluate.load(script)`` as the Space's users do. ``compute`` is the API endpoint (predictions,
+    references, preset, the options in table order); ``build_ui`` lays it out (the playground reuses it)."""
 
     def __init__(self, library, script: Path, intro: str, example_predictions: str, example_references: str):
         self.library, self.script, self.intro = library, Path(script), intro
@@ -675,9 +773,9 @@ class TextPairDemo:
             with gr.Column():
                 with gr.Row():
                     predictions = gr.Textbox(self.examples[0], lines=6, max_lines=TEXT_LINES, label="predictions",
-                                             elem_id=f"{api_prefix}preds")
+                                             elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
                     references = gr.Textbox(self.examples[1], lines=6, max_lines=TEXT_LINES, label="references",
-                                            elem_id=f"{api_prefix}refs")
+                                            elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
                 with gr.Row():
                     first = self.library.OPTIONS.default_preset
                     preset = gr.Dropdown(list(self.library.PRESETS), value=first, label="preset",
@@ -694,7 +792,7 @@ class TextPairDemo:
         """The Space's page: the heading, the demo and the metric card."""
         import gradio as gr
 
-        with gr.Blocks(title=title) as page:
+        with page_blocks(title) as page:
             gr.Markdown(heading)
             self.build_ui()
             with gr.Accordion("Metric card", open=False):
