@@ -22,7 +22,9 @@ RESULT_KWARGS = {"return_per_example": True, "confidence": 0.95, "seed": 7, "n_r
 class EngineCase:
     make: object  # (n, seed) -> {argument: list of n values}
     options: dict = field(default_factory=dict)
-    cli: tuple = ()  # (mm-score command, extra flags, write(inputs, gt_path, pred_path)): its official files
+    cli: tuple | None = ()  # (mm-score command, extra flags, write(inputs, gt_path, pred_path)): its official
+    # files; None: its mm-score command reads no --gt / --pred records (no --shard / --save-state)
+    state_only: tuple = ()  # options given to `state` alone (not options of `score`)
 
 
 def _answers(words, n, seed, most=3):
@@ -88,6 +90,13 @@ def _detections(n, seed):
         predictions.append({"classes": classes, "boxes": found})
         references.append({"classes": list(classes), "boxes": truth})
     return {"predictions": predictions, "references": references}
+
+
+def _features(n, seed, d=16):
+    """fid_clip: generated and reference feature vectors (paired rows; plain floats)."""
+    rng = random.Random(seed)
+    rows = [[abs(rng.gauss(0, 1)) for _ in range(2 * d)] for _ in range(n)]
+    return {"predictions": [r[:d] for r in rows], "references": [[v + 0.05 for v in r[d:]] for r in rows]}
 
 
 def _json(path, obj):
@@ -156,6 +165,8 @@ CASES = {
     ),
     "vqa_acc": EngineCase(_vqa, {"preset": "vqa_v2"}, ("vqa-acc", [], _vqa_v2)),
     "det_f1": EngineCase(_detections, {"preset": "default"}, ("det-f1", [], _zsod)),
+    # the vectors kept: FID and its interval bit for bit however the ranks split the examples
+    "fid_clip": EngineCase(_features, {"preset": "default", "keep_features": True}, None, ("keep_features",)),
 }
 
 
@@ -177,7 +188,7 @@ def stateful_metrics() -> list[str]:
 
 def case(metric: str, n: int, seed: int = 0) -> StateCase:
     row = CASES[metric]
-    return StateCase(module(metric), row.make(n, seed), dict(row.options), dict(RESULT_KWARGS))
+    return StateCase(module(metric), row.make(n, seed), dict(row.options), dict(RESULT_KWARGS), row.state_only)
 
 
 def as_json(result) -> dict:

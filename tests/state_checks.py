@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 class StateCase:
     """One metric's generated examples: ``inputs`` maps an argument name of ``update``/``score`` to its
     per-example list (all of length n); ``options`` (preset included) are given to both ``state`` and
-    ``score``; ``result_kwargs`` to both ``result`` and ``score``."""
+    ``score``, but for those named in ``state_only`` (arguments of ``state`` alone: fid_clip's
+    ``keep_features``); ``result_kwargs`` to both ``result`` and ``score``."""
 
     module: object
     inputs: dict
@@ -22,6 +23,7 @@ class StateCase:
     result_kwargs: dict = field(
         default_factory=lambda: {"return_per_example": True, "confidence": 0.95, "seed": 7}
     )
+    state_only: tuple = ()
 
     @property
     def n(self) -> int:
@@ -31,7 +33,8 @@ class StateCase:
         return {name: [values[i] for i in ids] for name, values in self.inputs.items()}
 
     def reference(self):
-        return self.module.score(**self.inputs, **self.options, **self.result_kwargs)
+        options = {k: v for k, v in self.options.items() if k not in self.state_only}
+        return self.module.score(**self.inputs, **options, **self.result_kwargs)
 
     def shard_state(self, ids):
         state = self.module.state(**self.options)

@@ -60,7 +60,7 @@ def feature_case(n=120, d=16, seed=0, keep=False, **options) -> FidCase:
     if keep:
         kwargs.update(confidence=0.9, n_resamples=20, seed=3)
     return FidCase(fid_clip, {"predictions": list(p), "references": list(r)}, options, kwargs,
-                   {"keep_features": keep})  # fmt: skip
+                   state_options={"keep_features": keep})  # fmt: skip
 
 
 def assert_close_result(merged, reference, rel: float = 1e-12) -> None:
@@ -159,6 +159,20 @@ def test_batches_and_default_indexes():
     assert st.reference_index.tolist() == [10, 11, 12, 13]
     st.update(references=r[4:6], index=[40, 41])  # no generated images: `index` numbers the references
     assert st.reference_index.tolist() == [10, 11, 12, 13, 40, 41]
+
+
+def test_batches_numbered_from_zero_move_to_their_place():
+    """shift_index: states of batches scored with their positions (Ray Data without an index column) moved
+    to the batches' places in the dataset, both sides: bit for bit with kept vectors, 1e-12 from moments."""
+    p, r = features(500, 6, 11), features(500, 6, 12)
+    for keep, close in ((True, assert_same_result), (False, assert_close_result)):
+        parts = [fid_clip.state(keep_features=keep).update(predictions=p[a : a + 120], references=r[a : a + 120])
+                 for a in range(0, 500, 120)]  # fmt: skip
+        merged = parts[-1].shift_index(480)
+        for a, part in zip(range(0, 480, 120), parts[:-1]):
+            merged.merge(fid_clip.State.from_bytes(part.shift_index(a).to_bytes()))
+        assert merged.index.tolist() == merged.reference_index.tolist() == list(range(500))
+        close(merged.result(), fid_clip.score(p, r))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -315,7 +329,7 @@ def test_images_with_texts_merge_bit_for_bit(models, preset):
             "num_workers": 0,
         },
         {"return_per_example": True, "confidence": 0.9, "n_resamples": 20, "seed": 5},
-        {"keep_features": True},
+        state_options={"keep_features": True},
     )
     check_merges_equal_score(case, seed=3, splits=1)
     merged = case.shard_state(range(11))

@@ -233,8 +233,7 @@ def state(
     ):
         part = _state_from_bytes(blob)
         if index is None:  # positions within the batch, moved to the batch's place in the dataset
-            part._consolidate()
-            part._index = part._index + offset
+            part.shift_index(offset)
         offset += rows
         pending.append(part)
         if len(pending) == _MERGE_CHUNK:

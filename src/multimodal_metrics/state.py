@@ -338,6 +338,13 @@ class MetricState:
         self._consolidate()
         return len(self._index)
 
+    def shift_index(self, offset: int) -> MetricState:
+        """Add ``offset`` to every index held (a shard numbered from 0 moved to its place in the whole
+        set, e.g. a batch of a dataset scored without an index column); returns ``self``."""
+        self._consolidate()
+        self._index = self._index + int(offset)
+        return self
+
     @property
     def index(self) -> np.ndarray:
         """The global indexes held, sorted, each once."""

@@ -285,6 +285,14 @@ class FrechetStats:
         self._count -= 1
         self.n -= 1
 
+    def shift_index(self, offset: int) -> None:
+        """Add ``offset`` to the index of every vector held (those added to the moments keep their pieces)."""
+        self._pending = [(idx + offset, rows) for idx, rows in self._pending]
+        blocks = np.concatenate([p[0] for p in self._pending]) // BLOCK if self._pending else np.zeros(0, np.int64)
+        values, counts = np.unique(blocks, return_counts=True)
+        self._blocks = dict(zip(values.tolist(), counts.tolist()))
+        self._next += offset
+
     def copy(self) -> "FrechetStats":
         """Statistics that change independently of these (the arrays that are changed in place, copied)."""
         other = copy.copy(self)
