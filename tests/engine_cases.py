@@ -174,11 +174,9 @@ def module(metric: str):
     return importlib.import_module(f"multimodal_metrics.{metric}")
 
 
-# Metrics whose state does not take one row per example and are left out of this table, with the reason.
-NOT_ROW_METRICS = {
-    "fid_clip": "two sets with indexes of their own (generated images: index, real images: reference_index); "
-    "its merges are tested in tests/test_state_fid_clip.py, not yet through the engines",
-}
+# Metrics whose state does not take one row per example and are left out of this table, with the reason
+# (fid_clip's two sets go through the engines as paired rows: a row's reference takes the row's index).
+NOT_ROW_METRICS = {}
 
 
 def stateful_metrics() -> list[str]:
