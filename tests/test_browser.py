@@ -1156,3 +1156,89 @@ def test_input_over_the_cap_is_refused_with_the_cap(page, served):
     ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
     message = ui.error_after_compute(page, "")
     assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), message
+
+
+def test_det_f1_says_which_images_are_drawn(page, served):
+    """det_f1 with six images, the missed boxes in images 4 and 5 (not drawn): the note says the picture
+    shows the first 4 of the 6 images and counts only the dashed boxes drawn (it counted undrawn ones)."""
+    import json
+
+    _, url = served("det_f1")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    refs = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40], [60, 10, 30, 30]]} for i in range(6)}
+    preds = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40]] * (2 if i < 4 else 1)} for i in range(6)}
+    preds["img0.jpg"] = {"cat": [[10, 10, 40, 40], [11, 11, 40, 40]]}  # image 0: one missed box, FN 0 (any)
+    ui.set_text(page, "refs", json.dumps(refs))
+    ui.set_text(page, "preds", json.dumps(preds))
+    ui.compute(page, "")
+    page.locator("#picture img").first.wait_for(state="visible")
+    shot(page, "det_f1_six_images")
+    note = page.locator("#picture_note").inner_text()
+    assert re.search(r"first 4 of the 6 images", note), note
+    # each image misses its second cat; images 4 and 5 are not drawn: 4 dashed boxes, not 6
+    assert re.search(r"\b4 dashed box\(es\) in the 4 images drawn", note), note
+
+
+@pytest.mark.parametrize(("name", "boxes"), [("det_f1", ("refs", "preds")), ("codebleu", ("preds", "refs"))])
+def test_keyboard_moves_through_every_box(page, served, name, boxes):
+    """Tab leaves the code boxes of det_f1 and codebleu without changing their text (it indented the text
+    and never left), each box is named by what it holds, and dropdowns tabbed through are closed after
+    Compute (their lists stayed open over the labels)."""
+    _, url = served(name)
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    first = page.locator(f"#{boxes[0]} textarea, #{boxes[0]} .cm-content").first
+    before = ui.get_text(page, boxes[0])
+    first.focus()
+    page.keyboard.press("Tab")
+    inside = page.evaluate(f"() => !!document.activeElement.closest('#{boxes[0]}')")
+    assert not inside and ui.get_text(page, boxes[0]) == before, "Tab stayed in the box or changed its text"
+    for box in boxes:
+        label = page.locator(f"#{box} [data-testid=block-label], #{box} label span").first.inner_text().strip()
+        assert page.get_by_role("textbox", name=label, exact=True).count() == 1, (box, label)
+    page.locator("#preset input").focus()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.closest('#go') !== null"):
+            break
+    page.keyboard.press("Enter")
+    page.locator("#headline strong").first.wait_for(state="visible", timeout=ui.TIMEOUT_MS)
+    ui.settled(page)
+    shot(page, f"{name}_after_keyboard", full_page=False)
+    assert not [e for e in page.get_by_role("listbox").all() if e.is_visible()], "a dropdown list stayed open"
+
+
+def test_fid_clip_upload_buttons_have_their_own_names(page, served):
+    """fid_clip's four upload buttons are named after their boxes (all four were "Click to upload or drop files")."""
+    _, url = served("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#go").wait_for(state="visible")
+    page.wait_for_timeout(500)
+    names = page.locator("button.upload-container").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    assert len(names) == 4 and len(set(names)) == 4 and all(n.startswith("upload ") for n in names), names
+    assert page.get_by_role("button", name="upload generated images", exact=True).count() == 1
+
+
+def test_codebleu_dashes_in_a_docstring_stay_in_one_pair(page, served):
+    """codebleu: a function whose numpydoc docstring underlines "Parameters" with dashes is one pair
+    (the dashes split it into two pairs before); code holding the separator line itself goes in as JSON
+    lists, as the page says."""
+    import json
+
+    module, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    code = 'def area(w, h):\n    """Area.\n\n    Parameters\n    ----------\n    w, h : float\n    """\n    return w * h\n'
+    ui.set_text(page, "preds", code)
+    ui.set_text(page, "refs", code.replace("w * h", "h * w"))
+    ui.compute(page, "")
+    assert len(ui.read_table(page, "")[1]) == 1, ui.read_table(page, "")
+    assert module.SEPARATOR_LINE in page.locator("body").inner_text() and "JSON list" in page.locator("body").inner_text()
+    tricky = [f"s = '''\n{module.SEPARATOR_LINE}\n'''\n", "x = 1\n"]
+    ui.set_text(page, "preds", json.dumps(tricky))
+    ui.set_text(page, "refs", json.dumps(tricky))
+    ui.compute(page, "")
+    shot(page, "codebleu_json_lists", full_page=False)
+    assert len(ui.read_table(page, "")[1]) == 2, ui.read_table(page, "")

@@ -1,5 +1,7 @@
 """The demos' shared helpers (multimodal_metrics.demo) on their own, without a browser."""
 
+import json
+
 import pytest
 
 
@@ -383,3 +385,20 @@ def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_s
     for _ in range(10):
         client.predict("a", "a", *options, api_name="/compute")
     assert refused < 150 and _rss_mib(pid) - start < 400, (start, refused, _rss_mib(pid))
+
+
+def test_det_f1_labels_never_cover_each_other(root):
+    """det_f1's picture: labels of neighbouring boxes (three predictions on one cat, the example's street
+    image) are moved to free rows; no two label boxes overlap in any panel."""
+    pytest.importorskip("gradio")
+    app = import_app(root, "det_f1")
+    preds, refs, names = app.det_f1.from_fusion_brain(json.loads(app.EXAMPLE_REFERENCES), json.loads(app.EXAMPLE_PREDICTIONS))
+    crowded = {"cat": [[10, 10, 50, 50], [12, 11, 50, 50], [11, 12, 49, 50], [60, 10, 40, 40]], "dog": [[14, 14, 40, 40]]}
+    options = {"matching": "any", "iou_threshold": 0.5, "iou_boundary": "inclusive", "box_format": "xywh"}
+    for picture in (app.draw_images(names, preds, refs, options),
+                    app.draw_images(["crowded"], [crowded], [{"cat": [[10, 10, 50, 50]], "dog": [[15, 15, 40, 40]]}], options)):
+        labels = picture.info["labels"]
+        assert len(labels) >= 5
+        clashes = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if app._overlap(a, b)]
+        assert not clashes, clashes
+        assert all(0 <= x1 < x2 <= picture.width and 0 <= y1 < y2 <= picture.height for x1, y1, x2, y2 in labels)
