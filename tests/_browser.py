@@ -156,9 +156,10 @@ def histogram_drawn(page, prefix: str) -> bool:
     return True
 
 
-def error_after_compute(page, prefix: str) -> str:
-    """Click Compute on bad input; return the text of the message that replaces the result panel."""
-    compute(page, prefix)
+def error_after_compute(page, prefix: str, button: str = "go") -> str:
+    """Click Compute (or `<prefix><button>`) on bad input; return the text of the message that replaces the
+    result panel."""
+    compute(page, prefix, button)
     text = page.locator(f"#{prefix}headline").inner_text()
     assert "Not computed" in text, text
     return re.sub(r"\s+", " ", text).strip()
