@@ -469,3 +469,12 @@ def test_an_upload_over_the_cap_is_refused_and_leaves_no_file(anls_server, tmp_p
     left = {p for p in cache.rglob("*") if p.is_file()} - before if cache.exists() else set()
     assert not left, left
     assert upload(1000) == 200
+
+
+def test_deeply_nested_json_is_a_message_for_an_api_client(anls_server):
+    """JSON nested 100,000 deep through the API: a readable error (`{"error": null}` before)."""
+    from gradio_client.exceptions import AppError
+
+    _, client, _ = anls_server
+    with pytest.raises(AppError, match=r"`predictions` is nested too deeply to read"):
+        client.predict("[" * 100_000 + "]" * 100_000, "a", "default", "", "preset", "preset", "preset", api_name="/compute")
