@@ -558,7 +558,7 @@ PAGE_CSS = (  # paired boxes (`mm-lines`) never wrap a line: line n of one faces
     ".mm-page{display:none} .mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
     ".mm-lines textarea{white-space:pre!important;overflow-wrap:normal!important;overflow-x:auto!important}"
     ".mm-code textarea{font-family:var(--font-mono,monospace)!important;font-size:13px!important}"
-    "[role=columnheader],[role=columnheader] *{word-break:keep-all!important;overflow-wrap:normal!important}"
+    "[role=columnheader],[role=columnheader] *,[id$=headline] td{word-break:keep-all!important;overflow-wrap:normal!important}"
 )
 
 
