@@ -947,6 +947,9 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
     page.goto(url)
     ui.compute(page, "")
     headers, rows = ui.read_table(page, "")
+    while "prediction" not in headers:  # the headers of the example's table, once drawn
+        page.wait_for_timeout(250)
+        headers, rows = ui.read_table(page, "")
     ui.set_text(page, "example", "2")
     page.locator("#example input").press("Enter")
     expected = rows[2][headers.index("prediction")].strip()
@@ -989,12 +992,13 @@ def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
     page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
     ui.set_text(page, "preds", "ab\nhello")
     ui.set_text(page, "refs", "ab\nhallo")
-    page.evaluate(
+    page.evaluate(  # from the second press on: what the headline shows
         """() => { window.mmSeen = [];
+            document.addEventListener('click', () => { window.mmPressed = true; }, true);
             const seen = () => [...document.querySelectorAll('#headline p, #headline strong')]
                 .filter(e => e.checkVisibility({visibilityProperty: true})).map(e => e.innerText).join(' ');
-            new MutationObserver(() => window.mmSeen.push(seen())).observe(document.querySelector('#headline'),
-                {subtree: true, childList: true, characterData: true, attributes: true}); }"""
+            new MutationObserver(() => window.mmPressed && window.mmSeen.push(seen()))
+                .observe(document.querySelector('#headline'), {subtree: true, childList: true, characterData: true, attributes: true}); }"""
     )
     page.locator("#go").click()
     page.wait_for_function("() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS)

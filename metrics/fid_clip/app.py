@@ -195,8 +195,9 @@ def _load_array(path: str, arg: str):
 
     name = Path(path).name
     try:
-        value = np.load(path, allow_pickle=False)
-        return dict(value.items()) if isinstance(value, np.lib.npyio.NpzFile) else value
+        with open(path, "rb") as handle:  # closed whatever numpy makes of it
+            value = np.load(handle, allow_pickle=False)
+            return dict(value.items()) if isinstance(value, np.lib.npyio.NpzFile) else value
     except ValueError as err:
         if "pickle" in str(err):
             raise ValueError(f"`{arg}`: {name} holds Python objects, which are not read here: save a numeric "

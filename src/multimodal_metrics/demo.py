@@ -518,8 +518,8 @@ _HIST_CSS = (
 
 # The page's script, run once per page (idempotent): Tab leaves a dropdown with its list closed (Gradio
 # reopened it after the blur); each press of a Compute button is counted per result panel, and the
-# outputs of a result that answers an older press than the last are hidden until the last one's
-# result (its mark in the headline: `connect`); every upload button is named after its box;
+# panel's outputs are hidden from a press until the result of the last press (a result's mark in its
+# headline: `connect`): never a result beside inputs it was not computed from; every upload button is named after its box;
 # `?tab=<id>` opens that tab (the playground's metric), and the address follows the tab a person picks.
 PAGE_JS = """if (!window.mmDemo) {
   const demo = window.mmDemo = {press: {}};
@@ -529,7 +529,7 @@ PAGE_JS = """if (!window.mmDemo) {
   }, true);
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('.mm-compute'), tab = e.target.closest && e.target.closest('[role=tab][data-tab-id]');
-    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; }
+    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; tidy(); }
     if (tab && e.isTrusted) history.replaceState(null, '', '?tab=' + encodeURIComponent(tab.dataset.tabId));
   }, true);
   demo.tab = new URLSearchParams(location.search).get('tab');
@@ -538,12 +538,11 @@ PAGE_JS = """if (!window.mmDemo) {
     if (wanted) { demo.tab = null; wanted.click(); }
     document.querySelectorAll('.mm-ticket[title]').forEach(mark => {  // "<panel> <press> <headline id>"
       const [k, ticket, id] = mark.title.split(' '), head = document.getElementById(id);
-      if (!mark.dataset.mmSeen) {  // as its result is drawn: stale when a later press is pending; else into view
-        mark.dataset.mmSeen = Number(ticket) < (demo.press[k] || 0) ? 'stale' : 'shown';
-        const box = head?.getBoundingClientRect();
-        if (mark.dataset.mmSeen === 'shown' && box && (box.top < 0 || box.top > innerHeight - 80)) head.scrollIntoView();
+      const stale = Number(ticket) < (demo.press[k] || 0);  // Compute pressed since: hidden until its result
+      if (!stale && !mark.dataset.mmSeen) {  // a new result: brought into view
+        const box = (mark.dataset.mmSeen = 1) && head?.getBoundingClientRect();
+        if (box && (box.top < 0 || box.top > innerHeight - 80)) head.scrollIntoView();
       }
-      const stale = mark.dataset.mmSeen === 'stale';
       document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
     });
     document.querySelectorAll('button.upload-container').forEach(b => {  // named after its box
