@@ -80,7 +80,7 @@ def without_paths(err: Exception, paths: list) -> ValueError:
 def missing_weights_message() -> str:
     """The page's message when FID needs the Inception weights and the server has none."""
     return (f"FID needs the Inception weights, which this server does not have: download {FID_WEIGHTS_URL} "
-            f"({FID_WEIGHTS_FILE}, 91 MB) and upload it under *Inception weights file*, or compute FID from "
+            f"({FID_WEIGHTS_FILE}, 91 MB) and upload it under \"Inception weights file\", or compute FID from "
             "feature or statistics files below (no weights needed).")
 
 
