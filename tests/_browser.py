@@ -117,9 +117,10 @@ def compute(page, prefix: str, button: str = "go") -> None:
     headline = page.locator(f"#{prefix}headline")
     before = headline.inner_text()
     page.locator(f"#{prefix}{button}").click()
-    page.wait_for_function(
-        "([sel, before]) => { const e = document.querySelector(sel);"
-        " return e && e.querySelector('strong') && e.innerText !== before && !/\\d\\.\\ds\\b/.test(e.innerText); }",
+    page.wait_for_function(  # a new headline, drawn (the page hides the panel from a press to its result)
+        "([sel, before]) => { const e = document.querySelector(sel), s = e && e.querySelector('strong');"
+        " return s && s.checkVisibility({visibilityProperty: true}) && e.innerText !== before"
+        " && !/\\d\\.\\ds\\b/.test(e.innerText); }",
         arg=[f"#{prefix}headline", before],
         timeout=TIMEOUT_MS,
     )
@@ -137,16 +138,22 @@ def read_headline(page, prefix: str) -> dict:
     return shown
 
 
-def read_table(page, prefix: str) -> tuple[list[str], list[list[str]]]:
-    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts)."""
-    table = page.locator(f"#{prefix}table")
-    headers = [t.strip() for t in table.locator("[role=columnheader]").all_inner_texts()]
-    rows = []
-    for row in table.locator("[role=row]").all():
-        cells = [t.strip() for t in row.locator("[role=gridcell]").all_inner_texts()]
-        if any(cells):
-            rows.append(cells)
-    return headers, rows
+def read_table(page, prefix: str, wait_s: float = 5.0) -> tuple[list[str], list[list[str]]]:
+    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts). Without rows it is read
+    again for up to `wait_s` (the grid is shown and draws its rows a moment after the headline)."""
+    import time
+
+    table, end = page.locator(f"#{prefix}table"), time.monotonic() + wait_s
+    while True:
+        headers = [t.strip() for t in table.locator("[role=columnheader]").all_inner_texts()]
+        rows = []
+        for row in table.locator("[role=row]").all():
+            cells = [t.strip() for t in row.locator("[role=gridcell]").all_inner_texts()]
+            if any(cells):
+                rows.append(cells)
+        if rows or time.monotonic() > end:
+            return headers, rows
+        page.wait_for_timeout(250)
 
 
 def histogram_drawn(page, prefix: str) -> bool:
@@ -156,9 +163,10 @@ def histogram_drawn(page, prefix: str) -> bool:
     return True
 
 
-def error_after_compute(page, prefix: str) -> str:
-    """Click Compute on bad input; return the text of the message that replaces the result panel."""
-    compute(page, prefix)
+def error_after_compute(page, prefix: str, button: str = "go") -> str:
+    """Click Compute (or `<prefix><button>`) on bad input; return the text of the message that replaces the
+    result panel."""
+    compute(page, prefix, button)
     text = page.locator(f"#{prefix}headline").inner_text()
     assert "Not computed" in text, text
     return re.sub(r"\s+", " ", text).strip()

@@ -947,6 +947,9 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
     page.goto(url)
     ui.compute(page, "")
     headers, rows = ui.read_table(page, "")
+    while "prediction" not in headers:  # the headers of the example's table, once drawn
+        page.wait_for_timeout(250)
+        headers, rows = ui.read_table(page, "")
     ui.set_text(page, "example", "2")
     page.locator("#example input").press("Enter")
     expected = rows[2][headers.index("prediction")].strip()
@@ -989,12 +992,13 @@ def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
     page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
     ui.set_text(page, "preds", "ab\nhello")
     ui.set_text(page, "refs", "ab\nhallo")
-    page.evaluate(
+    page.evaluate(  # from the second press on: what the headline shows
         """() => { window.mmSeen = [];
+            document.addEventListener('click', () => { window.mmPressed = true; }, true);
             const seen = () => [...document.querySelectorAll('#headline p, #headline strong')]
                 .filter(e => e.checkVisibility({visibilityProperty: true})).map(e => e.innerText).join(' ');
-            new MutationObserver(() => window.mmSeen.push(seen())).observe(document.querySelector('#headline'),
-                {subtree: true, childList: true, characterData: true, attributes: true}); }"""
+            new MutationObserver(() => window.mmPressed && window.mmSeen.push(seen()))
+                .observe(document.querySelector('#headline'), {subtree: true, childList: true, characterData: true, attributes: true}); }"""
     )
     page.locator("#go").click()
     page.wait_for_function("() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS)
@@ -1156,3 +1160,171 @@ def test_input_over_the_cap_is_refused_with_the_cap(page, served):
     ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
     message = ui.error_after_compute(page, "")
     assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), message
+
+
+def test_det_f1_says_which_images_are_drawn(page, served):
+    """det_f1 with six images, the missed boxes in images 4 and 5 (not drawn): the note says the picture
+    shows the first 4 of the 6 images and counts only the dashed boxes drawn (it counted undrawn ones)."""
+    import json
+
+    _, url = served("det_f1")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    refs = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40], [60, 10, 30, 30]]} for i in range(6)}
+    preds = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40]] * (2 if i < 4 else 1)} for i in range(6)}
+    preds["img0.jpg"] = {"cat": [[10, 10, 40, 40], [11, 11, 40, 40]]}  # image 0: one missed box, FN 0 (any)
+    ui.set_text(page, "refs", json.dumps(refs))
+    ui.set_text(page, "preds", json.dumps(preds))
+    ui.compute(page, "")
+    page.locator("#picture img").first.wait_for(state="visible")
+    shot(page, "det_f1_six_images")
+    note = page.locator("#picture_note").inner_text()
+    assert re.search(r"first 4 of the 6 images", note), note
+    # each image misses its second cat; images 4 and 5 are not drawn: 4 dashed boxes, not 6
+    assert re.search(r"\b4 dashed box\(es\) in the 4 images drawn", note), note
+
+
+@pytest.mark.parametrize(("name", "boxes"), [("det_f1", ("refs", "preds")), ("codebleu", ("preds", "refs"))])
+def test_keyboard_moves_through_every_box(page, served, name, boxes):
+    """Tab leaves the code boxes of det_f1 and codebleu without changing their text (it indented the text
+    and never left), each box is named by what it holds, and dropdowns tabbed through are closed after
+    Compute (their lists stayed open over the labels)."""
+    _, url = served(name)
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    first = page.locator(f"#{boxes[0]} textarea, #{boxes[0]} .cm-content").first
+    before = ui.get_text(page, boxes[0])
+    first.focus()
+    page.keyboard.press("Tab")
+    inside = page.evaluate(f"() => !!document.activeElement.closest('#{boxes[0]}')")
+    assert not inside and ui.get_text(page, boxes[0]) == before, "Tab stayed in the box or changed its text"
+    for box in boxes:
+        label = page.locator(f"#{box} [data-testid=block-label], #{box} label span").first.inner_text().strip()
+        assert page.get_by_role("textbox", name=label, exact=True).count() == 1, (box, label)
+    page.locator("#preset input").focus()
+    for _ in range(12):
+        page.keyboard.press("Tab")
+        if page.evaluate("() => document.activeElement.closest('#go') !== null"):
+            break
+    page.keyboard.press("Enter")
+    page.locator("#headline strong").first.wait_for(state="visible", timeout=ui.TIMEOUT_MS)
+    ui.settled(page)
+    shot(page, f"{name}_after_keyboard", full_page=False)
+    assert not [e for e in page.get_by_role("listbox").all() if e.is_visible()], "a dropdown list stayed open"
+
+
+def test_fid_clip_upload_buttons_have_their_own_names(page, served):
+    """fid_clip's upload buttons are named after their boxes (all were "Click to upload or drop files")."""
+    _, url = served("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#go").wait_for(state="visible")
+    page.wait_for_timeout(500)
+    names = page.locator("button.upload-container").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    assert len(names) == 5 and len(set(names)) == 5 and all(n.startswith("upload ") for n in names), names
+    assert page.get_by_role("button", name="upload generated images", exact=True).count() == 1
+
+
+def test_codebleu_dashes_in_a_docstring_stay_in_one_pair(page, served):
+    """codebleu: a function whose numpydoc docstring underlines "Parameters" with dashes is one pair
+    (the dashes split it into two pairs before); code holding the separator line itself goes in as JSON
+    lists, as the page says."""
+    import json
+
+    module, url = served("codebleu")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    code = 'def area(w, h):\n    """Area.\n\n    Parameters\n    ----------\n    w, h : float\n    """\n    return w * h\n'
+    ui.set_text(page, "preds", code)
+    ui.set_text(page, "refs", code.replace("w * h", "h * w"))
+    ui.compute(page, "")
+    assert len(ui.read_table(page, "")[1]) == 1, ui.read_table(page, "")
+    assert module.SEPARATOR_LINE in page.locator("body").inner_text() and "JSON list" in page.locator("body").inner_text()
+    tricky = [f"s = '''\n{module.SEPARATOR_LINE}\n'''\n", "x = 1\n"]
+    ui.set_text(page, "preds", json.dumps(tricky))
+    ui.set_text(page, "refs", json.dumps(tricky))
+    ui.compute(page, "")
+    shot(page, "codebleu_json_lists", full_page=False)
+    assert len(ui.read_table(page, "")[1]) == 2, ui.read_table(page, "")
+
+
+def test_fid_clip_missing_weights_message_a_visitor_can_follow(page, served, resources, tmp_path, monkeypatch):
+    """fid_clip with images and no Inception weights on the server: the message links the weights file
+    (a working address: it held `%5C` before) and says to upload it or use feature files, not what a
+    browser cannot do (HF_HUB_OFFLINE, feature_extractor, a server path)."""
+    monkeypatch.setenv("TORCH_HOME", str(tmp_path / "empty_torch_home"))
+    _, url = served("fid_clip")
+    res = resources("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.upload(page, "gen", res["gen"])
+    ui.upload(page, "real", res["real"])
+    ui.set_text(page, "prompts", "")
+    message = ui.error_after_compute(page, "")
+    shot(page, "fid_clip_no_weights", full_page=False)
+    link = page.locator("#headline a").first.get_attribute("href")
+    assert link.startswith("https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/pt_inception-2015-12-05-6726825d.pth"), link
+    assert "%5C" not in link and "upload it" in message and "feature" in message, message
+    assert not re.search(r"HF_HUB_OFFLINE|feature_extractor|/root|/home|\.cache", message), message
+
+
+def test_fid_clip_features_result_is_in_view_and_bad_files_read_plainly(page, served, tmp_path):
+    """fid_clip: "Compute FID from files" brings its result into view (it was 520 px above the window);
+    an .npy of Python objects and a damaged .npz are named by their file name with a plain reason (not
+    numpy's advice to load unsafely, not the server's temporary path)."""
+    import numpy as np
+
+    _, url = served("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    page.locator("#features_example").click()
+    page.locator("#feat_gen td.filename").first.wait_for(state="attached")
+    page.locator("#go_features").scroll_into_view_if_needed()
+    ui.compute(page, "", button="go_features")
+    ui.settled(page)
+    box = page.locator("#headline").bounding_box()
+    shot(page, "fid_clip_features_in_view", full_page=False)
+    assert -2 <= box["y"] < DESKTOP["height"] - 40, box
+    objects, broken = tmp_path / "objects.npy", tmp_path / "broken.npz"
+    np.save(objects, np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    broken.write_bytes(b"PK\x03\x04 not really a zip")
+    for gen, real, expected in ((objects, None, r"objects\.npy holds Python objects"), (None, broken, r"broken\.npz is not a \.npy / \.npz file")):
+        page.goto(url)
+        page.locator("#features_example").click()
+        page.locator("#feat_gen td.filename").first.wait_for(state="attached")
+        for box_id, path in (("feat_gen", gen), ("feat_real", real)):
+            if path is not None:
+                page.locator(f"#{box_id} button[aria-label='Clear'], #{box_id} button[title='Clear']").first.click()
+                ui.upload(page, box_id, [str(path)])
+        message = ui.error_after_compute(page, "", button="go_features")
+        assert re.search(expected, message), message
+        assert "unsafely" not in message and "allow_pickle" not in message and "/tmp" not in message and "gradio" not in message, message
+
+
+def test_fid_clip_caps_pre_resize_and_keeps_server_files_to_itself(page, served, resources, monkeypatch):
+    """fid_clip: pre_resize above 1024 is refused (4096 took 4 GB); on a Space a typed weights path outside
+    the operator's folders is refused by one message whether the file exists or not (/etc/shadow was
+    "cannot read as a torch state dict", a missing file "does not exist"), and the uploaded weights file
+    is used instead."""
+    monkeypatch.setenv("SPACE_ID", "multimodal-metrics/fid_clip")
+    monkeypatch.delenv("MM_DEMO_PATHS", raising=False)
+    _, url = served("fid_clip")
+    res = resources("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.upload(page, "gen", res["gen"])
+    ui.upload(page, "real", res["real"])
+    ui.set_text(page, "prompts", "")
+    ui.set_option(page, "opt_pre_resize", "4096")
+    assert "`pre_resize` is at most 1024 here" in ui.error_after_compute(page, "")
+    ui.set_option(page, "opt_pre_resize", "")
+    said = []
+    for path in ("/etc/shadow", "/etc/no_such_file.pth", res["inception"]):
+        ui.set_option(page, "opt_inception_weights", path)
+        said.append(ui.error_after_compute(page, "").replace(repr(path), "PATH").replace(path, "PATH"))
+    shot(page, "fid_clip_space_path_refused", full_page=False)
+    assert said[0] == said[1] == said[2] and "not in a folder this Space reads" in said[0], said
+    ui.set_option(page, "opt_inception_weights", "")
+    ui.upload(page, "weights_file", [res["inception"]])
+    ui.compute(page, "")
+    assert "fid" in ui.read_headline(page, ""), ui.headline_text(page, "")[:500]

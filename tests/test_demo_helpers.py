@@ -1,5 +1,7 @@
 """The demos' shared helpers (multimodal_metrics.demo) on their own, without a browser."""
 
+import json
+
 import pytest
 
 
@@ -322,10 +324,18 @@ def _rss_mib(pid: int) -> int:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 2**20
 
 
+_CACHES = {}  # server pid -> its GRADIO_TEMP_DIR
+
+
+def anls_server_cache(pid: int):
+    return _CACHES[pid]
+
+
 @pytest.fixture(scope="module")
-def anls_server(root):
+def anls_server(root, tmp_path_factory):
     """metrics/anls/app.py served on 127.0.0.1 by its own process (launched as the Space launches it),
     and a client: (url, client, the server's pid)."""
+    import os
     import subprocess
     import sys
     import time
@@ -334,10 +344,12 @@ def anls_server(root):
     from gradio_client import Client
     from helpers import free_port
 
-    port = free_port()
+    port, cache = free_port(), tmp_path_factory.mktemp("gradio_cache")
     code = (f"import sys; sys.path.insert(0, {str(root / 'metrics' / 'anls')!r}); import app; "
             f"app.demo.launch(server_name='127.0.0.1', server_port={port}, quiet=True)")  # fmt: skip
-    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "GRADIO_TEMP_DIR": str(cache)}  # its uploads, apart from any other server's
+    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    _CACHES[server.pid] = cache
     url = f"http://127.0.0.1:{port}/"
     try:
         for _ in range(240):
@@ -383,3 +395,86 @@ def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_s
     for _ in range(10):
         client.predict("a", "a", *options, api_name="/compute")
     assert refused < 150 and _rss_mib(pid) - start < 400, (start, refused, _rss_mib(pid))
+
+
+def test_det_f1_labels_never_cover_each_other(root):
+    """det_f1's picture: labels of neighbouring boxes (three predictions on one cat, the example's street
+    image) are moved to free rows; no two label boxes overlap in any panel."""
+    pytest.importorskip("gradio")
+    app = import_app(root, "det_f1")
+    preds, refs, names = app.det_f1.from_fusion_brain(json.loads(app.EXAMPLE_REFERENCES), json.loads(app.EXAMPLE_PREDICTIONS))
+    crowded = {"cat": [[10, 10, 50, 50], [12, 11, 50, 50], [11, 12, 49, 50], [60, 10, 40, 40]], "dog": [[14, 14, 40, 40]]}
+    options = {"matching": "any", "iou_threshold": 0.5, "iou_boundary": "inclusive", "box_format": "xywh"}
+    for picture in (app.draw_images(names, preds, refs, options),
+                    app.draw_images(["crowded"], [crowded], [{"cat": [[10, 10, 50, 50]], "dog": [[15, 15, 40, 40]]}], options)):
+        labels = picture.info["labels"]
+        assert len(labels) >= 5
+        clashes = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if app._overlap(a, b)]
+        assert not clashes, clashes
+        assert all(0 <= x1 < x2 <= picture.width and 0 <= y1 < y2 <= picture.height for x1, y1, x2, y2 in labels)
+
+
+def test_fid_clip_on_a_space_reads_only_uploads_and_known_folders(root, tmp_path, monkeypatch):
+    """On a Space (SPACE_ID set) a typed path is read only inside the operator's folders (MM_DEMO_PATHS) or
+    the caches, symbolic links and `..` resolved first; a server file and a missing file get the same
+    words (the message told them apart); off a Space a path is used as typed. pre_resize is capped."""
+    pytest.importorskip("gradio")
+    app = import_app(root, "fid_clip")
+    known, outside = tmp_path / "weights", tmp_path / "elsewhere"
+    known.mkdir()
+    outside.mkdir()
+    (outside / "secret.pth").write_bytes(b"x")
+    (known / "escape.pth").symlink_to(outside / "secret.pth")
+    monkeypatch.setenv("MM_DEMO_PATHS", str(known))
+    monkeypatch.setenv("SPACE_ID", "org/fid_clip")
+    refused = []
+    for path in ("/etc/shadow", "/etc/no_such_file.pth", str(outside / "secret.pth"), str(known / "escape.pth"),
+                 str(known / ".." / "elsewhere" / "secret.pth")):  # fmt: skip
+        with pytest.raises(ValueError, match="is not in a folder this Space reads") as err:
+            app.allowed_path(path, "inception_weights")
+        refused.append(str(err.value).replace(repr(path), "PATH"))
+    assert len(set(refused)) == 1, refused
+    (known / "pt.pth").write_bytes(b"x")
+    assert app.allowed_path(str(known / "pt.pth"), "inception_weights") == str((known / "pt.pth").resolve())
+    monkeypatch.delenv("SPACE_ID")
+    assert app.allowed_path("/etc/shadow", "inception_weights") == "/etc/shadow"  # the operator's own machine
+    with pytest.raises(ValueError, match=r"`pre_resize` is at most 1024 here"):
+        app.compute(["a.png", "b.png"], [], "", "default", "", "", "4096")
+
+
+def test_an_upload_over_the_cap_is_refused_and_leaves_no_file(anls_server, tmp_path):
+    """Every page is launched with a per-file upload cap of 128 MB: a 129 MB upload is refused (413) and
+    no part of it stays in Gradio's temporary folder; a small one is accepted."""
+    import urllib.request
+    import uuid
+
+    url, _, pid = anls_server
+    cache = anls_server_cache(pid)
+    before = {p for p in cache.rglob("*") if p.is_file()} if cache.exists() else set()
+
+    def upload(size: int) -> int:
+        boundary = uuid.uuid4().hex
+        head = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"files\"; filename=\"big.bin\"\r\n"
+                "Content-Type: application/octet-stream\r\n\r\n").encode()  # fmt: skip
+        body = head + b"\0" * size + f"\r\n--{boundary}--\r\n".encode()
+        request = urllib.request.Request(f"{url}gradio_api/upload", data=body, method="POST",
+                                         headers={"Content-Type": f"multipart/form-data; boundary={boundary}"})  # fmt: skip
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return response.status
+        except urllib.error.HTTPError as err:
+            return err.code
+
+    assert upload(129 * 2**20) == 413
+    left = {p for p in cache.rglob("*") if p.is_file()} - before if cache.exists() else set()
+    assert not left, left
+    assert upload(1000) == 200
+
+
+def test_deeply_nested_json_is_a_message_for_an_api_client(anls_server):
+    """JSON nested 100,000 deep through the API: a readable error (`{"error": null}` before)."""
+    from gradio_client.exceptions import AppError
+
+    _, client, _ = anls_server
+    with pytest.raises(AppError, match=r"`predictions` is nested too deeply to read"):
+        client.predict("[" * 100_000 + "]" * 100_000, "a", "default", "", "preset", "preset", "preset", api_name="/compute")

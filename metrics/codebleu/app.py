@@ -4,6 +4,7 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 The metric is loaded by script path through evaluate (never `import codebleu`, which would be the PyPI package).
 """
 
+import json
 import re
 from pathlib import Path
 
@@ -30,14 +31,12 @@ LANGUAGES = [str(lang) for lang in codebleu.OPTIONS["lang"].choices]
 # The language has no preset value (required): its own dropdown, first. The other widgets: the rows of the
 # option table shown in the demo (weights; a text box, empty = the preset's).
 OPTIONS = [o for o in codebleu.OPTIONS if o.demo and o.name != "lang"]
-# gr.Code highlighting where gradio has a mode for the language
-_HIGHLIGHT = {"python": "python", "javascript": "javascript", "c": "c", "cpp": "cpp", "java": "cpp", "c_sharp": "cpp",
-              "go": "cpp", "rust": "cpp", "php": "cpp", "ruby": None}
-
-# Several examples in one box: snippets separated by a line of five or more dashes (nothing else on it,
-# from its first column). The pre-filled example has four pairs, so that its interval and histogram say
-# something (one pair gives a point interval and a single bar).
-SEPARATOR = re.compile(r"^-{5,}[ \t]*(?:\n|\Z)", re.M)
+# Several examples in one box: snippets separated by a line `=== next example ===` (nothing else on it;
+# code holds no such line, while `-----` underlines every numpydoc section); code that does holds it
+# goes in as a JSON list of strings. The pre-filled example has four pairs, so that its interval and
+# histogram say something (one pair gives a point interval and a single bar).
+SEPARATOR_LINE = "=== next example ==="
+SEPARATOR = re.compile(r"^[ \t]*=== next example ===[ \t]*(?:\r?\n|\Z)", re.M)
 EXAMPLE_PAIRS = [
     ("def add(a, b):\n    return a + b\n", "def sum(first, second):\n    return second + first\n"),
     ("def is_even(n):\n    return n % 2 == 0\n", "def even(x):\n    return x % 2 == 0\n"),
@@ -48,20 +47,30 @@ EXAMPLE_PAIRS = [
     ),
     ('def greet(name):\n    print("Hello " + name)\n', 'def greet(name):\n    return f"Hello, {name}!"\n'),
 ]
-EXAMPLE_PREDICTION = "-----\n".join(p for p, _ in EXAMPLE_PAIRS)
-EXAMPLE_REFERENCE = "-----\n".join(r for _, r in EXAMPLE_PAIRS)
+EXAMPLE_PREDICTION = f"{SEPARATOR_LINE}\n".join(p for p, _ in EXAMPLE_PAIRS)
+EXAMPLE_REFERENCE = f"{SEPARATOR_LINE}\n".join(r for _, r in EXAMPLE_PAIRS)
 
 
-def split_snippets(text: str) -> list[str]:
-    """The snippets of a box: one, or several separated by `-----` lines (see SEPARATOR)."""
-    return SEPARATOR.split(text or "")
+def split_snippets(text: str, arg: str) -> list[str]:
+    """The snippets of a box: a JSON list of strings (code that holds the separator line), else one
+    snippet, or several separated by `=== next example ===` lines (see SEPARATOR)."""
+    text = text or ""
+    if text.lstrip().startswith("["):
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            value = None  # code that starts with "[": one snippet
+        if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+            return value
+    return SEPARATOR.split(text)
 
 
 def compute(prediction: str, reference: str, lang: str, preset: str, *options):
-    """Score the predictions against the references (one snippet each, or several separated by `-----`
-    lines, in the same order): (result, table columns); an empty weights field uses the preset's weights."""
+    """Score the predictions against the references (one snippet each, several separated by
+    `=== next example ===` lines, or JSON lists of strings; in the same order): (result, table columns);
+    an empty weights field uses the preset's weights."""
     chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
-    predictions, references = split_snippets(prediction), split_snippets(reference)
+    predictions, references = split_snippets(prediction, "predictions"), split_snippets(reference, "references")
     result = load_metric(SCRIPT, preset).compute(
         predictions=predictions,
         references=references,
@@ -79,17 +88,21 @@ def build_ui(api_prefix: str = "") -> None:
         "**CodeBLEU**: n-gram, keyword-weighted n-gram, AST-subtree and data-flow match between a generated "
         "snippet and a reference. Pick the language; the result shows the four components and the signature. "
         "Weights left empty are the preset's. Several examples: separate the snippets in both boxes by a line "
-        "`-----` (five or more dashes, nothing else on the line), in the same order."
+        f"`{SEPARATOR_LINE}` (nothing else on the line), in the same order; code that itself holds that line: "
+        'paste each box as a JSON list of strings, `["def f(): ...", "def g(): ..."]`.'
     )
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                prediction = gr.Code(
-                    EXAMPLE_PREDICTION, language="python", lines=10, max_lines=CODE_LINES, label="predictions (snippets separated by ----- lines)", elem_id=f"{api_prefix}preds"
-                )
-                reference = gr.Code(
-                    EXAMPLE_REFERENCE, language="python", lines=10, max_lines=CODE_LINES, label="references (same order)", elem_id=f"{api_prefix}refs"
-                )
+                # text boxes, not code editors: Tab moves on (an editor kept the focus and indented the code)
+                prediction = gr.Textbox(
+                    EXAMPLE_PREDICTION, lines=10, max_lines=CODE_LINES, label=f"predictions (snippets separated by {SEPARATOR_LINE} lines)",
+                    elem_id=f"{api_prefix}preds", elem_classes="mm-lines mm-code",
+                )  # fmt: skip
+                reference = gr.Textbox(
+                    EXAMPLE_REFERENCE, lines=10, max_lines=CODE_LINES, label="references (same order)",
+                    elem_id=f"{api_prefix}refs", elem_classes="mm-lines mm-code",
+                )  # fmt: skip
             with gr.Row():
                 lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
@@ -98,12 +111,7 @@ def build_ui(api_prefix: str = "") -> None:
         with gr.Column():
             panel = ResultPanel(api_prefix)
     connect(button, compute, [prediction, reference, lang, preset, *widgets], panel, f"{api_prefix}compute")
-
-    def _highlight(name):
-        return gr.update(language=_HIGHLIGHT.get(name)), gr.update(language=_HIGHLIGHT.get(name))
-
     follow_preset(preset, widgets, OPTIONS, codebleu.OPTIONS)
-    lang.change(_highlight, inputs=lang, outputs=[prediction, reference], api_name=False)
 
 
 with page_blocks("CodeBLEU") as demo:

@@ -85,13 +85,32 @@ def _font():
     return ImageFont.load_default(size=LABEL_PX)
 
 
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_label(x: float, y: float, width: float, placed: list) -> tuple:
+    """Where a label of `width` wanted at (x, y) is drawn: the nearest free row at or below y (else above,
+    never over the image's name) so that it covers no label already `placed`; its box is added to it."""
+    height = LABEL_PX + 4
+    for step in [*range(16), *range(-1, -16, -1)]:
+        box = (x, y + step * height, x + width, y + (step + 1) * height)
+        if box[1] >= LABEL_PX + 4 and not any(_overlap(box, other) for other in placed):
+            break
+    else:
+        box = (x, y, x + width, y + height)
+    placed.append(box)
+    return box
+
+
 def draw_images(names, predictions, references, options):
     """One panel per image (at most MAX_PANELS), stacked: GT green, missed GT dashed orange, TP blue, FP
-    red; labels LABEL_PX tall."""
+    red; labels LABEL_PX tall, moved to a free row when they would cover another label (boxes of
+    neighbouring objects). The labels' boxes in the picture: ``picture.info["labels"]``."""
     from PIL import Image, ImageDraw
 
     font = _font()
-    panels = []
+    panels, drawn_labels = [], []
     for name, pred, ref in list(zip(names, predictions, references))[:MAX_PANELS]:
         pred = det_f1.unpack(det_f1.normalize_example(pred, "predictions", len(panels)))
         ref = det_f1.unpack(det_f1.normalize_example(ref, "references", len(panels)))
@@ -105,46 +124,55 @@ def draw_images(names, predictions, references, options):
         boxes += [xyxy(b) for c in ref for b in pred.get(c, [])]
         extent = max([b[2] for b in boxes] + [b[3] for b in boxes] + [100.0])
         scale = 420.0 / extent
-        # wide enough for the labels written at the left edge of the boxes ("<class>: <status>")
-        ends = [20 + b[0] * scale + 2 + font.getlength(f"{c}: dup") for c in ref for b in map(xyxy, ref[c] + pred.get(c, []))]
-        width = int(max([max([b[2] for b in boxes] + [100.0]) * scale + 40, *ends])) + 4
-        height = int(max([b[3] for b in boxes] + [100.0]) * scale) + 40
-        img = Image.new("RGB", (width, height), (250, 250, 250))
-        draw = ImageDraw.Draw(img)
-        draw.text((4, 0), name, fill=(0, 0, 0), font=font)
 
         def sc(b, scale=scale):
             return tuple(20 + v * scale for v in b)
 
+        shapes, labels, placed = [], [], []  # (box, colour, dashed / width), (position, text, colour), label boxes
         for c, gboxes in ref.items():
             for b, st in zip(gboxes, status[c]["gt"]):
-                if st == "hit":
-                    draw.rectangle(sc(xyxy(b)), outline=COLORS["gt"], width=3)
-                else:
-                    _dashed_rectangle(draw, sc(xyxy(b)), COLORS["miss"])
+                shapes.append((sc(xyxy(b)), COLORS["gt"] if st == "hit" else COLORS["miss"], st != "hit"))
                 x1, y1 = sc(xyxy(b))[:2]
-                draw.text((x1 + 2, y1 + 1), c, fill=COLORS["gt"], font=font)
+                labels.append((place_label(x1 + 2, y1 + 1, font.getlength(c), placed)[:2], c, COLORS["gt"]))
             for b, st in zip(pred.get(c, []), status[c]["pred"]):
-                draw.rectangle(sc(xyxy(b)), outline=COLORS[st], width=2)
+                shapes.append((sc(xyxy(b)), COLORS[st], None))
                 x1, _, _, y2 = sc(xyxy(b))
-                draw.text((x1 + 2, y2 - LABEL_PX - 3), f"{c}: {st}", fill=COLORS[st], font=font)
+                text = f"{c}: {st}"
+                labels.append((place_label(x1 + 2, y2 - LABEL_PX - 3, font.getlength(text), placed)[:2], text, COLORS[st]))
+        # wide and tall enough for the boxes and the labels (written from the left edge of their box)
+        width = int(max([b[2] for b in boxes] + [100.0]) * scale + 40)
+        width = int(max([width, *(box[2] for box in placed)])) + 4
+        height = int(max([int(max([b[3] for b in boxes] + [100.0]) * scale) + 40, *(box[3] + 4 for box in placed)]))
+        img = Image.new("RGB", (width, height), (250, 250, 250))
+        draw = ImageDraw.Draw(img)
+        draw.text((4, 0), name, fill=(0, 0, 0), font=font)
+        for box, colour, dashed in shapes:
+            if dashed:
+                _dashed_rectangle(draw, box, colour)
+            else:
+                draw.rectangle(box, outline=colour, width=2 if dashed is None else 3)
+        for position, text, colour in labels:
+            draw.text(position, text, fill=colour, font=font)
         panels.append(img)
+        drawn_labels.append(placed)
     if not panels:
         return None
     height = sum(p.height for p in panels) + 10 * (len(panels) - 1)
     canvas = Image.new("RGB", (max(p.width for p in panels), height), (255, 255, 255))
-    y = 0
-    for p in panels:
+    y, canvas.info["labels"] = 0, []
+    for p, placed in zip(panels, drawn_labels):
         canvas.paste(p, (0, y))
+        canvas.info["labels"] += [(x1, y1 + y, x2, y2 + y) for x1, y1, x2, y2 in placed]
         y += p.height + 10
     return canvas
 
 
 def picture_note(names, predictions, references, options, result) -> str:
-    """Markdown under the picture: the colours, and why dashed (missed) boxes may leave recall untouched
-    (matching "any" derives FN from box counts, as the official script does)."""
+    """Markdown under the picture: the colours, which images are drawn (the first MAX_PANELS), and why
+    dashed (missed) boxes of the drawn images may leave recall untouched (matching "any" derives FN
+    from box counts, as the official script does)."""
     missed = 0
-    for pred, ref in zip(predictions, references):
+    for pred, ref in list(zip(predictions, references))[:MAX_PANELS]:
         pred = det_f1.unpack(det_f1.normalize_example(pred, "predictions", 0))
         ref = det_f1.unpack(det_f1.normalize_example(ref, "references", 0))
         status = det_f1.box_status(pred, ref, **options)
@@ -153,10 +181,15 @@ def picture_note(names, predictions, references, options, result) -> str:
         "Ground truth **green**, drawn **dashed orange** when no prediction of its class overlaps it enough "
         "(IoU test); predictions **blue** (hit), **red** (false positive), grey (uncounted duplicate)."
     )
+    if len(names) > MAX_PANELS:
+        note += (f"\n\n**The picture shows the first {MAX_PANELS} of the {len(names)} images** (the table and the "
+                 "numbers count every image).")
     fn = int(result.get("fn", 0))
     if options["matching"] == "any" and missed > fn:
+        drawn = "drawn" if len(names) <= MAX_PANELS else f"in the {MAX_PANELS} images drawn"
         note += (
-            f"\n\n**{missed} dashed box(es), FN = {fn}, recall = {result['recall']:.4g}**: under matching *any* "
+            f"\n\n**{missed} dashed box(es) {drawn}, FN = {fn} over all images, recall = {result['recall']:.4g}**: "
+            "under matching *any* "
             "(the official rule) a prediction is a true positive when it hits any ground-truth box of its class "
             "(several may hit the same box), and a class's FN is max(0, #ground truth - #predictions): a missed "
             "box lowers recall only when its class has fewer predictions than ground-truth boxes. Choose "
@@ -203,10 +236,13 @@ def build_ui(api_prefix: str = "") -> None:
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                references = gr.Code(
-                    EXAMPLE_REFERENCES, language="json", max_lines=CODE_LINES, label="references (ground truth)", elem_id=f"{api_prefix}refs"
-                )
-                predictions = gr.Code(EXAMPLE_PREDICTIONS, language="json", max_lines=CODE_LINES, label="predictions", elem_id=f"{api_prefix}preds")
+                # text boxes, not code editors: Tab moves on (an editor kept the focus and indented the JSON)
+                references = gr.Textbox(
+                    EXAMPLE_REFERENCES, lines=5, max_lines=CODE_LINES, label="references (ground truth)", elem_id=f"{api_prefix}refs",
+                    elem_classes="mm-lines mm-code",
+                )  # fmt: skip
+                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=CODE_LINES, label="predictions",
+                                         elem_id=f"{api_prefix}preds", elem_classes="mm-lines mm-code")  # fmt: skip
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
                 widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", det_f1.OPTIONS, "default") for o in OPTIONS]

@@ -28,6 +28,7 @@ from multimodal_metrics.demo import (
     parse_items,
 )
 from multimodal_metrics.digests import file_sha256
+from multimodal_metrics.fid_clip.inception import FID_WEIGHTS_FILE, FID_WEIGHTS_URL, default_weights_path
 
 HERE = Path(__file__).resolve().parent
 SCRIPT = HERE / "fid_clip.py"
@@ -36,11 +37,58 @@ PRE_RESIZE = fid_clip.OPTIONS["pre_resize"]  # rows of the library's option tabl
 INCEPTION_WEIGHTS = fid_clip.OPTIONS["inception_weights"]
 CLIP_MODEL = fid_clip.OPTIONS["clip_model"]  # a local folder, or here also a Hub repo id (resolve_clip_model)
 EXAMPLE_PROMPTS = "a red apple on a table\na cat sleeping on a sofa"
+# What a visitor may ask of the server: images resized to at most MAX_PRE_RESIZE pixels a side (4096 took
+# 4 GB for six small images), and, on a Space, weights read only from uploads or the folders the
+# operator named (KNOWN_PATHS_ENV, the torch hub and Hugging Face caches): a typed path elsewhere is
+# refused before anything is opened, by one message whether or not the file exists.
+MAX_PRE_RESIZE = 1024
+KNOWN_PATHS_ENV = "MM_DEMO_PATHS"  # folders (os.pathsep-separated) whose files a Space's visitor may name
+PATHS_NOTE = (f"On a Space, a path must lie in a folder the operator named (`{KNOWN_PATHS_ENV}`) or in the "
+              "torch hub or Hugging Face cache; upload the weights file instead.")
+
+
+def known_folders() -> list[Path]:
+    """The folders whose files a visitor of a Space may name: the operator's, the torch hub cache, the
+    Hugging Face cache."""
+    import torch
+
+    named = [Path(f) for f in os.environ.get(KNOWN_PATHS_ENV, "").split(os.pathsep) if f.strip()]
+    hf_home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    return [folder.resolve() for folder in (*named, Path(torch.hub.get_dir()), hf_home)]
+
+
+def allowed_path(text: str, arg: str) -> str:
+    """A path typed by a visitor: as is off a Space; on a Space (SPACE_ID set) only inside
+    `known_folders()` (symbolic links and `..` resolved first), else one refusal that says nothing
+    about the file (whether it exists, what it holds)."""
+    if not text or not os.environ.get("SPACE_ID"):
+        return text
+    resolved = Path(text).expanduser().resolve()
+    if not any(resolved.is_relative_to(folder) for folder in known_folders()):
+        raise ValueError(f"`{arg}`: {text!r} is not in a folder this Space reads. {PATHS_NOTE}")
+    return str(resolved)
+
+
+def without_paths(err: Exception, paths: list) -> ValueError:
+    """The library's message with every server path of an upload replaced by the file's name."""
+    text = str(err)
+    for path in sorted({str(p) for p in paths if p}, key=len, reverse=True):
+        text = text.replace(repr(path), repr(Path(path).name)).replace(path, Path(path).name)
+    return ValueError(text)
+
+
+def missing_weights_message() -> str:
+    """The page's message when FID needs the Inception weights and the server has none."""
+    return (f"FID needs the Inception weights, which this server does not have: download {FID_WEIGHTS_URL} "
+            f"({FID_WEIGHTS_FILE}, 91 MB) and upload it under \"Inception weights file\", or compute FID from "
+            "feature or statistics files below (no weights needed).")
 
 
 def resolve_clip_model(text: str):
     """A local checkpoint folder as is; otherwise a Hub repo id downloaded (online only)."""
     text = (text or "").strip()
+    if text and (os.path.isabs(text) or text.startswith((".", "~"))):  # a path, not a Hub repo id
+        text = allowed_path(text, "clip_model")
     if not text or os.path.isdir(text):
         return text or None
     try:
@@ -80,13 +128,22 @@ def without_duplicates(paths: list, arg: str, texts: list | None = None) -> tupl
     return kept, kept_texts
 
 
-def compute(generated, real, prompts: str, preset: str, inception_weights: str, clip_model: str, pre_resize: str):
+def compute(generated, real, prompts: str, preset: str, inception_weights: str, clip_model: str, pre_resize: str,
+            inception_weights_file=None):  # fmt: skip
     """FID (generated vs real), CLIP score (generated image vs prompt), and the score when both exist:
-    (result, table columns). Options left empty use the preset's values. A file uploaded twice (same
-    content; on the generated side, same prompt too) is scored once, and the page says so."""
+    (result, table columns). Options left empty use the preset's values; `pre_resize` at most
+    MAX_PRE_RESIZE; the Inception weights: an uploaded file, else the path typed (on a Space, only in
+    `known_folders`), else the torch hub cache. A file uploaded twice (same content; on the generated
+    side, same prompt too) is scored once, and the page says so."""
     gen, ref = _paths(generated), _paths(real)
     texts = parse_items(prompts, "prompts") if (prompts or "").strip() else None
     resize = option_value(PRE_RESIZE, pre_resize)
+    if resize is not None and resize > MAX_PRE_RESIZE:
+        raise ValueError(f"`pre_resize` is at most {MAX_PRE_RESIZE} here (this server's memory), got {resize}")
+    uploaded = _paths([inception_weights_file])[0] if inception_weights_file else None
+    weights = uploaded or allowed_path(option_value(INCEPTION_WEIGHTS, inception_weights), "inception_weights")
+    if ref and weights is None and not default_weights_path().is_file():
+        raise ValueError(missing_weights_message())
     if not gen:
         raise ValueError("upload the generated images (`predictions`)")
     if texts is not None and len(texts) != len(gen):
@@ -96,7 +153,7 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
     kwargs = dict(
         predictions=gen,
         references=ref or None,
-        inception_weights=option_value(INCEPTION_WEIGHTS, inception_weights),
+        inception_weights=weights,
         pre_resize=resize,
         # intervals of FID, the CLIP score and the score, resampling the generated images (the module's
         # default resamples: 200 when FID is computed, the reference images held fixed)
@@ -104,7 +161,10 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
     )
     if texts is not None:
         kwargs.update(texts=texts, clip_model=resolve_clip_model(clip_model), return_per_example=True)
-    result = load_metric(SCRIPT, preset).compute(**kwargs)
+    try:
+        result = load_metric(SCRIPT, preset).compute(**kwargs)
+    except ValueError as err:
+        raise without_paths(err, [*gen, *ref, uploaded]) from None
     return result, {"image": [Path(p).name for p in gen], "prompt": texts or []}
 
 
@@ -128,6 +188,25 @@ def example_feature_files() -> tuple[str, str]:
     return _EXAMPLE_FILES["generated_features"], _EXAMPLE_FILES["real_features"]
 
 
+def _load_array(path: str, arg: str):
+    """np.load without pickles: an array (.npy) or the arrays of a .npz; a ValueError naming `arg` and the
+    file's name otherwise (never numpy's advice to load it unsafely, never the server's path)."""
+    import numpy as np
+
+    name = Path(path).name
+    try:
+        with open(path, "rb") as handle:  # closed whatever numpy makes of it
+            value = np.load(handle, allow_pickle=False)
+            return dict(value.items()) if isinstance(value, np.lib.npyio.NpzFile) else value
+    except ValueError as err:
+        if "pickle" in str(err):
+            raise ValueError(f"`{arg}`: {name} holds Python objects, which are not read here: save a numeric "
+                             "array with numpy.save (or numpy.savez for mu and sigma)") from None
+        raise ValueError(f"`{arg}`: {name} is not a .npy / .npz file numpy can read") from None
+    except Exception:  # noqa: BLE001 - OSError, EOFError, zipfile.BadZipFile, ...: not a file numpy reads
+        raise ValueError(f"`{arg}`: {name} is not a .npy / .npz file numpy can read") from None
+
+
 def _features(file, arg: str):
     """An uploaded .npy of (N, d) feature vectors, as an array; a ValueError naming `arg` otherwise."""
     import numpy as np
@@ -135,10 +214,7 @@ def _features(file, arg: str):
     path = _paths([file])[0] if file else None
     if not path:
         raise ValueError(f"upload the {arg} file (`.npy` feature vectors{' or `.npz` statistics' if arg == 'references' else ''})")
-    try:
-        value = np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as err:
-        raise ValueError(f"`{arg}`: {Path(path).name} is not a readable .npy / .npz file ({err})") from None
+    value = _load_array(path, arg)
     if not isinstance(value, np.ndarray) or value.ndim != 2:
         raise ValueError(f"`{arg}`: {Path(path).name} must hold a 2-D (N, d) array of feature vectors")
     return value
@@ -150,10 +226,17 @@ def compute_features(generated, real):
     gen = _features(generated, "predictions")
     real_path = _paths([real])[0] if real else None
     if real_path and str(real_path).endswith(".npz"):
-        kwargs = {"reference_stats": real_path}
+        stats = _load_array(real_path, "references")
+        if not isinstance(stats, dict) or not {"mu", "sigma"} <= set(stats):
+            raise ValueError(f"`references`: {Path(real_path).name} must hold the arrays mu and sigma "
+                             f"(pytorch-fid statistics), found {sorted(stats) if isinstance(stats, dict) else 'one array'}")
+        kwargs = {"reference_stats": {"mu": stats["mu"], "sigma": stats["sigma"]}}
     else:
         kwargs = {"references": _features(real, "references")}
-    result = load_metric(SCRIPT, "default").compute(predictions=gen, confidence=CONFIDENCE, **kwargs)
+    try:
+        result = load_metric(SCRIPT, "default").compute(predictions=gen, confidence=CONFIDENCE, **kwargs)
+    except ValueError as err:
+        raise without_paths(err, [_paths([generated])[0], real_path]) from None
     return result, {}
 
 
@@ -166,9 +249,10 @@ def build_ui(api_prefix: str = "") -> None:
         "prompt per generated image (in upload order). The FID Inception weights are read from the path given "
         "or from the torch hub cache; the CLIP model is a local checkpoint folder or a Hub repo id. Options "
         "left empty use the preset's value.\n\n"
-        "**What needs weights.** Images need the FID Inception weights (`pt_inception-2015-12-05` file: give "
-        "its path in *inception_weights*, or put it in the torch hub cache) and, for the CLIP score, a CLIP "
-        "checkpoint (a local folder, or a Hub repo id on a machine that is online). A Space without them "
+        "**What needs weights.** Images need the FID Inception weights (`pt_inception-2015-12-05` file: upload "
+        "it under *Inception weights file*, give its path in *inception_weights*, or put it in the torch hub "
+        "cache) and, for the CLIP score, a CLIP checkpoint (a local folder, or a Hub repo id on a machine that "
+        f"is online). {PATHS_NOTE} Each file is at most 128 MB; `pre_resize` at most {MAX_PRE_RESIZE}. A Space without them "
         "can still give FID from files: below, *FID from feature or statistics files* needs no weights. "
         "The signature names the Inception file by its content (`inception-2015-12-05` only for "
         "pytorch-fid's file, `inception-sha256-...` for any other). A file uploaded twice (same content) "
@@ -191,7 +275,11 @@ def build_ui(api_prefix: str = "") -> None:
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
                 pre_resize = option_widget(PRE_RESIZE, elem_id=f"{api_prefix}opt_pre_resize")
-            inception_weights = option_widget(INCEPTION_WEIGHTS, elem_id=f"{api_prefix}opt_inception_weights")
+                pre_resize.info = f"{PRE_RESIZE.help} At most {MAX_PRE_RESIZE} here."
+            with gr.Row():
+                inception_weights = option_widget(INCEPTION_WEIGHTS, elem_id=f"{api_prefix}opt_inception_weights")
+                weights_file = gr.File(file_types=[".pth", ".safetensors"], type="filepath", label="Inception weights file",
+                                       elem_id=f"{api_prefix}weights_file")  # fmt: skip
             clip_model = gr.Textbox(
                 "openai/clip-vit-base-patch32",
                 label="clip_model (local folder or Hub repo id)",
@@ -218,7 +306,7 @@ def build_ui(api_prefix: str = "") -> None:
     connect(
         button,
         compute,
-        [generated, real, prompts, preset, inception_weights, clip_model, pre_resize],
+        [generated, real, prompts, preset, inception_weights, clip_model, pre_resize, weights_file],
         panel,
         f"{api_prefix}compute",
     )

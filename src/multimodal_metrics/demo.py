@@ -313,8 +313,10 @@ class _Caught:
 
 
 def plain(text: str) -> str:
-    """`text` shown literally in Markdown (backticks, stars, pipes and brackets escaped)."""
-    return re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", str(text))
+    """`text` shown literally in Markdown (backticks, stars, pipes and brackets escaped), web addresses
+    as links (escaped, an address broke: `%5C` in the link)."""
+    parts = re.split(r"(https?://[^\s<>'\"]*[^\s<>'\".,;:)])", str(text))
+    return "".join(f"<{part}>" if i % 2 else re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", part) for i, part in enumerate(parts))
 
 
 # Results a person can read
@@ -391,10 +393,8 @@ def headline(result: dict) -> str:
 
 def warnings_note(messages: list) -> str:
     """Markdown: the warnings the metric raised while computing ("" when none)."""
-    if not messages:
-        return ""
     items = "\n".join(f"- {plain(m)}" for m in messages)
-    return f"**Warnings of the metric** (the numbers above were computed; read these first):\n\n{items}"
+    return "" if not messages else f"**Warnings of the metric** (the numbers above were computed; read these first):\n\n{items}"
 
 
 def failure_note(message: str) -> str:
@@ -464,8 +464,7 @@ def _count_ticks(top: int) -> list[int]:
 
 def no_per_example_note(result: dict) -> str:
     """What the histogram's place says when the result has no per-example scores (fid_clip's FID alone)."""
-    key = html.escape(primary_key(result))
-    return f"<p>{key} is one number for the whole set: there are no per-example scores to list or plot.</p>"
+    return f"<p>{html.escape(primary_key(result))} is one number for the whole set: there are no per-example scores to list or plot.</p>"
 
 
 def histogram_html(scores: list[float], bins: int = 10, title: str = "per-example score (bins)") -> str:
@@ -519,8 +518,8 @@ _HIST_CSS = (
 
 # The page's script, run once per page (idempotent): Tab leaves a dropdown with its list closed (Gradio
 # reopened it after the blur); each press of a Compute button is counted per result panel, and the
-# outputs of a result that answers an older press than the last are hidden until the last one's
-# result (its mark in the histogram's HTML: `connect`); every upload button is named after its box;
+# panel's outputs are hidden from a press until the result of the last press (a result's mark in its
+# headline: `connect`): never a result beside inputs it was not computed from; every upload button is named after its box;
 # `?tab=<id>` opens that tab (the playground's metric), and the address follows the tab a person picks.
 PAGE_JS = """if (!window.mmDemo) {
   const demo = window.mmDemo = {press: {}};
@@ -530,25 +529,25 @@ PAGE_JS = """if (!window.mmDemo) {
   }, true);
   document.addEventListener('click', e => {
     const button = e.target.closest && e.target.closest('.mm-compute'), tab = e.target.closest && e.target.closest('[role=tab][data-tab-id]');
-    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; }
+    if (button) { const k = key(button, 'mm-press-'); demo.press[k] = (demo.press[k] || 0) + 1; tidy(); }
     if (tab && e.isTrusted) history.replaceState(null, '', '?tab=' + encodeURIComponent(tab.dataset.tabId));
   }, true);
   demo.tab = new URLSearchParams(location.search).get('tab');
   const tidy = () => {
     const wanted = demo.tab && [...document.querySelectorAll('[role=tab][data-tab-id]')].find(t => t.dataset.tabId === demo.tab);
     if (wanted) { demo.tab = null; wanted.click(); }
-    document.querySelectorAll('[data-mm-ticket]').forEach(mark => {
-      const k = mark.dataset.mmPanel, stale = Number(mark.dataset.mmTicket) < (demo.press[k] || 0);
+    document.querySelectorAll('.mm-ticket[title]').forEach(mark => {  // "<panel> <press> <headline id>"
+      const [k, ticket, id] = mark.title.split(' '), head = document.getElementById(id);
+      const stale = Number(ticket) < (demo.press[k] || 0);  // Compute pressed since: hidden until its result
+      if (!stale && !mark.dataset.mmSeen) {  // a new result: brought into view
+        const box = (mark.dataset.mmSeen = 1) && head?.getBoundingClientRect();
+        if (box && (box.top < 0 || box.top > innerHeight - 80)) head.scrollIntoView();
+      }
       document.querySelectorAll('.mm-out-' + k).forEach(o => { if (o.classList.contains('mm-stale') !== stale) o.classList.toggle('mm-stale', stale); });
     });
     document.querySelectorAll('button.upload-container').forEach(b => {  // named after its box
       const name = 'upload ' + b.closest('.block')?.querySelector('[data-testid=block-label]')?.innerText.trim();
       if (b.getAttribute('aria-label') !== name) b.setAttribute('aria-label', name);
-    });
-    document.querySelectorAll('[data-mm-ticket]:not([data-mm-seen])').forEach(mark => {  // a new result: in view
-      mark.dataset.mmSeen = 1;
-      const box = document.getElementById(mark.dataset.mmHeadline)?.getBoundingClientRect();
-      if (box && (box.top < 0 || box.top > innerHeight - 80)) document.getElementById(mark.dataset.mmHeadline).scrollIntoView();
     });
   };
   new MutationObserver(tidy).observe(document.body, {subtree: true, childList: true, attributes: true, attributeFilter: ['class']});
@@ -558,7 +557,7 @@ PAGE_CSS = (  # paired boxes (`mm-lines`) never wrap a line: line n of one faces
     ".mm-page{display:none} .mm-stale>:not([data-testid=status-tracker]){visibility:hidden}"
     ".mm-lines textarea{white-space:pre!important;overflow-wrap:normal!important;overflow-x:auto!important}"
     ".mm-code textarea{font-family:var(--font-mono,monospace)!important;font-size:13px!important}"
-    "[role=columnheader],[role=columnheader] *{word-break:keep-all!important;overflow-wrap:normal!important}"
+    "[role=columnheader],[role=columnheader] *,[id$=headline] td{word-break:keep-all!important;overflow-wrap:normal!important}"
 )
 
 
@@ -698,9 +697,8 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
             shown = [*panel.in_page(values), panel.csv_file(result, columns, score)]
         except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
             shown = [*panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))), gr.update(visible=False)]
-        ticket_mark = (f'<i hidden data-mm-panel="{panel.key}" data-mm-ticket="{int(payloads[-1] or 0)}" '
-                       f'data-mm-headline="{panel.headline.elem_id}"></i>')
-        shown[4] = f"{shown[4] or ''}{ticket_mark}"  # in the histogram's HTML
+        ticket_mark = f'<i hidden class="mm-ticket" title="{panel.key} {int(payloads[-1] or 0)} {panel.headline.elem_id}"></i>'
+        shown[1] = f"{shown[1]}\n\n{ticket_mark}"  # in the headline: judged as it is drawn
         return tuple(shown)
 
     @functools.wraps(handler)
