@@ -75,10 +75,14 @@ def run_scale(script: str, base_n: int, factors=(1, 10, 100), budget_s: float = 
     for N = base_n x each factor; stops before a size whose predicted time exceeds `budget_s`."""
     import subprocess
 
-    print(f"{Path(script).name} --scale: one fresh process per size; CPU time per example, peak RSS (2 shared cores)")
+    print(
+        f"{Path(script).name} --scale: one fresh process per size; CPU time per example, peak RSS (2 shared cores)"
+    )
     for factor in factors:
         n = base_n * factor
-        out = subprocess.run([sys.executable, script, "--scale-child", str(n)], capture_output=True, text=True)
+        out = subprocess.run(
+            [sys.executable, script, "--scale-child", str(n)], capture_output=True, text=True
+        )
         print(out.stdout.rstrip() or out.stderr[-2000:])
         work = [float(w.split()[1]) for w in out.stdout.split("[")[1:] if w.startswith("work ")]
         if factor != factors[-1] and (not work or work[-1] * 10 > budget_s):  # this size's CPU s, x10
@@ -89,8 +93,10 @@ def run_scale(script: str, base_n: int, factors=(1, 10, 100), budget_s: float = 
 def scale_child_line(n: int, rss_inputs: float, pure_s: float, compute_s: float | None) -> str:
     """One `--scale` line: per-example CPU time of the pure function and of compute, peak RSS."""
     comp = f"compute {compute_s / n * 1e6:8.2f} us/ex" if compute_s is not None else "compute  (skipped)"
-    return (f"  {n:>10,} examples: pure {pure_s / n * 1e6:8.2f} us/ex   {comp}   "
-            f"peak RSS {max_rss_mib():7.1f} MiB (after inputs {rss_inputs:7.1f} MiB) [work {time.process_time():.1f} s]")
+    return (
+        f"  {n:>10,} examples: pure {pure_s / n * 1e6:8.2f} us/ex   {comp}   "
+        f"peak RSS {max_rss_mib():7.1f} MiB (after inputs {rss_inputs:7.1f} MiB) [work {time.process_time():.1f} s]"
+    )
 
 
 def scale_child(n: int, make_inputs, pure, compute) -> None:

@@ -71,14 +71,22 @@ def main() -> None:
 
     peer, t_peer = timed(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)])
     ours, t_ours = timed(lambda: core.anls_per_question(preds, refs, **options))
-    module, t_module = timed(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
+    module, t_module = timed(
+        lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
+    )
 
     assert ours.tolist() == peer, "per-question scores differ from the PyPI anls package"
     assert module["per_example"] == peer, "module scores differ from the PyPI anls package"
-    print(f"anls benchmark: {n} questions x 2 references, ~20-character answers (preset stvqa = PyPI anls convention)")
+    print(
+        f"anls benchmark: {n} questions x 2 references, ~20-character answers (preset stvqa = PyPI anls convention)"
+    )
     print(f"  PyPI anls 0.0.2 (pure Python)          {t_peer * 1000:9.1f} ms")
-    print(f"  ours, pure function (anls_per_question) {t_ours * 1000:9.1f} ms   {t_peer / t_ours:7.1f}x faster")
-    print(f"  ours, evaluate.load(...).compute       {t_module * 1000:9.1f} ms   {t_peer / t_module:7.1f}x faster")
+    print(
+        f"  ours, pure function (anls_per_question) {t_ours * 1000:9.1f} ms   {t_peer / t_ours:7.1f}x faster"
+    )
+    print(
+        f"  ours, evaluate.load(...).compute       {t_module * 1000:9.1f} ms   {t_peer / t_module:7.1f}x faster"
+    )
     print(f"  ANLS = {sum(peer) / n:.6f} on both sides (identical per-question scores)")
     sys.stdout.flush()
 

@@ -24,8 +24,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from _bench import offline_env  # noqa: E402
 
-CASES = [("default", "python"), ("default", "java"), ("pypi", "python"), ("pypi", "java"),
-         ("fusion_brain_2021", "python")]
+CASES = [
+    ("default", "python"),
+    ("default", "java"),
+    ("pypi", "python"),
+    ("pypi", "java"),
+    ("fusion_brain_2021", "python"),
+]
 
 
 def main():
@@ -39,24 +44,35 @@ def main():
 
     library = args.library or str(legacy_oracle.NPM_LIBRARY)
     print(f"grammar library: {library}; N = {args.n} pairs per row")
-    print("| preset | lang | CodeBLEU wheels | CodeBLEU 2020 | diff CodeBLEU | diff syntax_match | "
-          "diff dataflow_match | examples that differ | time wheels / 2020 (s) |")
+    print(
+        "| preset | lang | CodeBLEU wheels | CodeBLEU 2020 | diff CodeBLEU | diff syntax_match | "
+        "diff dataflow_match | examples that differ | time wheels / 2020 (s) |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     for preset, lang in CASES:
         preds, refs = legacy_oracle.preset_pairs(preset, lang, args.n)
         metric = evaluate.load(str(ROOT / "metrics" / "codebleu"), preset)
         runs = {}
-        for name, extra in (("wheels", {"grammar_library": "wheels"}), ("2020", {"grammar_library": library})):
+        for name, extra in (
+            ("wheels", {"grammar_library": "wheels"}),
+            ("2020", {"grammar_library": library}),
+        ):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 t0 = time.thread_time()
-                res = metric.compute(predictions=preds, references=refs, lang=lang, return_per_example=True, **extra)
+                res = metric.compute(
+                    predictions=preds, references=refs, lang=lang, return_per_example=True, **extra
+                )
                 runs[name] = (res, time.thread_time() - t0)
         (a, ta), (b, tb) = runs["wheels"], runs["2020"]
-        differ = sum(abs(x["codebleu"] - y["codebleu"]) > 1e-12 for x, y in zip(a["per_example"], b["per_example"]))
-        print(f"| {preset} | {lang} | {a['codebleu']:.4f} | {b['codebleu']:.4f} | "
-              f"{b['codebleu'] - a['codebleu']:+.4f} | {b['syntax_match'] - a['syntax_match']:+.4f} | "
-              f"{b['dataflow_match'] - a['dataflow_match']:+.4f} | {differ}/{len(preds)} | {ta:.2f} / {tb:.2f} |")
+        differ = sum(
+            abs(x["codebleu"] - y["codebleu"]) > 1e-12 for x, y in zip(a["per_example"], b["per_example"])
+        )
+        print(
+            f"| {preset} | {lang} | {a['codebleu']:.4f} | {b['codebleu']:.4f} | "
+            f"{b['codebleu'] - a['codebleu']:+.4f} | {b['syntax_match'] - a['syntax_match']:+.4f} | "
+            f"{b['dataflow_match'] - a['dataflow_match']:+.4f} | {differ}/{len(preds)} | {ta:.2f} / {tb:.2f} |"
+        )
 
 
 if __name__ == "__main__":

@@ -61,7 +61,9 @@ def cpu_tenth(fn, inputs, n: int) -> float:
 ROWS = []
 
 
-def line(name: str, pure: float, compute: float, ref: float | None = None, ref_name: str = "", library=None) -> None:
+def line(
+    name: str, pure: float, compute: float, ref: float | None = None, ref_name: str = "", library=None
+) -> None:
     """One row; ``library``: the CPU time of the library's ``score`` (checks, scoring, the result) on the same inputs."""
     ROWS.append((name, pure, compute, ref))
     out = f"{name:44s} pure {pure * 1000:9.1f} ms   "
@@ -104,9 +106,14 @@ def bench_anls(scale: float, with_ref: bool) -> None:
         ref = cpu(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)], 1)
     from multimodal_metrics import anls
 
-    line(f"anls stvqa, {n:,} questions x 2 refs", cpu(lambda: core.anls_per_question(preds, refs, **opts)),
-         cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "PyPI anls",
-         cpu(lambda: anls.score(preds, refs, preset="stvqa")))
+    line(
+        f"anls stvqa, {n:,} questions x 2 refs",
+        cpu(lambda: core.anls_per_question(preds, refs, **opts)),
+        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        ref,
+        "PyPI anls",
+        cpu(lambda: anls.score(preds, refs, preset="stvqa")),
+    )
 
 
 def bench_ned(scale: float, with_ref: bool) -> None:
@@ -120,9 +127,14 @@ def bench_ned(scale: float, with_ref: bool) -> None:
     ref = cpu_tenth(bench_ned.official_calculate_ned, (preds, refs), n) if with_ref else None
     from multimodal_metrics import ned
 
-    line(f"ned, {n:,} pairs x 200 chars", cpu(lambda: core.ned_per_example(preds, refs)),
-         cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "AIJ loop (1/10)",
-         cpu(lambda: ned.score(preds, refs)))
+    line(
+        f"ned, {n:,} pairs x 200 chars",
+        cpu(lambda: core.ned_per_example(preds, refs)),
+        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        ref,
+        "AIJ loop (1/10)",
+        cpu(lambda: ned.score(preds, refs)),
+    )
 
 
 def bench_text_qa(scale: float, with_ref: bool) -> None:
@@ -132,6 +144,7 @@ def bench_text_qa(scale: float, with_ref: bool) -> None:
     preds, refs = bench_text_qa.make_inputs(n)
     core = load_core("text_qa", "_text_qa_core")
     from multimodal_metrics import text_qa
+
     for preset, exact, opts in (
         ("textqa", False, {"measure": "f1", "keep_hyphen": False}),
         ("mathqa", True, {"measure": "exact_match", "keep_hyphen": True}),
@@ -140,11 +153,17 @@ def bench_text_qa(scale: float, with_ref: bool) -> None:
         metric.compute(predictions=preds[:5], references=refs[:5])
         ref = None
         if with_ref:
-            ref = cpu_tenth(lambda p, r, exact=exact: bench_text_qa.official_scores(p, r, exact), (preds, refs), n)
-        line(f"text_qa {preset}, {n:,} questions x 2 answers",
-             cpu(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts)),
-             cpu(lambda metric=metric: metric.compute(predictions=preds, references=refs)), ref, "AIJ loop (1/10)",
-             cpu(lambda preset=preset: text_qa.score(preds, refs, preset=preset)))
+            ref = cpu_tenth(
+                lambda p, r, exact=exact: bench_text_qa.official_scores(p, r, exact), (preds, refs), n
+            )
+        line(
+            f"text_qa {preset}, {n:,} questions x 2 answers",
+            cpu(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts)),
+            cpu(lambda metric=metric: metric.compute(predictions=preds, references=refs)),
+            ref,
+            "AIJ loop (1/10)",
+            cpu(lambda preset=preset: text_qa.score(preds, refs, preset=preset)),
+        )
 
 
 def bench_vqa_acc(scale: float, with_ref: bool) -> None:
@@ -153,12 +172,18 @@ def bench_vqa_acc(scale: float, with_ref: bool) -> None:
     n = int(200_000 * scale)
     preds, refs = bench_vqa_acc.make_inputs(n)
     from multimodal_metrics import vqa_acc
+
     metric = load("vqa_acc")
     metric.compute(predictions=preds[:5], references=refs[:5])
     ref = cpu_tenth(bench_vqa_acc.official_scores, (preds, refs), n) if with_ref else None
-    line(f"vqa_acc vqa_v2, {n:,} questions x 10", cpu(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs)),
-         cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "official (1/10)",
-         cpu(lambda: vqa_acc.score(preds, refs)))
+    line(
+        f"vqa_acc vqa_v2, {n:,} questions x 10",
+        cpu(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs)),
+        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        ref,
+        "official (1/10)",
+        cpu(lambda: vqa_acc.score(preds, refs)),
+    )
 
 
 def bench_det_f1(scale: float, with_ref: bool) -> None:
@@ -167,14 +192,20 @@ def bench_det_f1(scale: float, with_ref: bool) -> None:
     n = int(5_000 * scale)
     from multimodal_metrics import det_f1
     from multimodal_metrics.det_f1 import core
+
     true_annot, predictions = bench_det_f1.generate(n)
     preds, refs, _ = det_f1.from_fusion_brain(true_annot, predictions)
     metric = load("det_f1")
     metric.compute(predictions=preds[:5], references=refs[:5])
     ref = cpu(lambda: bench_det_f1.reference_counts(true_annot, predictions)) if with_ref else None
-    line(f"det_f1, {n:,} images (from dicts)", cpu(lambda: core.det_f1(preds, refs)),
-         cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "FB 2021 loop",
-         cpu(lambda: det_f1.score(preds, refs)))
+    line(
+        f"det_f1, {n:,} images (from dicts)",
+        cpu(lambda: core.det_f1(preds, refs)),
+        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        ref,
+        "FB 2021 loop",
+        cpu(lambda: det_f1.score(preds, refs)),
+    )
 
 
 def bench_ru_meteor(scale: float, with_ref: bool) -> None:
@@ -182,6 +213,7 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
 
     core = load_core("ru_meteor", "_ru_meteor_core")
     from multimodal_metrics import ru_meteor
+
     n = int(10_000 * scale)
     preds, refs = bench.make_captions(n, bench.EN_WORDS)
     metric = load("ru_meteor", "nltk")
@@ -189,9 +221,14 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
     bench.warm_wordnet(core)
     opts = bench.nltk_options()
     ref = cpu_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
-    line(f"ru_meteor nltk, {n:,} captions x 5 refs", cpu(lambda: core.meteor_per_example(preds, refs, **opts)),
-         cpu(lambda: metric.compute(predictions=preds, references=refs)), ref, "NLTK (1/10)",
-         cpu(lambda: ru_meteor.score(preds, refs, preset="nltk")))
+    line(
+        f"ru_meteor nltk, {n:,} captions x 5 refs",
+        cpu(lambda: core.meteor_per_example(preds, refs, **opts)),
+        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        ref,
+        "NLTK (1/10)",
+        cpu(lambda: ru_meteor.score(preds, refs, preset="nltk")),
+    )
 
     n = int(5_000 * scale)
     preds, refs = bench.make_captions(n, bench.RU_WORDS, seed=2)
@@ -205,10 +242,14 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
             wordnet = bench.SqliteRuWordNet(db)
             bench.fb_captioning_scores(preds[:5], refs[:5], wordnet)  # imports outside the timing
             ref = cpu_tenth(lambda p, r: bench.fb_captioning_scores(p, r, wordnet), (preds, refs), n)
-        line(f"ru_meteor captioning, {n:,} captions x 5",
-             cpu(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts)),
-             cpu(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db)), ref, "FB loop (1/10)",
-             cpu(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db)))
+        line(
+            f"ru_meteor captioning, {n:,} captions x 5",
+            cpu(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts)),
+            cpu(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db)),
+            ref,
+            "FB loop (1/10)",
+            cpu(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db)),
+        )
 
 
 def bench_codebleu(scale: float, with_ref: bool) -> None:
@@ -217,6 +258,7 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
     n = int(1_000 * scale)
     from multimodal_metrics import codebleu
     from multimodal_metrics.codebleu import corpus as core
+
     metric = load("codebleu", "pypi")
     opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
 
@@ -228,9 +270,14 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
         ref = None
         if with_ref and bench_codebleu.ORACLE_PY.is_file():
             ref = bench_codebleu.run_oracle(lang, preds, refs, 2)["seconds"]
-        line(f"codebleu {lang}, {n:,} function pairs", cpu(lambda: core.corpus_codebleu(preds, nested, lang, **opts)),
-             cpu(lambda: metric.compute(predictions=preds, references=refs, lang=lang)), ref, "PyPI codebleu",
-             cpu(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang)))
+        line(
+            f"codebleu {lang}, {n:,} function pairs",
+            cpu(lambda: core.corpus_codebleu(preds, nested, lang, **opts)),
+            cpu(lambda: metric.compute(predictions=preds, references=refs, lang=lang)),
+            ref,
+            "PyPI codebleu",
+            cpu(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang)),
+        )
 
     for lang in ("java", "python"):
         one_language(lang)
@@ -242,6 +289,7 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
     n = int(10_000 * scale)
     core = load_core("fid_clip", "_fid_core")
     from multimodal_metrics import fid_clip
+
     a, b = bench_fid_clip.features(n, 2048, 1), bench_fid_clip.features(n, 2048, 2, shift=0.01)
     metric = load("fid_clip")
     metric.compute(predictions=a[:50], references=b[:50])
@@ -250,9 +298,14 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
         return core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
 
     ref = cpu(lambda: bench_fid_clip.pytorch_fid_from_features(a, b), 1) if with_ref else None
-    line(f"fid_clip, {n:,} x 2,048-d features per side", cpu(pure, 1),
-         cpu(lambda: metric.compute(predictions=a, references=b), 1), ref, "pytorch-fid",
-         cpu(lambda: fid_clip.score(a, b), 1))
+    line(
+        f"fid_clip, {n:,} x 2,048-d features per side",
+        cpu(pure, 1),
+        cpu(lambda: metric.compute(predictions=a, references=b), 1),
+        ref,
+        "pytorch-fid",
+        cpu(lambda: fid_clip.score(a, b), 1),
+    )
 
 
 BENCHES = {
@@ -271,7 +324,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every workload size")
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated metric names")
-    parser.add_argument("--skip-reference", action="store_true", help="time only the pure function and compute")
+    parser.add_argument(
+        "--skip-reference", action="store_true", help="time only the pure function and compute"
+    )
     args = parser.parse_args()
     names = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(names) - set(BENCHES))

@@ -30,7 +30,14 @@ from _bench import ROOT, offline_env, run_scale, scale_child
 
 from multimodal_metrics.det_f1 import columns, core
 
-CLASSES = ["a cat on a sofa", "two green eyes", "a red basket", "plush ostrich", "it's raining hard", "a lamp"]
+CLASSES = [
+    "a cat on a sofa",
+    "two green eyes",
+    "a red basket",
+    "plush ostrich",
+    "it's raining hard",
+    "a lamp",
+]
 
 
 # ------------------------------------------------------------------------------------------------
@@ -113,8 +120,7 @@ def generate(n_images: int, seed: int = 0, dense: bool = False, floats: bool = F
         gt, pr = {}, {}
         for c in rng.sample(CLASSES, 5):
             boxes = [
-                [num(0, 900), num(0, 900), num(1, 300), num(1, 300)]
-                for _ in range(rng.choice(n_gt_choices))
+                [num(0, 900), num(0, 900), num(1, 300), num(1, 300)] for _ in range(rng.choice(n_gt_choices))
             ]
             gt[c] = boxes
             preds = []
@@ -155,7 +161,9 @@ def main() -> int:
     parser.add_argument("--images", type=int, default=None)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--dense", action="store_true", help="0-8 objects per class instead of 0-3")
-    parser.add_argument("--floats", action="store_true", help="float coordinates (2 decimals) instead of ints")
+    parser.add_argument(
+        "--floats", action="store_true", help="float coordinates (2 decimals) instead of ints"
+    )
     parser.add_argument("--scale", action="store_true", help="5,000 x 1, 10, 100 images (fresh process each)")
     parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -217,20 +225,28 @@ def main() -> int:
     print(f"reference loop (transcription)  {t_ref * 1000:9.1f} ms")
     print(f"det_f1 core (any)               {t_core * 1000:9.1f} ms   x{t_ref / t_core:6.1f} faster")
     print(f"det_f1 core (one_to_one)        {t_o2o * 1000:9.1f} ms   x{t_ref / t_o2o:6.1f} faster")
-    print(f"det_f1 core on the Arrow columns{t_packed * 1000:9.1f} ms   x{t_ref / t_packed:6.1f} faster"
-          "   (what _compute receives)")
-    print(f"evaluate.load(...).compute      {t_eval * 1000:9.1f} ms   x{t_ref / t_eval:6.1f} faster"
-          "   (validation + Arrow write/read included)")
+    print(
+        f"det_f1 core on the Arrow columns{t_packed * 1000:9.1f} ms   x{t_ref / t_packed:6.1f} faster"
+        "   (what _compute receives)"
+    )
+    print(
+        f"evaluate.load(...).compute      {t_eval * 1000:9.1f} ms   x{t_ref / t_eval:6.1f} faster"
+        "   (validation + Arrow write/read included)"
+    )
     print(f"compute / pure function (from the same dicts): {t_eval / t_core:.2f}")
 
     # the same data as json.load returns it from the official files (objects laid out file order)
     true_json, pred_json = json.loads(json.dumps(true_annot)), json.loads(json.dumps(predictions))
     t_ref_json, ref_json = best_of(lambda: reference_counts(true_json, pred_json), args.repeat)
     preds_json, refs_json, _ = columns.from_fusion_brain(true_json, pred_json)
-    t_eval_json, r_json = best_of(lambda: metric.compute(predictions=preds_json, references=refs_json), args.repeat)
+    t_eval_json, r_json = best_of(
+        lambda: metric.compute(predictions=preds_json, references=refs_json), args.repeat
+    )
     assert ref_json == ref and r_json["f1"] == r_eval["f1"]
-    print(f"the same data read from JSON (the official files): reference loop {t_ref_json * 1000:.1f} ms, "
-          f"compute {t_eval_json * 1000:.1f} ms, x{t_ref_json / t_eval_json:.1f} faster")
+    print(
+        f"the same data read from JSON (the official files): reference loop {t_ref_json * 1000:.1f} ms, "
+        f"compute {t_eval_json * 1000:.1f} ms, x{t_ref_json / t_eval_json:.1f} faster"
+    )
     return 0
 
 

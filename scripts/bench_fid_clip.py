@@ -80,8 +80,9 @@ def pytorch_fid_distance(mu1, sigma1, mu2, sigma2, eps=1e-6):
 
 def pytorch_fid_from_features(act1, act2):
     """fid_score.calculate_activation_statistics on both sides, then the distance."""
-    return pytorch_fid_distance(np.mean(act1, axis=0), np.cov(act1, rowvar=False),
-                                np.mean(act2, axis=0), np.cov(act2, rowvar=False))
+    return pytorch_fid_distance(
+        np.mean(act1, axis=0), np.cov(act1, rowvar=False), np.mean(act2, axis=0), np.cov(act2, rowvar=False)
+    )
 
 
 def features(n: int, d: int, seed: int, shift: float = 0.0) -> np.ndarray:
@@ -118,7 +119,9 @@ def monte_carlo_error(stats, d: int = 32, n: int = 300, total: int = 20_000) -> 
     values = stats.bootstrap_fid(gen, mu, sigma, total, 0)
     print(f"  Monte Carlo error of the interval ends ({d}-d, n = {n}, {total:,} resamples in blocks of R):")
     for r in (100, 200, 500, 1000):
-        ends = np.array([stats.shifted_percentile_interval(values[k : k + r], point, 0.95) for k in range(0, total, r)])
+        ends = np.array(
+            [stats.shifted_percentile_interval(values[k : k + r], point, 0.95) for k in range(0, total, r)]
+        )
         width = np.mean(ends[:, 1] - ends[:, 0])
         low, high = ends.std(axis=0) / width
         print(f"    R = {r:5d}: sd of the low / high end = {low:.1%} / {high:.1%} of the interval width")
@@ -128,6 +131,7 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     """Cost of the FID interval: set-up (centring, Cholesky factor, A = Y F) and then per resample, ours
     (counts, one syrk + one eigvalsh) vs the naive copy + np.cov + sqrtm loop on the same resamples."""
     from multimodal_metrics.fid_clip import resampling as stats
+
     gen, ref = features(n, d, 1), features(n, d, 2, shift=0.01)
     mu_ref, sigma_ref = ref.mean(0), np.cov(ref, rowvar=False)
     print(f"FID bootstrap, {d}-d features, {n:,} generated samples, reference moments fixed")
@@ -135,14 +139,21 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     _, wall1, cpu1 = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, 1, 12345))
     values, wall, cpu = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, resamples + 1, 12345))
     per_wall, per_cpu = (wall - wall1) / resamples, (cpu - cpu1) / resamples
-    print(f"  ours: set-up + 1 resample {wall1:.2f} s wall, {cpu1:.2f} s CPU; each further resample "
-          f"{per_wall:.3f} s wall, {per_cpu:.3f} s CPU ({resamples} timed); 200 resamples ~{wall1 + 199 * per_wall:.0f} s "
-          f"wall ({cpu1 + 199 * per_cpu:.0f} s CPU), 1,000 ~{wall1 + 999 * per_wall:.0f} s wall")
+    print(
+        f"  ours: set-up + 1 resample {wall1:.2f} s wall, {cpu1:.2f} s CPU; each further resample "
+        f"{per_wall:.3f} s wall, {per_cpu:.3f} s CPU ({resamples} timed); 200 resamples ~{wall1 + 199 * per_wall:.0f} s "
+        f"wall ({cpu1 + 199 * per_cpu:.0f} s CPU), 1,000 ~{wall1 + 999 * per_wall:.0f} s wall"
+    )
     indices = np.random.default_rng(12345).integers(0, n, size=(1, n))  # the first row of the same stream
-    naive, wall_n, cpu_n = _timed(lambda: pytorch_fid_distance(gen[indices[0]].mean(0),
-                                                               np.cov(gen[indices[0]], rowvar=False), mu_ref, sigma_ref))
-    print(f"  naive (copy, np.cov, sqrtm): {wall_n:.2f} s wall, {cpu_n:.2f} s CPU per resample; ratio "
-          f"{wall_n / per_wall:.1f}x wall, {cpu_n / per_cpu:.1f}x CPU per resample")
+    naive, wall_n, cpu_n = _timed(
+        lambda: pytorch_fid_distance(
+            gen[indices[0]].mean(0), np.cov(gen[indices[0]], rowvar=False), mu_ref, sigma_ref
+        )
+    )
+    print(
+        f"  naive (copy, np.cov, sqrtm): {wall_n:.2f} s wall, {cpu_n:.2f} s CPU per resample; ratio "
+        f"{wall_n / per_wall:.1f}x wall, {cpu_n / per_cpu:.1f}x CPU per resample"
+    )
     rel = abs(values[0] - naive) / abs(naive)
     print(f"  same resample, rel. diff {rel:.1e}")
     assert rel < 1e-6, "values differ"
@@ -152,8 +163,10 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
     r, wall_e, cpu_e = _timed(lambda: metric.compute(predictions=gen, reference_stats={"mu": mu_ref, "sigma": sigma_ref},
                                                      confidence=0.95, n_resamples=resamples))  # fmt: skip
-    print(f"  compute(confidence=0.95, n_resamples={resamples}): {wall_e:.2f} s wall, {cpu_e:.2f} s CPU; "
-          f"FID {r['fid']:.4f} [{r['fid_ci_low']:.4f}, {r['fid_ci_high']:.4f}]")
+    print(
+        f"  compute(confidence=0.95, n_resamples={resamples}): {wall_e:.2f} s wall, {cpu_e:.2f} s CPU; "
+        f"FID {r['fid']:.4f} [{r['fid_ci_low']:.4f}, {r['fid_ci_high']:.4f}]"
+    )
     return 0
 
 
@@ -196,16 +209,20 @@ def _distance_case(core, n: int, d: int) -> None:
     peak_theirs = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     c_ours = max(c_ours, 1e-4)  # the process clock's resolution
-    print(f"  {n:>6,} | {c_ours:7.4f}s ({t_ours:6.3f}s) | {c_old:8.2f}s ({t_old:6.1f}s) | {c_theirs:7.2f}s ({t_theirs:6.1f}s) | "
-          f"{c_old / c_ours:9.0f}x, {c_theirs / c_ours:7.0f}x | {abs(ours - old) / abs(old):.1e}, "
-          f"{abs(ours - theirs) / abs(theirs):.1e}"
-          f" | {peak_ours / 2**20:.0f} / {peak_theirs / 2**20:.0f}   FID {ours:.8f}")
+    print(
+        f"  {n:>6,} | {c_ours:7.4f}s ({t_ours:6.3f}s) | {c_old:8.2f}s ({t_old:6.1f}s) | {c_theirs:7.2f}s ({t_theirs:6.1f}s) | "
+        f"{c_old / c_ours:9.0f}x, {c_theirs / c_ours:7.0f}x | {abs(ours - old) / abs(old):.1e}, "
+        f"{abs(ours - theirs) / abs(theirs):.1e}"
+        f" | {peak_ours / 2**20:.0f} / {peak_theirs / 2**20:.0f}   FID {ours:.8f}"
+    )
     if n <= 12:
         exact = _exact_trace_sqrt(a, b)
         tr_ours = (float((mu1 - mu2) @ (mu1 - mu2)) + np.trace(c1) + np.trace(c2) - ours) / 2
         tr_old = (float((mu1 - mu2) @ (mu1 - mu2)) + np.trace(c1) + np.trace(c2) - old) / 2
-        print(f"         Tr((S1 S2)^1/2) vs the exact value (40 digits): ours {abs(tr_ours - exact) / exact:.1e}, "
-              f"d x d route {abs(tr_old - exact) / exact:.1e} relative")
+        print(
+            f"         Tr((S1 S2)^1/2) vs the exact value (40 digits): ours {abs(tr_ours - exact) / exact:.1e}, "
+            f"d x d route {abs(tr_old - exact) / exact:.1e} relative"
+        )
 
 
 def bench_moments(sizes, d: int, repeat: int) -> int:
@@ -229,11 +246,15 @@ def bench_moments(sizes, d: int, repeat: int) -> int:
     for n in sizes:
         x = features(n, d, 1)
         (mu0, c0), w0, p0 = timed(lambda x=x: (np.mean(x, axis=0), np.cov(x, rowvar=False)))
-        (_, c1), w1, p1 = timed(lambda x=x: (lambda s: (s.mean, s.covariance))(core.FrechetStats.from_features(x)))
+        (_, c1), w1, p1 = timed(
+            lambda x=x: (lambda s: (s.mean, s.covariance))(core.FrechetStats.from_features(x))
+        )
         (_, c2), w2, p2 = timed(lambda x=x: streamed(x))
         rel = max(np.abs(c1 - c0).max(), np.abs(c2 - c0).max()) / np.abs(c0).max()
-        print(f"  N = {n:>7,}: np.cov {w0:6.2f} ({p0:6.2f})   ours {w1:6.2f} ({p1:6.2f}) {w0 / w1:4.2f}x   "
-              f"ours in batches of 50 {w2:6.2f} ({p2:6.2f}) {w0 / w2:4.2f}x   max rel. diff {rel:.1e}")
+        print(
+            f"  N = {n:>7,}: np.cov {w0:6.2f} ({p0:6.2f})   ours {w1:6.2f} ({p1:6.2f}) {w0 / w1:4.2f}x   "
+            f"ours in batches of 50 {w2:6.2f} ({p2:6.2f}) {w0 / w2:4.2f}x   max rel. diff {rel:.1e}"
+        )
     return 0
 
 
@@ -242,11 +263,15 @@ def bench_distance(sizes, d: int) -> int:
     every N used before the N x N route) and pytorch-fid's sqrtm formula, one run each (same data)."""
     from multimodal_metrics.fid_clip import core
 
-    print(f"Frechet distance alone, {d}-d features, N per side; one run each, same data; the statistics "
-          "(running sums) are built before the clock starts; CPU seconds (all threads), wall in brackets; "
-          "OPENBLAS_NUM_THREADS=1 gives the stable figure on a loaded machine")
-    print(f"  {'N':>6} | {'ours':>17} | {'d x d route (before)':>20} | {'pytorch-fid sqrtm':>17} | CPU speed-up vs before, "
-          "vs sqrtm | rel. diff ours-before, ours-sqrtm | peak MiB ours / sqrtm")
+    print(
+        f"Frechet distance alone, {d}-d features, N per side; one run each, same data; the statistics "
+        "(running sums) are built before the clock starts; CPU seconds (all threads), wall in brackets; "
+        "OPENBLAS_NUM_THREADS=1 gives the stable figure on a loaded machine"
+    )
+    print(
+        f"  {'N':>6} | {'ours':>17} | {'d x d route (before)':>20} | {'pytorch-fid sqrtm':>17} | CPU speed-up vs before, "
+        "vs sqrtm | rel. diff ours-before, ours-sqrtm | peak MiB ours / sqrtm"
+    )
     for n in sizes:
         _distance_case(core, n, d)
     return 0
@@ -261,8 +286,10 @@ def bench_small(sizes, d: int) -> int:
     from multimodal_metrics.fid_clip import score
 
     metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
-    print(f"fid_clip.score and evaluate's compute on N {d}-d feature vectors per side (best of 3, CPU; "
-          "OPENBLAS_NUM_THREADS=1 for the stable figure)")
+    print(
+        f"fid_clip.score and evaluate's compute on N {d}-d feature vectors per side (best of 3, CPU; "
+        "OPENBLAS_NUM_THREADS=1 for the stable figure)"
+    )
     rng = np.random.default_rng(0)
     for n in sizes:
         a, b = np.abs(rng.normal(size=(n, d))), np.abs(rng.normal(size=(n, d))) + 0.1
@@ -271,10 +298,14 @@ def bench_small(sizes, d: int) -> int:
             score(a[:2], b[:2])  # imports
             plain = min(_timed(lambda a=a, b=b: score(a, b))[2] for _ in range(3))
             metric.compute(predictions=a[:2], references=b[:2])
-            through = min(_timed(lambda a=a, b=b: metric.compute(predictions=a, references=b))[2] for _ in range(3))
+            through = min(
+                _timed(lambda a=a, b=b: metric.compute(predictions=a, references=b))[2] for _ in range(3)
+            )
             result, _, interval = _timed(lambda a=a, b=b: score(a, b, confidence=0.95))
-        print(f"  N = {n:>6,}: score {plain * 1000:9.1f} ms | compute {through * 1000:9.1f} ms | with confidence=0.95 {interval:7.3f} s | "
-              f"FID {result['fid']:.10f} [{result['fid_ci_low']:.10f}, {result['fid_ci_high']:.10f}]")
+        print(
+            f"  N = {n:>6,}: score {plain * 1000:9.1f} ms | compute {through * 1000:9.1f} ms | with confidence=0.95 {interval:7.3f} s | "
+            f"FID {result['fid']:.10f} [{result['fid_ci_low']:.10f}, {result['fid_ci_high']:.10f}]"
+        )
     return 0
 
 
@@ -316,8 +347,9 @@ class ChannelPool:
 def _loader(files, batch: int, workers: int):
     import torch
 
-    return torch.utils.data.DataLoader(ImagePathDataset(files), batch_size=batch, shuffle=False, drop_last=False,
-                                       num_workers=workers)
+    return torch.utils.data.DataLoader(
+        ImagePathDataset(files), batch_size=batch, shuffle=False, drop_last=False, num_workers=workers
+    )
 
 
 def _cpu_now(children: bool = True) -> float:
@@ -383,6 +415,7 @@ def bench_one(args) -> int:
                         acts = [net(x.to(device)).cpu().numpy() for x in _loader(side, batch, workers)]
                         out.append(np.concatenate(acts))
                 return "transcribed"
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sync()
@@ -393,8 +426,21 @@ def bench_one(args) -> int:
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     gpu = torch.cuda.max_memory_allocated() / 2**20 if device.startswith("cuda") else 0.0
-    print(json.dumps({"n": len(files), "wall": wall, "cpu": cpu, "main_cpu": main, "peak_mib": peak, "child_peak_mib": children,
-                      "gpu_mib": gpu, "fid": value, "threads": torch.get_num_threads()}))
+    print(
+        json.dumps(
+            {
+                "n": len(files),
+                "wall": wall,
+                "cpu": cpu,
+                "main_cpu": main,
+                "peak_mib": peak,
+                "child_peak_mib": children,
+                "gpu_mib": gpu,
+                "fid": value,
+                "threads": torch.get_num_threads(),
+            }
+        )
+    )
     return 0
 
 
@@ -420,34 +466,59 @@ def bench_images(args) -> int:
             Image.fromarray(noisy.astype(np.uint8)).save(Path(folder) / f"{i:05d}.png")
         torch.manual_seed(0)
         torch.save(inception.build(args.width).state_dict(), Path(folder) / "inception.pth")  # random weights
-        model = ("a 4x4 channel pool (48 features; decoding-bound, as on a GPU)" if args.extractor == "pool" else
-                 f"FID Inception width {args.width} with random weights (the same state dict for every tool)")
-        print(f"Image path from {args.images} PNG files (256x256; half generated, half real), {model}, device {args.device}, "
-              f"{usable_cpus()} CPUs for this process (num_workers=None gives {default_workers()}); each configuration in "
-              "its own process; CPU seconds include every thread and worker process")
-        print(f"  {'tool':<20} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
-              f" | {'main ms/img':>11} | {'workers peak':>12} | {'GPU MiB':>7}")
+        model = (
+            "a 4x4 channel pool (48 features; decoding-bound, as on a GPU)"
+            if args.extractor == "pool"
+            else f"FID Inception width {args.width} with random weights (the same state dict for every tool)"
+        )
+        print(
+            f"Image path from {args.images} PNG files (256x256; half generated, half real), {model}, device {args.device}, "
+            f"{usable_cpus()} CPUs for this process (num_workers=None gives {default_workers()}); each configuration in "
+            "its own process; CPU seconds include every thread and worker process"
+        )
+        print(
+            f"  {'tool':<20} {'batch':>5} {'workers':>7} | {'images/s':>9} | {'images/CPU-s':>12} | {'peak RSS MiB':>12}"
+            f" | {'main ms/img':>11} | {'workers peak':>12} | {'GPU MiB':>7}"
+        )
         for tool in tools:
             for batch in [int(b) for b in args.batches.split(",")]:
                 for k in (0, workers):
-                    cmd = [sys.executable, __file__, "--images", str(args.images), "--device", args.device,
-                           "--extractor", args.extractor,
-                           "--one", f"{tool},{batch},{k},{folder}"]
+                    cmd = [
+                        sys.executable,
+                        __file__,
+                        "--images",
+                        str(args.images),
+                        "--device",
+                        args.device,
+                        "--extractor",
+                        args.extractor,
+                        "--one",
+                        f"{tool},{batch},{k},{folder}",
+                    ]
                     done = subprocess.run(cmd, capture_output=True, text=True)
                     if done.returncode != 0:
-                        print(f"  {tool:<20} {batch:>5} {k:>7} | failed: {done.stderr.strip().splitlines()[-1:]}")
+                        print(
+                            f"  {tool:<20} {batch:>5} {k:>7} | failed: {done.stderr.strip().splitlines()[-1:]}"
+                        )
                         continue
                     r = json.loads(done.stdout.strip().splitlines()[-1])
                     name = f"{tool} ({r['fid'][:5]}.)" if isinstance(r["fid"], str) else tool
-                    print(f"  {name:<20} {batch:>5} {k:>7} | {r['n'] / r['wall']:9.2f} | {r['n'] / r['cpu']:12.3f} | "
-                          f"{r['peak_mib']:12.0f} | {1000 * r['main_cpu'] / r['n']:11.2f} | {r['child_peak_mib']:12.0f} | "
-                          f"{r['gpu_mib']:7.0f}", flush=True)
-    print("  main ms/img: CPU time of the scoring process itself per image (its threads included, worker processes "
-          "not): what bounds the throughput once the network is fast (a GPU) and the workers keep up")
-    print("  ours: fid_clip.score from the paths (input checks, decoding, network, statistics, the distance: "
-          "ms at N < d); torchmetrics: its update() loop with pytorch-fid's dataset; pytorch-fid: get_activations "
-          "of both sides (their d x d distances are not timed); (packa.): the installed pytorch-fid package, "
-          "(trans.): its loop transcribed (no torchvision here)")
+                    print(
+                        f"  {name:<20} {batch:>5} {k:>7} | {r['n'] / r['wall']:9.2f} | {r['n'] / r['cpu']:12.3f} | "
+                        f"{r['peak_mib']:12.0f} | {1000 * r['main_cpu'] / r['n']:11.2f} | {r['child_peak_mib']:12.0f} | "
+                        f"{r['gpu_mib']:7.0f}",
+                        flush=True,
+                    )
+    print(
+        "  main ms/img: CPU time of the scoring process itself per image (its threads included, worker processes "
+        "not): what bounds the throughput once the network is fast (a GPU) and the workers keep up"
+    )
+    print(
+        "  ours: fid_clip.score from the paths (input checks, decoding, network, statistics, the distance: "
+        "ms at N < d); torchmetrics: its update() loop with pytorch-fid's dataset; pytorch-fid: get_activations "
+        "of both sides (their d x d distances are not timed); (packa.): the installed pytorch-fid package, "
+        "(trans.): its loop transcribed (no torchvision here)"
+    )
     return 0
 
 
@@ -459,34 +530,56 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scale", action="store_true", help="also 10x samples, streamed, with peak memory")
     parser.add_argument("--distance", action="store_true", help="only: the distance alone for --sizes")
-    parser.add_argument("--sizes", default=None,
-                        help="N per side: --distance (default 10,100,1000,2047,10000) / --small (10,100,1000)")
-    parser.add_argument("--small", action="store_true", help="only: fid_clip.score end to end for --sizes (2,048-d)")
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="N per side: --distance (default 10,100,1000,2047,10000) / --small (10,100,1000)",
+    )
+    parser.add_argument(
+        "--small", action="store_true", help="only: fid_clip.score end to end for --sizes (2,048-d)"
+    )
     parser.add_argument("--images", type=int, default=0, help="only: images/s from this many PNG files")
     parser.add_argument("--batches", default="20,50", help="batch sizes for --images")
-    parser.add_argument("--width", type=float, default=1.0, help="FID Inception width for --images (1.0: real)")
+    parser.add_argument(
+        "--width", type=float, default=1.0, help="FID Inception width for --images (1.0: real)"
+    )
     parser.add_argument("--device", default="cpu", help="device for --images (cpu, cuda)")
-    parser.add_argument("--extractor", default="inception", choices=("inception", "pool"),
-                        help="--images: the FID Inception (--width) or a nearly free 4x4 channel pool, so that "
-                             "decoding alone bounds the throughput, as on a GPU")
+    parser.add_argument(
+        "--extractor",
+        default="inception",
+        choices=("inception", "pool"),
+        help="--images: the FID Inception (--width) or a nearly free 4x4 channel pool, so that "
+        "decoding alone bounds the throughput, as on a GPU",
+    )
     parser.add_argument("--only", default="", help="--images: ours,torchmetrics,pytorch-fid (default all)")
-    parser.add_argument("--one", default="", help=argparse.SUPPRESS)  # one --images configuration (subprocess)
-    parser.add_argument("--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples")
-    parser.add_argument("--moments", action="store_true", help="only: the statistics, ours vs np.cov, for --sizes")
+    parser.add_argument(
+        "--one", default="", help=argparse.SUPPRESS
+    )  # one --images configuration (subprocess)
+    parser.add_argument(
+        "--bootstrap", type=int, default=0, metavar="R", help="only time R FID bootstrap resamples"
+    )
+    parser.add_argument(
+        "--moments", action="store_true", help="only: the statistics, ours vs np.cov, for --sizes"
+    )
     args = parser.parse_args()
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
     offline_env()
     from multimodal_metrics.fid_clip import core
+
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
     if args.moments:
-        return bench_moments([int(v) for v in (args.sizes or "5000,20000").split(",")], args.dims or 2_048, args.repeat)
+        return bench_moments(
+            [int(v) for v in (args.sizes or "5000,20000").split(",")], args.dims or 2_048, args.repeat
+        )
     if args.small:
         return bench_small([int(v) for v in (args.sizes or "10,100,1000").split(",")], args.dims or 2_048)
     if args.distance:
-        return bench_distance([int(v) for v in (args.sizes or "10,100,1000,2047,10000").split(",")], args.dims or 2_048)
+        return bench_distance(
+            [int(v) for v in (args.sizes or "10,100,1000,2047,10000").split(",")], args.dims or 2_048
+        )
     if args.one:
         return bench_one(args)
     if args.images:
@@ -503,23 +596,31 @@ def main() -> int:
     rel = abs(ours - theirs) / abs(theirs)
     print(f"  pytorch-fid sqrtm formula : {t_theirs:8.3f} s   FID = {theirs:.10f}")
     print(f"  ours (eigenvalue route)   : {t_ours:8.3f} s   FID = {ours:.10f}   rel. diff {rel:.1e}")
-    print(f"  speed-up                  : {t_theirs / t_ours:8.1f}x wall (best run), "
-          f"{cpu_theirs / cpu_ours:.1f}x CPU time (all {args.repeat} runs, all threads)")
+    print(
+        f"  speed-up                  : {t_theirs / t_ours:8.1f}x wall (best run), "
+        f"{cpu_theirs / cpu_ours:.1f}x CPU time (all {args.repeat} runs, all threads)"
+    )
     assert rel < 1e-6, "values differ"
 
     print("From the feature arrays (statistics + distance)")
     theirs2, t_theirs2 = best(lambda: pytorch_fid_from_features(a, b), 1)
-    ours2, t_ours2 = best(lambda: core.frechet_distance(core.FrechetStats.from_features(a),
-                                                        core.FrechetStats.from_features(b)), 1)
+    ours2, t_ours2 = best(
+        lambda: core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)),
+        1,
+    )
     print(f"  pytorch-fid (np.cov+sqrtm): {t_theirs2:8.3f} s   FID = {theirs2:.10f}")
-    print(f"  ours (running sums)       : {t_ours2:8.3f} s   FID = {ours2:.10f}   ratio {t_theirs2 / t_ours2:.1f}x")
+    print(
+        f"  ours (running sums)       : {t_ours2:8.3f} s   FID = {ours2:.10f}   ratio {t_theirs2 / t_ours2:.1f}x"
+    )
     assert abs(ours2 - theirs2) / abs(theirs2) < 1e-6
     import evaluate
 
     metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
     r, t_eval = best(lambda: metric.compute(predictions=a, references=b), 1)
-    print(f"  evaluate.load(...).compute: {t_eval:8.3f} s   FID = {r['fid']:.10f}   ratio {t_theirs2 / t_eval:.1f}x "
-          "(Arrow write/read of the features included)")
+    print(
+        f"  evaluate.load(...).compute: {t_eval:8.3f} s   FID = {r['fid']:.10f}   ratio {t_theirs2 / t_eval:.1f}x "
+        "(Arrow write/read of the features included)"
+    )
     assert abs(r["fid"] - theirs2) / abs(theirs2) < 1e-6
 
     if args.scale:
@@ -547,8 +648,10 @@ def main() -> int:
         peak_theirs = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"  pytorch-fid: {t4:8.2f} s  peak {peak_theirs / 2**30:6.2f} GiB   FID = {theirs3:.10f}")
-        print(f"  ours       : {t3:8.2f} s  peak {peak_ours / 2**30:6.2f} GiB   FID = {ours3:.10f}   "
-              f"ratio {t4 / t3:.1f}x (feature generation included on both sides)")
+        print(
+            f"  ours       : {t3:8.2f} s  peak {peak_ours / 2**30:6.2f} GiB   FID = {ours3:.10f}   "
+            f"ratio {t4 / t3:.1f}x (feature generation included on both sides)"
+        )
         assert abs(ours3 - theirs3) / abs(theirs3) < 1e-6
 
     return 0

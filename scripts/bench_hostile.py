@@ -33,7 +33,9 @@ def _distinct_tokens(n: int, seed: int) -> str:
 
 def _boxes(n: int, seed: int):
     rng = random.Random(seed)
-    gt = [[rng.uniform(0, 1000), rng.uniform(0, 1000), rng.uniform(1, 50), rng.uniform(1, 50)] for _ in range(n)]
+    gt = [
+        [rng.uniform(0, 1000), rng.uniform(0, 1000), rng.uniform(1, 50), rng.uniform(1, 50)] for _ in range(n)
+    ]
     pred = [[x + rng.gauss(0, 2), y + rng.gauss(0, 2), w, h] for x, y, w, h in gt]
     return [{"cat": pred}], [{"cat": gt}]
 
@@ -44,14 +46,37 @@ def cases(sizes, boxes):
         a, b = _random_text(n, 1), _random_text(n, 2)
         for metric in ("anls", "ned"):
             yield metric, None, "two unrelated strings", n, {"predictions": [a], "references": [b]}
-            yield metric, None, "one string vs itself + 1 edit", n, {"predictions": [a], "references": [a[:-1] + "#"]}
+            yield (
+                metric,
+                None,
+                "one string vs itself + 1 edit",
+                n,
+                {"predictions": [a], "references": [a[:-1] + "#"]},
+            )
         tokens = _distinct_tokens(n, 3)
-        yield "text_qa", None, "distinct tokens vs themselves", n, {"predictions": [tokens], "references": [tokens]}
+        yield (
+            "text_qa",
+            None,
+            "distinct tokens vs themselves",
+            n,
+            {"predictions": [tokens], "references": [tokens]},
+        )
         yield "vqa_acc", None, "random text, 10 answers", n, {"predictions": [a], "references": [[b] * 10]}
-        yield ("vqa_acc", "fusion_brain_2021", "ru, distinct tokens", n,
-               {"predictions": [tokens], "references": [tokens], "languages": ["ru"]})
+        yield (
+            "vqa_acc",
+            "fusion_brain_2021",
+            "ru, distinct tokens",
+            n,
+            {"predictions": [tokens], "references": [tokens], "languages": ["ru"]},
+        )
         items = ",".join(tokens.split()[: max(1, n // 60)])  # comma-separated items, 1/10 of the size
-        yield "vqa_acc", "wups", "comma items (n/10 chars) vs 'dog'", n // 10, {"predictions": [items], "references": ["dog"]}
+        yield (
+            "vqa_acc",
+            "wups",
+            "comma items (n/10 chars) vs 'dog'",
+            n // 10,
+            {"predictions": [items], "references": ["dog"]},
+        )
     for n in boxes:
         pred, ref = _boxes(n, 4)
         for preset in ("default", "one_to_one"):
@@ -59,7 +84,9 @@ def cases(sizes, boxes):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", default="10000,100000,1000000", help="string lengths (characters)")
     parser.add_argument("--boxes", default="1000,3000,10000", help="boxes per image on each side")
     parser.add_argument("--only", default="", help="comma-separated metric names")
@@ -86,7 +113,9 @@ def main() -> None:
         peak = tracemalloc.get_traced_memory()[1] / 2**20
         tracemalloc.stop()
         primary = next(iter(result.values()))
-        print(f"{metric:8} {preset or 'default':18} {label:38} {size:>9} {cpu:8.2f} {peak:9.1f}   ({primary:.4f})")
+        print(
+            f"{metric:8} {preset or 'default':18} {label:38} {size:>9} {cpu:8.2f} {peak:9.1f}   ({primary:.4f})"
+        )
 
 
 if __name__ == "__main__":

@@ -27,21 +27,31 @@ def main() -> None:
     preds, refs = bench_anls.make_inputs(args.n)
     exe = Path(sys.executable).with_name("mm-score")
     with tempfile.TemporaryDirectory() as tmp:
-        gt = {"dataset_name": "docvqa", "data": [{"questionId": i, "question": "?", "answers": r} for i, r in enumerate(refs)]}
+        gt = {
+            "dataset_name": "docvqa",
+            "data": [{"questionId": i, "question": "?", "answers": r} for i, r in enumerate(refs)],
+        }
         (Path(tmp) / "gt.json").write_text(json.dumps(gt), encoding="utf-8")
         sub = [{"questionId": i, "answer": p} for i, p in enumerate(preds)]
         (Path(tmp) / "pred.json").write_text(json.dumps(sub), encoding="utf-8")
         best = None
         for _ in range(args.runs):
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            done = subprocess.run([str(exe), "anls", "--gt", "gt.json", "--pred", "pred.json"], cwd=tmp,
-                                  capture_output=True, text=True, check=True)
+            done = subprocess.run(
+                [str(exe), "anls", "--gt", "gt.json", "--pred", "pred.json"],
+                cwd=tmp,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             best = cpu if best is None else min(best, cpu)
         peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
     print(done.stdout.strip())
-    print(f"mm-score anls, {args.n:,} questions: best CPU {best:.2f} s of {args.runs} runs; peak RSS {peak:.0f} MiB")
+    print(
+        f"mm-score anls, {args.n:,} questions: best CPU {best:.2f} s of {args.runs} runs; peak RSS {peak:.0f} MiB"
+    )
 
 
 if __name__ == "__main__":

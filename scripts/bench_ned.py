@@ -73,6 +73,7 @@ def main() -> None:
         import evaluate
 
         from multimodal_metrics.ned import core
+
         metric = evaluate.load(str(ROOT / "metrics" / "ned"))
         return scale_child(args.scale_child, make_inputs, lambda p, r: core.ned_per_example(p, r),
                            lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
@@ -82,20 +83,31 @@ def main() -> None:
     import evaluate
 
     from multimodal_metrics.ned import core
+
     metric = evaluate.load(str(ROOT / "metrics" / "ned"))
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)
     core.ned_per_example(preds[:10], refs[:10])
 
     peer, t_peer = timed(lambda: official_calculate_ned(preds, refs))
     ours, t_ours = timed(lambda: core.ned_per_example(preds, refs)["one_minus_ned"])
-    module, t_module = timed(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
+    module, t_module = timed(
+        lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
+    )
 
     assert ours.tolist() == peer, "per-example scores differ from the nltk transcription"
-    assert [p["one_minus_ned"] for p in module["per_example"]] == peer, "module scores differ from the nltk transcription"
-    print(f"ned benchmark: {n} pairs of {len(refs[0][0])}-character strings (default preset = official AIJ 2022)")
+    assert [p["one_minus_ned"] for p in module["per_example"]] == peer, (
+        "module scores differ from the nltk transcription"
+    )
+    print(
+        f"ned benchmark: {n} pairs of {len(refs[0][0])}-character strings (default preset = official AIJ 2022)"
+    )
     print(f"  official function, nltk.edit_distance   {t_peer * 1000:10.1f} ms")
-    print(f"  ours, pure function (ned_per_example)   {t_ours * 1000:10.1f} ms   {t_peer / t_ours:8.1f}x faster")
-    print(f"  ours, evaluate.load(...).compute        {t_module * 1000:10.1f} ms   {t_peer / t_module:8.1f}x faster")
+    print(
+        f"  ours, pure function (ned_per_example)   {t_ours * 1000:10.1f} ms   {t_peer / t_ours:8.1f}x faster"
+    )
+    print(
+        f"  ours, evaluate.load(...).compute        {t_module * 1000:10.1f} ms   {t_peer / t_module:8.1f}x faster"
+    )
     print(f"  1 - NED = {sum(peer) / n:.6f} on both sides (identical per-example scores)")
     sys.stdout.flush()
 

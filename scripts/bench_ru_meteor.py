@@ -105,7 +105,20 @@ def make_captions(n: int, words: list[str], seed: int = 0, refs_per: int = 5):
 def make_vqa(n: int, seed: int = 0):
     """Short Russian answers (single words, phrases, digits, number words) with 1-3 accepted answers."""
     rng = random.Random(seed)
-    pool = RU_WORDS[:60] + ["3", "2", "0", "5", "2.5", "-3", "три", "пять", "ноль", "three", "2 или 4", "много"]
+    pool = RU_WORDS[:60] + [
+        "3",
+        "2",
+        "0",
+        "5",
+        "2.5",
+        "-3",
+        "три",
+        "пять",
+        "ноль",
+        "three",
+        "2 или 4",
+        "много",
+    ]
 
     def answer():
         return " ".join(rng.choice(pool) for _ in range(rng.choice([1, 1, 1, 2, 3])))
@@ -147,7 +160,11 @@ FIXTURE_SYNSETS = [
     ("1-N", "ЖИВОТНОЕ", [("1-N-1", "ЖИВОТНОЕ", "ЖИВОТНОЕ")]),
     ("2-N", "КОШКА", [("2-N-1", "КОШКА", "КОШКА"), ("2-N-2", "КИСКА", "КИСКА")]),
     ("3-A", "КОШАЧИЙ", [("3-A-1", "КОШАЧИЙ", "КОШАЧИЙ")]),
-    ("4-N", "ДОМ", [("4-N-1", "ДОМ", "ДОМ"), ("4-N-2", "ЗДАНИЕ", "ЗДАНИЕ"), ("4-N-3", "ЖИЛОЙ ДОМ", "ЖИЛОЙ ДОМ")]),
+    (
+        "4-N",
+        "ДОМ",
+        [("4-N-1", "ДОМ", "ДОМ"), ("4-N-2", "ЗДАНИЕ", "ЗДАНИЕ"), ("4-N-3", "ЖИЛОЙ ДОМ", "ЖИЛОЙ ДОМ")],
+    ),
     ("5-N", "КОТ", [("5-N-1", "КОТ", "КОТ")]),
     ("6-N", "КОТИК", [("6-N-1", "КОТИК", "КОТИК")]),
     ("7-N", "МАШИНА", [("7-N-1", "МАШИНА", "МАШИНА"), ("7-N-2", "АВТОМОБИЛЬ", "АВТОМОБИЛЬ")]),
@@ -161,7 +178,9 @@ FIXTURE_HYPERNYMS = [("2-N", "1-N"), ("5-N", "1-N"), ("8-N", "9-N"), ("10-N", "1
 FIXTURE_DERIVATIONS = [("2-N-1", "3-A-1"), ("5-N-1", "6-N-1"), ("5-N-1", "3-A-1")]
 
 
-def make_ruwordnet_db(path, synsets=FIXTURE_SYNSETS, hypernyms=FIXTURE_HYPERNYMS, derivations=FIXTURE_DERIVATIONS) -> str:
+def make_ruwordnet_db(
+    path, synsets=FIXTURE_SYNSETS, hypernyms=FIXTURE_HYPERNYMS, derivations=FIXTURE_DERIVATIONS
+) -> str:
     """Write a RuWordNet-schema SQLite file (the stub entries of seeds_reference.md 6.4/6.5 by default:
     КОШКА -> hypernym ЖИВОТНОЕ, derivation КОШАЧИЙ) and return its path."""
     path = str(path)
@@ -171,7 +190,9 @@ def make_ruwordnet_db(path, synsets=FIXTURE_SYNSETS, hypernyms=FIXTURE_HYPERNYMS
         db.executescript(RUWORDNET_SCHEMA)
         for synset_id, title, senses in synsets:
             db.execute("INSERT INTO synset VALUES (?, ?, '', ?)", (synset_id, title, synset_id[-1]))
-            db.executemany("INSERT INTO sense VALUES (?, ?, ?, ?)", [(s, n, lem, synset_id) for s, n, lem in senses])
+            db.executemany(
+                "INSERT INTO sense VALUES (?, ?, ?, ?)", [(s, n, lem, synset_id) for s, n, lem in senses]
+            )
         db.executemany("INSERT INTO hypernym_relation VALUES (?, ?)", hypernyms)
         db.executemany("INSERT INTO derivation_relation VALUES (?, ?)", derivations)
     return path
@@ -190,16 +211,34 @@ class SqliteRuWordNet:
 
     def _synset(self, synset_id):
         title = self.db.execute("SELECT title FROM synset WHERE id = ?", (synset_id,)).fetchone()
-        hyper_ids = [r[0] for r in self.db.execute("SELECT hypernym_id FROM hypernym_relation WHERE hyponym_id = ?", (synset_id,))]
-        hypers = [self._Obj(title=self.db.execute("SELECT title FROM synset WHERE id = ?", (h,)).fetchone()[0]) for h in hyper_ids]
+        hyper_ids = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT hypernym_id FROM hypernym_relation WHERE hyponym_id = ?", (synset_id,)
+            )
+        ]
+        hypers = [
+            self._Obj(title=self.db.execute("SELECT title FROM synset WHERE id = ?", (h,)).fetchone()[0])
+            for h in hyper_ids
+        ]
         return self._Obj(title=title[0] if title else None, hypernyms=hypers)
 
     def get_senses(self, lemma):
         q = lemma.upper().strip()
         senses = []
-        for sense_id, synset_id in self.db.execute("SELECT id, synset_id FROM sense WHERE lemma = ?", (q,)).fetchall():
-            der_ids = [r[0] for r in self.db.execute("SELECT derivative_id FROM derivation_relation WHERE source_id = ?", (sense_id,))]
-            ders = [self._Obj(name=self.db.execute("SELECT name FROM sense WHERE id = ?", (d,)).fetchone()[0]) for d in der_ids]
+        for sense_id, synset_id in self.db.execute(
+            "SELECT id, synset_id FROM sense WHERE lemma = ?", (q,)
+        ).fetchall():
+            der_ids = [
+                r[0]
+                for r in self.db.execute(
+                    "SELECT derivative_id FROM derivation_relation WHERE source_id = ?", (sense_id,)
+                )
+            ]
+            ders = [
+                self._Obj(name=self.db.execute("SELECT name FROM sense WHERE id = ?", (d,)).fetchone()[0])
+                for d in der_ids
+            ]
             senses.append(self._Obj(synset=self._synset(synset_id), derivations=ders))
         return senses
 
@@ -279,7 +318,9 @@ def fb_single_meteor_score(reference, hypothesis, wordnet, stemmer, alpha=0.9, b
 
 
 def fb_meteor_score(references, hypothesis, wordnet, stemmer, alpha=0.9, beta=3.0, gamma=0.5):
-    return max(fb_single_meteor_score(r, hypothesis, wordnet, stemmer, alpha, beta, gamma) for r in references)
+    return max(
+        fb_single_meteor_score(r, hypothesis, wordnet, stemmer, alpha, beta, gamma) for r in references
+    )
 
 
 def fb_punct_detokenize(text):
@@ -321,14 +362,24 @@ def fb_captioning_scores(preds, refs, wordnet):
         meteor = 0
         for ref in golds:
             ref_p, hyp_p = fb_postprocess(ref, hyp)
-            new = fb_meteor_score([_word_tokenize(ref_p)], _word_tokenize(w2d.convert(hyp_p)), wordnet, stemmer)
+            new = fb_meteor_score(
+                [_word_tokenize(ref_p)], _word_tokenize(w2d.convert(hyp_p)), wordnet, stemmer
+            )
             if new > meteor:
                 meteor = new
         scores.append(meteor)
     return scores
 
 
-FB_MANUAL_MAP = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4"}
+FB_MANUAL_MAP = {
+    "ноль": "0",
+    "нисколько": "0",
+    "никакой": "0",
+    "один": "1",
+    "два": "2",
+    "три": "3",
+    "четыре": "4",
+}
 FB_MANUAL_MAP.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
 
 
@@ -388,8 +439,16 @@ def fb_vqa_scores(preds, refs, wordnet):
 # timing
 # ------------------------------------------------------------------------------------------------
 NLTK_OPTIONS = dict(
-    preprocess="none", number_words="none", tokenizer="nltk", stemmer="porter", synonyms="wordnet",
-    alpha=0.9, beta=3.0, gamma=0.5, numeric="none", reference_agg="max",
+    preprocess="none",
+    number_words="none",
+    tokenizer="nltk",
+    stemmer="porter",
+    synonyms="wordnet",
+    alpha=0.9,
+    beta=3.0,
+    gamma=0.5,
+    numeric="none",
+    reference_agg="max",
 )
 
 
@@ -453,8 +512,18 @@ def scale_child(n: int) -> None:
     core.meteor_per_example(preds, refs, **opts)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    print(json.dumps({"n": n, "pure": t_pure, "compute": t_compute, "mem_pure": peak / 2**20,
-                      "mem_compute": (rss1 - rss0) / 1024, "meteor": result["meteor"]}))
+    print(
+        json.dumps(
+            {
+                "n": n,
+                "pure": t_pure,
+                "compute": t_compute,
+                "mem_pure": peak / 2**20,
+                "mem_compute": (rss1 - rss0) / 1024,
+                "meteor": result["meteor"],
+            }
+        )
+    )
 
 
 def bench_nltk(n: int, core, metric) -> float:
@@ -467,7 +536,9 @@ def bench_nltk(n: int, core, metric) -> float:
     ours, t_ours = cpu(lambda: core.meteor_per_example(preds, refs, **opts))
     clear_caches(core)
     warm_wordnet(core)
-    module, t_module = cpu(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
+    module, t_module = cpu(
+        lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
+    )
     assert ours == peer, "per-example scores differ from NLTK's meteor_score"
     assert module["per_example"] == peer, "compute() scores differ from NLTK's meteor_score"
     print(f"[nltk] {n:,} English caption pairs x 5 references (5-14 words), identical per-example scores")
@@ -487,9 +558,13 @@ def bench_scales(sizes: list[int], budget_s: float, per_example_s: float) -> Non
         if estimate > budget_s:
             n = int(budget_s / (per_example_s * 6)) // 1000 * 1000
             print(f"  (the next size would take ~{estimate:.0f} s: running {n:,} examples instead)")
-        out = subprocess.run(
-            [sys.executable, __file__, "--child", str(n)], capture_output=True, text=True, check=True
-        ).stdout.strip().splitlines()[-1]
+        out = (
+            subprocess.run(
+                [sys.executable, __file__, "--child", str(n)], capture_output=True, text=True, check=True
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
         row = json.loads(out)
         print(
             f"  {n:>9,} examples: pure {row['pure']:7.2f} s ({row['pure'] / n * 1e6:5.1f} us/ex, +{row['mem_pure']:6.0f} MiB)"
@@ -515,7 +590,11 @@ def bench_official(n: int, core, db_path: str) -> None:
         peer, t_peer = cpu(lambda official=official, preds=preds, refs=refs: official(preds, refs, wordnet))
         clear_caches(core)
         opts = {k: v for k, v in core_presets()[preset].items() if k != "corpus_score"}
-        ours, t_ours = cpu(lambda opts=opts, preds=preds, refs=refs: core.meteor_per_example(preds, refs, ruwordnet_path=db_path, **opts))
+        ours, t_ours = cpu(
+            lambda opts=opts, preds=preds, refs=refs: core.meteor_per_example(
+                preds, refs, ruwordnet_path=db_path, **opts
+            )
+        )
         clear_caches(core)
         module, t_module = cpu(
             lambda metric=metric, preds=preds, refs=refs: metric.compute(
@@ -524,10 +603,14 @@ def bench_official(n: int, core, db_path: str) -> None:
         )
         assert ours == peer, f"{preset}: per-example scores differ from the official transcription"
         assert module["per_example"] == peer, f"{preset}: compute() differs from the official transcription"
-        print(f"[{preset}] {n:,} examples x {sum(map(len, refs)) / n:.1f} references, official loop transcription")
+        print(
+            f"[{preset}] {n:,} examples x {sum(map(len, refs)) / n:.1f} references, official loop transcription"
+        )
         print(f"  official loop (fixture RuWordNet)        {t_peer:8.2f} s")
         print(f"  ours, pure function (cold caches)        {t_ours:8.2f} s   {t_peer / t_ours:6.1f}x faster")
-        print(f"  ours, evaluate.load(...).compute         {t_module:8.2f} s   {t_peer / t_module:6.1f}x faster")
+        print(
+            f"  ours, evaluate.load(...).compute         {t_module:8.2f} s   {t_peer / t_module:6.1f}x faster"
+        )
         print(f"  METEOR = {sum(peer) / n:.6f} on both sides")
         sys.stdout.flush()
 

@@ -43,7 +43,15 @@ def official_scores(preds, refs, exact: bool):
     import pymorphy3
 
     morph = pymorphy3.MorphAnalyzer(lang="ru")
-    manual = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4"}
+    manual = {
+        "ноль": "0",
+        "нисколько": "0",
+        "никакой": "0",
+        "один": "1",
+        "два": "2",
+        "три": "3",
+        "четыре": "4",
+    }
     manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
     exclude = set(string.punctuation) - ({"-"} if exact else set())
 
@@ -88,6 +96,7 @@ def main() -> None:
         import evaluate
 
         from multimodal_metrics.text_qa import core
+
         metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))
         return scale_child(args.scale_child, make_inputs, lambda p, r: core.text_qa_per_example(p, r),
                            lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
@@ -97,6 +106,7 @@ def main() -> None:
     import evaluate
 
     from multimodal_metrics.text_qa import core
+
     core.normalize_answer("прогрев")  # create the analyzer outside the timings (both sides)
     official_scores(preds[:2], refs[:2], exact=False)
     metric = evaluate.load(str(ROOT / "metrics" / "text_qa"))
@@ -112,8 +122,12 @@ def main() -> None:
         ours, t_ours = timed(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts))
         assert ours == peer, f"{preset}: per-question scores differ from the official transcription"
         print(f"  [{preset}] official transcription (parse per token) {t_peer * 1000:9.1f} ms")
-        print(f"  [{preset}] ours, cold lemma cache                  {t_ours * 1000:9.1f} ms   {t_peer / t_ours:6.1f}x faster")
-    module, t_module = timed(lambda: metric.compute(predictions=preds, references=refs, return_per_example=True))
+        print(
+            f"  [{preset}] ours, cold lemma cache                  {t_ours * 1000:9.1f} ms   {t_peer / t_ours:6.1f}x faster"
+        )
+    module, t_module = timed(
+        lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
+    )
     assert module["per_example"] == official_scores(preds, refs, exact=False)
     print(f"  [textqa] evaluate.load(...).compute (cold cache)   {t_module * 1000:9.1f} ms")
     sys.stdout.flush()

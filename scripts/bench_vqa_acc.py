@@ -149,8 +149,12 @@ class MalinowskiWUPS:
     def score_it(self, A, T, m):
         if A == [] and T == []:
             return 1
-        score_left = 0 if A == [] else np.prod(list(map(lambda a: self.fuzzy_set_membership_measure(a, T, m), A)))
-        score_right = 0 if T == [] else np.prod(list(map(lambda t: self.fuzzy_set_membership_measure(t, A, m), T)))
+        score_left = (
+            0 if A == [] else np.prod(list(map(lambda a: self.fuzzy_set_membership_measure(a, T, m), A)))
+        )
+        score_right = (
+            0 if T == [] else np.prod(list(map(lambda t: self.fuzzy_set_membership_measure(t, A, m), T)))
+        )
         return min(score_left, score_right)
 
     def wup_measure(self, a, b, similarity_threshold=0.925):
@@ -193,7 +197,8 @@ class MalinowskiWUPS:
         else:
             measure = lambda x, y: self.wup_measure(x, y, thresh)  # noqa: E731
         return [
-            self.score_it(self.items2list(ta), self.items2list(pa), measure) for (ta, pa) in zip(gt_list, pred_list)
+            self.score_it(self.items2list(ta), self.items2list(pa), measure)
+            for (ta, pa) in zip(gt_list, pred_list)
         ]
 
 
@@ -236,6 +241,7 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
     from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
     from multimodal_metrics.vqa_acc import wups
+
     nltk_data = os.environ["NLTK_DATA"]
     predictions, gts = make_wups_inputs(n, seed)
     print(f"wups (threshold {threshold}) on {n:,} questions, {len(WUPS_WORDS)} distinct words (seed {seed})")
@@ -266,8 +272,12 @@ def bench_wups(n: int, seed: int, threshold: float, skip_evaluate: bool) -> int:
 
         metric = evaluate.load(str(METRIC), "wups")
         t0 = time.process_time()  # the module's own WordNet reader, built untimed like the others
-        metric.compute(predictions=["xyzzy"], references=["xyzzy"], threshold=threshold, wordnet_path=nltk_data)
-        print(f"  (WordNet reader of the evaluate module: {time.process_time() - t0:.1f} s CPU, once per process)")
+        metric.compute(
+            predictions=["xyzzy"], references=["xyzzy"], threshold=threshold, wordnet_path=nltk_data
+        )
+        print(
+            f"  (WordNet reader of the evaluate module: {time.process_time() - t0:.1f} s CPU, once per process)"
+        )
         gc.collect()
         t0 = time.process_time()
         result = metric.compute(
@@ -293,7 +303,9 @@ def kafle_tdiuc(pred_answers, gt_answers, gt_types, ans_to_aid):
         gt_aid = ans_to_aid.get(gt, -1)
         gt_aids.append(gt_aid)
         res_by_type.setdefault(tp + "_gt", []).append(gt_aid)
-        res_by_type.setdefault(tp + ("_t" if gt_aid == pred_aid and gt_aid != -1 else "_f"), []).append(pred_aid)
+        res_by_type.setdefault(tp + ("_t" if gt_aid == pred_aid and gt_aid != -1 else "_f"), []).append(
+            pred_aid
+        )
     accuracy = float(100 * np.mean(np.array(pred_aids) == np.array(gt_aids)))
     from scipy import stats
 
@@ -352,9 +364,15 @@ def bench_tdiuc(sizes, seed: int, skip_evaluate: bool) -> int:
     types = ["object_presence", "counting", "color", "sport_recognition", "positional_reasoning", "scene_recognition",
              "attribute", "activity_recognition", "object_recognition", "utility_affordance", "sentiment_understanding",
              "absurd"]  # fmt: skip
-    print("tdiuc: Kafle's script (transcription) vs tdiuc_scores and compute, CPU milliseconds (time.process_time,")
-    print("       best of 50 at 1,000 and 10,000 questions, 5 at 100,000, 3 at 1,000,000; compute includes the input")
-    print("       checks, evaluate's add_batch and its Arrow columns; nothing is written to evaluate's cache)")
+    print(
+        "tdiuc: Kafle's script (transcription) vs tdiuc_scores and compute, CPU milliseconds (time.process_time,"
+    )
+    print(
+        "       best of 50 at 1,000 and 10,000 questions, 5 at 100,000, 3 at 1,000,000; compute includes the input"
+    )
+    print(
+        "       checks, evaluate's add_batch and its Arrow columns; nothing is written to evaluate's cache)"
+    )
     for n in sizes:
         gt = [answers[k] for k in rng.zipf(1.5, size=n) % len(answers)]
         pred = [g if g in ans_to_aid and rng.random() < 0.5 else key[int(rng.integers(len(key)))] for g in gt]
@@ -370,7 +388,9 @@ def bench_tdiuc(sizes, seed: int, skip_evaluate: bool) -> int:
             result, t_eval = _best_cpu(
                 repeat, metric.compute, predictions=pred, references=gt, question_types=qt, answer_key=key
             )
-            assert all(result[name] == value for name, value in ours.items()), "compute differs from tdiuc_scores"
+            assert all(result[name] == value for name, value in ours.items()), (
+                "compute differs from tdiuc_scores"
+            )
             line += f"   compute {t_eval * 1e3:9.2f} ms   Kafle/compute x{t_ref / t_eval:.2f}"
         print(line, flush=True)
     return 0
@@ -402,7 +422,9 @@ def main(argv=None) -> int:
     parser.add_argument("--wups", action="store_true", help="the wups preset vs calculate_wups.py (10,000)")
     parser.add_argument("--threshold", type=float, default=0.9, help="--wups: WUPS threshold (0.9, 0.0, -1)")
     parser.add_argument("--tdiuc", action="store_true", help="the tdiuc preset vs Kafle's script, 1e3..1e6")
-    parser.add_argument("--scale", action="store_true", help="vqa_v2 at 20,000 x 1, 10, 100 (fresh process each)")
+    parser.add_argument(
+        "--scale", action="store_true", help="vqa_v2 at 20,000 x 1, 10, 100 (fresh process each)"
+    )
     parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.scale:
@@ -413,7 +435,9 @@ def main(argv=None) -> int:
     if args.tdiuc:
         return bench_tdiuc([1_000, 10_000, 100_000, 1_000_000], args.seed, args.skip_evaluate)
     if args.wups:
-        return bench_wups(args.n or (1_000 if args.quick else 10_000), args.seed, args.threshold, args.skip_evaluate)
+        return bench_wups(
+            args.n or (1_000 if args.quick else 10_000), args.seed, args.threshold, args.skip_evaluate
+        )
     n = args.n or (5_000 if args.quick else 200_000)
     predictions, references = make_inputs(n, args.seed)
     print(f"vqa_v2 on {n:,} questions x 10 answers (seed {args.seed})")
@@ -435,8 +459,10 @@ def main(argv=None) -> int:
             3, metric.compute, predictions=predictions, references=references, return_per_example=True
         )
         assert result["per_example"] == ref, "evaluate.compute per-question scores differ"
-        print(f"  evaluate.load(...).compute     : {t_eval:8.3f} s   speed-up x{t_ref / t_eval:.1f}"
-              f"   compute / pure function {t_eval / t_ours:.2f}")
+        print(
+            f"  evaluate.load(...).compute     : {t_eval:8.3f} s   speed-up x{t_ref / t_eval:.1f}"
+            f"   compute / pure function {t_eval / t_ours:.2f}"
+        )
     print(f"  identical per-question scores: yes (accuracy {float(np.mean(ref)):.6f})")
     return 0
 

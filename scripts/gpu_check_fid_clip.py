@@ -28,7 +28,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--batch", type=int, default=50)
-    parser.add_argument("--devices", default="cpu,cuda", help="the two devices compared (cpu,cpu checks the script)")
+    parser.add_argument(
+        "--devices", default="cpu,cuda", help="the two devices compared (cpu,cpu checks the script)"
+    )
     args = parser.parse_args()
     import torch
     from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
@@ -39,7 +41,9 @@ def main() -> int:
     if "cuda" in devices and not torch.cuda.is_available():
         print("no CUDA device")
         return 1
-    print("torch", torch.__version__, *(["device", torch.cuda.get_device_name(0)] if "cuda" in devices else []))
+    print(
+        "torch", torch.__version__, *(["device", torch.cuda.get_device_name(0)] if "cuda" in devices else [])
+    )
     with tempfile.TemporaryDirectory() as tmp:
         weights = tiny_inception_weights(inception, Path(tmp))
         tiny_hf_clip(Path(tmp) / "clip")
@@ -48,8 +52,13 @@ def main() -> int:
         texts = ["a cat" if i % 2 else "a dog" for i in range(args.n)]
         results = []
         for device in devices:
-            kwargs = dict(inception_weights=str(weights), clip_model=str(Path(tmp) / "clip"), device=device,
-                          batch_size=args.batch, progress=False)
+            kwargs = dict(
+                inception_weights=str(weights),
+                clip_model=str(Path(tmp) / "clip"),
+                device=device,
+                batch_size=args.batch,
+                progress=False,
+            )
             score(generated[:4], real[:4], texts=texts[:4], **kwargs)  # warm-up: weights, kernels
             if device.startswith("cuda"):
                 torch.cuda.synchronize()
@@ -59,15 +68,19 @@ def main() -> int:
                 torch.cuda.synchronize()
             seconds = time.perf_counter() - start
             results.append(r)
-            print(f"{device:5s} fid {r['fid']:.10g}  clip_score {r['clip_score']:.10g}  "
-                  f"{2 * args.n / seconds:8.1f} images/s (both sides, {seconds:.2f} s)")
+            print(
+                f"{device:5s} fid {r['fid']:.10g}  clip_score {r['clip_score']:.10g}  "
+                f"{2 * args.n / seconds:8.1f} images/s (both sides, {seconds:.2f} s)"
+            )
         cpu, cuda = results
         # float32 features on two devices: FID near 0 differs in absolute terms (about 1e-7 here), so each
         # score is compared to 1e-4 relative plus 1e-5 absolute
         worst = max(abs(cpu[k] - cuda[k]) / (1e-4 * abs(cpu[k]) + 1e-5) for k in ("fid", "clip_score"))
         same_signature = cpu["signature"].replace("dev:cpu", "") == cuda["signature"].replace("dev:cuda", "")
         diffs = {k: abs(cpu[k] - cuda[k]) for k in ("fid", "clip_score")}
-        print(f"absolute differences {diffs}; within tolerance: {worst < 1}; signatures equal: {same_signature}")
+        print(
+            f"absolute differences {diffs}; within tolerance: {worst < 1}; signatures equal: {same_signature}"
+        )
         print("cpu signature :", cpu["signature"])
         print("cuda signature:", cuda["signature"])
         return 0 if worst < 1 and same_signature else 1

@@ -20,7 +20,7 @@ import test_vqa_acc_harnesses as harness  # noqa: E402
 
 from multimodal_metrics.vqa_acc import core  # noqa: E402
 
-OFFICIAL_PY2 = r'''# -*- coding: utf-8 -*-
+OFFICIAL_PY2 = r"""# -*- coding: utf-8 -*-
 import json, re, sys
 t = json.load(open(sys.argv[1]))
 contractions, manualMap, articles, punct = t["contractions"], t["manual"], t["articles"], t["punct"]
@@ -58,7 +58,7 @@ for pred, refs in t["cases"]:
         gtAcc.append(min(1, float(len([i for i in other if i["answer"] == resAns])) / 3))
     out.append(repr(float(sum(gtAcc)) / len(gtAcc)))
 json.dump(out, sys.stdout)
-'''
+"""
 FAMILIES = {"none": [], "Cherokee Ꭰ/ꭰ": ["Ꭰ", "ꭰ"], "Georgian Ა/ა": ["Ა", "ა"], "Latin Ꞵ/ꞵ": ["Ꞵ", "ꞵ"],
             "U+180E": ["\u180e"], "İ/i": ["İ", "i"]}  # fmt: skip
 

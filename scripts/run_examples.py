@@ -83,14 +83,18 @@ def main() -> int:
     for r in rows:
         score = f"{r['primary']}={r['value']:.6f}"
         exp = "" if r["expected"] is None else f"{r['expected']:.6f}"
-        print(f"{r['metric']:<10} {r['preset']:<18} {r['n']:>4}  {score:<22} {exp:>10}  {'yes' if r['ok'] else 'NO':<3} {r['result']['signature']}")
+        print(
+            f"{r['metric']:<10} {r['preset']:<18} {r['n']:>4}  {score:<22} {exp:>10}  {'yes' if r['ok'] else 'NO':<3} {r['result']['signature']}"
+        )
     for r in rows:
         for message in r["warnings"]:
             about = f" (example: {r['note']})" if r["note"] else ""
             print(f"note: {r['metric']} [{r['preset']}] warned{about}: {message}")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(rows, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"\n{len(rows)} runs over {len({r['metric'] for r in rows})} metrics; results written to {args.out}")
+    print(
+        f"\n{len(rows)} runs over {len({r['metric'] for r in rows})} metrics; results written to {args.out}"
+    )
     return 0 if all(r["ok"] for r in rows) else 1
 
 

@@ -31,7 +31,9 @@ def launch_browser(playwright):
     """Headless Chromium from Debian; raises (the test fails) when it cannot start."""
     executable = shutil.which("chromium") or CHROMIUM
     if not Path(executable).exists():
-        raise RuntimeError(f"{CHROMIUM} is missing: run `bash scripts/setup_env.sh test` (apt-get install chromium)")
+        raise RuntimeError(
+            f"{CHROMIUM} is missing: run `bash scripts/setup_env.sh test` (apt-get install chromium)"
+        )
     return playwright.chromium.launch(executable_path=executable, headless=True, args=FLAGS)
 
 
@@ -61,7 +63,9 @@ def set_text(page, elem_id: str, text: str) -> None:
     element = _editable(page, elem_id)
     code = "cm-content" in (element.get_attribute("class") or "")
     if not code and text.count("\n") > 100:
-        element.evaluate("(e, v) => { e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); }", text)
+        element.evaluate(
+            "(e, v) => { e.value = v; e.dispatchEvent(new Event('input', {bubbles: true})); }", text
+        )
         return
     if code or text.count("\n") > 100:
         element.click()

@@ -33,7 +33,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PYTHON = ROOT / ".build" / "venv-ts020" / "bin" / "python"
 NPM_LIBRARY = ROOT / ".build" / "legacy_ts" / "languages-npm-2020.so"
-FIELDS = ("name", "value", "left", "right", "body", "type", "condition", "declarator", "parameters", "function")
+FIELDS = (
+    "name",
+    "value",
+    "left",
+    "right",
+    "body",
+    "type",
+    "condition",
+    "declarator",
+    "parameters",
+    "function",
+)
 # keywords/python.txt of CodeXGLUE and Fusion Brain 2021 (35 entries)
 PY_KEYWORDS_2020 = (
     "False None True and as assert async await break class continue def del elif else except finally for "
@@ -53,7 +64,17 @@ PSEUDO = [
     "static int count ( int n ) { int c = 0 ; for ( int i = 0 ; i < n ; i ++ ) c += i ; return c ; }",
     "public static boolean isEven ( int n ) { return ( n % 2 == 0 ) ; }",
 ]
-NOISE = list("()[]{}:;,.=+-*/%<>!&|^~?@$`#'\"\\\n\t ") + ["é", "λ", "ß", "NEW_LINE", "INDENT", "def", "class", "x", "1"]
+NOISE = list("()[]{}:;,.=+-*/%<>!&|^~?@$`#'\"\\\n\t ") + [
+    "é",
+    "λ",
+    "ß",
+    "NEW_LINE",
+    "INDENT",
+    "def",
+    "class",
+    "x",
+    "1",
+]
 
 
 def _keywords(lang: str) -> frozenset:
@@ -120,10 +141,21 @@ def tree_records(root, field_of) -> list:
         for name in FIELDS:
             child = node.child_by_field_name(name)
             fields[name] = None if child is None else [child.type, child.start_byte, child.end_byte]
-        out.append([
-            node.type, bool(node.is_named), bool(node.is_missing), bool(node.has_error), node.start_byte,
-            node.end_byte, list(node.start_point), list(node.end_point), field_of(cursor), node.child_count, fields,
-        ])
+        out.append(
+            [
+                node.type,
+                bool(node.is_named),
+                bool(node.is_missing),
+                bool(node.has_error),
+                node.start_byte,
+                node.end_byte,
+                list(node.start_point),
+                list(node.end_point),
+                field_of(cursor),
+                node.child_count,
+                fields,
+            ]
+        )
         if cursor.goto_first_child():
             continue
         while not cursor.goto_next_sibling():
@@ -150,7 +182,11 @@ def run_legacy_oracle(jobs, timeout=600):
     env.pop("PYTHONPATH", None)
     proc = subprocess.run(
         [str(ORACLE_PYTHON), "-I", str(Path(__file__).resolve())],
-        input=json.dumps({"jobs": jobs}), capture_output=True, text=True, env=env, cwd=str(ROOT / ".build"),
+        input=json.dumps({"jobs": jobs}),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(ROOT / ".build"),
         timeout=timeout,
     )
     if proc.returncode != 0:
@@ -199,7 +235,13 @@ def _get_data_flow(code, parser, dfg_function, utils):
         if d[1] not in dic:
             dic[d[1]] = d
         else:
-            dic[d[1]] = (d[0], d[1], d[2], list(_OrderedSet(dic[d[1]][3] + d[3])), list(_OrderedSet(dic[d[1]][4] + d[4])))
+            dic[d[1]] = (
+                d[0],
+                d[1],
+                d[2],
+                list(_OrderedSet(dic[d[1]][3] + d[3])),
+                list(_OrderedSet(dic[d[1]][4] + d[4])),
+            )
     return list(dic.values())
 
 
@@ -276,11 +318,16 @@ def _codexglue(job, parser, modules):
     dataflow_match_score = df_match / df_total if df_total else 0.0
     a, b, c, d = job.get("weights") or (0.25, 0.25, 0.25, 0.25)
     code_bleu_score = (
-        a * ngram_match_score + b * weighted_ngram_match_score + c * syntax_match_score + d * dataflow_match_score
+        a * ngram_match_score
+        + b * weighted_ngram_match_score
+        + c * syntax_match_score
+        + d * dataflow_match_score
     )
     return {
-        "codebleu": code_bleu_score, "ngram_match": ngram_match_score,
-        "weighted_ngram_match": weighted_ngram_match_score, "syntax_match": syntax_match_score,
+        "codebleu": code_bleu_score,
+        "ngram_match": ngram_match_score,
+        "weighted_ngram_match": weighted_ngram_match_score,
+        "syntax_match": syntax_match_score,
         "dataflow_match": dataflow_match_score,
     }
 
@@ -289,7 +336,9 @@ def _oracle_main():  # runs inside .build/venv-ts020
     import tree_sitter
     from tree_sitter import Language, Parser
 
-    assert "site-packages" in tree_sitter.__file__ and hasattr(Language, "build_library"), tree_sitter.__file__
+    assert "site-packages" in tree_sitter.__file__ and hasattr(Language, "build_library"), (
+        tree_sitter.__file__
+    )
     job = json.loads(sys.stdin.read())
     parsers = {}
 
@@ -309,10 +358,12 @@ def _oracle_main():  # runs inside .build/venv-ts020
             res = []
             for code in j["snippets"]:
                 root = parser.parse(code.encode("utf8")).root_node
-                res.append({
-                    "nodes": tree_records(root, lambda c: c.current_field_name()),
-                    "sexps": get_all_sub_trees(root),
-                })
+                res.append(
+                    {
+                        "nodes": tree_records(root, lambda c: c.current_field_name()),
+                        "sexps": get_all_sub_trees(root),
+                    }
+                )
             out.append(res)
         elif j["kind"] == "codebleu":
             if modules is None:

@@ -42,6 +42,7 @@ def load_pure_core(src=SRC):
             sys.modules[name] = package
     return importlib.import_module("multimodal_metrics.codebleu.corpus")
 
+
 SEEDS = {
     "python": [
         "def add(a, b):\n    c = a + b\n    return c\n",
@@ -55,7 +56,7 @@ SEEDS = {
         "public int total(int[] items) {\n    int s = 0;\n    for (int i = 0; i < items.length; i++) {\n        if (items[i] > 0) {\n            s += items[i];\n        } else {\n            s = s - items[i];\n        }\n    }\n    return s;\n}",
         "public int fib(int n) {\n    int a = 0, b = 1;\n    while (n > 0) {\n        int t = a + b;\n        a = b;\n        b = t;\n        n--;\n    }\n    return a;\n}",
         "// sum of a list\npublic int sum(List<Integer> xs) {\n    int s = 0;\n    for (int x : xs) {\n        s = s + x;\n    }\n    return s;\n}",
-        "/* ümlaut\n   block */\npublic String tag(String s) {\n    String t = \"ß\" + s;\n    t = t + \"é\";\n    return t;\n}",
+        '/* ümlaut\n   block */\npublic String tag(String s) {\n    String t = "ß" + s;\n    t = t + "é";\n    return t;\n}',
     ],
     "javascript": [
         "function add(a, b) {\n  let c = a + b;\n  return c;\n}",
@@ -170,7 +171,12 @@ def run_oracle(jobs, ordered_sets=True, hash_seed="0", timeout=600):
     payload = json.dumps({"jobs": jobs, "ordered_sets": ordered_sets})
     proc = subprocess.run(
         [str(ORACLE_PYTHON), "-I", str(Path(__file__).resolve())],
-        input=payload, capture_output=True, text=True, env=env, cwd=str(ROOT / ".build"), timeout=timeout,
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(ROOT / ".build"),
+        timeout=timeout,
     )
     if proc.returncode != 0:
         raise RuntimeError(f"oracle failed:\n{proc.stderr[-3000:]}")
@@ -190,6 +196,7 @@ def _oracle_main():  # runs inside .build/venv-codebleu
 
     assert "site-packages" in codebleu.__file__, codebleu.__file__
     if job["ordered_sets"]:
+
         class OrderedSet(dict):
             def __init__(self, items=()):
                 super().__init__(dict.fromkeys(items))

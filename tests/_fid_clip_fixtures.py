@@ -58,7 +58,9 @@ class ResidualAttentionBlock(nn.Module):
         self.attn = nn.MultiheadAttention(d, heads)
         self.ln_1 = nn.LayerNorm(d)
         self.mlp = nn.Sequential(
-            OrderedDict([("c_fc", nn.Linear(d, 4 * d)), ("gelu", QuickGELU()), ("c_proj", nn.Linear(4 * d, d))])
+            OrderedDict(
+                [("c_fc", nn.Linear(d, 4 * d)), ("gelu", QuickGELU()), ("c_proj", nn.Linear(4 * d, d))]
+            )
         )
         self.ln_2 = nn.LayerNorm(d)
         self.attn_mask = attn_mask
@@ -73,7 +75,9 @@ class ResidualAttentionBlock(nn.Module):
 class Transformer(nn.Module):
     def __init__(self, width, layers, heads, attn_mask=None):
         super().__init__()
-        self.resblocks = nn.Sequential(*[ResidualAttentionBlock(width, heads, attn_mask) for _ in range(layers)])
+        self.resblocks = nn.Sequential(
+            *[ResidualAttentionBlock(width, heads, attn_mask) for _ in range(layers)]
+        )
 
     def forward(self, x):
         return self.resblocks(x)
@@ -108,16 +112,24 @@ class RuClipReference(nn.Module):
         super().__init__()
         self.eos_id = 3
         self.visual = VisionTransformer(
-            cfg["image_resolution"], cfg["vision_patch_size"], cfg["vision_width"], cfg["vision_layers"],
-            cfg["vision_width"] // 64, cfg["embed_dim"],
+            cfg["image_resolution"],
+            cfg["vision_patch_size"],
+            cfg["vision_width"],
+            cfg["vision_layers"],
+            cfg["vision_width"] // 64,
+            cfg["embed_dim"],
         )
         n = cfg["context_length"]
         mask = torch.full((n, n), float("-inf")).triu_(1)
-        self.transformer = Transformer(cfg["transformer_width"], cfg["transformer_layers"], cfg["transformer_heads"], mask)
+        self.transformer = Transformer(
+            cfg["transformer_width"], cfg["transformer_layers"], cfg["transformer_heads"], mask
+        )
         self.token_embedding = nn.Embedding(cfg["vocab_size"], cfg["transformer_width"])
         self.positional_embedding = nn.Parameter(0.01 * torch.randn(n, cfg["transformer_width"]))
         self.ln_final = nn.LayerNorm(cfg["transformer_width"])
-        self.text_projection = nn.Parameter(cfg["transformer_width"] ** -0.5 * torch.randn(cfg["transformer_width"], cfg["embed_dim"]))
+        self.text_projection = nn.Parameter(
+            cfg["transformer_width"] ** -0.5 * torch.randn(cfg["transformer_width"], cfg["embed_dim"])
+        )
         self.logit_scale = nn.Parameter(torch.ones([]) * math.log(1 / 0.07))
         for p in self.parameters():  # non-trivial LayerNorm / bias values
             if p.dim() == 1 and p is not self.visual.class_embedding:
@@ -150,7 +162,31 @@ RUCLIP_CFG = {
 
 # A hand-written YTTM model: ids 0-3 special (pad 0, unk 1, bos 2, eos 3), characters 4..,
 # then merge rules in priority order.
-BPE_CHARS = ["\u2581", "к", "о", "т", "с", "а", "ф", "н", "и", "з", "e", "д", "ж", "ь", "л", "п", "р", "ц", "в", "х", "у", "я", "б"]
+BPE_CHARS = [
+    "\u2581",
+    "к",
+    "о",
+    "т",
+    "с",
+    "а",
+    "ф",
+    "н",
+    "и",
+    "з",
+    "e",
+    "д",
+    "ж",
+    "ь",
+    "л",
+    "п",
+    "р",
+    "ц",
+    "в",
+    "х",
+    "у",
+    "я",
+    "б",
+]
 BPE_RULES = [("к", "о"), ("ко", "т"), ("\u2581", "кот"), ("\u2581", "с"), ("ф", "о"), ("\u2581", "фо")]
 
 
@@ -189,7 +225,11 @@ def tiny_ruclip(folder: Path, seed: int = 0):
 # transformers CLIP
 # ----------------------------------------------------------------------------------------------
 def _bytes_to_unicode():
-    bs = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1)) + list(range(ord("®"), ord("ÿ") + 1))
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
     cs = bs[:]
     n = 0
     for b in range(256):
@@ -219,22 +259,40 @@ def tiny_hf_clip(folder: Path, seed: int = 0, max_positions: int = 16):
     vocab["<|startoftext|>"] = len(vocab)
     vocab["<|endoftext|>"] = len(vocab)
     (folder / "vocab.json").write_text(json.dumps(vocab), encoding="utf-8")
-    (folder / "merges.txt").write_text("#version: 0.2\n" + "\n".join(f"{a} {b}" for a, b in merges) + "\n", encoding="utf-8")
+    (folder / "merges.txt").write_text(
+        "#version: 0.2\n" + "\n".join(f"{a} {b}" for a, b in merges) + "\n", encoding="utf-8"
+    )
     tok = CLIPTokenizer(str(folder / "vocab.json"), str(folder / "merges.txt"))
     tok.save_pretrained(str(folder))
     torch.manual_seed(seed)
     eos = vocab["<|endoftext|>"]
     config = CLIPConfig(
-        text_config=dict(vocab_size=len(vocab), hidden_size=32, intermediate_size=37, num_hidden_layers=2,
-                         num_attention_heads=4, max_position_embeddings=max_positions,
-                         bos_token_id=vocab["<|startoftext|>"], eos_token_id=eos, pad_token_id=eos),
-        vision_config=dict(image_size=32, patch_size=8, hidden_size=32, intermediate_size=37, num_hidden_layers=2,
-                           num_attention_heads=4),
+        text_config=dict(
+            vocab_size=len(vocab),
+            hidden_size=32,
+            intermediate_size=37,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+            max_position_embeddings=max_positions,
+            bos_token_id=vocab["<|startoftext|>"],
+            eos_token_id=eos,
+            pad_token_id=eos,
+        ),
+        vision_config=dict(
+            image_size=32,
+            patch_size=8,
+            hidden_size=32,
+            intermediate_size=37,
+            num_hidden_layers=2,
+            num_attention_heads=4,
+        ),
         projection_dim=16,
     )
     model = CLIPModel(config).eval()
     model.save_pretrained(str(folder))
-    CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}).save_pretrained(str(folder))
+    CLIPImageProcessorPil(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}).save_pretrained(
+        str(folder)
+    )
     return model, tok
 
 

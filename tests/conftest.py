@@ -18,7 +18,9 @@ os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("NLTK_DATA", str(BUILD / "nltk_data"))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(ROOT / "scripts"))  # benchmark scripts (imported for their reference transcriptions) use _bench
+sys.path.insert(
+    0, str(ROOT / "scripts")
+)  # benchmark scripts (imported for their reference transcriptions) use _bench
 
 import pytest  # noqa: E402
 from helpers import load_core, load_metric  # noqa: E402

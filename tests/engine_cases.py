@@ -186,7 +186,9 @@ def stateful_metrics() -> list[str]:
 
 def case(metric: str, n: int, seed: int = 0) -> StateCase:
     row = CASES[metric]
-    return StateCase(module(metric), row.make(n, seed), dict(row.options), dict(RESULT_KWARGS), row.state_only)
+    return StateCase(
+        module(metric), row.make(n, seed), dict(row.options), dict(RESULT_KWARGS), row.state_only
+    )
 
 
 def as_json(result) -> dict:

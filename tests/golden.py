@@ -107,7 +107,9 @@ def _sweep(name, load) -> list:
     rows = []
     for preset in spec.presets:
         metric = load(name, preset)
-        example = fz.EXAMPLES.get(f"{name}:{preset}", fz.EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]}))
+        example = fz.EXAMPLES.get(
+            f"{name}:{preset}", fz.EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]})
+        )
         base = dict(fz.REQUIRED.get((name, preset), {}))
         for option in spec.options(preset):
             for value in fz.HOSTILE + spec.extra_hostile_options.get(option, []):
@@ -138,8 +140,13 @@ def _fuzz(name, load) -> list:
         rows.append(outcome(metric, kwargs))
         return fz.__dict__["_call_original"](metric, kwargs)
 
-    @settings(max_examples=FUZZ_CASES, derandomize=True, deadline=None, database=None,
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=FUZZ_CASES,
+        derandomize=True,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(st.data())
     def run(data):
         try:
@@ -154,8 +161,11 @@ def _fuzz(name, load) -> list:
     # in any process and after any move of the code.
     local_constants = providers._get_local_constants
     providers._get_local_constants = lambda: providers.Constants(
-        integers=providers.SortedSet(), floats=providers.SortedSet(key=providers.float_to_int),
-        bytes=providers.SortedSet(), strings=providers.SortedSet())
+        integers=providers.SortedSet(),
+        floats=providers.SortedSet(key=providers.float_to_int),
+        bytes=providers.SortedSet(),
+        strings=providers.SortedSet(),
+    )
     providers.CONSTANTS_CACHE.cache.clear()
     try:
         run()
@@ -222,8 +232,11 @@ def library_differences(name: str) -> list[str]:
         got.append(library_outcome(name, {**kwargs, "return_per_example": True}))
         got.append(library_outcome(name, {**kwargs, "confidence": 0.9, "n_resamples": 200}))
     got = json.loads(json.dumps(got, ensure_ascii=False))
-    return [f"{name} examples[{i}]: compute {json.dumps(w)[:300]}\n    library {json.dumps(g)[:300]}"
-            for i, (w, g) in enumerate(zip(want, got, strict=True)) if not same(name, w, g)]
+    return [
+        f"{name} examples[{i}]: compute {json.dumps(w)[:300]}\n    library {json.dumps(g)[:300]}"
+        for i, (w, g) in enumerate(zip(want, got, strict=True))
+        if not same(name, w, g)
+    ]
 
 
 def names(args) -> list[str]:
@@ -240,7 +253,9 @@ def differences(name: str, limit: int = 5) -> list[str]:
             out.append(f"{name} {part}: {len(want[part])} recorded outcomes, {len(got[part])} now")
         for i, (w, g) in enumerate(zip(want[part], got[part], strict=False)):
             if not same(name, w, g):
-                out.append(f"{name} {part}[{i}]: recorded {json.dumps(w)[:400]}\n    now {json.dumps(g)[:400]}")
+                out.append(
+                    f"{name} {part}[{i}]: recorded {json.dumps(w)[:400]}\n    now {json.dumps(g)[:400]}"
+                )
     return out[:limit]
 
 
@@ -251,7 +266,9 @@ def main(argv) -> int:
     for name in names(args):
         if command == "record":
             data = collect(name)
-            (GOLDEN / f"{name}.json").write_text(json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8")
+            (GOLDEN / f"{name}.json").write_text(
+                json.dumps(data, ensure_ascii=False, indent=0) + "\n", encoding="utf-8"
+            )
             print(name, {k: len(v) for k, v in data.items()})
         elif command == "library":
             diff = library_differences(name)

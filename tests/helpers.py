@@ -147,7 +147,10 @@ def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> di
     model = BertForSequenceClassification(config)
     rng = np.random.default_rng(0)
     data = Dataset.from_dict(
-        {"input_ids": rng.integers(1, 50, size=(n_eval, 8)).tolist(), "labels": (np.arange(n_eval) % num_labels).tolist()}
+        {
+            "input_ids": rng.integers(1, 50, size=(n_eval, 8)).tolist(),
+            "labels": (np.arange(n_eval) % num_labels).tolist(),
+        }
     )
     import tempfile
 
@@ -187,18 +190,34 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
 
     torch.manual_seed(0)
     config = T5Config(
-        vocab_size=40, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
-        decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+        vocab_size=40,
+        d_model=16,
+        d_kv=8,
+        d_ff=32,
+        num_layers=1,
+        num_decoder_layers=1,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
     )
     model = T5ForConditionalGeneration(config)
     rng = np.random.default_rng(0)
     data = Dataset.from_dict(
-        {"input_ids": rng.integers(2, 40, size=(n_eval, 6)).tolist(), "labels": rng.integers(2, 40, size=(n_eval, 5)).tolist()}
+        {
+            "input_ids": rng.integers(2, 40, size=(n_eval, 6)).tolist(),
+            "labels": rng.integers(2, 40, size=(n_eval, 5)).tolist(),
+        }
     )
     with tempfile.TemporaryDirectory() as out:
         args = Seq2SeqTrainingArguments(
-            output_dir=out, per_device_eval_batch_size=4, predict_with_generate=True, generation_max_length=6,
-            use_cpu=True, report_to="none", disable_tqdm=True,
+            output_dir=out,
+            per_device_eval_batch_size=4,
+            predict_with_generate=True,
+            generation_max_length=6,
+            use_cpu=True,
+            report_to="none",
+            disable_tqdm=True,
         )
         trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, compute_metrics=compute_metrics)
         metrics = trainer.evaluate()
@@ -229,21 +248,47 @@ def train_in_seq2seq_trainer(compute_metrics, epochs: int = 3, n: int = 12, hp_b
     def model_init(trial=None):
         torch.manual_seed(0)
         config = T5Config(
-            vocab_size=12, d_model=16, d_kv=8, d_ff=32, num_layers=1, num_decoder_layers=1, num_heads=2,
-            decoder_start_token_id=0, pad_token_id=0, eos_token_id=1,
+            vocab_size=12,
+            d_model=16,
+            d_kv=8,
+            d_ff=32,
+            num_layers=1,
+            num_decoder_layers=1,
+            num_heads=2,
+            decoder_start_token_id=0,
+            pad_token_id=0,
+            eos_token_id=1,
         )
         return T5ForConditionalGeneration(config)
 
     rng = np.random.default_rng(0)
     inputs = rng.integers(2, 12, size=(n, 4))
-    data = Dataset.from_dict({"input_ids": inputs.tolist(), "labels": [[*row[:3], 1] for row in inputs.tolist()]})
+    data = Dataset.from_dict(
+        {"input_ids": inputs.tolist(), "labels": [[*row[:3], 1] for row in inputs.tolist()]}
+    )
     out = tempfile.TemporaryDirectory()
     args = Seq2SeqTrainingArguments(
-        output_dir=out.name, per_device_train_batch_size=4, per_device_eval_batch_size=6, predict_with_generate=True,
-        generation_max_length=5, use_cpu=True, report_to="none", disable_tqdm=True, num_train_epochs=epochs,
-        learning_rate=3e-2, eval_strategy="epoch", save_strategy="epoch", logging_strategy="epoch", **arguments,
+        output_dir=out.name,
+        per_device_train_batch_size=4,
+        per_device_eval_batch_size=6,
+        predict_with_generate=True,
+        generation_max_length=5,
+        use_cpu=True,
+        report_to="none",
+        disable_tqdm=True,
+        num_train_epochs=epochs,
+        learning_rate=3e-2,
+        eval_strategy="epoch",
+        save_strategy="epoch",
+        logging_strategy="epoch",
+        **arguments,
     )
-    trainer = Seq2SeqTrainer(model_init=model_init, args=args, train_dataset=data, eval_dataset=data,
-                             compute_metrics=compute_metrics)
+    trainer = Seq2SeqTrainer(
+        model_init=model_init,
+        args=args,
+        train_dataset=data,
+        eval_dataset=data,
+        compute_metrics=compute_metrics,
+    )
     trainer._mm_output = out  # removed with the trainer
     return trainer

@@ -56,8 +56,10 @@ def test_pypi_anls_values_quoted_in_reference():
 def _random_cases(n: int, seed: int = 0):
     rng = random.Random(seed)
     alphabet = "abcAB  ßxyz.-"
+
     def word():
         return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 8)))
+
     preds, refs = [], []
     for _ in range(n):
         base = word()
@@ -79,7 +81,9 @@ def _official_rrc(pred: str, answers: list[str], threshold: float = 0.5) -> floa
     """Transcription of the RRC DocVQA scoring loop (seeds_reference.md section 4), pure Python."""
     values = []
     for ans in answers:
-        dist = reference_levenshtein(" ".join(ans.strip().lower().split()), " ".join(pred.strip().lower().split()))
+        dist = reference_levenshtein(
+            " ".join(ans.strip().lower().split()), " ".join(pred.strip().lower().split())
+        )
         length = max(len(ans.upper()), len(pred.upper()))
         values.append(0.0 if length == 0 else dist / length)
     score = 1 - min(values)
@@ -151,10 +155,14 @@ def test_properties(data, preset):
     from_core = core.anls_per_question(preds, refs, **_preset_options(preset))
     assert ((from_core >= 0) & (from_core <= 1)).all()
     # identity scores 1
-    assert core.anls_per_question(preds, [[p] for p in preds], **_preset_options(preset)).tolist() == [1.0] * len(preds)
+    assert core.anls_per_question(preds, [[p] for p in preds], **_preset_options(preset)).tolist() == [
+        1.0
+    ] * len(preds)
     # order of questions does not change the aggregate; per-question mean is the aggregate
     perm = list(range(len(preds)))[::-1]
-    shuffled = core.anls_per_question([preds[i] for i in perm], [refs[i] for i in perm], **_preset_options(preset))
+    shuffled = core.anls_per_question(
+        [preds[i] for i in perm], [refs[i] for i in perm], **_preset_options(preset)
+    )
     assert shuffled.mean() == pytest.approx(from_core.mean())
     # adding a reference never lowers a score (max over references)
     more = core.anls_per_question(preds, [r + [p] for r, p in zip(refs, preds)], **_preset_options(preset))
@@ -184,21 +192,49 @@ def test_module_per_example_mean_equals_aggregate(data):
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (
+            dict(predictions=["a", "b"], references=["a"]),
+            ValueError,
+            r"`predictions` has 2 .* `references` has 1",
+        ),
         (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
-        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (
+            dict(predictions=["a", 3], references=["a", "b"]),
+            TypeError,
+            r"`predictions\[1\]` must be a string",
+        ),
         (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
         (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
         (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
         (dict(predictions="abc", references=["a"]), TypeError, r"`predictions` must be a list"),
         (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
         (dict(predictions=["a"], references=["a"], threshold=1.5), ValueError, r"`threshold`"),
-        (dict(predictions=["a"], references=["a"], boundary="open"), ValueError, r"`boundary` must be one of"),
-        (dict(predictions=["a"], references=["a"], text_norm="nfkc"), ValueError, r"`text_norm` must be one of"),
-        (dict(predictions=["a"], references=["a"], length_norm="x"), ValueError, r"`length_norm` must be one of"),
+        (
+            dict(predictions=["a"], references=["a"], boundary="open"),
+            ValueError,
+            r"`boundary` must be one of",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], text_norm="nfkc"),
+            ValueError,
+            r"`text_norm` must be one of",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], length_norm="x"),
+            ValueError,
+            r"`length_norm` must be one of",
+        ),
         (dict(predictions=["a"], references=["a"], threshold=float("inf")), ValueError, r"`threshold`"),
-        (dict(predictions=["a"], references=["a"], return_per_example="no"), TypeError, r"`return_per_example`"),
-        (dict(predictions=["\ud800"], references=["a"]), ValueError, r"`predictions\[0\]` is not valid Unicode"),
+        (
+            dict(predictions=["a"], references=["a"], return_per_example="no"),
+            TypeError,
+            r"`return_per_example`",
+        ),
+        (
+            dict(predictions=["\ud800"], references=["a"]),
+            ValueError,
+            r"`predictions\[0\]` is not valid Unicode",
+        ),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -238,7 +274,14 @@ def test_demo_serves_and_computes():
     demo, client = serve_app(ROOT / "metrics" / "anls" / "app.py")
     try:
         result = client.predict(
-            "hello world\nac", "Hello World\nab | x", "default", "", "preset", "preset", "preset", api_name="/compute"
+            "hello world\nac",
+            "Hello World\nab | x",
+            "default",
+            "",
+            "preset",
+            "preset",
+            "preset",
+            api_name="/compute",
         )[0]
         assert result["anls"] == pytest.approx(0.75)
         assert result["per_example"] == [1.0, 0.5]

@@ -123,14 +123,19 @@ CASES = {
         garbage=[
             Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
             Garbage({"preds": "a\nb", "refs": "a"}, r"`predictions` has 2 examples but `references` has 1"),
-            Garbage({"preds": "a", "refs": "a"}, r"`threshold` must be a number.*'abc'", {"opt_threshold": "abc"}),
+            Garbage(
+                {"preds": "a", "refs": "a"}, r"`threshold` must be a number.*'abc'", {"opt_threshold": "abc"}
+            ),
         ],
     ),
     "ned": Case(
         runs=[
             Run(
                 "default",
-                {"predictions": ["хоп", "abce", "Hello", "ＡＢＣ"], "references": ["хор", ["abcd", "abce"], "hello", "ABC"]},
+                {
+                    "predictions": ["хоп", "abce", "Hello", "ＡＢＣ"],
+                    "references": ["хор", ["abcd", "abce"], "hello", "ABC"],
+                },
                 signature_has=("case:none", "fw2hw:no"),
                 intervals=("one_minus_ned",),
             ),
@@ -144,7 +149,9 @@ CASES = {
         ],
         garbage=[
             Garbage({"refs": NOT_JSON}, r"`references` is not valid JSON"),
-            Garbage({"preds": "a\nb\nc", "refs": "a"}, r"`predictions` has 3 examples but `references` has 1"),
+            Garbage(
+                {"preds": "a\nb\nc", "refs": "a"}, r"`predictions` has 3 examples but `references` has 1"
+            ),
         ],
     ),
     "text_qa": Case(
@@ -152,8 +159,20 @@ CASES = {
             Run(
                 "default",
                 {
-                    "predictions": ["На 0.3 секунды", "улица Авиаконструктора Сухого", "три кота", "ответ: b", "жёлтого"],
-                    "references": ["на 0,3 секунды", "Авиаконструктора Сухого", "3 кота", ["a", "b на лошади"], "желтый"],
+                    "predictions": [
+                        "На 0.3 секунды",
+                        "улица Авиаконструктора Сухого",
+                        "три кота",
+                        "ответ: b",
+                        "жёлтого",
+                    ],
+                    "references": [
+                        "на 0,3 секунды",
+                        "Авиаконструктора Сухого",
+                        "3 кота",
+                        ["a", "b на лошади"],
+                        "желтый",
+                    ],
                 },
                 signature_has=("measure:f1", "hyphen:no", "fallback:yes"),
             ),
@@ -188,7 +207,11 @@ CASES = {
             ),
             Run(
                 "wups",
-                {"predictions": ["cat", "table, chair"], "references": ["dog", "chair,table"], "threshold": 0.0},
+                {
+                    "predictions": ["cat", "table, chair"],
+                    "references": ["dog", "chair,table"],
+                    "threshold": 0.0,
+                },
                 typed={"preds": "cat\ntable, chair", "refs": "dog\nchair,table"},
                 options={"opt_threshold": "0"},
                 signature_has=("preset:wups", "thr:0", "wn:3.0"),
@@ -205,7 +228,11 @@ CASES = {
             ),
         ],
         garbage=[
-            Garbage({"preds": "a", "refs": "a"}, r"`num_answers` must be a whole number.*'2\.5'", {"opt_num_answers": "2.5"}),
+            Garbage(
+                {"preds": "a", "refs": "a"},
+                r"`num_answers` must be a whole number.*'2\.5'",
+                {"opt_num_answers": "2.5"},
+            ),
             Garbage({"preds": NOT_JSON}, r"`predictions` is not valid JSON"),
         ],
     ),
@@ -219,8 +246,14 @@ CASES = {
                         {"a red chair": [[40, 60, 120, 140]], "a lamp": [[250, 30, 40, 120]]},
                     ],
                     "predictions": [
-                        {"cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]], "dog": [[200, 40, 60, 60]]},
-                        {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
+                        {
+                            "cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]],
+                            "dog": [[200, 40, 60, 60]],
+                        },
+                        {
+                            "a red chair": [[60, 90, 120, 140]],
+                            "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]],
+                        },
                     ],
                 },
                 signature_has=("match:any", "iou:0.5", "fmt:xywh"),
@@ -230,7 +263,10 @@ CASES = {
                 "one_to_one",
                 {
                     "references": [{"cat": [[0, 0, 10, 10]]}, {"cat": [[0, 0, 10, 10]], "dog": []}],
-                    "predictions": [{"cat": [[1, 1, 10, 10], [0, 0, 10, 10]]}, {"cat": [[4, 4, 10, 10]], "dog": []}],
+                    "predictions": [
+                        {"cat": [[1, 1, 10, 10], [0, 0, 10, 10]]},
+                        {"cat": [[4, 4, 10, 10]], "dog": []},
+                    ],
                     "iou_threshold": 0.3,
                 },
                 typed={
@@ -245,7 +281,10 @@ CASES = {
         garbage=[
             Garbage({"refs": ""}, r"`references` is empty: paste"),
             Garbage({"preds": '{"a.jpg": {"cat": [[0, 0, 1, 1]]'}, r"`predictions` is not valid JSON"),
-            Garbage({"refs": '[{"cat": [[0, 0, 5, 5]]}]', "preds": '[{"cat": [[0, 0, -1, 5]]}]'}, r"predictions.*0"),
+            Garbage(
+                {"refs": '[{"cat": [[0, 0, 5, 5]]}]', "preds": '[{"cat": [[0, 0, -1, 5]]}]'},
+                r"predictions.*0",
+            ),
         ],
     ),
     "codebleu": Case(
@@ -275,7 +314,11 @@ CASES = {
             Run(
                 "captioning",
                 {
-                    "predictions": ["две птицы летали над водою", "над водой летают две птицы", "кошка спит на диване"],
+                    "predictions": [
+                        "две птицы летали над водою",
+                        "над водой летают две птицы",
+                        "кошка спит на диване",
+                    ],
                     "references": [
                         ["две птицы летают над водой", "птицы над озером"],
                         "две птицы летают над водой",
@@ -287,13 +330,21 @@ CASES = {
             ),
             Run(
                 "nltk",
-                {"predictions": ["a sofa", "the cat sat"], "references": ["a couch", "the cat sat"], "synonyms": "none"},
+                {
+                    "predictions": ["a sofa", "the cat sat"],
+                    "references": ["a couch", "the cat sat"],
+                    "synonyms": "none",
+                },
                 typed={"preds": "a sofa\nthe cat sat", "refs": "a couch\nthe cat sat"},
                 signature_has=("preset:nltk", "syn:none"),
             ),
             Run(  # WordNet synonyms in the page: NLTK's corpus or Debian's wordnet-base (the Space's packages.txt)
                 "nltk",
-                {"predictions": ["a sofa", "the cat sat"], "references": ["a couch", "the cat sat"], "synonyms": "wordnet"},
+                {
+                    "predictions": ["a sofa", "the cat sat"],
+                    "references": ["a couch", "the cat sat"],
+                    "synonyms": "wordnet",
+                },
                 typed={"preds": "a sofa\nthe cat sat", "refs": "a couch\nthe cat sat"},
                 options={"opt_synonyms": "wordnet"},
                 signature_has=("preset:nltk", "syn:wordnet"),
@@ -321,7 +372,9 @@ CASES = {
             ),
         ],
         garbage=[
-            Garbage({"prompts": "a cat"}, r"`pre_resize` must be a whole number.*'1.5'", {"opt_pre_resize": "1.5"}),
+            Garbage(
+                {"prompts": "a cat"}, r"`pre_resize` must be a whole number.*'1.5'", {"opt_pre_resize": "1.5"}
+            ),
             Garbage({"prompts": "a cat"}, r"upload the generated images", {"opt_pre_resize": ""}),
         ],
         score="clip_score",
@@ -357,7 +410,11 @@ def served():
 
     def serve(name):
         if name not in apps:
-            path = ROOT / "spaces" / "playground" / "app.py" if name == "playground" else ROOT / "metrics" / name / "app.py"
+            path = (
+                ROOT / "spaces" / "playground" / "app.py"
+                if name == "playground"
+                else ROOT / "metrics" / name / "app.py"
+            )
             apps[name] = ui.start_app(path)
         return apps[name]
 
@@ -400,7 +457,8 @@ def do_run(page, run: Run, prefix: str = "", res: dict | None = None) -> None:
         before = ui.get_text(page, f"{prefix}preds")
         page.locator(f"#{prefix}{suffix}").click()
         page.wait_for_function(
-            "([sel, before]) => document.querySelector(sel).value !== before", arg=[f"#{prefix}preds textarea", before]
+            "([sel, before]) => document.querySelector(sel).value !== before",
+            arg=[f"#{prefix}preds textarea", before],
         )
     for suffix, key in run.files.items():
         ui.upload(page, f"{prefix}{suffix}", res[key])
@@ -426,7 +484,11 @@ def check_shown(page, name: str, run: Run, prefix: str = "", res: dict | None = 
         assert float(parts[1]) == round(value, 4), (key, shown[key], value)
         if f"{key}_ci_low" in expected:  # the module's own interval, rounded as shown
             interval = [round(expected[f"{key}{b}"], 4) for b in bounds]
-            assert parts[2] is not None and [float(parts[2]), float(parts[3])] == interval, (key, shown[key], interval)
+            assert parts[2] is not None and [float(parts[2]), float(parts[3])] == interval, (
+                key,
+                shown[key],
+                interval,
+            )
         else:  # no interval for this number (FID): just the value
             assert parts[2] is None, (key, shown[key])
     for key in run.intervals:
@@ -507,7 +569,9 @@ def save_docs_screenshot(shot) -> None:
 
     image = Image.open(shot).convert("RGB")
     image = image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS)
-    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(ROOT / "docs" / "playground.png", optimize=True)
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(
+        ROOT / "docs" / "playground.png", optimize=True
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -566,7 +630,9 @@ def test_page_shows_the_metric_warnings(page, served):
     ui.pick(page, "lang", "java")
     ui.compute(page, "")
     shot(page, "codebleu_warning")
-    assert page.locator("#headline").get_by_text(re.compile("do not parse cleanly as java")).count(), ui.headline_text(page, "")
+    assert page.locator("#headline").get_by_text(re.compile("do not parse cleanly as java")).count(), (
+        ui.headline_text(page, "")
+    )
 
 
 @pytest.mark.parametrize(("name", "box"), [("anls", "preds"), ("codebleu", "preds"), ("det_f1", "refs")])
@@ -634,7 +700,10 @@ def test_fid_clip_gives_a_number_without_weights(page, served):
     # FID is one number for the whole set: no empty table and empty plot, a line that says why
     headers, rows = ui.read_table(page, "")
     note = page.locator("#histogram").inner_text()
-    assert not rows and "clip_score" not in headers and "one number for the whole set" in note, (headers, note)
+    assert not rows and "clip_score" not in headers and "one number for the whole set" in note, (
+        headers,
+        note,
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -657,7 +726,9 @@ def test_score_column_is_on_screen(page, served, name, viewport):
     shot(page, f"{name}_table_{viewport['width']}x{viewport['height']}", full_page=False)
     box = ui.column_header_box(page, "", score)
     assert box is not None, (score, ui.read_table(page, "")[0])
-    inside = box["x"] >= box["table_left"] - 1 and box["right"] <= min(box["table_right"], viewport["width"]) + 1
+    inside = (
+        box["x"] >= box["table_left"] - 1 and box["right"] <= min(box["table_right"], viewport["width"]) + 1
+    )
     assert inside, (score, box, viewport)
 
 
@@ -746,7 +817,9 @@ def test_ru_meteor_offers_only_what_runs(page, served):
     page.set_viewport_size(DESKTOP)
     page.goto(url)
     page.locator("#opt_synonyms input").click()
-    offered = [t.strip().splitlines()[-1].strip() for t in page.get_by_role("option").all_inner_texts()]  # no "✓"
+    offered = [
+        t.strip().splitlines()[-1].strip() for t in page.get_by_role("option").all_inner_texts()
+    ]  # no "✓"
     shot(page, "ru_meteor_synonyms", full_page=False)
     failed = {}
     for choice in offered:
@@ -805,7 +878,9 @@ def test_playground_every_tab_reachable_with_card_and_citation(page, served, vie
         page.locator(f"#{name}_citation").click()
         first = citation_of(name).splitlines()[0]
         try:
-            page.locator(f"#{name}_citation").get_by_text(first, exact=False).first.wait_for(state="visible", timeout=15_000)
+            page.locator(f"#{name}_citation").get_by_text(first, exact=False).first.wait_for(
+                state="visible", timeout=15_000
+            )
         except Exception:  # noqa: BLE001 - a Playwright timeout: the citation is not shown
             missing.append((name, "no citation"))
     shot(page, f"playground_last_tab_{viewport['width']}x{viewport['height']}", full_page=False)
@@ -849,10 +924,15 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
     ui.compute(page, "")
     shot(page, "fid_clip_duplicate")
     expected = load_metric("fid_clip", "default").compute(
-        predictions=res["gen"], references=res["real"], inception_weights=res["inception"], **CASES["fid_clip"].ci
+        predictions=res["gen"],
+        references=res["real"],
+        inception_weights=res["inception"],
+        **CASES["fid_clip"].ci,
     )
     text = ui.headline_text(page, "")
-    assert fmt(expected["fid"]) in text and re.search(r"copy_of_gen0\.png.*same content.*gen0\.png", text), text
+    assert fmt(expected["fid"]) in text and re.search(r"copy_of_gen0\.png.*same content.*gen0\.png", text), (
+        text
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -903,7 +983,9 @@ def test_vqa_acc_options_of_other_presets_are_disabled_and_say_so(page, served):
         assert re.search(rf"not used by preset default.*{user}", box.inner_text()), box.inner_text()
     shot(page, "vqa_acc_disabled_options", full_page=False)
     ui.pick(page, "preset", "wups")
-    page.wait_for_function("() => !document.querySelector('#opt_threshold textarea, #opt_threshold input').disabled")
+    page.wait_for_function(
+        "() => !document.querySelector('#opt_threshold textarea, #opt_threshold input').disabled"
+    )
     assert page.locator("#opt_lowercase input").is_disabled()
     ui.set_text(page, "opt_threshold", "0")
     ui.set_text(page, "preds", "cat")
@@ -932,8 +1014,12 @@ def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, 
     page.wait_for_timeout(1000)
     shot(page, "ru_meteor_example_minus_1", full_page=False)
     assert not error_badges(page)
-    expected = load_metric("ru_meteor", "captioning").compute(predictions=["кот спит"], references=["кот спит"], synonyms="none")
-    assert ui.read_headline(page, "")["meteor"].startswith(f"{fmt(expected['meteor'])} "), ui.headline_text(page, "")
+    expected = load_metric("ru_meteor", "captioning").compute(
+        predictions=["кот спит"], references=["кот спит"], synonyms="none"
+    )
+    assert ui.read_headline(page, "")["meteor"].startswith(f"{fmt(expected['meteor'])} "), ui.headline_text(
+        page, ""
+    )
     alignment = page.locator("#alignment").inner_text()
     assert re.search(r"no example #-1.*showing #0", alignment, re.S), alignment
 
@@ -961,7 +1047,9 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
     ui.set_text(page, "example", "5")
     ui.compute(page, "")
     shot(page, "ru_meteor_example_5_of_2", full_page=False)
-    assert "Not computed" not in ui.headline_text(page, "") and ui.read_headline(page, "")["meteor"], ui.headline_text(page, "")
+    assert "Not computed" not in ui.headline_text(page, "") and ui.read_headline(page, "")["meteor"], (
+        ui.headline_text(page, "")
+    )
     alignment = page.locator("#alignment").inner_text()
     assert re.search(r"no example #5.*showing #1", alignment, re.S) and "кот" in alignment, alignment
 
@@ -1001,11 +1089,15 @@ def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
                 .observe(document.querySelector('#headline'), {subtree: true, childList: true, characterData: true, attributes: true}); }"""
     )
     page.locator("#go").click()
-    page.wait_for_function("() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS)
+    page.wait_for_function(
+        "() => /2 example\\(s\\)/.test(document.querySelector('#headline').innerText)", timeout=ui.TIMEOUT_MS
+    )
     page.wait_for_timeout(3000)
     shot(page, "anls_second_press", full_page=False)
     seen = page.evaluate("() => window.mmSeen")
-    assert not [t for t in seen if "60000 example" in t], "the 60,000 lines' result was shown after the second press"
+    assert not [t for t in seen if "60000 example" in t], (
+        "the 60,000 lines' result was shown after the second press"
+    )
     expected = load_metric("anls", "default").compute(predictions=["ab", "hello"], references=["ab", "hallo"])
     assert ui.read_headline(page, "")["anls"].startswith(fmt(expected["anls"])), ui.headline_text(page, "")
     assert "2 example(s)" in ui.headline_text(page, "")
@@ -1056,7 +1148,9 @@ def test_each_page_shows_only_its_own_warnings(browser, served, monkeypatch):
         for tab, page in zip(("codebleu", "anls"), pages):
             page.locator(f"#{tab}_go").click()
         for tab, page in zip(("codebleu", "anls"), pages):
-            page.wait_for_function(f"() => /example\\(s\\)/.test(document.querySelector('#{tab}_headline').innerText)")
+            page.wait_for_function(
+                f"() => /example\\(s\\)/.test(document.querySelector('#{tab}_headline').innerText)"
+            )
         texts = [ui.headline_text(page, f"{tab}_") for tab, page in zip(("codebleu", "anls"), pages)]
         pages[1].screenshot(path=str(PAGE_SHOTS / "playground_anls_beside_codebleu.png"))
     finally:
@@ -1072,7 +1166,10 @@ def test_playground_address_opens_and_follows_the_tab(page, served):
     page.set_viewport_size(PHONE)
     page.goto(f"{url}?tab=ned")
     page.locator("#ned_go").wait_for(state="visible", timeout=15_000)
-    assert page.get_by_role("tab", name=module.TITLES["ned"], exact=True).get_attribute("aria-selected") == "true"
+    assert (
+        page.get_by_role("tab", name=module.TITLES["ned"], exact=True).get_attribute("aria-selected")
+        == "true"
+    )
     shot(page, "playground_tab_ned_390x844", full_page=False)
     page.get_by_role("tab", name=module.TITLES["codebleu"], exact=True).click()
     page.wait_for_function("() => location.search === '?tab=codebleu'", timeout=15_000)
@@ -1125,7 +1222,9 @@ def test_paired_boxes_keep_their_lines_side_by_side(page, served, viewport):
     ui.set_text(page, "refs", "Авиаконструктора Сухого\n3 кота\nжелтый")
     shot(page, f"text_qa_long_line_{viewport['width']}x{viewport['height']}", full_page=False)
     content = "e => { const h = e.style.height; e.style.height = '0px'; const s = e.scrollHeight; e.style.height = h; return s; }"
-    heights = [page.locator(f"#{box} textarea").evaluate(content) for box in ("preds", "refs")]  # the lines' height
+    heights = [
+        page.locator(f"#{box} textarea").evaluate(content) for box in ("preds", "refs")
+    ]  # the lines' height
     wide = page.locator("#preds textarea").evaluate("e => e.scrollWidth > e.clientWidth")
     assert heights[0] == heights[1] and wide, (heights, wide)
 
@@ -1159,7 +1258,9 @@ def test_input_over_the_cap_is_refused_with_the_cap(page, served):
     page.goto(url)
     ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
     message = ui.error_after_compute(page, "")
-    assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), message
+    assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), (
+        message
+    )
 
 
 def test_det_f1_says_which_images_are_drawn(page, served):
@@ -1199,7 +1300,9 @@ def test_keyboard_moves_through_every_box(page, served, name, boxes):
     inside = page.evaluate(f"() => !!document.activeElement.closest('#{boxes[0]}')")
     assert not inside and ui.get_text(page, boxes[0]) == before, "Tab stayed in the box or changed its text"
     for box in boxes:
-        label = page.locator(f"#{box} [data-testid=block-label], #{box} label span").first.inner_text().strip()
+        label = (
+            page.locator(f"#{box} [data-testid=block-label], #{box} label span").first.inner_text().strip()
+        )
         assert page.get_by_role("textbox", name=label, exact=True).count() == 1, (box, label)
     page.locator("#preset input").focus()
     for _ in range(12):
@@ -1220,7 +1323,9 @@ def test_fid_clip_upload_buttons_have_their_own_names(page, served):
     page.goto(url)
     page.locator("#go").wait_for(state="visible")
     page.wait_for_timeout(500)
-    names = page.locator("button.upload-container").evaluate_all("bs => bs.map(b => b.getAttribute('aria-label'))")
+    names = page.locator("button.upload-container").evaluate_all(
+        "bs => bs.map(b => b.getAttribute('aria-label'))"
+    )
     assert len(names) == 5 and len(set(names)) == 5 and all(n.startswith("upload ") for n in names), names
     assert page.get_by_role("button", name="upload generated images", exact=True).count() == 1
 
@@ -1239,7 +1344,10 @@ def test_codebleu_dashes_in_a_docstring_stay_in_one_pair(page, served):
     ui.set_text(page, "refs", code.replace("w * h", "h * w"))
     ui.compute(page, "")
     assert len(ui.read_table(page, "")[1]) == 1, ui.read_table(page, "")
-    assert module.SEPARATOR_LINE in page.locator("body").inner_text() and "JSON list" in page.locator("body").inner_text()
+    assert (
+        module.SEPARATOR_LINE in page.locator("body").inner_text()
+        and "JSON list" in page.locator("body").inner_text()
+    )
     tricky = [f"s = '''\n{module.SEPARATOR_LINE}\n'''\n", "x = 1\n"]
     ui.set_text(page, "preds", json.dumps(tricky))
     ui.set_text(page, "refs", json.dumps(tricky))
@@ -1248,7 +1356,9 @@ def test_codebleu_dashes_in_a_docstring_stay_in_one_pair(page, served):
     assert len(ui.read_table(page, "")[1]) == 2, ui.read_table(page, "")
 
 
-def test_fid_clip_missing_weights_message_a_visitor_can_follow(page, served, resources, tmp_path, monkeypatch):
+def test_fid_clip_missing_weights_message_a_visitor_can_follow(
+    page, served, resources, tmp_path, monkeypatch
+):
     """fid_clip with images and no Inception weights on the server: the message links the weights file
     (a working address: it held `%5C` before) and says to upload it or use feature files, not what a
     browser cannot do (HF_HUB_OFFLINE, feature_extractor, a server path)."""
@@ -1263,7 +1373,9 @@ def test_fid_clip_missing_weights_message_a_visitor_can_follow(page, served, res
     message = ui.error_after_compute(page, "")
     shot(page, "fid_clip_no_weights", full_page=False)
     link = page.locator("#headline a").first.get_attribute("href")
-    assert link.startswith("https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/pt_inception-2015-12-05-6726825d.pth"), link
+    assert link.startswith(
+        "https://github.com/mseitzer/pytorch-fid/releases/download/fid_weights/pt_inception-2015-12-05-6726825d.pth"
+    ), link
     assert "%5C" not in link and "upload it" in message and "feature" in message, message
     assert not re.search(r"HF_HUB_OFFLINE|feature_extractor|/root|/home|\.cache", message), message
 
@@ -1288,17 +1400,27 @@ def test_fid_clip_features_result_is_in_view_and_bad_files_read_plainly(page, se
     objects, broken = tmp_path / "objects.npy", tmp_path / "broken.npz"
     np.save(objects, np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
     broken.write_bytes(b"PK\x03\x04 not really a zip")
-    for gen, real, expected in ((objects, None, r"objects\.npy holds Python objects"), (None, broken, r"broken\.npz is not a \.npy / \.npz file")):
+    for gen, real, expected in (
+        (objects, None, r"objects\.npy holds Python objects"),
+        (None, broken, r"broken\.npz is not a \.npy / \.npz file"),
+    ):
         page.goto(url)
         page.locator("#features_example").click()
         page.locator("#feat_gen td.filename").first.wait_for(state="attached")
         for box_id, path in (("feat_gen", gen), ("feat_real", real)):
             if path is not None:
-                page.locator(f"#{box_id} button[aria-label='Clear'], #{box_id} button[title='Clear']").first.click()
+                page.locator(
+                    f"#{box_id} button[aria-label='Clear'], #{box_id} button[title='Clear']"
+                ).first.click()
                 ui.upload(page, box_id, [str(path)])
         message = ui.error_after_compute(page, "", button="go_features")
         assert re.search(expected, message), message
-        assert "unsafely" not in message and "allow_pickle" not in message and "/tmp" not in message and "gradio" not in message, message
+        assert (
+            "unsafely" not in message
+            and "allow_pickle" not in message
+            and "/tmp" not in message
+            and "gradio" not in message
+        ), message
 
 
 def test_fid_clip_caps_pre_resize_and_keeps_server_files_to_itself(page, served, resources, monkeypatch):

@@ -26,7 +26,10 @@ CASES = {
     "ru_meteor": (None, {"predictions": ["кот сидит"], "references": [["кот сидел"]]}, {"alpha": 2.0}),
     "fid_clip": (
         None,
-        {"predictions": [[0.0, 1.0], [1.0, 0.5], [2.0, 0.0]], "references": [[0.5, 1.0], [1.5, 0.0], [0.0, 0.2]]},
+        {
+            "predictions": [[0.0, 1.0], [1.0, 0.5], [2.0, 0.0]],
+            "references": [[0.5, 1.0], [1.5, 0.0], [0.0, 0.2]],
+        },
         {"batch_size": 0},
     ),
 }
@@ -65,7 +68,9 @@ def test_bad_option_then_good_compute_on_the_same_object(name, keep_in_memory, t
 
     preset, example, bad = CASES[name]
     good = GOOD_OPTIONS.get(name, {})
-    metric = evaluate.load(str(METRICS / name), preset, cache_dir=str(tmp_path), keep_in_memory=keep_in_memory)
+    metric = evaluate.load(
+        str(METRICS / name), preset, cache_dir=str(tmp_path), keep_in_memory=keep_in_memory
+    )
     for _ in range(3):
         with pytest.raises((ValueError, TypeError), match=f"`?{next(iter(bad))}`?"):
             metric.compute(**example, **good, **bad)
@@ -176,7 +181,12 @@ def _rank(rank: int, exp: str, cache_dir: str, queue, barrier) -> None:
     import evaluate
 
     metric = evaluate.load(
-        str(METRICS / "anls"), num_process=2, process_id=rank, experiment_id=exp, cache_dir=cache_dir, timeout=30
+        str(METRICS / "anls"),
+        num_process=2,
+        process_id=rank,
+        experiment_id=exp,
+        cache_dir=cache_dir,
+        timeout=30,
     )
     preds, refs = (["ac", "hello"], [["ab"], ["hello"]]) if rank == 0 else (["xyz"], [["abc"]])
     out = []

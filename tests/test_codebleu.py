@@ -47,22 +47,48 @@ def test_golden_pypi_vectors_python_java():
         references=["def sum(first, second):\n    return second + first\n"],
         lang="python",
     )
-    _close(r, {"codebleu": 0.523297991032208, "ngram_match": 0.043472087194499145,
-               "weighted_ngram_match": 0.04971987693433304, "syntax_match": 1.0, "dataflow_match": 1.0}, 1e-12)
+    _close(
+        r,
+        {
+            "codebleu": 0.523297991032208,
+            "ngram_match": 0.043472087194499145,
+            "weighted_ngram_match": 0.04971987693433304,
+            "syntax_match": 1.0,
+            "dataflow_match": 1.0,
+        },
+        1e-12,
+    )
     r = metric.compute(
         predictions=["public int add(int a, int b) { return a + b; }"],
         references=["public int sum(int x, int y) { return x + y; }"],
         lang="java",
     )
-    _close(r, {"codebleu": 0.5306039104748079, "ngram_match": 0.05859059370151704,
-               "weighted_ngram_match": 0.06382504819771465, "syntax_match": 1.0, "dataflow_match": 1.0}, 1e-12)
+    _close(
+        r,
+        {
+            "codebleu": 0.5306039104748079,
+            "ngram_match": 0.05859059370151704,
+            "weighted_ngram_match": 0.06382504819771465,
+            "syntax_match": 1.0,
+            "dataflow_match": 1.0,
+        },
+        1e-12,
+    )
     # the `or 1` rule: unrelated code scores 0.25 under PyPI conventions, 0 under CodeXGLUE's
-    assert _quiet_compute(metric, predictions=["pass"], references=["import os"], lang="python")["codebleu"] == 0.25
+    assert (
+        _quiet_compute(metric, predictions=["pass"], references=["import os"], lang="python")["codebleu"]
+        == 0.25
+    )
     default = load_metric("codebleu")
-    assert _quiet_compute(default, predictions=["pass"], references=["import os"], lang="python")["codebleu"] == 0.0
+    assert (
+        _quiet_compute(default, predictions=["pass"], references=["import os"], lang="python")["codebleu"]
+        == 0.0
+    )
 
 
-LEGACY_BUILT = __import__("multimodal_metrics.codebleu.legacy_runtime", fromlist=["x"]).find_grammars() is not None
+LEGACY_BUILT = (
+    __import__("multimodal_metrics.codebleu.legacy_runtime", fromlist=["x"]).find_grammars() is not None
+)
 
 # seeds_reference.md 6.7: (predictions, references, AIJ column, ours with the modern grammar or None = AIJ)
 AIJ = {
@@ -74,18 +100,30 @@ AIJ = {
         (0.378082, 0.226423, 0.238286, 0.214286, 0.833333),
         (0.357844, 0.226423, 0.238286, 0.3, 0.666667),
     ),
-    "T4": (["return x"], ["def f ( x ) :\n    y = x * 2\n    return y"],
-           (0.073756, 0.000727, 0.021569, 0.272727, 0.0), (0.036824, 0.000727, 0.021569, 0.125, 0.0)),
+    "T4": (
+        ["return x"],
+        ["def f ( x ) :\n    y = x * 2\n    return y"],
+        (0.073756, 0.000727, 0.021569, 0.272727, 0.0),
+        (0.036824, 0.000727, 0.021569, 0.125, 0.0),
+    ),
     "T5": (
         ["def add ( a , b ) :\n    return b + a", "def sq ( n ) :\n    return n ** 2"],
         [ADD, "def sq ( n ) :\n    m = n * n\n    return m"],
         (0.572312, 0.585759, 0.592378, 0.444444, 0.666667),
         (0.586201, 0.585759, 0.592378, 0.5, 0.666667),
     ),
-    "T6": (["def f ( x ) :\n    # comment\n    return x"], ["def f ( x ) :\n    return x"],
-           (0.753326, 0.581431, 0.765206, 0.666667, 1.0), (0.736659, 0.581431, 0.765206, 0.6, 1.0)),
-    "T7": (["x = 1"], ["x = 1\ny = 1\nz = 1"],
-           (0.3628, 0.076105, 0.118684, 0.923077, 0.333333), (0.346316, 0.076105, 0.118684, 0.857143, 0.333333)),
+    "T6": (
+        ["def f ( x ) :\n    # comment\n    return x"],
+        ["def f ( x ) :\n    return x"],
+        (0.753326, 0.581431, 0.765206, 0.666667, 1.0),
+        (0.736659, 0.581431, 0.765206, 0.6, 1.0),
+    ),
+    "T7": (
+        ["x = 1"],
+        ["x = 1\ny = 1\nz = 1"],
+        (0.3628, 0.076105, 0.118684, 0.923077, 0.333333),
+        (0.346316, 0.076105, 0.118684, 0.857143, 0.333333),
+    ),
     "T8": (["pass"], ["def f ( x ) :\n    return x"], (0.0, 0.0, 0.0, 0.0, 0.0), None),
     "T9": (["if c : return d"], ["if a : return b"], (0.315693, 0.125743, 0.137028, 1.0, 0.0), None),
 }
@@ -129,7 +167,7 @@ SAMPLE_REFS = [
     "def rangeGCD ( n , m ) : NEW_LINE INDENT return n if ( n == m ) else 1 NEW_LINE DEDENT",
     "def power ( n ) : NEW_LINE INDENT if n == 1 : NEW_LINE INDENT return 2 NEW_LINE DEDENT return 2 * power ( n - 1 ) NEW_LINE DEDENT",
     "def compute_average ( a , b ) : NEW_LINE INDENT return floor ( ( a + b ) / 2 ) NEW_LINE DEDENT",
-    "def summingSeries ( n ) : NEW_LINE INDENT return math . pow ( n , 2 ) NEW_LINE DEDENT"
+    "def summingSeries ( n ) : NEW_LINE INDENT return math . pow ( n , 2 ) NEW_LINE DEDENT",
 ]
 SAMPLE_PRED = "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : ..."
 
@@ -143,20 +181,30 @@ def test_fusion_brain_2021_repo_sample():
         r = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS)
         assert r["codebleu"] == 0.08587211336633069
         assert "|grammar:languages-npm-2020.so@" in r["signature"] and "|ts:0.2.0|" in r["signature"]
-    r = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels")
+    r = _quiet_compute(
+        metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels"
+    )
     assert "|grammar:tree-sitter-python@" in r["signature"] and "|ts:0.26" in r["signature"]
     assert (r["ngram_match"], r["weighted_ngram_match"]) == pytest.approx((0.146248, 0.150827), abs=1e-6)
     assert (r["codebleu"], r["syntax_match"], r["dataflow_match"]) == pytest.approx(
-        (0.301789, 0.065421, 0.844660), abs=1e-6)
+        (0.301789, 0.065421, 0.844660), abs=1e-6
+    )
 
 
 def test_fusion_brain_2021_clipping_and_no_dataflow():
     metric = load_metric("codebleu", "fusion_brain_2021")
     with pytest.warns(UserWarning, match="no data flow"):
-        r = metric.compute(predictions=["if c : return d"], references=["if a : return b"], grammar_library="wheels")
+        r = metric.compute(
+            predictions=["if c : return d"], references=["if a : return b"], grammar_library="wheels"
+        )
     assert r["dataflow_match"] == 0.0
-    clipped = _quiet_compute(metric, predictions=["x = 1"], references=["x = 1\ny = 1\nz = 1"], ast_clipping=True,
-                             grammar_library="wheels")
+    clipped = _quiet_compute(
+        metric,
+        predictions=["x = 1"],
+        references=["x = 1\ny = 1\nz = 1"],
+        ast_clipping=True,
+        grammar_library="wheels",
+    )
     assert clipped["syntax_match"] == pytest.approx(2 / 7)  # membership counting gives 6/7 (AIJ 12/13)
 
 
@@ -170,13 +218,24 @@ def test_brevity_penalty_checks():
 # Parity with PyPI codebleu 0.7.0 (separate venv, one subprocess for all languages)
 # ----------------------------------------------------------------------------------------------
 needs_oracle = pytest.mark.skipif(
-    not oracle.oracle_available(), reason="run scripts/setup.d/test/codebleu_oracle.sh (creates .build/venv-codebleu)"
+    not oracle.oracle_available(),
+    reason="run scripts/setup.d/test/codebleu_oracle.sh (creates .build/venv-codebleu)",
 )
 N_PAIRS = 300
 # Languages whose pinned grammar gives the same trees as the oracle's 0.21-era grammars on these inputs.
 SAME_GRAMMAR = ["java", "c_sharp", "c", "cpp", "rust"]
-PYPI_KEYS = dict(zip(cb_corpus.KEYS, ["codebleu", "ngram_match_score", "weighted_ngram_match_score",
-                                 "syntax_match_score", "dataflow_match_score"]))
+PYPI_KEYS = dict(
+    zip(
+        cb_corpus.KEYS,
+        [
+            "codebleu",
+            "ngram_match_score",
+            "weighted_ngram_match_score",
+            "syntax_match_score",
+            "dataflow_match_score",
+        ],
+    )
+)
 
 
 @pytest.fixture(scope="module")
@@ -184,13 +243,24 @@ def parity():
     jobs = []
     for lang in LANGS:
         preds, refs = oracle.mutated_pairs(lang, N_PAIRS, 0, cb_keywords.KEYWORDS[lang])
-        jobs.append({"lang": lang, "predictions": preds, "references": refs, "per_example": True,
-                     "ours_src": str(oracle.SRC)})
+        jobs.append(
+            {
+                "lang": lang,
+                "predictions": preds,
+                "references": refs,
+                "per_example": True,
+                "ours_src": str(oracle.SRC),
+            }
+        )
     return jobs, oracle.run_oracle(jobs)
 
 
 def _per_example_mismatches(ours, theirs, keys=cb_corpus.KEYS):
-    return [i for i, (a, b) in enumerate(zip(ours, theirs)) if any(abs(a[k] - b[PYPI_KEYS[k]]) > 1e-9 for k in keys)]
+    return [
+        i
+        for i, (a, b) in enumerate(zip(ours, theirs))
+        if any(abs(a[k] - b[PYPI_KEYS[k]]) > 1e-9 for k in keys)
+    ]
 
 
 @needs_oracle
@@ -213,8 +283,13 @@ def test_parity_pinned_grammars(parity, lang):
     jobs, results = parity
     job, res = jobs[LANGS.index(lang)], results[LANGS.index(lang)]
     metric = load_metric("codebleu", "pypi")
-    ours = _quiet_compute(metric, predictions=job["predictions"], references=job["references"], lang=lang,
-                          return_per_example=True)
+    ours = _quiet_compute(
+        metric,
+        predictions=job["predictions"],
+        references=job["references"],
+        lang=lang,
+        return_per_example=True,
+    )
     ngram_keys = ("ngram_match", "weighted_ngram_match")
     assert _per_example_mismatches(ours["per_example"], res["per_example"], ngram_keys) == []
     if lang in SAME_GRAMMAR:
@@ -230,7 +305,9 @@ def test_fusion_brain_2021_repo_sample_with_the_wheels_gives_the_pypi_numbers():
     """The card: with grammar_library="wheels" the AIJ 2021 repository sample gives 0.301789 (0.146248,
     0.150827, 0.065421, 0.844660), the same numbers as PyPI codebleu 0.7.0's calc_codebleu."""
     metric = load_metric("codebleu", "fusion_brain_2021")
-    ours = _quiet_compute(metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels")
+    ours = _quiet_compute(
+        metric, predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library="wheels"
+    )
     job = {"lang": "python", "predictions": [SAMPLE_PRED] * 20, "references": SAMPLE_REFS}
     theirs = oracle.run_oracle([job])[0]["scores"]
     for k in cb_corpus.KEYS:
@@ -258,7 +335,9 @@ def test_independent_of_hash_seed():
     outs = set()
     for seed in ("0", "1", "4242"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
-        proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+        )
         outs.add(proc.stdout)
     assert len(outs) == 1
 
@@ -273,7 +352,9 @@ def test_no_reference_cycles():
     try:
         for lang in LANGS:
             preds, refs = oracle.mutated_pairs(lang, 10, 3, cb_keywords.KEYWORDS[lang])
-            cb_corpus.corpus_codebleu(preds, [[r] if isinstance(r, str) else r for r in refs], lang, per_example=True)
+            cb_corpus.corpus_codebleu(
+                preds, [[r] if isinstance(r, str) else r for r in refs], lang, per_example=True
+            )
         assert gc.collect() == 0
     finally:
         if was_enabled:
@@ -340,7 +421,11 @@ def test_per_example_and_multi_reference():
 
 def test_options_change_signature_and_weights():
     metric = load_metric("codebleu")
-    kw = dict(predictions=["int f(int x) { int y = x * 2; return y; }"], references=["int f(int a) { return a; }"], lang="c")
+    kw = dict(
+        predictions=["int f(int x) { int y = x * 2; return y; }"],
+        references=["int f(int a) { return a; }"],
+        lang="c",
+    )
     base = metric.compute(**kw)
     paper = metric.compute(**kw, weights=[0.1, 0.1, 0.4, 0.4])
     comps = [base[k] for k in cb_corpus.KEYS[1:]]
@@ -353,12 +438,45 @@ def test_comment_rules():
     py = "def f(x):\n    # note\n    '''doc'''\n    return x\n"
     assert cb_keywords.remove_comments(py, "python", "lang") == "def f(x):\n    return x"
     assert cb_keywords.remove_comments(py, "python", "none") == py
-    java = "int f() { // c\n  /* b */ return \"//s\"; }"
+    java = 'int f() { // c\n  /* b */ return "//s"; }'
     assert cb_keywords.remove_comments(java, "java", "java") == 'int f() {  \n    return "//s"; }'
 
 
-_PY_ATOMS = [" ", "  ", "    ", "\n", "\n    ", "a", "bc", "(", ")", "[", "]", "{", "}", ":", "=", "+", ",", "1",
-             "\xa0", "é", "$", "?", "if ", "def f", "return ", "\x0b", "\u2028", "x.y", "#", "'", '"', "\t", "\\"]
+_PY_ATOMS = [
+    " ",
+    "  ",
+    "    ",
+    "\n",
+    "\n    ",
+    "a",
+    "bc",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ":",
+    "=",
+    "+",
+    ",",
+    "1",
+    "\xa0",
+    "é",
+    "$",
+    "?",
+    "if ",
+    "def f",
+    "return ",
+    "\x0b",
+    "\u2028",
+    "x.y",
+    "#",
+    "'",
+    '"',
+    "\t",
+    "\\",
+]
 
 
 @settings(max_examples=300, deadline=None)
@@ -414,8 +532,12 @@ def test_bad_inputs():
 def test_empty_and_unparsable_code_warn_not_crash():
     metric = load_metric("codebleu")
     with pytest.warns(UserWarning, match=r"`predictions` do not parse cleanly as java \(indices 1\)"):
-        r = metric.compute(predictions=["", "public int (((( {"], references=[oracle.SEEDS["java"][0]] * 2,
-                           lang="java", return_per_example=True)
+        r = metric.compute(
+            predictions=["", "public int (((( {"],
+            references=[oracle.SEEDS["java"][0]] * 2,
+            lang="java",
+            return_per_example=True,
+        )
     assert 0.0 <= r["codebleu"] <= 1.0
     assert r["per_example"][0]["ngram_match"] == 0.0
     with warnings.catch_warnings():
@@ -453,8 +575,12 @@ def test_kwargs_doctests():
 def test_examples_file():
     data = json.loads((EXAMPLES / "codebleu.json").read_text())
     for run in data["runs"]:
-        r = _quiet_compute(load_metric("codebleu", run["config_name"]), predictions=run["predictions"],
-                           references=run["references"], **run["kwargs"])
+        r = _quiet_compute(
+            load_metric("codebleu", run["config_name"]),
+            predictions=run["predictions"],
+            references=run["references"],
+            **run["kwargs"],
+        )
         for k, v in run["expected"].items():
             assert r[k] == pytest.approx(v, abs=1e-12)
 
@@ -472,8 +598,12 @@ def test_trainer_compute_metrics():
     def compute_metrics(eval_pred):
         logits, labels = eval_pred
         preds = np.argmax(logits, axis=-1)
-        r = _quiet_compute(metric, predictions=[snippets[int(p)] for p in preds],
-                           references=[snippets[int(y)] for y in labels], lang="go")
+        r = _quiet_compute(
+            metric,
+            predictions=[snippets[int(p)] for p in preds],
+            references=[snippets[int(y)] for y in labels],
+            lang="go",
+        )
         return {k: r[k] for k in cb_corpus.KEYS}
 
     out = run_in_trainer(compute_metrics, n_eval=16, num_labels=4)
@@ -489,11 +619,23 @@ def test_demo_app():
     try:
         if folder in sys.path:  # never leave our codebleu.py importable as `codebleu`
             sys.path.remove(folder)
-        r = client.predict("def add(a, b):\n    return a + b\n", "def sum(first, second):\n    return second + first\n",
-                           "python", "pypi", "", api_name="/compute")[0]
+        r = client.predict(
+            "def add(a, b):\n    return a + b\n",
+            "def sum(first, second):\n    return second + first\n",
+            "python",
+            "pypi",
+            "",
+            api_name="/compute",
+        )[0]
         assert r["codebleu"] == pytest.approx(0.523297991032208)
-        r = client.predict("int f() { return 1; }", "int f() { return 1; }", "c", "default", "0.1,0.1,0.4,0.4",
-                           api_name="/compute")[0]
+        r = client.predict(
+            "int f() { return 1; }",
+            "int f() { return 1; }",
+            "c",
+            "default",
+            "0.1,0.1,0.4,0.4",
+            api_name="/compute",
+        )[0]
         assert "w:0.1,0.1,0.4,0.4" in r["signature"]
         with pytest.raises(Exception, match="weights"):
             client.predict("x", "x", "python", "default", "1,2", api_name="/compute")
@@ -532,8 +674,12 @@ print(json.dumps({"cases": out, "maxrss_mb": peak_kb // 1024}))
 def test_hostile_sizes_do_not_crash():
     """The reported cases, in a subprocess under a 3 GB address-space limit and a timeout (before:
     SIGSEGV, MemoryError, 24 GB, 60 s). Timings are printed, not asserted (shared machine)."""
-    proc = subprocess.run([sys.executable, "-c", _HOSTILE_SCRIPT, str(ROOT / "tests")],
-                          capture_output=True, text=True, timeout=240)
+    proc = subprocess.run(
+        [sys.executable, "-c", _HOSTILE_SCRIPT, str(ROOT / "tests")],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     res = json.loads(proc.stdout)
     print(res)
@@ -552,8 +698,45 @@ def _reference_sexps(root):
     return out
 
 
-_JUNK = ["(", ")", "{", "}", "[", "]", ";", ",", "=", "+", "x", "1", "'a'", '"s"', "if", "else", "for", "\n", " ",
-         "def", "fn", "int", "return", ":", ".", "$", "@", "#", "//c\n", "/*", "*/", "<", "?", "\\", "é", "\x00", "end"]
+_JUNK = [
+    "(",
+    ")",
+    "{",
+    "}",
+    "[",
+    "]",
+    ";",
+    ",",
+    "=",
+    "+",
+    "x",
+    "1",
+    "'a'",
+    '"s"',
+    "if",
+    "else",
+    "for",
+    "\n",
+    " ",
+    "def",
+    "fn",
+    "int",
+    "return",
+    ":",
+    ".",
+    "$",
+    "@",
+    "#",
+    "//c\n",
+    "/*",
+    "*/",
+    "<",
+    "?",
+    "\\",
+    "é",
+    "\x00",
+    "end",
+]
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -569,7 +752,9 @@ def test_subtree_ids_equal_printed_sexps(lang):
     for _ in range(15):
         base = rng.choice(oracle.SEEDS[lang])
         k = rng.randrange(len(base) + 1)
-        snippets.append(base[:k] + "".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 6))) + base[k + 3:])
+        snippets.append(
+            base[:k] + "".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 6))) + base[k + 3 :]
+        )
         snippets.append("".join(rng.choice(_JUNK) for _ in range(rng.randrange(1, 20))))
     parser = cb_trees.get_parser(lang)
     intern = cb_trees.new_interner()
@@ -579,28 +764,39 @@ def test_subtree_ids_equal_printed_sexps(lang):
         root = parser.parse(code.encode()).root_node
         by_text.append(Counter(_reference_sexps(root)))
         # both ways of reading node types and fields (strings, or ids through the grammar's tables)
-        flat = cb_trees.flatten_tree_sitter(root, code, cb_dataflow.SPECIAL_TYPES[lang], intern, names if k % 2 else None)
+        flat = cb_trees.flatten_tree_sitter(
+            root, code, cb_dataflow.SPECIAL_TYPES[lang], intern, names if k % 2 else None
+        )
         by_id.append(Counter(flat.subtrees))
     for a, b in ((a, b) for a in range(len(snippets)) for b in range(len(snippets))):
-        member = (sum(c for s, c in by_text[a].items() if s in by_text[b]),
-                  sum(c for s, c in by_id[a].items() if s in by_id[b]))
-        clipped = (sum(min(c, by_text[b].get(s, 0)) for s, c in by_text[a].items()),
-                   sum(min(c, by_id[b].get(s, 0)) for s, c in by_id[a].items()))
+        member = (
+            sum(c for s, c in by_text[a].items() if s in by_text[b]),
+            sum(c for s, c in by_id[a].items() if s in by_id[b]),
+        )
+        clipped = (
+            sum(min(c, by_text[b].get(s, 0)) for s, c in by_text[a].items()),
+            sum(min(c, by_id[b].get(s, 0)) for s, c in by_id[a].items()),
+        )
         assert member[0] == member[1] and clipped[0] == clipped[1], (snippets[a], snippets[b])
 
 
-_C_LIKE_REFERENCE = __import__("re").compile(r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"",
-                                             __import__("re").DOTALL | __import__("re").MULTILINE)
+_C_LIKE_REFERENCE = __import__("re").compile(
+    r"//.*?$|/\*.*?\*/|'(?:\\.|[^\\'])*'|\"(?:\\.|[^\\\"])*\"",
+    __import__("re").DOTALL | __import__("re").MULTILINE,
+)
 
 
 @settings(max_examples=400, deadline=None, derandomize=True)
-@given(parts=st.lists(st.sampled_from(["/", "*", "'", '"', "\\", "\n", "a", " ", "//", "/*", "*/"]), max_size=25))
+@given(
+    parts=st.lists(st.sampled_from(["/", "*", "'", '"', "\\", "\n", "a", " ", "//", "/*", "*/"]), max_size=25)
+)
 def test_comment_scanner_equals_reference_regex(parts):
     """The one-pass C-style comment remover gives the reference regex's result (which is quadratic on
     unterminated openers)."""
     src = "".join(parts)
     expected = cb_keywords._drop_blank_lines(
-        _C_LIKE_REFERENCE.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), src))
+        _C_LIKE_REFERENCE.sub(lambda m: " " if m.group(0).startswith("/") else m.group(0), src)
+    )
     assert cb_keywords._strip_c_like(src) == expected
 
 
@@ -632,9 +828,15 @@ def test_dataflow_work_limit_warns_and_marks_example():
     loops = "".join("    " * i + f"for i{i} in x:\n" for i in range(40)) + "    " * 40 + "y = y + 1\n"
     ok = oracle.SEEDS["python"][1]
     metric = load_metric("codebleu")
-    with pytest.warns(UserWarning, match=r"data flow of 2 of the `predictions` \(indices 0, 2\) was left out"):
-        r = metric.compute(predictions=[chain, ok, loops], references=[chain, ok, loops], lang="python",
-                           return_per_example=True)
+    with pytest.warns(
+        UserWarning, match=r"data flow of 2 of the `predictions` \(indices 0, 2\) was left out"
+    ):
+        r = metric.compute(
+            predictions=[chain, ok, loops],
+            references=[chain, ok, loops],
+            lang="python",
+            return_per_example=True,
+        )
     assert [p["dataflow_limited"] for p in r["per_example"]] == [True, False, True]
     assert r["per_example"][1]["codebleu"] == pytest.approx(1.0)
     assert r["per_example"][0]["dataflow_match"] == 0.0
@@ -656,22 +858,61 @@ def test_fuzz_hostile_inputs(data):
     import numpy as np
 
     code = st.one_of(
-        st.sampled_from(["(" * 20000, "x = 1\n" * 3000, "a\u0301\u0301", "\x00", "\ud800", "é" * 5000, "", " ",
-                         "def f(:\n", "{" * 5000 + "}" * 4999, "a = " + "+".join(["b"] * 3000)]),
+        st.sampled_from(
+            [
+                "(" * 20000,
+                "x = 1\n" * 3000,
+                "a\u0301\u0301",
+                "\x00",
+                "\ud800",
+                "é" * 5000,
+                "",
+                " ",
+                "def f(:\n",
+                "{" * 5000 + "}" * 4999,
+                "a = " + "+".join(["b"] * 3000),
+            ]
+        ),
         st.text(max_size=40),
     )
-    value = st.one_of(code, st.none(), st.just(float("nan")), st.just(b"x = 1"), st.integers(),
-                      st.just(np.array(["x"])), st.just(np.str_("x = 1")), st.just(np.float64(1.0)))
+    value = st.one_of(
+        code,
+        st.none(),
+        st.just(float("nan")),
+        st.just(b"x = 1"),
+        st.integers(),
+        st.just(np.array(["x"])),
+        st.just(np.str_("x = 1")),
+        st.just(np.float64(1.0)),
+    )
     n = data.draw(st.integers(1, 3))
     preds = data.draw(st.lists(value, min_size=n, max_size=n))
     refs = data.draw(st.lists(st.one_of(value, st.lists(value, max_size=2)), min_size=1, max_size=3))
-    opts = data.draw(st.fixed_dictionaries({}, optional={
-        "lang": st.sampled_from(["python", "rust", np.str_("java"), "cobol", None, 3, np.array(["go"])]),
-        "weights": st.sampled_from([[0.25] * 4, [1e308] * 4, [0] * 4, np.array([0.1, 0.2, 0.3, 0.4]), [np.nan] * 4,
-                                    np.float64(1.0), "0.25", [1, 2], None]),
-        "remove_comments": st.sampled_from(["java", "lang", "none", np.array(["java"]), 1]),
-        "ast_clipping": st.sampled_from([True, False, np.bool_(True), 1]),
-    }))
+    opts = data.draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "lang": st.sampled_from(
+                    ["python", "rust", np.str_("java"), "cobol", None, 3, np.array(["go"])]
+                ),
+                "weights": st.sampled_from(
+                    [
+                        [0.25] * 4,
+                        [1e308] * 4,
+                        [0] * 4,
+                        np.array([0.1, 0.2, 0.3, 0.4]),
+                        [np.nan] * 4,
+                        np.float64(1.0),
+                        "0.25",
+                        [1, 2],
+                        None,
+                    ]
+                ),
+                "remove_comments": st.sampled_from(["java", "lang", "none", np.array(["java"]), 1]),
+                "ast_clipping": st.sampled_from([True, False, np.bool_(True), 1]),
+            },
+        )
+    )
     opts.setdefault("lang", "python")
     metric = load_metric("codebleu")
     try:
@@ -708,7 +949,9 @@ def test_weights_that_do_not_sum_to_one_warn():
 
     code = ["def f(x):\n    return x + 1\n"]
     with pytest.warns(UserWarning, match=r"`weights` sum to 4, not 1"):
-        total = codebleu.score(code, code, lang="python", weights=[1, 1, 1, 1], grammar_library="wheels")["codebleu"]
+        total = codebleu.score(code, code, lang="python", weights=[1, 1, 1, 1], grammar_library="wheels")[
+            "codebleu"
+        ]
     assert 1.0 < total <= 4.0
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)

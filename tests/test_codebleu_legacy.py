@@ -36,6 +36,7 @@ needs_legacy = pytest.mark.skipif(
 )
 pytestmark = needs_legacy
 
+
 @pytest.fixture(scope="module")
 def library():
     return ts_legacy.open_library(LIBRARY, codebleu.LANGUAGES)
@@ -44,7 +45,10 @@ def library():
 @pytest.fixture(scope="module")
 def oracle_trees():
     snippets = {lang: legacy_oracle.legacy_snippets(lang, N_SNIPPETS) for lang in LEGACY_LANGS}
-    jobs = [{"kind": "trees", "library": str(LIBRARY), "lang": lang, "snippets": snippets[lang]} for lang in LEGACY_LANGS]
+    jobs = [
+        {"kind": "trees", "library": str(LIBRARY), "lang": lang, "snippets": snippets[lang]}
+        for lang in LEGACY_LANGS
+    ]
     return snippets, dict(zip(LEGACY_LANGS, legacy_oracle.run_legacy_oracle(jobs)))
 
 
@@ -86,9 +90,22 @@ def test_printed_id_is_injective(library, oracle_trees):
     few hand-made ones with quotes and parentheses inside MISSING / UNEXPECTED."""
     snippets, _ = oracle_trees
     texts = {
-        '(MISSING ")")', '(MISSING """)', '(MISSING "(")', "(MISSING identifier)", "(UNEXPECTED ')')",
-        "(UNEXPECTED ' ')", "(UNEXPECTED '\\n')", "(UNEXPECTED 233)", "(UNEXPECTED '\\')", "(a (UNEXPECTED '\\') (b))", "(a (UNEXPECTED '('))", '(a (MISSING ")") (b))',
-        '("_hidden") (x)', "(a f: (b) (c))", "(a (b f: (c)))", "(a (b) f: (c))",
+        '(MISSING ")")',
+        '(MISSING """)',
+        '(MISSING "(")',
+        "(MISSING identifier)",
+        "(UNEXPECTED ')')",
+        "(UNEXPECTED ' ')",
+        "(UNEXPECTED '\\n')",
+        "(UNEXPECTED 233)",
+        "(UNEXPECTED '\\')",
+        "(a (UNEXPECTED '\\') (b))",
+        "(a (UNEXPECTED '('))",
+        '(a (MISSING ")") (b))',
+        '("_hidden") (x)',
+        "(a f: (b) (c))",
+        "(a (b f: (c)))",
+        "(a (b) f: (c))",
     }
     for lang in LEGACY_LANGS:
         parser = library.parser(lang)
@@ -125,21 +142,34 @@ def _hostile(lang) -> list:
     comprehensions, increments and non-ASCII text, and rule nesting deeper than the C data flow's."""
     if lang == "python":
         return [
-            "def f(x):\n" + "".join("    " * (i + 1) + f"while x{i} < n:\n" for i in range(22)) + "    " * 23 + "x += 1\n",
+            "def f(x):\n"
+            + "".join("    " * (i + 1) + f"while x{i} < n:\n" for i in range(22))
+            + "    " * 23
+            + "x += 1\n",
             "a = " + " = ".join(f"v{i}" for i in range(1500)) + "\n",
-            "if a:\n  x = 1\n" + "".join(f"elif b{i}:\n  x{i % 7} = y + {i}\n" for i in range(200)) + "else:\n  z = x\n",
+            "if a:\n  x = 1\n"
+            + "".join(f"elif b{i}:\n  x{i % 7} = y + {i}\n" for i in range(200))
+            + "else:\n  z = x\n",
             "for i, j in zip(a, b):\n  for k in [x for x in y if x]:\n    s += i * j * k\n  else:\n    t = s\n",
             "x = [a for a, b in c for d in b]\nwhile x:\n  x, y = y, x\n  if y: break\n",
             "def g(a=1, b=c, *d, **e):\n  a += b; c = a if b else d\n  return lambda q=a: q + a\n",
-            "x = 'é' + y\nz = x\n", "".join(" " * i + f"if x{i % 5}:\n" for i in range(450)) + " " * 450 + "y = x1\n",
+            "x = 'é' + y\nz = x\n",
+            "".join(" " * i + f"if x{i % 5}:\n" for i in range(450)) + " " * 450 + "y = x1\n",
         ]
     return [
-        "class A { void f() { " + "".join(f"while (x{i} < n) {{ " for i in range(22)) + "x++;" + "}" * 22 + " } }",
+        "class A { void f() { "
+        + "".join(f"while (x{i} < n) {{ " for i in range(22))
+        + "x++;"
+        + "}" * 22
+        + " } }",
         "class A { void f() { a = " + " = ".join(f"v{i}" for i in range(1500)) + "; } }",
-        "class A { void f() { " + " ".join(f"if (b{i}) x{i % 7} = y + {i}; else" for i in range(200)) + " z = x; } }",
+        "class A { void f() { "
+        + " ".join(f"if (b{i}) x{i % 7} = y + {i}; else" for i in range(200))
+        + " z = x; } }",
         "class A { void f(int[] a) { for (int i = 0, j = 1; i < n; i++, j--) { for (int v : a) { s += v * i; } } } }",
         "class A { int f() { int x = 1, y; y = x; x += y; return x > y ? x : y; } }",
-        "class A { void f() { a++ + b++ + c++ + d++; } }", "class A { int x = 'é'; int y = x; }",
+        "class A { void f() { a++ + b++ + c++ + d++; } }",
+        "class A { int x = 'é'; int y = x; }",
         "class A { void f() { while (c) { x[i]++; for (;;) { y[j][k]--; a = b = x[i]; } } } }",
         "class A { void f() { " + "if (a) { x = y; " * 450 + "}" * 450 + " } }",
     ]
@@ -154,11 +184,15 @@ def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
     and trees deeper than MAX_RENDER_DEPTH, which take the Python path with ids in the same table."""
     from multimodal_metrics.codebleu import corpus, dataflow, dataflow_walk, trees
 
-    assert library.runtime.walker, "a runtime built without the walker: bash scripts/setup.d/codebleu_legacy_ts.sh"
+    assert library.runtime.walker, (
+        "a runtime built without the walker: bash scripts/setup.d/codebleu_legacy_ts.sh"
+    )
     snippets = legacy_oracle.legacy_snippets(lang, N_SNIPPETS, seed=5) + _hostile(lang)
     deep = "(" * (ts_legacy.MAX_RENDER_DEPTH + 50) + "1" + ")" * (ts_legacy.MAX_RENDER_DEPTH + 50)
     for code in snippets[:6]:
-        snippets.append(code + ("\nx = " + deep if lang == "python" else "\nclass B { int f() { return " + deep + "; } }"))
+        snippets.append(
+            code + ("\nx = " + deep if lang == "python" else "\nclass B { int f() { return " + deep + "; } }")
+        )
     snippets += ["", "x", "'s'", "# c", "/* c */", "a \\ b", "(" * 40, "x = 'a' 'b' \\\n"]
     ours, python = trees.new_interner(), trees.new_interner()
     flats, lefts = [], []
@@ -175,8 +209,11 @@ def test_c_walker_equals_the_python_walk(library, lang, monkeypatch):
     for code, flat, exp, left in zip(snippets, flats, expected, lefts):
         assert _flat_records(flat) == _flat_records(exp), code
         if left is not None:  # the same work counted, step for step, up to where the walk ended
-            walk = dataflow_walk.Flow(dataflow.RULES[lang], exp, dataflow.DATAFLOW_WORK_PER_TOKEN * len(exp.types)
-                                     + dataflow.DATAFLOW_WORK_FLOOR)
+            walk = dataflow_walk.Flow(
+                dataflow.RULES[lang],
+                exp,
+                dataflow.DATAFLOW_WORK_PER_TOKEN * len(exp.types) + dataflow.DATAFLOW_WORK_FLOOR,
+            )
             with contextlib.suppress(Exception):
                 walk.run(exp.root)
             assert walk.left == left, code
@@ -267,12 +304,23 @@ def oracle_codebleu():
             refs = [[r] if isinstance(r, str) else r for r in refs]
             keywords = legacy_oracle.PY_KEYWORDS_2020 if lang == "python" else None
             cases.append((preset, lang, preds, refs))
-            jobs.append({"kind": "codebleu", "library": str(LIBRARY), "lang": lang, "predictions": preds,
-                         "references": refs, "keywords": keywords, **flags})
+            jobs.append(
+                {
+                    "kind": "codebleu",
+                    "library": str(LIBRARY),
+                    "lang": lang,
+                    "predictions": preds,
+                    "references": refs,
+                    "keywords": keywords,
+                    **flags,
+                }
+            )
     return dict(zip([(c[0], c[1]) for c in cases], zip(cases, legacy_oracle.run_legacy_oracle(jobs))))
 
 
-@pytest.mark.parametrize("preset, lang", [(p, lang) for p, (_, langs) in PRESET_FLAGS.items() for lang in langs])
+@pytest.mark.parametrize(
+    "preset, lang", [(p, lang) for p, (_, langs) in PRESET_FLAGS.items() for lang in langs]
+)
 def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang):
     (_, _, preds, refs), expected = oracle_codebleu[(preset, lang)]
     metric = load_metric("codebleu", preset)
@@ -293,33 +341,44 @@ def test_codebleu_equals_codexglue_on_legacy_trees(oracle_codebleu, preset, lang
         wheels = metric.compute(predictions=preds, references=refs, lang=lang, grammar_library="wheels")
     assert "|grammar:tree-sitter-" in wheels["signature"] and "|ts:0.26" in wheels["signature"]
     assert wheels["ngram_match"] == ours["ngram_match"]
-    assert (wheels["syntax_match"], wheels["dataflow_match"]) != (ours["syntax_match"], ours["dataflow_match"])
+    assert (wheels["syntax_match"], wheels["dataflow_match"]) != (
+        ours["syntax_match"],
+        ours["dataflow_match"],
+    )
 
 
 def test_option_errors():
     metric = load_metric("codebleu")
     with pytest.raises(ValueError, match="grammar_library.*no such file"):
-        metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library="/nonexistent.so")
+        metric.compute(
+            predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library="/nonexistent.so"
+        )
     with pytest.raises(ValueError, match="grammar_library.*no grammar for lang='go'"):
         metric.compute(predictions=["x := 1"], references=["x := 1"], lang="go", grammar_library=str(LIBRARY))
     with pytest.raises(TypeError, match="grammar_library"):
         metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library=3)
     # the metric object still works afterwards (no held lock)
     code = "def f(a):\n    b = a + 1\n    return b"
-    assert metric.compute(predictions=[code], references=[code], lang="python")["codebleu"] == pytest.approx(1.0)
+    assert metric.compute(predictions=[code], references=[code], lang="python")["codebleu"] == pytest.approx(
+        1.0
+    )
 
 
 def test_missing_runtime_through_compute(monkeypatch, tmp_path):
     monkeypatch.setenv(ts_legacy.RUNTIME_ENV, str(tmp_path / "nope.so"))
     metric = load_metric("codebleu")
     with pytest.raises(RuntimeError, match="bash scripts/setup_env.sh"):
-        metric.compute(predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library=str(LIBRARY))
+        metric.compute(
+            predictions=["x = 1"], references=["x = 1"], lang="python", grammar_library=str(LIBRARY)
+        )
 
 
 # ----------------------------------------------------------------------------------------------
 # The official numbers (seeds_reference.md 6.7, computed by the AIJ 2021 code with its my-languages.so)
 # ----------------------------------------------------------------------------------------------
-OFFICIAL_ENV = "CODEBLEU_OFFICIAL_GRAMMAR_LIBRARY"  # path to CodeXGLUE's / Fusion Brain 2021's my-languages.so
+OFFICIAL_ENV = (
+    "CODEBLEU_OFFICIAL_GRAMMAR_LIBRARY"  # path to CodeXGLUE's / Fusion Brain 2021's my-languages.so
+)
 
 
 def _aij_checks(library_path) -> None:
@@ -331,7 +390,9 @@ def _aij_checks(library_path) -> None:
         for case, (preds, refs, aij, _modern) in sorted(AIJ.items()):
             r = metric.compute(predictions=preds, references=refs, grammar_library=str(library_path))
             assert tuple(r[k] for k in codebleu.KEYS) == pytest.approx(aij, abs=1e-6), case
-        r = metric.compute(predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library=str(library_path))
+        r = metric.compute(
+            predictions=[SAMPLE_PRED] * 20, references=SAMPLE_REFS, grammar_library=str(library_path)
+        )
     assert r["codebleu"] == 0.08587211336633069
     assert (r["syntax_match"], r["dataflow_match"]) == pytest.approx((0.046414, 0.0), abs=1e-6)
 
@@ -341,7 +402,9 @@ def test_fusion_brain_2021_official_numbers_npm_2020_grammar():
     _aij_checks(LIBRARY)
 
 
-@pytest.mark.skipif(not os.environ.get(OFFICIAL_ENV), reason=f"set {OFFICIAL_ENV}=<my-languages.so> to run it")
+@pytest.mark.skipif(
+    not os.environ.get(OFFICIAL_ENV), reason=f"set {OFFICIAL_ENV}=<my-languages.so> to run it"
+)
 def test_fusion_brain_2021_official_numbers_official_library():
     """With the official my-languages.so (not in the repository: the user points at it)."""
     _aij_checks(os.environ[OFFICIAL_ENV])
@@ -362,8 +425,20 @@ def test_command_line_grammar_library(tmp_path, capsys):
     assert cli.main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--grammar-library" in err[0] and "no such file" in err[0]
-    assert cli.main(["fusion-brain-2021", str(tmp_path), "--partial", "--json", "--no-progress",
-                     "--codebleu-grammar-library", str(LIBRARY)]) == 0
+    assert (
+        cli.main(
+            [
+                "fusion-brain-2021",
+                str(tmp_path),
+                "--partial",
+                "--json",
+                "--no-progress",
+                "--codebleu-grammar-library",
+                str(LIBRARY),
+            ]
+        )
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["sub_tasks"]["C2C"]["score"] == 0.08587211336633069
 
@@ -392,8 +467,20 @@ print(json.dumps(out))
 def _elsewhere(cwd, env) -> dict:
     preds, refs = [SAMPLE_PRED] * len(SAMPLE_REFS), SAMPLE_REFS
     proc = subprocess.run(
-        [sys.executable, "-c", _ELSEWHERE, str(LIBRARY), str(ROOT / "metrics" / "codebleu"), json.dumps(preds),
-         json.dumps(refs)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            _ELSEWHERE,
+            str(LIBRARY),
+            str(ROOT / "metrics" / "codebleu"),
+            json.dumps(preds),
+            json.dumps(refs),
+        ],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -409,8 +496,11 @@ def test_grammar_library_from_another_working_directory(tmp_path):
     decoy.parent.mkdir(parents=True)
     decoy.write_bytes(b"a decoy: loading it would fail")
     env = {k: v for k, v in os.environ.items() if k != ts_legacy.RUNTIME_ENV}
-    env.update(PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
-               HF_HOME=str(tmp_path / "hf_home"), XDG_CACHE_HOME=str(tmp_path / "empty_cache"))
+    env.update(
+        PYTHONPATH=os.pathsep.join([str(ROOT / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        HF_HOME=str(tmp_path / "hf_home"),
+        XDG_CACHE_HOME=str(tmp_path / "empty_cache"),
+    )
     checkout_runtime = ts_legacy.checkout_dir() / ts_legacy.RUNTIME_FILE
     out = _elsewhere(work, env)
     assert out["compute"] == out["score"] == 0.08587211336633069
@@ -456,7 +546,9 @@ def test_presets_without_the_2020_grammars_warn_and_name_the_build_command(monke
     with pytest.warns(UserWarning, match=r"python -m multimodal_metrics\.codebleu\.build_runtime") as record:
         r = codebleu.score(preds, refs, "fusion_brain_2021")
     assert any("not built here" in str(w.message) for w in record)
-    assert r["codebleu"] == pytest.approx(0.301789, abs=1e-6) and "|grammar:tree-sitter-python@" in r.signature
+    assert (
+        r["codebleu"] == pytest.approx(0.301789, abs=1e-6) and "|grammar:tree-sitter-python@" in r.signature
+    )
     monkeypatch.undo()
     with pytest.warns(UserWarning, match="has no c_sharp grammar"):
         r = codebleu.score(["int x = 1;"], ["int x = 1;"], lang="c_sharp")

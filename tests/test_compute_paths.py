@@ -20,7 +20,9 @@ def _texts(n: int, seed: int):
     words = ["cat", "two", "red", "the lamp", "Yes", "no", "a b", "ёж", "1,000", ""]
     preds = [rng.choice(words) for _ in range(n)]
     refs = [
-        rng.choice(words[:-1]) if rng.random() < 0.3 else [rng.choice(words[:-1]) for _ in range(rng.randint(1, 3))]
+        rng.choice(words[:-1])
+        if rng.random() < 0.3
+        else [rng.choice(words[:-1]) for _ in range(rng.randint(1, 3))]
         for _ in range(n)
     ]
     return preds, refs
@@ -31,7 +33,9 @@ def _images(n: int, seed: int):
     classes = ["cat", "dog", "lamp"]
 
     def boxes(k):
-        return [[rng.randint(0, 50), rng.randint(0, 50), rng.randint(1, 30), rng.randint(1, 30)] for _ in range(k)]
+        return [
+            [rng.randint(0, 50), rng.randint(0, 50), rng.randint(1, 30), rng.randint(1, 30)] for _ in range(k)
+        ]
 
     refs, preds = [], []
     for i in range(n):
@@ -40,14 +44,18 @@ def _images(n: int, seed: int):
         if not wanted:  # nothing requested: a predicted class is not scored
             preds.append({"bird": boxes(1)})
         elif i % 5 == 4:  # the script's [[]] for "no box", numpy boxes
-            preds.append({c: [[]] if k % 2 else np.array(boxes(2), dtype=float) for k, c in enumerate(wanted)})
+            preds.append(
+                {c: [[]] if k % 2 else np.array(boxes(2), dtype=float) for k, c in enumerate(wanted)}
+            )
         elif i % 3 == 0:  # record form, classes in another order
             order = wanted[::-1]
             preds.append({"classes": order, "boxes": [boxes(rng.randint(0, 3)) for _ in order]})
         elif i % 3 == 1:
             preds.append({c: boxes(rng.randint(0, 3)) for c in wanted})
         else:  # extra class and float coordinates
-            preds.append({c: [[x + 0.5 for x in b] for b in boxes(rng.randint(0, 2))] for c in wanted + ["bird"]})
+            preds.append(
+                {c: [[x + 0.5 for x in b] for b in boxes(rng.randint(0, 2))] for c in wanted + ["bird"]}
+            )
     return preds, refs
 
 
@@ -68,9 +76,18 @@ def _columns(name: str) -> dict:
     rng = random.Random(3)
     types = [rng.choice(["color", "count", ""]) for _ in preds]
     if name == "vqa_acc":
-        return {"predictions": preds, "references": refs, "question_types": types, "answer_types": types[::-1]}
+        return {
+            "predictions": preds,
+            "references": refs,
+            "question_types": types,
+            "answer_types": types[::-1],
+        }
     if name == "vqa_acc/tdiuc":
-        return {"predictions": preds, "references": [r[0] for r in _lists(refs)], "question_types": [t or "yes/no" for t in types]}
+        return {
+            "predictions": preds,
+            "references": [r[0] for r in _lists(refs)],
+            "question_types": [t or "yes/no" for t in types],
+        }
     return {"predictions": preds, "references": refs}
 
 
@@ -104,7 +121,9 @@ def test_add_batch_add_and_compute_agree(name, tmp_path):
         metric.add_batch(predictions=preds[cut:], references=refs[cut:])
         assert metric.compute(return_per_example=True) == whole
         metric.add_batch(predictions=preds[:cut], references=refs[:cut])  # then compute with the rest
-        assert metric.compute(predictions=preds[cut:], references=refs[cut:], return_per_example=True) == whole
+        assert (
+            metric.compute(predictions=preds[cut:], references=refs[cut:], return_per_example=True) == whole
+        )
     for p, r in zip(preds, refs):
         metric.add(prediction=p, reference=r)
     assert metric.compute(return_per_example=True) == whole
@@ -141,7 +160,10 @@ def test_reference_forms_agree(name, tmp_path):
     for refs in forms:
         assert metric.compute(predictions=preds, references=refs, return_per_example=True) == whole
     assert metric.compute(predictions=np.array(preds), references=singles, return_per_example=True) == whole
-    assert metric.compute(predictions=[np.str_(p) for p in preds], references=singles, return_per_example=True) == whole
+    assert (
+        metric.compute(predictions=[np.str_(p) for p in preds], references=singles, return_per_example=True)
+        == whole
+    )
 
 
 @pytest.mark.parametrize("name", TEXT_METRICS)

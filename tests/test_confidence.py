@@ -146,7 +146,10 @@ def test_command_line_interval_and_paired_test(tmp_path, capsys):
     cli = load_script("mm_score")
     rng = np.random.default_rng(2)
     answers = ["".join(rng.choice(list("abcdef"), size=6)) for _ in range(60)]
-    gt = {"dataset_name": "docvqa", "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)]}
+    gt = {
+        "dataset_name": "docvqa",
+        "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)],
+    }
     sys_a = [{"questionId": i, "answer": a if i % 4 else "zzz"} for i, a in enumerate(answers)]
     sys_b = [{"questionId": i, "answer": a if i % 2 else "zzz"} for i, a in enumerate(answers)]
     paths = {}
@@ -155,7 +158,9 @@ def test_command_line_interval_and_paired_test(tmp_path, capsys):
         paths[name].write_text(json.dumps(obj))
 
     def run(*argv):
-        code = cli.main(["anls", "--gt", str(paths["gt"]), "--pred", str(paths["a"]), *argv, "--no-progress", "--json"])
+        code = cli.main(
+            ["anls", "--gt", str(paths["gt"]), "--pred", str(paths["a"]), *argv, "--no-progress", "--json"]
+        )
         out = capsys.readouterr()
         return code, (json.loads(out.out) if code == 0 else out.err)
 

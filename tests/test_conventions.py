@@ -25,7 +25,17 @@ CARD_SECTIONS = [
     "Limitations and Bias",
     "Citation",
 ]
-FRONT_MATTER_KEYS = ["title", "emoji", "colorFrom", "colorTo", "sdk", "sdk_version", "app_file", "tags", "description"]
+FRONT_MATTER_KEYS = [
+    "title",
+    "emoji",
+    "colorFrom",
+    "colorTo",
+    "sdk",
+    "sdk_version",
+    "app_file",
+    "tags",
+    "description",
+]
 
 
 def test_there_are_metrics():
@@ -44,7 +54,11 @@ def test_folder_holds_only_the_space_files(name):
         assert (folder / file).is_file(), f"metrics/{name}/{file} is missing"
     extra = {p.name for p in folder.iterdir() if p.name != "__pycache__"} - SPACE_FILES - {f"{name}.py"}
     assert not extra, f"metrics/{name} holds {sorted(extra)}: shared code belongs in src/multimodal_metrics"
-    for path in (ROOT / "tests" / f"test_{name}.py", ROOT / "scripts" / f"bench_{name}.py", EXAMPLES / f"{name}.json"):
+    for path in (
+        ROOT / "tests" / f"test_{name}.py",
+        ROOT / "scripts" / f"bench_{name}.py",
+        EXAMPLES / f"{name}.json",
+    ):
         assert path.is_file(), f"{path.relative_to(ROOT)} is missing"
 
 
@@ -57,7 +71,9 @@ def test_card_front_matter_and_sections(name):
         assert re.search(rf"^{key}:", front, re.M), f"front matter lacks {key}"
     assert "sdk_version: 6.31.0" in front
     for section in CARD_SECTIONS:
-        assert re.search(rf"^#+ .*{re.escape(section)}", text, re.M | re.I), f"card lacks a '{section}' section"
+        assert re.search(rf"^#+ .*{re.escape(section)}", text, re.M | re.I), (
+            f"card lacks a '{section}' section"
+        )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -67,7 +83,9 @@ def test_requirements_are_pinned(name):
     options = [ln for ln in lines if ln.startswith("--")]  # pip options: only the index of torch's CPU build
     assert options in ([], ["--extra-index-url https://download.pytorch.org/whl/cpu"]), options
     lines = [ln for ln in lines if not ln.startswith("--")]
-    assert any(re.match(r"multimodal-metrics\[[a-z,]+\]==", ln) for ln in lines), "the library, with its extras"
+    assert any(re.match(r"multimodal-metrics\[[a-z,]+\]==", ln) for ln in lines), (
+        "the library, with its extras"
+    )
     assert any(ln.startswith("evaluate==") for ln in lines)
     assert any(ln.startswith("gradio==") for ln in lines)
     assert all("==" in ln for ln in lines), "pin every requirement"
@@ -86,7 +104,11 @@ def _code_lines(path) -> int:
         if isinstance(node, ast.Constant) and isinstance(node.value, str) or isinstance(node, ast.JoinedStr):
             text_lines.update(range(node.lineno, node.end_lineno + 1))
     lines = path.read_text(encoding="utf-8").splitlines()
-    return sum(1 for i, line in enumerate(lines, 1) if line.strip() and not line.strip().startswith("#") and i not in text_lines)
+    return sum(
+        1
+        for i, line in enumerate(lines, 1)
+        if line.strip() and not line.strip().startswith("#") and i not in text_lines
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -101,10 +123,16 @@ def test_main_script_is_a_thin_wrapper_over_the_library(name):
     imported = sorted(alias.name for node in _imports(script) for alias in node.names)
     assert imported == ["evaluate", "multimodal_metrics"], f"{name}.py imports {imported}"
     pins = re.findall(r"^import multimodal_metrics  # From: multimodal-metrics==(\S+)$", source, re.M)
-    assert pins == [multimodal_metrics.__version__], f"{name}.py: pin the library with `# From: multimodal-metrics==<version>`"
+    assert pins == [multimodal_metrics.__version__], (
+        f"{name}.py: pin the library with `# From: multimodal-metrics==<version>`"
+    )
     assert all(f'require("{pins[0]}"' in line for line in source.splitlines() if "require(" in line)
-    assert "from ." not in source and "import ." not in source, "no relative imports: helpers live in the library"
-    assert _code_lines(script) <= 60, f"{name}.py has {_code_lines(script)} lines of code: move logic into the library"
+    assert "from ." not in source and "import ." not in source, (
+        "no relative imports: helpers live in the library"
+    )
+    assert _code_lines(script) <= 60, (
+        f"{name}.py has {_code_lines(script)} lines of code: move logic into the library"
+    )
     assert "library = " in source
 
 
@@ -112,7 +140,10 @@ def test_a_script_refuses_a_library_that_does_not_fit():
     """``multimodal_metrics.require`` names the exact pip command when the installed version does not fit."""
     import multimodal_metrics
 
-    assert multimodal_metrics.require(multimodal_metrics.__version__, "anls").__name__ == "multimodal_metrics.anls"
+    assert (
+        multimodal_metrics.require(multimodal_metrics.__version__, "anls").__name__
+        == "multimodal_metrics.anls"
+    )
     for other in ("0.2.0", "9.9.9", "0.1.99"):
         with pytest.raises(ImportError, match=rf"pip install multimodal-metrics=={re.escape(other)}"):
             multimodal_metrics.require(other, "anls")
@@ -120,7 +151,11 @@ def test_a_script_refuses_a_library_that_does_not_fit():
 
 def test_no_source_file_is_over_800_lines():
     files = [*(ROOT / "src").rglob("*.py"), *METRICS.rglob("*.py"), *(ROOT / "scripts").glob("*.py")]
-    long = {str(p.relative_to(ROOT)): n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    long = {
+        str(p.relative_to(ROOT)): n
+        for p in files
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800
+    }
     assert not long, f"split these files by concern: {long}"
 
 
@@ -157,7 +192,9 @@ def test_loading_imports_no_optional_heavy_library(name):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
     assert out.returncode == 0, out.stderr[-2000:]
-    assert out.stdout.strip() == "", f"evaluate.load imported {out.stdout.strip()} (import it inside functions)"
+    assert out.stdout.strip() == "", (
+        f"evaluate.load imported {out.stdout.strip()} (import it inside functions)"
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)

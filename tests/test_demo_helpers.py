@@ -19,7 +19,11 @@ def test_empty_options_mean_the_preset(demo):
     assert demo.chosen_number("0", "threshold") == 0.0  # a typed 0 is a 0, not the preset
     assert demo.chosen_number(-1, "threshold") == -1.0
     assert demo.chosen_number("10", "num_answers", integer=True) == 10
-    assert (demo.chosen_bool("preset", "x"), demo.chosen_bool("yes", "x"), demo.chosen_bool("no", "x")) == (None, True, False)
+    assert (demo.chosen_bool("preset", "x"), demo.chosen_bool("yes", "x"), demo.chosen_bool("no", "x")) == (
+        None,
+        True,
+        False,
+    )
 
 
 def test_bad_options_name_the_option(demo):
@@ -61,7 +65,12 @@ def test_numbers_are_rounded_for_reading(demo):
         "0.5", "0.6667", "1", "12", "0", "0", "123.4568",
     ]  # fmt: skip
     assert demo.fmt(float("nan")) == "nan"
-    result = {"f1": 2 / 3, "precision": 0.5, "signature": "x|v:1", "per_example": [{"f1": 1.0, "precision": 1.0}, {"f1": 0.0, "precision": 0.0}]}
+    result = {
+        "f1": 2 / 3,
+        "precision": 0.5,
+        "signature": "x|v:1",
+        "per_example": [{"f1": 1.0, "precision": 1.0}, {"f1": 0.0, "precision": 0.0}],
+    }
     assert demo.primary_key(result) == "f1"
     assert demo.headline(result).splitlines() == [
         "**f1:\xa00.6667**", "", "| other numbers | value |", "|---|---|", "| precision | 0.5 |",
@@ -85,8 +94,17 @@ def test_headline_shows_the_interval_beside_its_number(demo):
     assert list(demo.numbers_of(result)) == ["f1", "fid"]  # the bounds are not rows of their own
     lines = demo.headline(result).splitlines()
     # the primary number on a line of its own, its interval joined by non-breaking spaces (one line)
-    assert lines[:5] == ["**f1:\xa00.6667\xa0[0.25,\xa00.9123]**", "", "| other numbers | value |", "|---|---|", "| fid | 12.5 |"]
-    assert lines[-1] == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
+    assert lines[:5] == [
+        "**f1:\xa00.6667\xa0[0.25,\xa00.9123]**",
+        "",
+        "| other numbers | value |",
+        "|---|---|",
+        "| fid | 12.5 |",
+    ]
+    assert (
+        lines[-1]
+        == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
+    )
     assert "bootstrap" not in demo.headline({"f1": 0.5, "signature": "x|v:1"})
 
 
@@ -103,7 +121,9 @@ def test_histogram_html_counts_whole_examples(demo):
     assert demo.histogram_html([]) == ""
     for top in range(1, 400):
         ticks = demo._count_ticks(top)
-        assert ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
+        assert (
+            ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
+        )
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +132,9 @@ def playground(root):
     import importlib.util
 
     pytest.importorskip("gradio")
-    spec = importlib.util.spec_from_file_location("demo_helpers_playground", root / "spaces" / "playground" / "app.py")
+    spec = importlib.util.spec_from_file_location(
+        "demo_helpers_playground", root / "spaces" / "playground" / "app.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -206,7 +228,9 @@ def import_app(root, name: str):
     """metrics/<name>/app.py imported as a module (it builds its page without launching it)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location(f"demo_helpers_app_{name}", root / "metrics" / name / "app.py")
+    spec = importlib.util.spec_from_file_location(
+        f"demo_helpers_app_{name}", root / "metrics" / name / "app.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -257,7 +281,9 @@ def test_a_widget_check_names_the_widget_and_drops_a_refused_upload(demo, tmp_pa
     upload.write_text("not an image")
     files.GRADIO_CACHE = str(cache)
     with pytest.raises(ValueError, match=r"^`generated images`: Invalid file type"):
-        demo.preprocessed([files], [[{"path": str(upload), "orig_name": "notes.txt", "meta": {"_type": "gradio.FileData"}}]])
+        demo.preprocessed(
+            [files], [[{"path": str(upload), "orig_name": "notes.txt", "meta": {"_type": "gradio.FileData"}}]]
+        )
     assert not upload.exists()
 
 
@@ -309,7 +335,10 @@ def test_warnings_of_two_requests_at_once_stay_apart(demo):
             steps[3].wait()
         got[name] = caught.messages
 
-    threads = [threading.Thread(target=request, args=("a", True)), threading.Thread(target=request, args=("b", False))]
+    threads = [
+        threading.Thread(target=request, args=("a", True)),
+        threading.Thread(target=request, args=("b", False)),
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -348,7 +377,9 @@ def anls_server(root, tmp_path_factory):
     code = (f"import sys; sys.path.insert(0, {str(root / 'metrics' / 'anls')!r}); import app; "
             f"app.demo.launch(server_name='127.0.0.1', server_port={port}, quiet=True)")  # fmt: skip
     env = {**os.environ, "GRADIO_TEMP_DIR": str(cache)}  # its uploads, apart from any other server's
-    server = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    server = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
     _CACHES[server.pid] = cache
     url = f"http://127.0.0.1:{port}/"
     try:
@@ -382,7 +413,9 @@ def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_s
     huge = "\n".join(f"answer number {i:06d} of the set" for i in range(1_000_000))
     for _ in range(4):
         began = time.monotonic()
-        with pytest.raises(AppError, match=r"holds 3\d,\d{3},\d{3} characters; one Compute reads at most 10,000,000"):
+        with pytest.raises(
+            AppError, match=r"holds 3\d,\d{3},\d{3} characters; one Compute reads at most 10,000,000"
+        ):
             client.predict(huge, "a", *options, api_name="/compute")
         assert time.monotonic() - began < 30
     for _ in range(10):
@@ -402,16 +435,27 @@ def test_det_f1_labels_never_cover_each_other(root):
     image) are moved to free rows; no two label boxes overlap in any panel."""
     pytest.importorskip("gradio")
     app = import_app(root, "det_f1")
-    preds, refs, names = app.det_f1.from_fusion_brain(json.loads(app.EXAMPLE_REFERENCES), json.loads(app.EXAMPLE_PREDICTIONS))
-    crowded = {"cat": [[10, 10, 50, 50], [12, 11, 50, 50], [11, 12, 49, 50], [60, 10, 40, 40]], "dog": [[14, 14, 40, 40]]}
+    preds, refs, names = app.det_f1.from_fusion_brain(
+        json.loads(app.EXAMPLE_REFERENCES), json.loads(app.EXAMPLE_PREDICTIONS)
+    )
+    crowded = {
+        "cat": [[10, 10, 50, 50], [12, 11, 50, 50], [11, 12, 49, 50], [60, 10, 40, 40]],
+        "dog": [[14, 14, 40, 40]],
+    }
     options = {"matching": "any", "iou_threshold": 0.5, "iou_boundary": "inclusive", "box_format": "xywh"}
-    for picture in (app.draw_images(names, preds, refs, options),
-                    app.draw_images(["crowded"], [crowded], [{"cat": [[10, 10, 50, 50]], "dog": [[15, 15, 40, 40]]}], options)):
+    for picture in (
+        app.draw_images(names, preds, refs, options),
+        app.draw_images(
+            ["crowded"], [crowded], [{"cat": [[10, 10, 50, 50]], "dog": [[15, 15, 40, 40]]}], options
+        ),
+    ):
         labels = picture.info["labels"]
         assert len(labels) >= 5
         clashes = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if app._overlap(a, b)]
         assert not clashes, clashes
-        assert all(0 <= x1 < x2 <= picture.width and 0 <= y1 < y2 <= picture.height for x1, y1, x2, y2 in labels)
+        assert all(
+            0 <= x1 < x2 <= picture.width and 0 <= y1 < y2 <= picture.height for x1, y1, x2, y2 in labels
+        )
 
 
 def test_fid_clip_on_a_space_reads_only_uploads_and_known_folders(root, tmp_path, monkeypatch):
@@ -477,4 +521,13 @@ def test_deeply_nested_json_is_a_message_for_an_api_client(anls_server):
 
     _, client, _ = anls_server
     with pytest.raises(AppError, match=r"`predictions` is nested too deeply to read"):
-        client.predict("[" * 100_000 + "]" * 100_000, "a", "default", "", "preset", "preset", "preset", api_name="/compute")
+        client.predict(
+            "[" * 100_000 + "]" * 100_000,
+            "a",
+            "default",
+            "",
+            "preset",
+            "preset",
+            "preset",
+            api_name="/compute",
+        )

@@ -83,20 +83,37 @@ def test_iou_boundary_threshold_and_box_format_options():
     refs, preds = [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}]  # IoU = 0.5
     assert m.compute(predictions=preds, references=refs, iou_boundary="strict")["f1"] == 0.0
     assert m.compute(predictions=preds, references=refs, iou_threshold=0.6)["f1"] == 0.0
-    assert m.compute(predictions=preds, references=refs, iou_threshold=0.0, iou_boundary="strict")["f1"] == 1.0
-    xyxy = m.compute(predictions=[{"cat": [[0, 0, 10, 5]]}], references=[{"cat": [[0, 0, 10, 10]]}], box_format="xyxy")
+    assert (
+        m.compute(predictions=preds, references=refs, iou_threshold=0.0, iou_boundary="strict")["f1"] == 1.0
+    )
+    xyxy = m.compute(
+        predictions=[{"cat": [[0, 0, 10, 5]]}], references=[{"cat": [[0, 0, 10, 10]]}], box_format="xyxy"
+    )
     assert xyxy["f1"] == 1.0
-    r = m.compute(predictions=preds, references=refs, iou_boundary="strict", box_format="xyxy", matching="one_to_one")
-    assert r["signature"] == "det_f1|preset:default|match:one_to_one|iou:0.5|bound:strict|fmt:xyxy|miss:error|v:0.1.0"
+    r = m.compute(
+        predictions=preds, references=refs, iou_boundary="strict", box_format="xyxy", matching="one_to_one"
+    )
+    assert (
+        r["signature"]
+        == "det_f1|preset:default|match:one_to_one|iou:0.5|bound:strict|fmt:xyxy|miss:error|v:0.1.0"
+    )
 
 
 def test_presets_and_signatures():
     refs, preds = [{"cat": [B]}], [{"cat": [B]}]
-    sig = {p: load_metric("det_f1", p).compute(predictions=preds, references=refs)["signature"] for p in
-           ("default", "fusion_brain_2021", "one_to_one")}
-    assert sig["default"] == "det_f1|preset:default|match:any|iou:0.5|bound:inclusive|fmt:xywh|miss:error|v:0.1.0"
+    sig = {
+        p: load_metric("det_f1", p).compute(predictions=preds, references=refs)["signature"]
+        for p in ("default", "fusion_brain_2021", "one_to_one")
+    }
+    assert (
+        sig["default"]
+        == "det_f1|preset:default|match:any|iou:0.5|bound:inclusive|fmt:xywh|miss:error|v:0.1.0"
+    )
     assert sig["fusion_brain_2021"] == sig["default"].replace("preset:default", "preset:fusion_brain_2021")
-    assert sig["one_to_one"] == "det_f1|preset:one_to_one|match:one_to_one|iou:0.5|bound:inclusive|fmt:xywh|miss:empty|v:0.1.0"
+    assert (
+        sig["one_to_one"]
+        == "det_f1|preset:one_to_one|match:one_to_one|iou:0.5|bound:inclusive|fmt:xywh|miss:empty|v:0.1.0"
+    )
 
 
 def test_input_forms_agree_numpy_torch_records_and_accumulation():
@@ -108,7 +125,11 @@ def test_input_forms_agree_numpy_torch_records_and_accumulation():
     expected = m.compute(predictions=preds, references=refs)
     records = [{"classes": list(x), "boxes": list(x.values())} for x in refs]
     arrays = [
-        {"cat": np.array([[1, 1, 10, 10]]), "dog": torch.tensor([[0.0, 0, 3, 3]]), "unrequested": np.zeros((0, 4))},
+        {
+            "cat": np.array([[1, 1, 10, 10]]),
+            "dog": torch.tensor([[0.0, 0, 3, 3]]),
+            "unrequested": np.zeros((0, 4)),
+        },
         {"classes": ["cat"], "boxes": [np.zeros((0, 4))]},
     ]
     assert m.compute(predictions=arrays, references=records) == expected
@@ -172,7 +193,9 @@ datasets_ = st.lists(image(), min_size=1, max_size=25)
 
 
 def _fb(data):
-    return {f"{i}.jpg": gt for i, (gt, _) in enumerate(data)}, {f"{i}.jpg": p for i, (_, p) in enumerate(data)}
+    return {f"{i}.jpg": gt for i, (gt, _) in enumerate(data)}, {
+        f"{i}.jpg": p for i, (_, p) in enumerate(data)
+    }
 
 
 def _counts(result):
@@ -289,34 +312,85 @@ OK = {"cat": [B]}
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(predictions=[OK, OK], references=[OK]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (
+            dict(predictions=[OK, OK], references=[OK]),
+            ValueError,
+            r"`predictions` has 2 .* `references` has 1",
+        ),
         (dict(predictions=None, references=[OK]), ValueError, r"`predictions` is required"),
         (dict(predictions=[OK, None], references=[OK, OK]), TypeError, r"`predictions\[1\]` is None"),
         (dict(predictions=[OK], references=["cat"]), TypeError, r"`references\[0\]` must be a dict"),
-        (dict(predictions=[{"cat": [[0, 0, 1]]}], references=[OK]), ValueError,
-         r"`predictions\[0\]` class 'cat', box 0: a box has 4 numbers, got 3"),
-        (dict(predictions=[OK, {"cat": [B, [1, 2, 3, 4, 5]]}], references=[OK, OK]), ValueError,
-         r"`predictions\[1\]` class 'cat', box 1: a box has 4 numbers"),
-        (dict(predictions=[OK], references=[{"cat": [[0, 0, "1", 1]]}]), TypeError,
-         r"`references\[0\]` class 'cat', box 0: coordinates must be numbers"),
-        (dict(predictions=[OK], references=[{"cat": None}]), TypeError, r"`references\[0\]` class 'cat': box list is None"),
-        (dict(predictions=[{"classes": ["cat", "dog"], "boxes": [[B]]}], references=[OK]), ValueError,
-         r"`predictions\[0\]`: 'classes' has 2 entries but 'boxes' has 1"),
-        (dict(predictions=[{"classes": ["cat", "cat"], "boxes": [[B], [B]]}], references=[OK]), ValueError,
-         r"`predictions\[0\]`: class 'cat' is listed twice"),
-        (dict(predictions=[OK], references=[{"cat": [[0, 0, float("nan"), 1]]}]), ValueError,
-         r"`references\[0\]` class 'cat', box 0: NaN or infinite coordinate"),
-        (dict(predictions=[OK, {"dog": [], "cat": [B, [0, 0, -1, 5]]}], references=[OK, OK]), ValueError,
-         r"`predictions\[1\]` class 'cat', box 1: negative width/height"),
-        (dict(predictions=[{"cat": [[5, 0, 4, 10]]}], references=[OK], box_format="xyxy"), ValueError,
-         r"`predictions\[0\]` class 'cat', box 0: x2 < x1"),
-        (dict(predictions=[{"cat": np.zeros((2, 3))}], references=[OK]), ValueError,
-         r"`predictions\[0\]` class 'cat': boxes must have shape \(N, 4\)"),
-        (dict(predictions=[OK], references=[OK], matching="hungarian"), ValueError, r"`matching` must be one of"),
+        (
+            dict(predictions=[{"cat": [[0, 0, 1]]}], references=[OK]),
+            ValueError,
+            r"`predictions\[0\]` class 'cat', box 0: a box has 4 numbers, got 3",
+        ),
+        (
+            dict(predictions=[OK, {"cat": [B, [1, 2, 3, 4, 5]]}], references=[OK, OK]),
+            ValueError,
+            r"`predictions\[1\]` class 'cat', box 1: a box has 4 numbers",
+        ),
+        (
+            dict(predictions=[OK], references=[{"cat": [[0, 0, "1", 1]]}]),
+            TypeError,
+            r"`references\[0\]` class 'cat', box 0: coordinates must be numbers",
+        ),
+        (
+            dict(predictions=[OK], references=[{"cat": None}]),
+            TypeError,
+            r"`references\[0\]` class 'cat': box list is None",
+        ),
+        (
+            dict(predictions=[{"classes": ["cat", "dog"], "boxes": [[B]]}], references=[OK]),
+            ValueError,
+            r"`predictions\[0\]`: 'classes' has 2 entries but 'boxes' has 1",
+        ),
+        (
+            dict(predictions=[{"classes": ["cat", "cat"], "boxes": [[B], [B]]}], references=[OK]),
+            ValueError,
+            r"`predictions\[0\]`: class 'cat' is listed twice",
+        ),
+        (
+            dict(predictions=[OK], references=[{"cat": [[0, 0, float("nan"), 1]]}]),
+            ValueError,
+            r"`references\[0\]` class 'cat', box 0: NaN or infinite coordinate",
+        ),
+        (
+            dict(predictions=[OK, {"dog": [], "cat": [B, [0, 0, -1, 5]]}], references=[OK, OK]),
+            ValueError,
+            r"`predictions\[1\]` class 'cat', box 1: negative width/height",
+        ),
+        (
+            dict(predictions=[{"cat": [[5, 0, 4, 10]]}], references=[OK], box_format="xyxy"),
+            ValueError,
+            r"`predictions\[0\]` class 'cat', box 0: x2 < x1",
+        ),
+        (
+            dict(predictions=[{"cat": np.zeros((2, 3))}], references=[OK]),
+            ValueError,
+            r"`predictions\[0\]` class 'cat': boxes must have shape \(N, 4\)",
+        ),
+        (
+            dict(predictions=[OK], references=[OK], matching="hungarian"),
+            ValueError,
+            r"`matching` must be one of",
+        ),
         (dict(predictions=[OK], references=[OK], iou_threshold=1.5), ValueError, r"`iou_threshold`"),
-        (dict(predictions=[OK], references=[OK], iou_boundary="open"), ValueError, r"`iou_boundary` must be one of"),
-        (dict(predictions=[OK], references=[OK], box_format="cxcywh"), ValueError, r"`box_format` must be one of"),
-        (dict(predictions=[OK], references=[OK], missing_class="skip"), ValueError, r"`missing_class` must be one of"),
+        (
+            dict(predictions=[OK], references=[OK], iou_boundary="open"),
+            ValueError,
+            r"`iou_boundary` must be one of",
+        ),
+        (
+            dict(predictions=[OK], references=[OK], box_format="cxcywh"),
+            ValueError,
+            r"`box_format` must be one of",
+        ),
+        (
+            dict(predictions=[OK], references=[OK], missing_class="skip"),
+            ValueError,
+            r"`missing_class` must be one of",
+        ),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -335,9 +409,13 @@ def test_fusion_brain_loader_errors():
     gt = {"a.jpg": {"cat": [B], "dog": []}, "b.jpg": {"cat": []}}
     with pytest.raises(ValueError, match=r"same images .*1 missing from predictions \['b.jpg'\]"):
         det.from_fusion_brain(gt, {"a.jpg": {"cat": [B], "dog": []}})
-    with pytest.raises(ValueError, match=r"`predictions\['a.jpg'\]` \(image 0\) has no entry for requested class 'dog'"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\['a.jpg'\]` \(image 0\) has no entry for requested class 'dog'"
+    ):
         det.from_fusion_brain(gt, {"a.jpg": {"cat": [B]}, "b.jpg": {"cat": []}})
-    preds, refs, images = det.from_fusion_brain(gt, {"b.jpg": {"cat": [[]], "x": [B]}, "a.jpg": {"dog": [], "cat": [B]}})
+    preds, refs, images = det.from_fusion_brain(
+        gt, {"b.jpg": {"cat": [[]], "x": [B]}, "a.jpg": {"dog": [], "cat": [B]}}
+    )
     assert images == ["a.jpg", "b.jpg"] and det.det_f1(preds, refs)["f1"] == 1.0
 
 
@@ -388,7 +466,9 @@ def test_demo_serves_scores_and_draws():
     try:
         refs = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]], "dog": []}})
         preds = json.dumps({"a.jpg": {"cat": [[0, 0, 10, 5], [1, 1, 10, 10]], "dog": [[5, 5, 5, 5]]}})
-        result, *_, picture, note = client.predict(refs, preds, "default", "preset", "", "preset", "preset", api_name="/compute")
+        result, *_, picture, note = client.predict(
+            refs, preds, "default", "preset", "", "preset", "preset", api_name="/compute"
+        )
         assert (result["tp"], result["fp"], result["fn"]) == (2.0, 1.0, 0.0)
         assert result["per_example"][0]["f1"] == result["f1"]
         from PIL import Image
@@ -396,14 +476,33 @@ def test_demo_serves_scores_and_draws():
         path = picture["path"] if isinstance(picture, dict) else picture
         with Image.open(path) as img:
             assert img.width > 100 and img.height > 100
-        result, *_ = client.predict(refs, preds, "one_to_one", "preset", "", "strict", "preset", api_name="/compute")
+        result, *_ = client.predict(
+            refs, preds, "one_to_one", "preset", "", "strict", "preset", api_name="/compute"
+        )
         assert (result["tp"], result["fp"], result["fn"]) == (1.0, 2.0, 1.0)
         assert "|bound:strict|" in result["signature"]
         with pytest.raises(Exception, match="same images"):
-            client.predict(refs, json.dumps({"b.jpg": {"cat": []}}), "default", "preset", "", "preset", "preset", api_name="/compute")
+            client.predict(
+                refs,
+                json.dumps({"b.jpg": {"cat": []}}),
+                "default",
+                "preset",
+                "",
+                "preset",
+                "preset",
+                api_name="/compute",
+            )
         with pytest.raises(Exception, match="negative width/height"):
-            client.predict(refs, json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}), "default", "preset", "", "preset",
-                           "preset", api_name="/compute")
+            client.predict(
+                refs,
+                json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}),
+                "default",
+                "preset",
+                "",
+                "preset",
+                "preset",
+                api_name="/compute",
+            )
     finally:
         demo.close()
 

@@ -35,8 +35,29 @@ COORDS = st.one_of(
     st.integers(-(2**70), 2**70),
     st.floats(allow_nan=True, allow_infinity=True),
     st.sampled_from(
-        [0, 1, 2**53 + 1, 2**64, 2**1100, -(10**400), True, False, np.bool_(True), np.float32(0.5), np.int64(3),
-         np.uint64(2**64 - 1), np.float16(0.1), "1", b"1", None, Int(2), Float(1.5), 1j, [1], (1,)]
+        [
+            0,
+            1,
+            2**53 + 1,
+            2**64,
+            2**1100,
+            -(10**400),
+            True,
+            False,
+            np.bool_(True),
+            np.float32(0.5),
+            np.int64(3),
+            np.uint64(2**64 - 1),
+            np.float16(0.1),
+            "1",
+            b"1",
+            None,
+            Int(2),
+            Float(1.5),
+            1j,
+            [1],
+            (1,),
+        ]
     ),
 )
 PLAIN = st.one_of(st.integers(-1000, 1000), st.floats(-1e6, 1e6, allow_nan=False))
@@ -56,12 +77,17 @@ BOX_LIST = st.one_of(
     st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3).map(tuple),
     st.sampled_from([None, "cat", np.zeros((2, 4)), np.zeros((0, 4)), {(1, 2, 3, 4)}, 5]),
 )
-CLASS = st.one_of(st.sampled_from(["cat", "dog", "a lamp", "ёж", "classes", "boxes", "a\ud800", "", "counts"]), st.text(max_size=3))
+CLASS = st.one_of(
+    st.sampled_from(["cat", "dog", "a lamp", "ёж", "classes", "boxes", "a\ud800", "", "counts"]),
+    st.text(max_size=3),
+)
 IMAGE = st.one_of(
     st.dictionaries(CLASS, st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3), max_size=4),
     st.dictionaries(CLASS, BOX_LIST, max_size=4),
     st.dictionaries(st.sampled_from([1, b"cat", None, 1.5]), BOX_LIST, min_size=1, max_size=2),
-    st.sampled_from([None, "cat", [], 3, {"classes": ["cat"], "boxes": [[[0, 0, 1, 1]]]}, {"classes": [], "boxes": []}]),
+    st.sampled_from(
+        [None, "cat", [], 3, {"classes": ["cat"], "boxes": [[[0, 0, 1, 1]]]}, {"classes": [], "boxes": []}]
+    ),
 )
 
 
@@ -86,8 +112,13 @@ def test_fast_walk_equals_the_checked_path_or_steps_aside(images):
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.dictionaries(CLASS, st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3), max_size=4),
-                min_size=1, max_size=6))
+@given(
+    st.lists(
+        st.dictionaries(CLASS, st.lists(st.lists(PLAIN, min_size=4, max_size=4), max_size=3), max_size=4),
+        min_size=1,
+        max_size=6,
+    )
+)
 def test_plain_batches_take_the_fast_walk(images):
     if any("classes" in im or not "".join(im).isprintable() or "\ud800" in "".join(im) for im in images):
         return
@@ -106,7 +137,9 @@ def test_fast_walk_across_chunks(monkeypatch):
     bad = [dict(p) for p in preds]
     bad[650]["x"] = [[True, 0, 1, 1]]  # a bool in a late chunk: the checked path names it
     assert det_columns._pack_plain(bad) is None
-    with pytest.raises(TypeError, match=r"`predictions\[650\]` class 'x', box 0: coordinates must be numbers"):
+    with pytest.raises(
+        TypeError, match=r"`predictions\[650\]` class 'x', box 0: coordinates must be numbers"
+    ):
         det_columns.pack(bad, "predictions")
 
 
@@ -120,7 +153,9 @@ def test_arrow_columns_read_back_unchanged():
         array = det_columns.to_arrow(cols)
         assert array.to_pylist() == det_columns.normalize_batch(side, "predictions")
         assert _same(det_columns.from_arrow(pa.chunked_array([array[:7], array[7:]])), cols)
-        assert _same(det_columns.from_arrow(array[5:]), det_columns.pack(side[5:], "predictions"))  # slices honoured
+        assert _same(
+            det_columns.from_arrow(array[5:]), det_columns.pack(side[5:], "predictions")
+        )  # slices honoured
 
 
 def _shuffled(images, rng, extra=False, records=False):
@@ -250,7 +285,9 @@ def _reference_boxes(lists):
             counts.append(0)
             continue
         for box in boxes:
-            if len(box) != 4 or not all(type(v) is float or type(v) is int and INT32[0] <= v < INT32[1] for v in box):
+            if len(box) != 4 or not all(
+                type(v) is float or type(v) is int and INT32[0] <= v < INT32[1] for v in box
+            ):
                 return None
             coords.append([float(v) for v in box])
         counts.append(len(boxes))
@@ -261,7 +298,8 @@ def _same_boxes(got, expected) -> bool:
     if got is None or expected is None:
         return got is None and expected is None
     return np.array_equal(got[0], expected[0]) and np.array_equal(
-        got[1].view(np.int64), expected[1].view(np.int64)  # bit for bit (NaN payloads, -0.0)
+        got[1].view(np.int64),
+        expected[1].view(np.int64),  # bit for bit (NaN payloads, -0.0)
     )
 
 
@@ -286,8 +324,12 @@ def _random_box_lists(rng, n_lists=None):
     def number():
         k = kind if kind != "mixed" else rng.choice(["int", "float"])
         if k == "int":
-            return rng.choice([rng.randint(-1000, 1000), _tricky_int(rng), INT32[0], INT32[1] - 1, 0x5B5B5B5B])
-        return rng.choice([rng.uniform(-1e3, 1e3), _tricky_float(rng), -0.0, float("nan"), float("inf"), 1e308])
+            return rng.choice(
+                [rng.randint(-1000, 1000), _tricky_int(rng), INT32[0], INT32[1] - 1, 0x5B5B5B5B]
+            )
+        return rng.choice(
+            [rng.uniform(-1e3, 1e3), _tricky_float(rng), -0.0, float("nan"), float("inf"), 1e308]
+        )
 
     out = []
     for _ in range(rng.randint(0, 8) if n_lists is None else n_lists):
@@ -380,7 +422,15 @@ def _mutated(rng, stream: bytes) -> bytes:
         elif what < 0.7:
             del out[at : at + rng.choice([1, 4, 5, 9])]
         elif what < 0.9:
-            out[at:at] = rng.choice([b"[\x00\x00\x00\x00", b"[\x04\x00\x00\x00", b"i\x01\x00\x00\x00", b"g" + bytes(8), b"[\x01\x00\x00\x00"])
+            out[at:at] = rng.choice(
+                [
+                    b"[\x00\x00\x00\x00",
+                    b"[\x04\x00\x00\x00",
+                    b"i\x01\x00\x00\x00",
+                    b"g" + bytes(8),
+                    b"[\x01\x00\x00\x00",
+                ]
+            )
         else:
             span = out[at : at + rng.choice([5, 9, 25, 41])]
             out[at:at] = span
@@ -411,20 +461,51 @@ def test_mutated_streams_taken_only_when_they_decode_to_plain_boxes(seed):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.lists(st.lists(st.one_of(PLAIN, st.sampled_from([2**31 - 1, -(2**31), -0.0, 1e308])), min_size=4, max_size=4),
-                         max_size=4) | st.just([[]]), max_size=6))
+@given(
+    st.lists(
+        st.lists(
+            st.lists(
+                st.one_of(PLAIN, st.sampled_from([2**31 - 1, -(2**31), -0.0, 1e308])), min_size=4, max_size=4
+            ),
+            max_size=4,
+        )
+        | st.just([[]]),
+        max_size=6,
+    )
+)
 def test_plain_box_lists_hypothesis(lists):
     assert _same_boxes(det_stream.plain_boxes(lists), _reference_boxes(lists))
 
 
-EDGE = [0.0, -0.0, 1.0, -1.0, 2.0**-600, -(2.0**-600), 2.0**-500, 2.0**-499, 2.0**499, -(2.0**499), 2.0**500,
-        2.0**501, 1e308, float("inf"), -float("inf"), float("nan"), 5e-324]
+EDGE = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    2.0**-600,
+    -(2.0**-600),
+    2.0**-500,
+    2.0**-499,
+    2.0**499,
+    -(2.0**499),
+    2.0**500,
+    2.0**501,
+    1e308,
+    float("inf"),
+    -float("inf"),
+    float("nan"),
+    5e-324,
+]
 COORD = st.one_of(st.sampled_from(EDGE), st.floats(-1e3, 1e3), st.integers(-1000, 1000).map(float))
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.lists(COORD, min_size=4, max_size=4), max_size=8), st.sampled_from(["xywh", "xyxy"]),
-       st.integers(0, 8), st.integers(0, 8))
+@given(
+    st.lists(st.lists(COORD, min_size=4, max_size=4), max_size=8),
+    st.sampled_from(["xywh", "xyxy"]),
+    st.integers(0, 8),
+    st.integers(0, 8),
+)
 def test_ordinary_values_pass_every_block_check(rows, box_format, lo, hi):
     """`_ordinary_values` (one test of the whole array) only says True when every block would pass
     the value check and need no IoU scaling."""

@@ -64,12 +64,25 @@ def _columns(case: str) -> dict:
     rng = random.Random(8)
     if name == "vqa_acc":
         types = [rng.choice(["color", "count", ""]) for _ in preds]
-        return {"predictions": preds, "references": _vqa_refs(refs), "question_types": types, "answer_types": types[::-1]}
+        return {
+            "predictions": preds,
+            "references": _vqa_refs(refs),
+            "question_types": types,
+            "answer_types": types[::-1],
+        }
     if name == "vqa_acc/tdiuc":
         first = [r if isinstance(r, str) else r[0] for r in refs]
-        return {"predictions": preds, "references": first, "question_types": [rng.choice("abc") for _ in preds]}
+        return {
+            "predictions": preds,
+            "references": first,
+            "question_types": [rng.choice("abc") for _ in preds],
+        }
     if name == "vqa_acc/fusion_brain_2021":
-        return {"predictions": preds, "references": refs, "languages": [rng.choice(["en", "ru"]) for _ in preds]}
+        return {
+            "predictions": preds,
+            "references": refs,
+            "languages": [rng.choice(["en", "ru"]) for _ in preds],
+        }
     return {"predictions": preds, "references": refs}
 
 
@@ -155,7 +168,9 @@ def _both_paths(case: str, options: dict, tmp_path, monkeypatch):
     created = []
     original = evaluate.module.EvaluationModule._create_cache_file
     monkeypatch.setattr(
-        evaluate.module.EvaluationModule, "_create_cache_file", lambda self, *a, **k: created.append(1) or original(self, *a, **k)
+        evaluate.module.EvaluationModule,
+        "_create_cache_file",
+        lambda self, *a, **k: created.append(1) or original(self, *a, **k),
     )
     cached = _load(name, tmp_path / "cached")
     seen_cached = _spy_compute(cached)
@@ -168,7 +183,9 @@ def _both_paths(case: str, options: dict, tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("case", CASES)
 def test_direct_compute_equals_the_cache_path(case, tmp_path, monkeypatch):
-    got, expected, seen_direct, seen_cached = _both_paths(case, {"return_per_example": True}, tmp_path, monkeypatch)
+    got, expected, seen_direct, seen_cached = _both_paths(
+        case, {"return_per_example": True}, tmp_path, monkeypatch
+    )
     assert got == expected
     assert len(seen_direct) == len(seen_cached) == 1
     assert seen_direct[0].keys() == seen_cached[0].keys()
@@ -176,7 +193,9 @@ def test_direct_compute_equals_the_cache_path(case, tmp_path, monkeypatch):
         _same_column(seen_direct[0][key], seen_cached[0][key])
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.endswith(":small") or c.startswith(("anls", "vqa_acc/tdiuc"))])
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.endswith(":small") or c.startswith(("anls", "vqa_acc/tdiuc"))]
+)
 def test_direct_intervals_and_trainer_equal_the_cache_path(case, tmp_path, monkeypatch):
     name = case.split("/")[0].split(":")[0]
     intervals = INTERVAL_OPTIONS.get(name, INTERVALS)
@@ -206,7 +225,10 @@ BAD = {
         {"predictions": ["a"], "references": [3], "question_types": ["t"]},
     ],
     "vqa_acc": [
-        {"predictions": ["a"], "references": [["a"] * 3]},  # raised in _compute (num_answers), after the batch
+        {
+            "predictions": ["a"],
+            "references": [["a"] * 3],
+        },  # raised in _compute (num_answers), after the batch
         {"predictions": ["a"], "references": [["a"] * 10], "languages": ["en"]},
     ],
     "det_f1": [
@@ -217,7 +239,12 @@ BAD = {
     ],
     "codebleu": [
         {"predictions": ["x = 1", 2], "references": ["x", "y"], "lang": "python"},
-        {"predictions": ["x = 1"], "references": [["x = 1"]], "lang": "python", "grammar_library": "/nonexistent.so"},
+        {
+            "predictions": ["x = 1"],
+            "references": [["x = 1"]],
+            "lang": "python",
+            "grammar_library": "/nonexistent.so",
+        },
     ],
     "fid_clip": [
         {"predictions": [[0.0, 1.0], [1.0]], "references": [[0.0, 1.0]]},
@@ -260,12 +287,20 @@ def test_direct_errors_equal_the_cache_path(name, tmp_path, monkeypatch):
         assert _files(tmp_path / f"direct{i}") == before
         assert direct.writer is None and direct.data is None and direct.selected_feature_format is None
         cached = _load(name, tmp_path / f"cached{i}")
-        inputs = {k: v for k, v in bad.items() if k in ("predictions", "references", "question_types", "languages", "texts")}
+        inputs = {
+            k: v
+            for k, v in bad.items()
+            if k in ("predictions", "references", "question_types", "languages", "texts")
+        }
         options = {k: v for k, v in bad.items() if k not in inputs}
         expected = _outcome(_add_then_compute, cached, inputs, options)
         assert got == expected, bad
         # the object is clean: a good compute follows on the direct path
-        good = _columns(name + ":small") if name != "ru_meteor/nltk" else {"predictions": ["a"], "references": ["a"]}
+        good = (
+            _columns(name + ":small")
+            if name != "ru_meteor/nltk"
+            else {"predictions": ["a"], "references": ["a"]}
+        )
         options = {**OPTIONS.get(name.split("/")[0], {})}
         guard = _NoCache(monkeypatch)
         direct.compute(**good, **options)
@@ -289,20 +324,30 @@ def _toy_classes():
     import evaluate
 
     from multimodal_metrics import hf as common
+
     two = [
         datasets.Features({"predictions": datasets.Value("int64"), "references": datasets.Value("int64")}),
         datasets.Features(
-            {"predictions": datasets.Sequence(datasets.Value("int64")), "references": datasets.Sequence(datasets.Value("int64"))}
+            {
+                "predictions": datasets.Sequence(datasets.Value("int64")),
+                "references": datasets.Sequence(datasets.Value("int64")),
+            }
         ),
     ]
     three = datasets.Features(
-        {"predictions": datasets.Value("string"), "references": datasets.Value("string"), "weights": datasets.Value("float64")}
+        {
+            "predictions": datasets.Value("string"),
+            "references": datasets.Value("string"),
+            "weights": datasets.Value("float64"),
+        }
     )
 
     def make(features, fmt):
         class Toy(evaluate.Metric):
             def _info(self):
-                info = evaluate.MetricInfo(description="toy", citation="", inputs_description="", features=features)
+                info = evaluate.MetricInfo(
+                    description="toy", citation="", inputs_description="", features=features
+                )
                 info.format = fmt
                 return info
 
@@ -395,6 +440,9 @@ def test_failed_compute_leaves_the_object_clean(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="predictions"):
         metric.compute(predictions=[{}], references=[{"cat": [[0, 0, 1, 1]]}])
     assert metric.writer is None and metric.data is None and metric.filelocks is None
-    assert metric.compute(predictions=[{"cat": [[0, 0, 1, 1]]}], references=[{"cat": [[0, 0, 1, 1]]}])["f1"] == 1.0
+    assert (
+        metric.compute(predictions=[{"cat": [[0, 0, 1, 1]]}], references=[{"cat": [[0, 0, 1, 1]]}])["f1"]
+        == 1.0
+    )
     guard.undo()
     assert _files(tmp_path) == before

@@ -43,8 +43,15 @@ def models(tmp_path_factory):
     weights = tiny_inception_weights(inception, folder)
     ruclip_ref = tiny_ruclip(folder / "ruclip-tiny")
     hf_model, hf_tok = tiny_hf_clip(folder / "clip-tiny")
-    return {"folder": folder, "inception": weights, "ruclip": folder / "ruclip-tiny", "ruclip_ref": ruclip_ref,
-            "hf": folder / "clip-tiny", "hf_model": hf_model, "hf_tok": hf_tok}
+    return {
+        "folder": folder,
+        "inception": weights,
+        "ruclip": folder / "ruclip-tiny",
+        "ruclip_ref": ruclip_ref,
+        "hf": folder / "clip-tiny",
+        "hf_model": hf_model,
+        "hf_tok": hf_tok,
+    }
 
 
 def fid_oracle(a, b):
@@ -55,14 +62,17 @@ def fid_oracle(a, b):
 # ------------------------------------------------------------------------------------------------
 # seeds_reference.md 6.6
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("clip_score,fid,expected", [(0.25, 50, 0.5), (0.25, 250, 0.125), (0.25, 0, 0.625),
-                                                     (0.3, 120.5, 0.34875)])
+@pytest.mark.parametrize(
+    "clip_score,fid,expected", [(0.25, 50, 0.5), (0.25, 250, 0.125), (0.25, 0, 0.625), (0.3, 120.5, 0.34875)]
+)
 def test_generation_score_vectors(clip_score, fid, expected):
     assert core.generation_score(clip_score, fid) == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("other,expected", [([[a + 1, b] for a, b in X1], 1.0), ([[2 * a, 2 * b] for a, b in X1], 1.166667),
-                                            (X1, 0.0)])
+@pytest.mark.parametrize(
+    "other,expected",
+    [([[a + 1, b] for a, b in X1], 1.0), ([[2 * a, 2 * b] for a, b in X1], 1.166667), (X1, 0.0)],
+)
 def test_frechet_vectors_through_the_module(other, expected):
     r = load_metric("fid_clip").compute(predictions=other, references=X1)
     assert r["fid"] == pytest.approx(expected, abs=1e-6)
@@ -114,15 +124,23 @@ def test_statistics_files_pytorch_fid_format(tmp_path):
     a, b = bench.features(300, 16, 5), bench.features(280, 16, 6)
     m = load_metric("fid_clip")
     r = m.compute(predictions=a, references=b, save_stats=str(tmp_path / "stats"))
-    with np.load(tmp_path / "stats" / "references.npz") as f:  # what pytorch-fid's _compute_statistics_of_path reads
+    with np.load(
+        tmp_path / "stats" / "references.npz"
+    ) as f:  # what pytorch-fid's _compute_statistics_of_path reads
         mu, sigma = f["mu"][:], f["sigma"][:]
         assert int(f["n"]) == 280
     np.testing.assert_allclose(sigma, np.cov(b, rowvar=False), rtol=1e-10)
-    from_file = m.compute(predictions=a, references=a[:2], reference_stats=str(tmp_path / "stats" / "references.npz"))
+    from_file = m.compute(
+        predictions=a, references=a[:2], reference_stats=str(tmp_path / "stats" / "references.npz")
+    )
     from_dict = m.compute(predictions=a, references=a[:2], reference_stats={"mu": mu, "sigma": sigma})
-    assert from_file["fid"] == pytest.approx(r["fid"], rel=1e-12) and from_dict["fid"] == pytest.approx(r["fid"], rel=1e-12)
+    assert from_file["fid"] == pytest.approx(r["fid"], rel=1e-12) and from_dict["fid"] == pytest.approx(
+        r["fid"], rel=1e-12
+    )
     # saved statistics with their count merge back exactly
-    merged = core.load_stats(str(tmp_path / "stats" / "predictions.npz")).merge(core.load_stats(str(tmp_path / "stats" / "references.npz")))
+    merged = core.load_stats(str(tmp_path / "stats" / "predictions.npz")).merge(
+        core.load_stats(str(tmp_path / "stats" / "references.npz"))
+    )
     np.testing.assert_allclose(merged.covariance, np.cov(np.concatenate([a, b]), rowvar=False), rtol=1e-9)
     np.savez(tmp_path / "plain.npz", mu=mu, sigma=sigma)  # pytorch-fid --save-stats: no n
     assert core.load_stats(str(tmp_path / "plain.npz")).covariance is not None
@@ -152,7 +170,9 @@ def test_inception_weights_load_strictly_and_give_the_same_features(models, tmp_
     state = {k: v for k, v in ref.state_dict().items() if not k.endswith("num_batches_tracked")}
     torch.save(state, tmp_path / "no_counters.pth")
     with torch.inference_mode():
-        np.testing.assert_array_equal(inception.load_fid_inception(tmp_path / "no_counters.pth")(x).numpy(), ref(x).numpy())
+        np.testing.assert_array_equal(
+            inception.load_fid_inception(tmp_path / "no_counters.pth")(x).numpy(), ref(x).numpy()
+        )
     # a wrong file is refused with the option named
     torch.save({"Conv2d_1a_3x3.conv.weight": torch.zeros(32, 3, 3, 3)}, tmp_path / "partial.pth")
     with pytest.raises(ValueError, match=r"`inception_weights`: .* does not fit the FID Inception network"):
@@ -176,11 +196,16 @@ def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
     monkeypatch.setattr(socket, "getaddrinfo", no_network)
     monkeypatch.setattr(socket.socket, "connect", no_network)
     imgs = random_images(2)
-    with pytest.raises(ValueError, match=r"`inception_weights`: .*not found in the torch hub cache .*hub/checkpoints/"
-                                         r"pt_inception-2015-12-05-6726825d.pth.*nothing is downloaded.*"
-                                         r"pytorch-fid/releases/download.*put it at"):
+    with pytest.raises(
+        ValueError,
+        match=r"`inception_weights`: .*not found in the torch hub cache .*hub/checkpoints/"
+        r"pt_inception-2015-12-05-6726825d.pth.*nothing is downloaded.*"
+        r"pytorch-fid/releases/download.*put it at",
+    ):
         m.compute(predictions=imgs, references=imgs)
-    with pytest.raises(ValueError, match=r"`inception_weights` file '/nowhere/w.pth' does not exist.*put it at"):
+    with pytest.raises(
+        ValueError, match=r"`inception_weights` file '/nowhere/w.pth' does not exist.*put it at"
+    ):
         m.compute(predictions=imgs, references=imgs, inception_weights="/nowhere/w.pth")
 
 
@@ -212,7 +237,9 @@ def test_every_image_input_form_decodes_to_the_same_pixels(tmp_path):
             np.testing.assert_array_equal(np.asarray(img), gen[i], err_msg=name)
     grey = np.arange(12, dtype=np.uint8).reshape(3, 4)
     for value in (grey, grey[:, :, None], torch.from_numpy(grey)):
-        assert np.asarray(images.unpack(images.pack(value, "x"))[1]).tolist() == np.dstack([grey] * 3).tolist()
+        assert (
+            np.asarray(images.unpack(images.pack(value, "x"))[1]).tolist() == np.dstack([grey] * 3).tolist()
+        )
 
 
 def test_fid_from_images_batches_and_paths(models, tmp_path):
@@ -231,7 +258,10 @@ def test_fid_from_images_batches_and_paths(models, tmp_path):
     digest = hashlib.sha256(Path(w).read_bytes()).hexdigest()
     # images are decoded (and resized) by Pillow, whose version changes the pixels: recorded
     pil = f"pil:{PIL.__version__}"
-    assert expected["signature"] == f"fid_clip|preset:default|feat:inception-sha256-{digest[:12]}|pre:none|{pil}|v:0.1.0"
+    assert (
+        expected["signature"]
+        == f"fid_clip|preset:default|feat:inception-sha256-{digest[:12]}|pre:none|{pil}|v:0.1.0"
+    )
 
 
 def test_signature_names_the_weights_file_by_content(models, tmp_path, monkeypatch):
@@ -244,7 +274,11 @@ def test_signature_names_the_weights_file_by_content(models, tmp_path, monkeypat
     renamed = tmp_path / weights.FID_WEIGHTS_FILE  # tiny random weights under the real file's name
     shutil.copy(models["inception"], renamed)
     digest = hashlib.sha256(renamed.read_bytes()).hexdigest()
-    assert weights.weights_tag(renamed) == weights.weights_tag(models["inception"]) == f"inception-sha256-{digest[:12]}"
+    assert (
+        weights.weights_tag(renamed)
+        == weights.weights_tag(models["inception"])
+        == f"inception-sha256-{digest[:12]}"
+    )
     monkeypatch.setattr(weights, "weights_digest", lambda path: weights.FID_WEIGHTS_SHA256_PREFIX + "0" * 56)
     assert weights.weights_tag(renamed) == "inception-2015-12-05"
 
@@ -259,7 +293,9 @@ def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_res
             for a in images:
                 img = Image.fromarray(a)
                 if pre:
-                    img = img.resize((256, 256), Image.BILINEAR)  # torchvision Resize((256, 256)) on a PIL image
+                    img = img.resize(
+                        (256, 256), Image.BILINEAR
+                    )  # torchvision Resize((256, 256)) on a PIL image
                 x = torch.from_numpy(np.asarray(img).transpose(2, 0, 1).copy()).float() / 255
                 out.append(net(x[None])[0].double().numpy())
             return np.stack(out)
@@ -267,7 +303,9 @@ def test_fid_from_images_is_fid_of_the_network_features_and_the_fusion_brain_res
     w = str(models["inception"])
     for preset, pre in (("default", False), ("fusion_brain_2022", True)):
         r = load_metric("fid_clip", preset).compute(predictions=gen, references=real, inception_weights=w)
-        assert r["fid"] == pytest.approx(fid_oracle(feats(gen, pre), feats(real, pre)), rel=1e-4)  # float32 batches
+        assert r["fid"] == pytest.approx(
+            fid_oracle(feats(gen, pre), feats(real, pre)), rel=1e-4
+        )  # float32 batches
         assert ("|pre:256|" in r["signature"]) == pre
 
 
@@ -279,10 +317,18 @@ def test_any_torch_module_as_extractor_and_batching():
     gen, real = random_images(9, seed=5), random_images(7, seed=6, size=(20, 24))
     m = load_metric("fid_clip")
     r1 = m.compute(predictions=gen, references=real, feature_extractor=MeanColour(), batch_size=2)
-    r2 = m.compute(predictions=gen, references=real, feature_extractor=MeanColour(), batch_size=50, progress=True)
+    r2 = m.compute(
+        predictions=gen, references=real, feature_extractor=MeanColour(), batch_size=50, progress=True
+    )
     assert r1["fid"] == pytest.approx(r2["fid"], rel=1e-4)  # float32 features, batched differently
-    manual = [MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy() for a in gen]
-    manual_real = [MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy() for a in real]
+    manual = [
+        MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy()
+        for a in gen
+    ]
+    manual_real = [
+        MeanColour()(torch.from_numpy(a).permute(2, 0, 1)[None].float() / 255)[0].double().numpy()
+        for a in real
+    ]
     assert r1["fid"] == pytest.approx(fid_oracle(manual, manual_real), rel=1e-4)
     assert "|feat:custom(MeanColour)|" in r1["signature"]
 
@@ -299,7 +345,9 @@ def test_add_batch_sides_of_different_sizes_accumulate():
         m.add(prediction=row)
     for row in b[:6]:
         m.add(reference=row)
-    assert m.compute()["fid"] == pytest.approx(fid_oracle(a[:5], b[:6]), rel=1e-6)  # singular: sqrtm's own error
+    assert m.compute()["fid"] == pytest.approx(
+        fid_oracle(a[:5], b[:6]), rel=1e-6
+    )  # singular: sqrtm's own error
 
 
 # ------------------------------------------------------------------------------------------------
@@ -325,14 +373,24 @@ def test_ruclip_checkpoint_loads_into_clipmodel_equal_to_the_reference_architect
     scorer = clip.load_clip(models["ruclip"])
     ref = models["ruclip_ref"]
     assert scorer.kind == "ruclip" and scorer.model.config.text_config.eos_token_id == 3
-    assert scorer.model.config.text_config.hidden_act == "quick_gelu" == scorer.model.config.vision_config.hidden_act
+    assert (
+        scorer.model.config.text_config.hidden_act
+        == "quick_gelu"
+        == scorer.model.config.vision_config.hidden_act
+    )
     ids = torch.tensor([[2, 5, 6, 7, 3, 0, 0, 0, 0, 0, 0, 0], [2, 9, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]])
     px = torch.randn(2, 3, 28, 28)
     with torch.inference_mode():
-        np.testing.assert_allclose(clip._as_tensor(scorer.model.get_text_features(input_ids=ids)).numpy(),
-                                   ref.encode_text(ids).numpy(), atol=2e-5)
-        np.testing.assert_allclose(clip._as_tensor(scorer.model.get_image_features(pixel_values=px)).numpy(),
-                                   ref.encode_image(px).numpy(), atol=2e-5)
+        np.testing.assert_allclose(
+            clip._as_tensor(scorer.model.get_text_features(input_ids=ids)).numpy(),
+            ref.encode_text(ids).numpy(),
+            atol=2e-5,
+        )
+        np.testing.assert_allclose(
+            clip._as_tensor(scorer.model.get_image_features(pixel_values=px)).numpy(),
+            ref.encode_image(px).numpy(),
+            atol=2e-5,
+        )
 
 
 def ruclip_oracle(ref, tok, image: np.ndarray, text: str) -> float:
@@ -370,8 +428,10 @@ def test_fusion_brain_2022_clip_score_is_the_ruclip_predictor(models):
     np.testing.assert_allclose(r["per_example"], expected, atol=2e-5)
     assert r["clip_score"] == pytest.approx(np.mean(expected), abs=2e-5)
     assert list(r) == ["clip_score", "signature", "per_example"]
-    assert r["signature"] == ("fid_clip|preset:fusion_brain_2022|clip:ruclip-tiny|tmpl:ruclip6|lower:yes|"
-                              f"crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|pil:{PIL.__version__}|v:0.1.0")
+    assert r["signature"] == (
+        "fid_clip|preset:fusion_brain_2022|clip:ruclip-tiny|tmpl:ruclip6|lower:yes|"
+        f"crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|pil:{PIL.__version__}|v:0.1.0"
+    )
 
 
 def hf_oracle(model, tok, processor, images, texts, max_length=16):
@@ -379,7 +439,9 @@ def hf_oracle(model, tok, processor, images, texts, max_length=16):
         px = processor(images=[Image.fromarray(a) for a in images], return_tensors="pt")["pixel_values"]
         i = clip._as_tensor(model.get_image_features(pixel_values=px))
         enc = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        t = clip._as_tensor(model.get_text_features(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"]))
+        t = clip._as_tensor(
+            model.get_text_features(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"])
+        )
     return torch.nn.functional.cosine_similarity(i, t).numpy()
 
 
@@ -395,14 +457,23 @@ def test_transformers_clip_raw_cosine_and_the_conventions(models):
     r = m.compute(predictions=images, texts=texts, clip_model=path, return_per_example=True)
     np.testing.assert_allclose(r["per_example"], cos, atol=1e-5)
     assert r["clip_score"] == pytest.approx(float(np.mean(r["per_example"])), abs=1e-12)
-    s = m.compute(predictions=images, texts=texts, clip_model=path, clip_scale=2.5, clip_clamp="per_example",
-                  return_per_example=True)
+    s = m.compute(
+        predictions=images,
+        texts=texts,
+        clip_model=path,
+        clip_scale=2.5,
+        clip_clamp="per_example",
+        return_per_example=True,
+    )
     np.testing.assert_allclose(s["per_example"], np.maximum(2.5 * cos, 0), atol=3e-5)
     t = m.compute(predictions=images, texts=texts, clip_model=path, clip_scale=100.0, clip_clamp="mean")
     assert t["clip_score"] == pytest.approx(max(100 * float(np.mean(cos)), 0.0), abs=2e-3)
-    cs = load_metric("fid_clip", "clipscore").compute(predictions=images, texts=texts, clip_model=path,
-                                                       return_per_example=True)
-    prefixed = hf_oracle(models["hf_model"], models["hf_tok"], processor, images, [f"A photo depicts {x}" for x in texts])
+    cs = load_metric("fid_clip", "clipscore").compute(
+        predictions=images, texts=texts, clip_model=path, return_per_example=True
+    )
+    prefixed = hf_oracle(
+        models["hf_model"], models["hf_tok"], processor, images, [f"A photo depicts {x}" for x in texts]
+    )
     np.testing.assert_allclose(cs["per_example"], np.maximum(2.5 * prefixed, 0), atol=3e-5)
     assert "|scale:2.5|clamp:per_example|" in cs["signature"]
 
@@ -418,9 +489,13 @@ def test_truncation_keeps_the_end_token(models):
     images = random_images(1, seed=12)
     m = load_metric("fid_clip")
     keep = m.compute(predictions=images, texts=[long_text], clip_model=str(models["hf"]))["clip_score"]
-    cut = m.compute(predictions=images, texts=[long_text], clip_model=str(models["hf"]), clip_truncation="slice")
-    assert keep == pytest.approx(hf_oracle(models["hf_model"], models["hf_tok"], scorer.image_processor, images,
-                                           [long_text])[0], abs=1e-5)
+    cut = m.compute(
+        predictions=images, texts=[long_text], clip_model=str(models["hf"]), clip_truncation="slice"
+    )
+    assert keep == pytest.approx(
+        hf_oracle(models["hf_model"], models["hf_tok"], scorer.image_processor, images, [long_text])[0],
+        abs=1e-5,
+    )
     assert abs(keep - cut["clip_score"]) > 1e-4 and "|trunc:slice|" in cut["signature"]
     ru = clip.load_clip(models["ruclip"])
     ids, _ = ru.tokenize(["кот " * 30], "keep_end")
@@ -440,7 +515,13 @@ def test_generation_and_captioning_scores(models):
     texts = ["a cat"] * 3 + ["a dog"] * 2
     m = load_metric("fid_clip")
     with pytest.warns(UserWarning, match="fewer samples than dimensions"):
-        r = m.compute(predictions=gen, references=real, texts=texts, clip_model=str(models["hf"]), feature_extractor=Stats4())
+        r = m.compute(
+            predictions=gen,
+            references=real,
+            texts=texts,
+            clip_model=str(models["hf"]),
+            feature_extractor=Stats4(),
+        )
     assert list(r) == ["fid", "clip_score", "score", "signature"]
     assert r["score"] == pytest.approx(0.5 * (r["clip_score"] + (200 - min(200, r["fid"])) / 200), abs=1e-12)
     assert r["signature"].endswith("|comb:generation|v:0.1.0")
@@ -464,7 +545,9 @@ def test_fid_properties(n, d, seed, shift):
         fid = core.frechet_distance(sa, sb)
         assert fid >= -1e-7  # a distance (round-off only below 0: singular covariances, sqrt of ~1e-17)
         assert fid == pytest.approx(core.frechet_distance(sb, sa), rel=1e-7, abs=1e-7)  # symmetric
-        assert core.frechet_distance(sa, core.FrechetStats.from_features(a[::-1])) == pytest.approx(0, abs=1e-7)
+        assert core.frechet_distance(sa, core.FrechetStats.from_features(a[::-1])) == pytest.approx(
+            0, abs=1e-7
+        )
         assert fid == pytest.approx(fid_oracle(a, b), rel=1e-6, abs=1e-7)
 
 
@@ -475,7 +558,9 @@ def test_clip_properties(models):
     r = m.compute(predictions=images, texts=texts, clip_model=str(models["hf"]), return_per_example=True)
     assert all(-1 <= s <= 1 for s in r["per_example"])
     assert r["clip_score"] == pytest.approx(np.mean(r["per_example"]), abs=1e-12)
-    rev = m.compute(predictions=images[::-1], texts=texts[::-1], clip_model=str(models["hf"]), return_per_example=True)
+    rev = m.compute(
+        predictions=images[::-1], texts=texts[::-1], clip_model=str(models["hf"]), return_per_example=True
+    )
     assert rev["per_example"] == pytest.approx(r["per_example"][::-1], abs=1e-6)
     assert rev["clip_score"] == pytest.approx(r["clip_score"], abs=1e-6)
 
@@ -491,41 +576,122 @@ def test_bad_inputs(models, tmp_path):
     nan = np.array(X1)
     nan[2, 1] = np.nan
     cases = [
-        (dict(predictions=img[:1], references=img, inception_weights=w), ValueError, r"at least 2 images per side; `predictions` has 1"),
-        (dict(predictions=X1, references=X1[:1]), ValueError, r"at least 2 images per side; `references` has 1"),
+        (
+            dict(predictions=img[:1], references=img, inception_weights=w),
+            ValueError,
+            r"at least 2 images per side; `predictions` has 1",
+        ),
+        (
+            dict(predictions=X1, references=X1[:1]),
+            ValueError,
+            r"at least 2 images per side; `references` has 1",
+        ),
         (dict(predictions=nan, references=X1), ValueError, r"`predictions\[2\]` contains NaN"),
         (dict(predictions=X1, references=[[0, 0, 0]] * 3), ValueError, r"feature sizes differ: .*2-d.*3-d"),
-        (dict(predictions=[[0, 0], [1, 1], [0, 1, 2]], references=X1), ValueError, r"`predictions\[2\]` has a 3-d feature vector"),
-        (dict(predictions=[img[0], str(tmp_path / "not_an_image.png")], references=img), ValueError,
-         r"`predictions\[1\]`: .*not_an_image.png' is not a decodable image"),
-        (dict(predictions=img, references=[b"\x89PNG garbage", img[0]]), ValueError, r"`references\[0\]`: the given bytes is not a decodable image"),
-        (dict(predictions=img, references=[str(tmp_path / "missing.png")]), ValueError, r"`references\[0\]`: no such image file"),
-        (dict(predictions=[img[0] / 100.0], references=img), ValueError, r"`predictions\[0\]`: float images must be in \[0, 1\]"),
-        (dict(predictions=[np.zeros((5, 5, 7))], references=img), ValueError, r"`predictions\[0\]`: .*no channel axis"),
-        (dict(predictions=[img[0], X1[0]], references=img, inception_weights=w), ValueError, r"`predictions` mixes images and feature vectors"),
+        (
+            dict(predictions=[[0, 0], [1, 1], [0, 1, 2]], references=X1),
+            ValueError,
+            r"`predictions\[2\]` has a 3-d feature vector",
+        ),
+        (
+            dict(predictions=[img[0], str(tmp_path / "not_an_image.png")], references=img),
+            ValueError,
+            r"`predictions\[1\]`: .*not_an_image.png' is not a decodable image",
+        ),
+        (
+            dict(predictions=img, references=[b"\x89PNG garbage", img[0]]),
+            ValueError,
+            r"`references\[0\]`: the given bytes is not a decodable image",
+        ),
+        (
+            dict(predictions=img, references=[str(tmp_path / "missing.png")]),
+            ValueError,
+            r"`references\[0\]`: no such image file",
+        ),
+        (
+            dict(predictions=[img[0] / 100.0], references=img),
+            ValueError,
+            r"`predictions\[0\]`: float images must be in \[0, 1\]",
+        ),
+        (
+            dict(predictions=[np.zeros((5, 5, 7))], references=img),
+            ValueError,
+            r"`predictions\[0\]`: .*no channel axis",
+        ),
+        (
+            dict(predictions=[img[0], X1[0]], references=img, inception_weights=w),
+            ValueError,
+            r"`predictions` mixes images and feature vectors",
+        ),
         (dict(predictions="a.png", references=img), TypeError, r"`predictions` must be a list"),
         (dict(predictions=[{"a": 1}], references=img), TypeError, r"`predictions\[0\]` must be an image"),
-        (dict(predictions=img, texts=["a", "b"]), ValueError, r"`texts` has 2 entries but `predictions` has 3"),
+        (
+            dict(predictions=img, texts=["a", "b"]),
+            ValueError,
+            r"`texts` has 2 entries but `predictions` has 3",
+        ),
         (dict(predictions=img, texts=["a", None, "c"]), TypeError, r"`texts\[1\]` must be a string"),
-        (dict(predictions=img, texts=["a", "b", "c"]), ValueError, r"`clip_model` is required .*local folder"),
-        (dict(predictions=img, texts=["a"] * 3, clip_model=str(tmp_path)), ValueError, r"`clip_model`: .* has no config.json"),
+        (
+            dict(predictions=img, texts=["a", "b", "c"]),
+            ValueError,
+            r"`clip_model` is required .*local folder",
+        ),
+        (
+            dict(predictions=img, texts=["a"] * 3, clip_model=str(tmp_path)),
+            ValueError,
+            r"`clip_model`: .* has no config.json",
+        ),
         (dict(predictions=img, references=img), ValueError, r"not found in the torch hub cache|inception"),
         (dict(predictions=X1), ValueError, r"FID needs `references`"),
         (dict(predictions=[img[0], None], references=img), TypeError, r"`predictions\[1\]` is None"),
-        (dict(predictions=img, references=img, for_trainer=1), TypeError, r"`for_trainer` must be True, False"),
-        (dict(predictions=X1, references=X1, meteor=0.5), ValueError, r"`meteor` combines with a CLIP score only"),
-        (dict(predictions=X1, references=X1, meteor=1.5), ValueError, r"`meteor` must be a number in \[0.0, 1.0\]"),
+        (
+            dict(predictions=img, references=img, for_trainer=1),
+            TypeError,
+            r"`for_trainer` must be True, False",
+        ),
+        (
+            dict(predictions=X1, references=X1, meteor=0.5),
+            ValueError,
+            r"`meteor` combines with a CLIP score only",
+        ),
+        (
+            dict(predictions=X1, references=X1, meteor=1.5),
+            ValueError,
+            r"`meteor` must be a number in \[0.0, 1.0\]",
+        ),
         (dict(predictions=X1, references=X1, clip_clamp="yes"), ValueError, r"`clip_clamp` must be one of"),
-        (dict(predictions=X1, references=X1, clip_templates=["photo of"]), ValueError, r"`clip_templates\[0\]` must be a string with exactly one"),
+        (
+            dict(predictions=X1, references=X1, clip_templates=["photo of"]),
+            ValueError,
+            r"`clip_templates\[0\]` must be a string with exactly one",
+        ),
         (dict(predictions=X1, references=X1, device="gpu"), ValueError, r"`device` must be 'cpu', 'cuda'"),
-        (dict(predictions=X1, references=X1, batch_size=0), ValueError, r"`batch_size` must be a positive integer"),
+        (
+            dict(predictions=X1, references=X1, batch_size=0),
+            ValueError,
+            r"`batch_size` must be a positive integer",
+        ),
         (dict(predictions=X1, references=X1, pre_resize=-1), ValueError, r"`pre_resize`"),
-        (dict(predictions=X1, references=X1, reference_stats=str(tmp_path / "none.npz")), ValueError, r"`reference_stats`: no such file"),
-        (dict(predictions=X1, references=X1, reference_stats={"mu": [0, 0]}), ValueError, r"`reference_stats` must have the keys 'mu' and 'sigma'"),
-        (dict(predictions=X1, references=X1, feature_extractor="inception"), TypeError, r"`feature_extractor` must be a torch module"),
+        (
+            dict(predictions=X1, references=X1, reference_stats=str(tmp_path / "none.npz")),
+            ValueError,
+            r"`reference_stats`: no such file",
+        ),
+        (
+            dict(predictions=X1, references=X1, reference_stats={"mu": [0, 0]}),
+            ValueError,
+            r"`reference_stats` must have the keys 'mu' and 'sigma'",
+        ),
+        (
+            dict(predictions=X1, references=X1, feature_extractor="inception"),
+            TypeError,
+            r"`feature_extractor` must be a torch module",
+        ),
     ]
     if not torch.cuda.is_available():
-        cases.append((dict(predictions=X1, references=X1, device="cuda"), ValueError, r"torch sees no CUDA device"))
+        cases.append(
+            (dict(predictions=X1, references=X1, device="cuda"), ValueError, r"torch sees no CUDA device")
+        )
     for kwargs, exc, match in cases:
         with pytest.raises(exc, match=match):
             with warnings.catch_warnings():
@@ -534,18 +700,34 @@ def test_bad_inputs(models, tmp_path):
 
 
 _leaf = st.one_of(
-    st.none(), st.booleans(), st.integers(-300, 300), st.integers(10**300, 10**400), st.floats(allow_nan=True),
-    st.text(max_size=8), st.binary(max_size=12), st.complex_numbers(max_magnitude=5),
+    st.none(),
+    st.booleans(),
+    st.integers(-300, 300),
+    st.integers(10**300, 10**400),
+    st.floats(allow_nan=True),
+    st.text(max_size=8),
+    st.binary(max_size=12),
+    st.complex_numbers(max_magnitude=5),
 )
 _array = st.tuples(
     st.lists(st.integers(0, 5), min_size=0, max_size=4),
     st.sampled_from(["uint8", "int64", "float32", "float64", "bool", "complex64", "object", "U2"]),
     st.sampled_from([0.0, 0.5, 1.0, 255.0, -1.0, float("nan"), float("inf"), 300.0]),
-).map(lambda t: np.full(t[0], t[2]).astype(t[1]) if t[1] not in ("U2", "object") else np.full(t[0], t[2]).astype(t[1]))
-_image = st.tuples(st.integers(0, 4), st.integers(0, 4), st.sampled_from(["RGB", "L", "RGBA", "P", "1", "I;16"])).map(
-    lambda t: Image.new(t[2], (t[0], t[1]))
+).map(
+    lambda t: (
+        np.full(t[0], t[2]).astype(t[1]) if t[1] not in ("U2", "object") else np.full(t[0], t[2]).astype(t[1])
+    )
 )
-_example = st.one_of(_leaf, _array, _image, st.lists(_leaf, max_size=3), st.dictionaries(st.text(max_size=2), _leaf, max_size=2))
+_image = st.tuples(
+    st.integers(0, 4), st.integers(0, 4), st.sampled_from(["RGB", "L", "RGBA", "P", "1", "I;16"])
+).map(lambda t: Image.new(t[2], (t[0], t[1])))
+_example = st.one_of(
+    _leaf,
+    _array,
+    _image,
+    st.lists(_leaf, max_size=3),
+    st.dictionaries(st.text(max_size=2), _leaf, max_size=2),
+)
 _side = st.one_of(st.none(), st.lists(_example, min_size=1, max_size=4), _array)
 
 
@@ -557,8 +739,12 @@ def test_seeded_fuzz_nothing_but_value_and_type_errors_escape(predictions, refer
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = m.compute(predictions=predictions, references=references, texts=texts,
-                          feature_extractor=torch.nn.Flatten())
+            r = m.compute(
+                predictions=predictions,
+                references=references,
+                texts=texts,
+                feature_extractor=torch.nn.Flatten(),
+            )
     except (ValueError, TypeError):
         return
     assert set(r) <= {"fid", "clip_score", "score", "signature"} and math.isfinite(r.get("fid", 0.0))
@@ -592,7 +778,9 @@ def test_trainer_clip_score_on_generated_captions(models):
     def compute_metrics(eval_pred):
         captions = decode_ids(eval_pred.predictions)  # tokenizer.batch_decode in a real run
         seen["captions"] = captions
-        out = m.compute(references=images, texts=captions, clip_model=str(models["hf"]), meteor=0.25, for_trainer=True)
+        out = m.compute(
+            references=images, texts=captions, clip_model=str(models["hf"]), meteor=0.25, for_trainer=True
+        )
         seen["signature"] = m.last_signature
         return out
 
@@ -624,12 +812,24 @@ def test_demo_scores_uploads(models, tmp_path):
     demo, client = serve_app(ROOT / "metrics" / "fid_clip" / "app.py")
     try:
         result, headline, signature, table, histogram = client.predict(
-            [handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "a cat\na dog\ncat dog",
-            "default", str(models["inception"]), str(models["hf"]), "", api_name="/compute",
+            [handle_file(str(p)) for p in gen],
+            [handle_file(str(p)) for p in real],
+            "a cat\na dog\ncat dog",
+            "default",
+            str(models["inception"]),
+            str(models["hf"]),
+            "",
+            api_name="/compute",
         )
-        expected = load_metric("fid_clip").compute(
-            predictions=[str(p) for p in gen], references=[str(p) for p in real], texts=["a cat", "a dog", "cat dog"],
-            inception_weights=str(models["inception"]), clip_model=str(models["hf"]), return_per_example=True,
+        expected = load_metric(
+            "fid_clip"
+        ).compute(
+            predictions=[str(p) for p in gen],
+            references=[str(p) for p in real],
+            texts=["a cat", "a dog", "cat dog"],
+            inception_weights=str(models["inception"]),
+            clip_model=str(models["hf"]),
+            return_per_example=True,
             confidence=0.95,  # the demo shows 95% bootstrap intervals (module defaults: 200 resamples with FID)
         )
         assert result["fid"] == pytest.approx(expected["fid"], rel=1e-9)
@@ -645,14 +845,34 @@ def test_demo_scores_uploads(models, tmp_path):
         assert [r[2] for r in rows] == [p.name for p in gen]  # columns: #, clip_score, image, prompt
         assert [float(r[1]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
-        fid_only = client.predict([handle_file(str(p)) for p in gen], [handle_file(str(p)) for p in real], "",
-                                  "default", str(models["inception"]), "", "", api_name="/compute")[0]
-        assert fid_only["fid_ci_low"] == pytest.approx(expected["fid_ci_low"], rel=1e-9)  # FID alone: its interval
+        fid_only = client.predict(
+            [handle_file(str(p)) for p in gen],
+            [handle_file(str(p)) for p in real],
+            "",
+            "default",
+            str(models["inception"]),
+            "",
+            "",
+            api_name="/compute",
+        )[0]
+        assert fid_only["fid_ci_low"] == pytest.approx(
+            expected["fid_ci_low"], rel=1e-9
+        )  # FID alone: its interval
         with pytest.raises(Exception, match="one prompt per generated image"):
-            client.predict([handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute")
+            client.predict(
+                [handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute"
+            )
         with pytest.raises(Exception, match="at least 2 images per side"):
-            client.predict([handle_file(str(gen[0]))], [handle_file(str(p)) for p in real], "", "default",
-                           str(models["inception"]), "", "", api_name="/compute")
+            client.predict(
+                [handle_file(str(gen[0]))],
+                [handle_file(str(p)) for p in real],
+                "",
+                "default",
+                str(models["inception"]),
+                "",
+                "",
+                api_name="/compute",
+            )
     finally:
         demo.close()
 
@@ -663,15 +883,24 @@ def test_clip_score_interval_and_paired_comparison(models):
     images, other = random_images(6, seed=21), random_images(6, seed=22)
     texts = ["a cat", "a dog", "dog", "cat", "a", "b"]
     m = load_metric("fid_clip")
-    r = m.compute(predictions=images, texts=texts, clip_model=str(models["hf"]), confidence=0.9, n_resamples=200)
-    assert r["clip_score_ci_low"] <= r["clip_score_ci_high"] and "|ci:bs-pct|conf:0.9|bs:200|" in r["signature"]
+    r = m.compute(
+        predictions=images, texts=texts, clip_model=str(models["hf"]), confidence=0.9, n_resamples=200
+    )
+    assert (
+        r["clip_score_ci_low"] <= r["clip_score_ci_high"] and "|ci:bs-pct|conf:0.9|bs:200|" in r["signature"]
+    )
     statistic, _ = m._last_statistic
     rows = [3, 3, 0, 5, 1, 1]
-    again = m.compute(predictions=[images[i] for i in rows], texts=[texts[i] for i in rows], clip_model=str(models["hf"]))
-    assert statistic.scores(statistic.stats[rows].sum(axis=0))[0] == pytest.approx(again["clip_score"], abs=1e-6)
-    res = m.compare(predictions_a=images, predictions_b=other, texts=texts, clip_model=str(models["hf"]), n_resamples=500)
+    again = m.compute(
+        predictions=[images[i] for i in rows], texts=[texts[i] for i in rows], clip_model=str(models["hf"])
+    )
+    assert statistic.scores(statistic.stats[rows].sum(axis=0))[0] == pytest.approx(
+        again["clip_score"], abs=1e-6
+    )
+    res = m.compare(
+        predictions_a=images, predictions_b=other, texts=texts, clip_model=str(models["hf"]), n_resamples=500
+    )
     assert res["clip_score_difference"] == pytest.approx(res["clip_score_a"] - res["clip_score_b"])
     assert 0 < res["clip_score_p_value"] <= 1 and "test:paired-ar|n:500" in res["signature"]
     with pytest.raises(ValueError, match="`texts`: compare"):
         m.compare(predictions_a=X1, predictions_b=X1, references=X1)
-

@@ -49,5 +49,9 @@ def test_rank_deficient_features_the_card_figures(seed):
     for value in (ours, pytorch_fid, torchmetrics):
         assert 1e-8 < rel(value, exact) < 1e-5
     # ... and differ from each other by up to ~5e-7 here (card: up to 4e-6 at d = 512)
-    assert rel(ours, pytorch_fid) < 1e-6 and rel(ours, torchmetrics) < 1e-6 and rel(pytorch_fid, torchmetrics) < 1e-6
+    assert (
+        rel(ours, pytorch_fid) < 1e-6
+        and rel(ours, torchmetrics) < 1e-6
+        and rel(pytorch_fid, torchmetrics) < 1e-6
+    )
     assert sys.float_info.epsilon < rel(ours, pytorch_fid)  # not bit-equal: the limit is conditioning

@@ -34,7 +34,9 @@ def _gaussian_features(n, d=8, seed=0, shift=0.3):
 def _resample_fids(gen, ref, indices):
     """FID of every materialised resample (copied rows), through the metric's own point-estimate code."""
     ref_stats = core.FrechetStats.from_features(ref)
-    return np.array([core.frechet_distance(core.FrechetStats.from_features(gen[row]), ref_stats) for row in indices])
+    return np.array(
+        [core.frechet_distance(core.FrechetStats.from_features(gen[row]), ref_stats) for row in indices]
+    )
 
 
 def test_fid_interval_is_seeded_recorded_and_a_brute_force_loop():
@@ -45,12 +47,20 @@ def test_fid_interval_is_seeded_recorded_and_a_brute_force_loop():
     m = load_metric("fid_clip")
     plain = m.compute(predictions=gen, references=ref)
     r = m.compute(predictions=gen, references=ref, confidence=0.9, seed=3)
-    assert list(r) == ["fid", "fid_ci_low", "fid_ci_high", "signature"] and list(plain) == ["fid", "signature"]
-    assert r["signature"] == "fid_clip|preset:default|feat:given|ci:bs-pct|fidci:bias-shift|conf:0.9|bs:200|seed:3|v:0.1.0"
+    assert list(r) == ["fid", "fid_ci_low", "fid_ci_high", "signature"] and list(plain) == [
+        "fid",
+        "signature",
+    ]
+    assert (
+        r["signature"]
+        == "fid_clip|preset:default|feat:given|ci:bs-pct|fidci:bias-shift|conf:0.9|bs:200|seed:3|v:0.1.0"
+    )
     assert r["fid"] == plain["fid"] and r["fid_ci_low"] < r["fid"] < r["fid_ci_high"]
     assert r == m.compute(predictions=gen, references=ref, confidence=0.9, seed=3)
     assert r["fid_ci_low"] != m.compute(predictions=gen, references=ref, confidence=0.9, seed=4)["fid_ci_low"]
-    assert "|bs:50|" in m.compute(predictions=gen, references=ref, confidence=0.9, n_resamples=50)["signature"]
+    assert (
+        "|bs:50|" in m.compute(predictions=gen, references=ref, confidence=0.9, n_resamples=50)["signature"]
+    )
     values = _resample_fids(gen, ref, np.random.default_rng(3).integers(0, 120, size=(200, 120)))
     expected = np.quantile(values - (values.mean() - r["fid"]), [0.05, 0.95])
     assert [r["fid_ci_low"], r["fid_ci_high"]] == pytest.approx(expected, rel=1e-9)
@@ -105,23 +115,34 @@ def test_generation_intervals_resample_images_with_their_prompts(models):
     m = load_metric("fid_clip")
     pool = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(3), torch.nn.Flatten())  # 27-d features, fast
     opts = dict(feature_extractor=pool, clip_model=str(models["hf"]))
-    r = m.compute(predictions=images, references=real, texts=texts, confidence=0.9, n_resamples=12, seed=5, **opts)
+    r = m.compute(
+        predictions=images, references=real, texts=texts, confidence=0.9, n_resamples=12, seed=5, **opts
+    )
     assert list(r)[:3] == ["fid", "clip_score", "score"]
     assert list(r)[3:9] == [f"{k}_ci_{e}" for k in ("fid", "clip_score", "score") for e in ("low", "high")]
     assert "|comb:generation|ci:bs-pct|fidci:bias-shift|conf:0.9|bs:12|seed:5|" in r["signature"]
     fid, clip_ = [], []
     for row in np.random.default_rng(5).integers(0, 6, size=(12, 6)):
-        again = m.compute(predictions=[images[i] for i in row], references=real, texts=[texts[i] for i in row], **opts)
+        again = m.compute(
+            predictions=[images[i] for i in row], references=real, texts=[texts[i] for i in row], **opts
+        )
         fid.append(again["fid"])
         clip_.append(again["clip_score"])
     fid = np.array(fid) - (np.mean(fid) - r["fid"])
     score = 0.5 * (np.array(clip_) + (200 - np.minimum(200, fid)) / 200)
     for key, values in (("fid", fid), ("clip_score", clip_), ("score", score)):
-        assert [r[f"{key}_ci_low"], r[f"{key}_ci_high"]] == pytest.approx(np.quantile(values, [0.05, 0.95]), rel=1e-6)
+        assert [r[f"{key}_ci_low"], r[f"{key}_ci_high"]] == pytest.approx(
+            np.quantile(values, [0.05, 0.95]), rel=1e-6
+        )
     alone = m.compute(predictions=images, texts=texts, confidence=0.9, n_resamples=12, seed=5, **opts)
-    assert (alone["clip_score_ci_low"], alone["clip_score_ci_high"]) == (r["clip_score_ci_low"], r["clip_score_ci_high"])
+    assert (alone["clip_score_ci_low"], alone["clip_score_ci_high"]) == (
+        r["clip_score_ci_low"],
+        r["clip_score_ci_high"],
+    )
     captioning = m.compute(references=images, texts=texts, meteor=0.3, confidence=0.9, **opts)
-    assert "score_ci_low" not in captioning and "clip_score_ci_low" in captioning  # METEOR is one given number
+    assert (
+        "score_ci_low" not in captioning and "clip_score_ci_low" in captioning
+    )  # METEOR is one given number
 
 
 def test_save_stats_errors_name_the_argument(tmp_path):
@@ -131,7 +152,9 @@ def test_save_stats_errors_name_the_argument(tmp_path):
     (tmp_path / "a_file").write_text("")
     with pytest.raises(ValueError, match=r"`save_stats`: cannot write the statistics into .*a_file"):
         m.compute(predictions=X1, references=X1, save_stats=str(tmp_path / "a_file"))
-    assert m.compute(predictions=X1, references=X1, save_stats=str(tmp_path / "ok"))["fid"] == pytest.approx(0, abs=1e-12)
+    assert m.compute(predictions=X1, references=X1, save_stats=str(tmp_path / "ok"))["fid"] == pytest.approx(
+        0, abs=1e-12
+    )
     assert (tmp_path / "ok" / "predictions.npz").is_file()
 
 
@@ -147,7 +170,9 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
             Image.fromarray(array).save(split / folder / f"{i}.png")
     prompts = {str(i): [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": t}]
                for i, t in enumerate(["Кот", "Собака", "Дом", "Лес"])}  # fmt: skip
-    pred = {k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "0123"}
+    pred = {
+        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "0123"
+    }
     (split / "in.json").write_text(json.dumps(prompts, ensure_ascii=False), encoding="utf-8")
     (split / "pred.json").write_text(json.dumps(pred), encoding="utf-8")
     argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
@@ -175,4 +200,6 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     assert out["fid_ci_low"] == pytest.approx(expected["fid_ci_low"], rel=1e-9)
     assert out["clip_score_ci_low"] <= out["clip_score"] <= out["clip_score_ci_high"]
     assert "|ci:bs-pct|conf:0.9|bs:200|seed:2|" in out["signature_clip"]
-    assert cli.main([*argv[:-2], "--n-resamples", "0"]) == 2 and "--n-resamples must" in capsys.readouterr().err
+    assert (
+        cli.main([*argv[:-2], "--n-resamples", "0"]) == 2 and "--n-resamples must" in capsys.readouterr().err
+    )

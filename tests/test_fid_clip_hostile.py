@@ -142,7 +142,9 @@ def test_every_covariance_is_accepted_and_the_distance_is_finite_and_non_negativ
     feats = np.random.default_rng(d).normal(size=(d + 3, d))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fid = fid_clip.score(feats, reference_stats={"mu": np.zeros(d, dtype), "sigma": sigma, "n": 50})["fid"]
+        fid = fid_clip.score(feats, reference_stats={"mu": np.zeros(d, dtype), "sigma": sigma, "n": 50})[
+            "fid"
+        ]
     assert np.isfinite(fid) and fid > -1e-6 * (1 + np.trace(sigma))
 
 
@@ -167,7 +169,9 @@ def test_features_beyond_the_float64_range_of_the_distance_are_refused(value):
 def test_an_extractor_giving_huge_features_is_refused():
     imgs = random_images(4)
     with pytest.raises(ValueError, match=r"`predictions\[0\]`: feature values beyond"):
-        fid_clip.score(imgs, imgs, feature_extractor=Returns(lambda x: x.mean(dim=(2, 3)).double() * 1e100 + 1e100))
+        fid_clip.score(
+            imgs, imgs, feature_extractor=Returns(lambda x: x.mean(dim=(2, 3)).double() * 1e100 + 1e100)
+        )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -197,7 +201,9 @@ def _stats_files(tmp):
     files["pickle_named_npz"] = shutil.copy(tmp / "p.pkl", tmp / "p.npz")
     np.savez(tmp / "obj.npz", mu=np.array([Exploit(marker)] * D, dtype=object), sigma=GOOD_SIGMA)
     files["object_mu"] = tmp / "obj.npz"
-    files["pickled_member"] = _zip(tmp / "pm.npz", {"mu.npy": pickle.dumps(Exploit(marker)), "sigma.npy": _npy(GOOD_SIGMA)})
+    files["pickled_member"] = _zip(
+        tmp / "pm.npz", {"mu.npy": pickle.dumps(Exploit(marker)), "sigma.npy": _npy(GOOD_SIGMA)}
+    )
     files["zip_not_npz"] = _zip(tmp / "z.npz", {"readme.txt": "hello"})
     files["zip_garbage_members"] = _zip(tmp / "g.npz", {"mu.npy": b"garbage", "sigma.npy": b"\x93NUMPY junk"})
     files["truncated_zip"] = tmp / "t.npz"
@@ -212,13 +218,22 @@ def _stats_files(tmp):
     os.mkfifo(tmp / "fifo.npz")
     files["fifo"] = tmp / "fifo.npz"
     bad = {
-        "n_text": dict(n="many"), "n_nan": dict(n=np.nan), "n_array": dict(n=np.array([3, 4])), "n_negative": dict(n=-5),
-        "n_fraction": dict(n=2.5), "n_complex": dict(n=3 + 1j), "mu_text": dict(mu=np.array(["a", "b", "c"])),
-        "sigma_text": dict(sigma=np.full((D, D), "s")), "mu_3d": dict(mu=np.zeros((1, 1, D))),
-        "sigma_3d": dict(sigma=np.zeros((D, D, 1))), "mu_bool": dict(mu=np.zeros(D, bool)),
-        "sigma_complex": dict(sigma=GOOD_SIGMA + 1j), "sigma_negative": dict(sigma=-GOOD_SIGMA),
+        "n_text": dict(n="many"),
+        "n_nan": dict(n=np.nan),
+        "n_array": dict(n=np.array([3, 4])),
+        "n_negative": dict(n=-5),
+        "n_fraction": dict(n=2.5),
+        "n_complex": dict(n=3 + 1j),
+        "mu_text": dict(mu=np.array(["a", "b", "c"])),
+        "sigma_text": dict(sigma=np.full((D, D), "s")),
+        "mu_3d": dict(mu=np.zeros((1, 1, D))),
+        "sigma_3d": dict(sigma=np.zeros((D, D, 1))),
+        "mu_bool": dict(mu=np.zeros(D, bool)),
+        "sigma_complex": dict(sigma=GOOD_SIGMA + 1j),
+        "sigma_negative": dict(sigma=-GOOD_SIGMA),
         "sigma_asymmetric": dict(sigma=GOOD_SIGMA + np.triu(np.ones((D, D)), 1)),
-        "sigma_nan": dict(sigma=GOOD_SIGMA * np.nan), "mu_empty": dict(mu=np.zeros(0), sigma=np.zeros((0, 0))),
+        "sigma_nan": dict(sigma=GOOD_SIGMA * np.nan),
+        "mu_empty": dict(mu=np.zeros(0), sigma=np.zeros((0, 0))),
         "sigma_huge": dict(sigma=GOOD_SIGMA * 1e200),
     }
     for name, override in bad.items():
@@ -234,10 +249,37 @@ def _stats_files(tmp):
 
 
 STATS_FILE_CASES = [
-    "npy", "pickle", "pickle_named_npz", "object_mu", "pickled_member", "zip_not_npz", "zip_garbage_members",
-    "truncated_zip", "text", "empty", "dev_zero", "directory", "fifo", "n_text", "n_nan", "n_array", "n_negative",
-    "n_fraction", "n_complex", "mu_text", "sigma_text", "mu_3d", "sigma_3d", "mu_bool", "sigma_complex",
-    "sigma_negative", "sigma_asymmetric", "sigma_nan", "mu_empty", "sigma_huge", "zip_bomb",
+    "npy",
+    "pickle",
+    "pickle_named_npz",
+    "object_mu",
+    "pickled_member",
+    "zip_not_npz",
+    "zip_garbage_members",
+    "truncated_zip",
+    "text",
+    "empty",
+    "dev_zero",
+    "directory",
+    "fifo",
+    "n_text",
+    "n_nan",
+    "n_array",
+    "n_negative",
+    "n_fraction",
+    "n_complex",
+    "mu_text",
+    "sigma_text",
+    "mu_3d",
+    "sigma_3d",
+    "mu_bool",
+    "sigma_complex",
+    "sigma_negative",
+    "sigma_asymmetric",
+    "sigma_nan",
+    "mu_empty",
+    "sigma_huge",
+    "zip_bomb",
 ]
 
 
@@ -259,7 +301,9 @@ def _alarm(seconds):
 
 
 @pytest.mark.parametrize("name", STATS_FILE_CASES)
-def test_every_malformed_statistics_file_is_a_value_error_naming_reference_stats(stats_files, name, monkeypatch):
+def test_every_malformed_statistics_file_is_a_value_error_naming_reference_stats(
+    stats_files, name, monkeypatch
+):
     files, _, marker = stats_files
     monkeypatch.setattr(fid_clip.core, "MAX_STATS_BYTES", 1 << 20, raising=False)
     _alarm(10)  # a FIFO must not hang, /dev/zero must not be read forever
@@ -279,7 +323,9 @@ def test_every_malformed_statistics_dict_is_a_value_error_naming_reference_stats
 
 
 def test_good_statistics_files_and_counts_still_load(tmp_path):
-    np.savez(tmp_path / "s.npz", mu=GOOD_MU.astype(np.float32), sigma=GOOD_SIGMA.astype(np.float32), n=np.int64(40))
+    np.savez(
+        tmp_path / "s.npz", mu=GOOD_MU.astype(np.float32), sigma=GOOD_SIGMA.astype(np.float32), n=np.int64(40)
+    )
     a = _score_stats(str(tmp_path / "s.npz"))["fid"]
     b = _score_stats({"mu": GOOD_MU, "sigma": GOOD_SIGMA, "n": 40.0})["fid"]
     c = _score_stats({"mu": list(GOOD_MU), "sigma": GOOD_SIGMA.tolist(), "n": np.uint16(40)})["fid"]
@@ -290,19 +336,46 @@ def test_good_statistics_files_and_counts_still_load(tmp_path):
 # families 1-2: options and extractors
 # ----------------------------------------------------------------------------------------------
 EXTRACTOR_OUTPUTS = [
-    ("1-D", lambda x: x.mean(dim=(1, 2, 3)), ValueError, r"`feature_extractor` must return \(B, d\) features"),
-    ("list", lambda x: x.mean(dim=(2, 3)).tolist(), TypeError, r"`feature_extractor` must return a torch tensor"),
-    ("numpy", lambda x: x.mean(dim=(2, 3)).numpy(), TypeError, r"`feature_extractor` must return a torch tensor"),
+    (
+        "1-D",
+        lambda x: x.mean(dim=(1, 2, 3)),
+        ValueError,
+        r"`feature_extractor` must return \(B, d\) features",
+    ),
+    (
+        "list",
+        lambda x: x.mean(dim=(2, 3)).tolist(),
+        TypeError,
+        r"`feature_extractor` must return a torch tensor",
+    ),
+    (
+        "numpy",
+        lambda x: x.mean(dim=(2, 3)).numpy(),
+        TypeError,
+        r"`feature_extractor` must return a torch tensor",
+    ),
     ("tuple", lambda x: (x.mean(dim=(2, 3)),), TypeError, r"`feature_extractor` must return a torch tensor"),
     ("None", lambda x: None, TypeError, r"`feature_extractor` must return a torch tensor"),
     ("scalar", lambda x: x.sum(), ValueError, r"`feature_extractor` must return \(B, d\)"),
-    ("other batch", lambda x: x.mean(dim=(2, 3))[:1], ValueError, r"`feature_extractor` must return \(B, d\)"),
+    (
+        "other batch",
+        lambda x: x.mean(dim=(2, 3))[:1],
+        ValueError,
+        r"`feature_extractor` must return \(B, d\)",
+    ),
     ("empty rows", lambda x: x[:, :0, 0, 0], ValueError, r"`feature_extractor` must return \(B, d\)"),
-    ("complex", lambda x: x.mean(dim=(2, 3)) * 1j, TypeError, r"`feature_extractor` must return real numbers"),
+    (
+        "complex",
+        lambda x: x.mean(dim=(2, 3)) * 1j,
+        TypeError,
+        r"`feature_extractor` must return real numbers",
+    ),
 ]
 
 
-@pytest.mark.parametrize("make,exc,match", [c[1:] for c in EXTRACTOR_OUTPUTS], ids=[c[0] for c in EXTRACTOR_OUTPUTS])
+@pytest.mark.parametrize(
+    "make,exc,match", [c[1:] for c in EXTRACTOR_OUTPUTS], ids=[c[0] for c in EXTRACTOR_OUTPUTS]
+)
 def test_a_custom_extractor_with_a_bad_output_is_refused(make, exc, match):
     imgs = random_images(4)
     with pytest.raises(exc, match=match):
@@ -318,7 +391,11 @@ OPTION_CASES = [
     (dict(inception_weights="  "), ValueError, r"`inception_weights` must be a non-empty path"),
     (dict(inception_weights="a\0b"), ValueError, r"`inception_weights` must be a non-empty path"),
     (dict(clip_model=""), ValueError, r"`clip_model` must be a non-empty path"),
-    (dict(clip_templates=["Single '}' {}"]), ValueError, r"`clip_templates\[0\]` must be a string with exactly one"),
+    (
+        dict(clip_templates=["Single '}' {}"]),
+        ValueError,
+        r"`clip_templates\[0\]` must be a string with exactly one",
+    ),
     (dict(clip_templates=["{}", "a { {}"]), ValueError, r"`clip_templates\[1\]`"),
     (dict(clip_templates=["{0}"]), ValueError, r"`clip_templates\[0\]`"),
     (dict(clip_templates=["{x}"]), ValueError, r"`clip_templates\[0\]`"),
@@ -347,7 +424,9 @@ def test_whole_numbers_and_escaped_braces_are_accepted():
 # family 3: images: the pixel limit, decompression bombs, decode once
 # ----------------------------------------------------------------------------------------------
 def _png_chunk(kind: bytes, data: bytes) -> bytes:
-    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return (
+        struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    )
 
 
 def png_header_only(width: int, height: int) -> bytes:
@@ -362,7 +441,12 @@ def png_bomb(width: int, height: int) -> bytes:
     comp = zlib.compressobj(9)
     row = bytes(1 + (width + 7) // 8)
     data = b"".join(comp.compress(row) for _ in range(height)) + comp.flush()
-    return b"\x89PNG\r\n\x1a\n" + _png_chunk(b"IHDR", ihdr) + _png_chunk(b"IDAT", data) + _png_chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + _png_chunk(b"IHDR", ihdr)
+        + _png_chunk(b"IDAT", data)
+        + _png_chunk(b"IEND", b"")
+    )
 
 
 @pytest.fixture(scope="module")
@@ -375,14 +459,26 @@ def bombs(tmp_path_factory):
     return tmp
 
 
-BOMB_CASES = ["bomb file", "header-only file", "bomb bytes", "header-only bytes", "2^31 header", "fifo", "dev_zero"]
+BOMB_CASES = [
+    "bomb file",
+    "header-only file",
+    "bomb bytes",
+    "header-only bytes",
+    "2^31 header",
+    "fifo",
+    "dev_zero",
+]
 
 
 def _bomb(bombs, name):
     return {
-        "bomb file": str(bombs / "bomb.png"), "header-only file": str(bombs / "header.png"),
-        "bomb bytes": (bombs / "bomb.png").read_bytes(), "header-only bytes": (bombs / "header.png").read_bytes(),
-        "2^31 header": str(bombs / "huge_header.png"), "fifo": str(bombs / "fifo.png"), "dev_zero": "/dev/zero",
+        "bomb file": str(bombs / "bomb.png"),
+        "header-only file": str(bombs / "header.png"),
+        "bomb bytes": (bombs / "bomb.png").read_bytes(),
+        "header-only bytes": (bombs / "header.png").read_bytes(),
+        "2^31 header": str(bombs / "huge_header.png"),
+        "fifo": str(bombs / "fifo.png"),
+        "dev_zero": "/dev/zero",
     }[name]
 
 
@@ -404,9 +500,12 @@ def test_decompression_bombs_are_refused_naming_the_input_and_index(bombs, name,
         # evaluate's add_batch: the header checked, no limit yet (the option comes with compute)
         packed = fid_clip.pack_batch(**kwargs, texts=None)
         with pytest.raises(ValueError, match=match):
-            fid_clip.score_checked(*packed, "default",
-                                   fid_clip.OPTIONS.resolve("default", {"feature_extractor": MeanColour()}),
-                                   stats.Resampling(None, None, None))
+            fid_clip.score_checked(
+                *packed,
+                "default",
+                fid_clip.OPTIONS.resolve("default", {"feature_extractor": MeanColour()}),
+                stats.Resampling(None, None, None),
+            )
     finally:
         signal.alarm(0)
 
@@ -418,9 +517,13 @@ def test_the_pixel_limit_is_an_option_and_large_valid_images_are_accepted_up_to_
     paths = [str(tmp_path / f"{i}.png") for i in range(4)]
     ext = MeanColour()
     at_limit = fid_clip.score(paths, imgs[::-1], feature_extractor=ext, max_pixels=2000)["fid"]
-    with pytest.raises(ValueError, match=r"`predictions\[0\]`: .* 50 x 40 = 2,000 pixels, over the limit of 1,999"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\[0\]`: .* 50 x 40 = 2,000 pixels, over the limit of 1,999"
+    ):
         fid_clip.score(paths, imgs, feature_extractor=ext, max_pixels=1999)
-    with pytest.raises(ValueError, match=r"`references\[0\]`: the image is 50 x 40 pixels, over the limit of 1,999"):
+    with pytest.raises(
+        ValueError, match=r"`references\[0\]`: the image is 50 x 40 pixels, over the limit of 1,999"
+    ):
         fid_clip.pack_batch(None, imgs, None, max_pixels=1999)
     # above PIL's own bomb limit (made small here) and within max_pixels: decoded, PIL's limit restored
     monkeypatch.setattr(Image, "MAX_IMAGE_PIXELS", 500)
@@ -432,7 +535,9 @@ def test_the_pixel_limit_is_an_option_and_large_valid_images_are_accepted_up_to_
     header = io.BytesIO(png_header_only(15_000, 15_000))
     assert fc_images.check_header(header, "x", max_pixels=225_000_000) == 225_000_000
     with pytest.raises(ValueError, match=r"^`x`: .*225,000,000 pixels, over the limit of 178,956,970"):
-        fc_images.check_header(io.BytesIO(png_header_only(15_000, 15_000)), "x", max_pixels=fc_images.MAX_PIXELS)
+        fc_images.check_header(
+            io.BytesIO(png_header_only(15_000, 15_000)), "x", max_pixels=fc_images.MAX_PIXELS
+        )
 
 
 def test_each_image_file_is_decoded_once(tmp_path, monkeypatch):
@@ -505,9 +610,14 @@ def test_no_inception_weights_downloads_nothing(offline_unset_no_network):
 
 
 def _bad_weight_files(tmp, marker):
-    files = {"random bytes": os.urandom(4096), "text": b"not a checkpoint", "empty": b"",
-             "pickle with code": pickle.dumps({"w": Exploit(marker)}),
-             "a list": None, "truncated": None}
+    files = {
+        "random bytes": os.urandom(4096),
+        "text": b"not a checkpoint",
+        "empty": b"",
+        "pickle with code": pickle.dumps({"w": Exploit(marker)}),
+        "a list": None,
+        "truncated": None,
+    }
     buf = io.BytesIO()
     torch.save([torch.zeros(2)], buf)
     files["a list"] = buf.getvalue()
@@ -520,7 +630,15 @@ def _bad_weight_files(tmp, marker):
     return files
 
 
-WEIGHT_CASES = ["random bytes", "text", "empty", "pickle with code", "a list", "truncated", "torch zip with code"]
+WEIGHT_CASES = [
+    "random bytes",
+    "text",
+    "empty",
+    "pickle with code",
+    "a list",
+    "truncated",
+    "torch zip with code",
+]
 
 
 @pytest.mark.parametrize("name", WEIGHT_CASES)
@@ -556,8 +674,9 @@ def clip_folders(tmp_path_factory):
 
 @pytest.mark.parametrize("name", WEIGHT_CASES)
 @pytest.mark.parametrize("layout", ["ruclip", "hf"])
-def test_corrupt_or_malicious_clip_checkpoints_are_value_errors(tmp_path, clip_folders, layout, name,
-                                                               offline_unset_no_network):
+def test_corrupt_or_malicious_clip_checkpoints_are_value_errors(
+    tmp_path, clip_folders, layout, name, offline_unset_no_network
+):
     marker = tmp_path / "pwned"
     folder = shutil.copytree(clip_folders / layout, tmp_path / layout)
     for f in list(folder.glob("*.safetensors")) + list(folder.glob("*.bin")):
@@ -571,7 +690,9 @@ def test_corrupt_or_malicious_clip_checkpoints_are_value_errors(tmp_path, clip_f
 
 @pytest.mark.parametrize("name", ["config.json", "preprocessor_config.json", "bpe.model"])
 @pytest.mark.parametrize("layout", ["ruclip", "hf"])
-def test_corrupt_clip_configs_are_value_errors(tmp_path, clip_folders, layout, name, offline_unset_no_network):
+def test_corrupt_clip_configs_are_value_errors(
+    tmp_path, clip_folders, layout, name, offline_unset_no_network
+):
     folder = shutil.copytree(clip_folders / layout, tmp_path / layout)
     if not (folder / name).exists():
         pytest.skip(f"{layout} has no {name}")

@@ -60,7 +60,9 @@ def test_fid_interval_of_a_small_reference_decomposes_no_d_by_d_matrix(monkeypat
     stats = _stats(ref)
     before = resampling.bootstrap_fid(gen, stats.mean, stats.covariance, 30, 7)
     sizes = _Sizes(monkeypatch)
-    thin = resampling.bootstrap_fid(gen, stats.mean, stats.covariance, 30, 7, ref_factor=stats.centred_rows().T)
+    thin = resampling.bootstrap_fid(
+        gen, stats.mean, stats.covariance, 30, 7, ref_factor=stats.centred_rows().T
+    )
     assert max(sizes.sizes) <= n_ref  # the Gram matrices of A = Y B^T: at most n_ref x n_ref
     np.testing.assert_allclose(thin, before, rtol=1e-9)
     with pytest.raises(ValueError, match="ref_factor"):
@@ -104,8 +106,13 @@ def _fid_with_trace(x1, x2, tr) -> float:
 
 
 @settings(max_examples=12, deadline=None)
-@given(n1=st.integers(3, 14), n2=st.integers(3, 14), d=st.sampled_from([16, 40]), seed=st.integers(0, 99),
-       kind=st.sampled_from(["generic", "duplicates", "subspace", "constant_columns"]))
+@given(
+    n1=st.integers(3, 14),
+    n2=st.integers(3, 14),
+    d=st.sampled_from([16, 40]),
+    seed=st.integers(0, 99),
+    kind=st.sampled_from(["generic", "duplicates", "subspace", "constant_columns"]),
+)
 def test_small_sets_accuracy_against_the_exact_subspace_computation(n1, n2, d, seed, kind):
     """Rank-deficient covariances (N < d always; plus duplicated rows, rows in a 3-d subspace, constant
     features): the trace of the square root is within 1e-12 relative of the exact value (mpmath, 40
@@ -148,14 +155,19 @@ def test_small_sets_skip_the_d_by_d_update_and_keep_every_sum_bit_for_bit(batche
     m = y.sum(axis=0) / n
     outer = np.triu(y.T @ y) - n * np.triu(np.outer(m, m))
     cov = (outer + np.triu(outer, 1).T) / (n - 1)
-    np.testing.assert_allclose(lazy.covariance, cov, rtol=1e-13, atol=1e-15)  # BLAS kernels differ in the last bits
+    np.testing.assert_allclose(
+        lazy.covariance, cov, rtol=1e-13, atol=1e-15
+    )  # BLAS kernels differ in the last bits
     whole = core.FrechetStats.from_features(x)
     assert np.array_equal(lazy.covariance, whole.covariance) and np.array_equal(lazy.mean, whole.mean)
     assert np.array_equal(lazy.mean, x[0] + y.sum(axis=0) / n)
     if n < d:
         assert lazy.rows is not None  # still the N x N route after reading the covariance
-    merged = core.FrechetStats(d).update(xs[0]).merge(core.FrechetStats(d).update(np.concatenate(xs[1:] or [x[:0]]),
-                                                                               index=np.arange(len(xs[0]), n)))
+    merged = (
+        core.FrechetStats(d)
+        .update(xs[0])
+        .merge(core.FrechetStats(d).update(np.concatenate(xs[1:] or [x[:0]]), index=np.arange(len(xs[0]), n)))
+    )
     assert np.array_equal(merged.covariance, whole.covariance)
 
 
@@ -177,25 +189,37 @@ def test_fid_of_a_few_vectors_does_no_d_by_d_work(monkeypatch):
     assert fid == pytest.approx(exact, rel=1e-12)
 
 
-@pytest.mark.parametrize("n1,n2,d,seed", [(10, 12, 64, 0), (30, 20, 64, 1), (50, 400, 64, 2), (200, 120, 256, 3)])
+@pytest.mark.parametrize(
+    "n1,n2,d,seed", [(10, 12, 64, 0), (30, 20, 64, 1), (50, 400, 64, 2), (200, 120, 256, 3)]
+)
 def test_small_sets_equal_the_d_by_d_route(n1, n2, d, seed):
     """The N x N route against the d x d one (``trace_sqrt_product``, what every N used before): equal to
     1e-7 relative on FID; the difference is the d x d route's own round-off (see the test above)."""
     x1, x2 = bench.features(n1, d, seed), bench.features(n2, d, seed + 10, shift=0.05)
     s1, s2 = _stats(x1), _stats(x2)
     ours = core.frechet_distance(s1, s2, warn=False)
-    dense = float(((s1.mean - s2.mean) ** 2).sum() + np.trace(s1.covariance) + np.trace(s2.covariance)
-                  - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance))
+    dense = float(
+        ((s1.mean - s2.mean) ** 2).sum()
+        + np.trace(s1.covariance)
+        + np.trace(s2.covariance)
+        - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance)
+    )
     assert ours == pytest.approx(dense, rel=1e-7)
-    assert ours == pytest.approx(bench.pytorch_fid_distance(s1.mean, s1.covariance, s2.mean, s2.covariance), rel=1e-6)
+    assert ours == pytest.approx(
+        bench.pytorch_fid_distance(s1.mean, s1.covariance, s2.mean, s2.covariance), rel=1e-6
+    )
 
 
 def test_well_conditioned_sets_keep_their_value():
     """N >= d on both sides (non-singular covariances): the value is the d x d route's, unchanged."""
     x1, x2 = bench.features(300, 32, 5), bench.features(280, 32, 6, shift=0.05)
     s1, s2 = _stats(x1), _stats(x2)
-    dense = float(((s1.mean - s2.mean) ** 2).sum() + np.trace(s1.covariance) + np.trace(s2.covariance)
-                  - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance))
+    dense = float(
+        ((s1.mean - s2.mean) ** 2).sum()
+        + np.trace(s1.covariance)
+        + np.trace(s2.covariance)
+        - 2 * core.trace_sqrt_product(s1.covariance, s2.covariance)
+    )
     assert core.frechet_distance(s1, s2) == dense
 
 
@@ -234,7 +258,9 @@ def image_files(tmp_path_factory):
     weights = tiny_inception_weights(inception, folder)
     tiny_hf_clip(folder / "clip-tiny")
     paths = []
-    for i, arr in enumerate(random_images(7, seed=11, size=(40, 36)) + random_images(4, seed=12, size=(52, 30))):
+    for i, arr in enumerate(
+        random_images(7, seed=11, size=(40, 36)) + random_images(4, seed=12, size=(52, 30))
+    ):
         paths.append(str(folder / f"img{i}.png"))
         Image.fromarray(arr).save(paths[-1])
     return {"paths": paths, "weights": str(weights), "clip": str(folder / "clip-tiny"), "folder": folder}
@@ -248,13 +274,24 @@ def test_features_are_identical_with_and_without_workers(image_files):
     paths, folder = image_files["paths"], image_files["folder"]
     results = {}
     for workers in (0, 1, 4):
-        results[workers] = score(paths[:6], paths[6:], texts=[f"a photo {i}" for i in range(6)], batch_size=4,
-                                 inception_weights=image_files["weights"], clip_model=image_files["clip"],
-                                 num_workers=workers, save_stats=str(folder / f"w{workers}"), return_per_example=True)
+        results[workers] = score(
+            paths[:6],
+            paths[6:],
+            texts=[f"a photo {i}" for i in range(6)],
+            batch_size=4,
+            inception_weights=image_files["weights"],
+            clip_model=image_files["clip"],
+            num_workers=workers,
+            save_stats=str(folder / f"w{workers}"),
+            return_per_example=True,
+        )
     for workers in (1, 4):
         assert dict(results[workers]) == dict(results[0])
         for side in ("predictions", "references"):
-            with np.load(folder / "w0" / f"{side}.npz") as a, np.load(folder / f"w{workers}" / f"{side}.npz") as b:
+            with (
+                np.load(folder / "w0" / f"{side}.npz") as a,
+                np.load(folder / f"w{workers}" / f"{side}.npz") as b,
+            ):
                 assert np.array_equal(a["mu"], b["mu"]) and np.array_equal(a["sigma"], b["sigma"])
     assert "num_workers" not in results[0]["signature"] and "worker" not in results[0]["signature"]
 
@@ -378,5 +415,10 @@ def test_image_path_uses_worker_processes_and_names_the_failing_file(image_files
     broken.write_bytes(open(paths[0], "rb").read()[:60])  # a valid header, truncated pixel data
     for workers in (0, 2):
         with pytest.raises(ValueError, match=r"`predictions\[4\]`.*broken\.png.*not a decodable image"):
-            score(paths[:4] + [str(broken)] + paths[4:], paths, batch_size=2, inception_weights=weights,
-                  num_workers=workers)
+            score(
+                paths[:4] + [str(broken)] + paths[4:],
+                paths,
+                batch_size=2,
+                inception_weights=weights,
+                num_workers=workers,
+            )

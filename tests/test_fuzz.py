@@ -203,7 +203,9 @@ class Weights:
         return VALID if 0 < sum(fs) < 1e300 and all(f < 1e300 for f in fs) else EITHER
 
     def draw(self, data):
-        return data.draw(st.lists(st.floats(0, 10, allow_nan=False), min_size=4, max_size=4).filter(lambda w: sum(w) > 0))
+        return data.draw(
+            st.lists(st.floats(0, 10, allow_nan=False), min_size=4, max_size=4).filter(lambda w: sum(w) > 0)
+        )
 
 
 @dataclass
@@ -236,7 +238,15 @@ class UnusedPath:
         return None
 
 
-HOSTILE_WEIGHTS = [[1e308] * 4, [0, 0, 0, 0], [-1, 1, 1, 1], [float("nan"), 1, 1, 1], [1, 1, 1], (1, 1, 1, 1), np.ones(4)]
+HOSTILE_WEIGHTS = [
+    [1e308] * 4,
+    [0, 0, 0, 0],
+    [-1, 1, 1, 1],
+    [float("nan"), 1, 1, 1],
+    [1, 1, 1],
+    (1, 1, 1, 1),
+    np.ones(4),
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -388,7 +398,9 @@ def vqa_inputs(draw, preset):
     if preset == "fusion_brain_2021":
         inputs["languages"] = draw(st.lists(st.sampled_from(["en", "ru"]), min_size=n, max_size=n))
     if preset == "tdiuc":
-        inputs["question_types"] = draw(st.lists(st.sampled_from(["color", "count", "\U00017d3b"]), min_size=n, max_size=n))
+        inputs["question_types"] = draw(
+            st.lists(st.sampled_from(["color", "count", "\U00017d3b"]), min_size=n, max_size=n)
+        )
     if preset in ("default", "vqa_v2") and draw(st.booleans()):
         inputs["question_types"] = draw(st.lists(st.sampled_from(["", "what"]), min_size=n, max_size=n))
     return inputs
@@ -482,13 +494,19 @@ SPECS = {
     "text_qa": Spec(
         TEXT_PRESETS["text_qa"],
         lambda p: text_pairs(),
-        lambda p: {"measure": Choice(("f1", "exact_match")), "keep_hyphen": Bool(), "letter_fallback": Bool()},
+        lambda p: {
+            "measure": Choice(("f1", "exact_match")),
+            "keep_hyphen": Bool(),
+            "letter_fallback": Bool(),
+        },
     ),
     "codebleu": Spec(
         ["default", "paper", "pypi", "fusion_brain_2021"],
         lambda p: text_pairs(max_examples=2),
         lambda p: {
-            "lang": Choice(("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")),
+            "lang": Choice(
+                ("python", "java", "javascript", "c_sharp", "php", "c", "cpp", "go", "ruby", "rust")
+            ),
             "weights": Weights(),
             "keywords": Choice(("pypi", "codexglue")),
             "remove_comments": Choice(("none", "java", "lang")),
@@ -544,13 +562,21 @@ SPECS = {
     ),
 }
 # options every module must have valid by default (codebleu: `lang` is required unless the preset sets it)
-REQUIRED = {("codebleu", "default"): {"lang": "python"}, ("codebleu", "paper"): {"lang": "java"}, ("codebleu", "pypi"): {"lang": "go"}}
+REQUIRED = {
+    ("codebleu", "default"): {"lang": "python"},
+    ("codebleu", "paper"): {"lang": "java"},
+    ("codebleu", "pypi"): {"lang": "go"},
+}
 # ru_meteor: the test set-up has no RuWordNet database (it is not on PyPI): exact and stem stages only
-REQUIRED.update({("ru_meteor", p): {"synonyms": "none"} for p in ("default", "captioning", "vqa", "nltk", "ru")})
+REQUIRED.update(
+    {("ru_meteor", p): {"synonyms": "none"} for p in ("default", "captioning", "vqa", "nltk", "ru")}
+)
 
 
 def test_every_metric_has_a_spec():
-    assert set(SPECS) >= set(metric_names()), f"add a SPECS entry for {sorted(set(metric_names()) - set(SPECS))}"
+    assert set(SPECS) >= set(metric_names()), (
+        f"add a SPECS entry for {sorted(set(metric_names()) - set(SPECS))}"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -580,7 +606,9 @@ def _check_result(result, where):
     for row in result.get("per_example", []):
         values = row.values() if isinstance(row, dict) else [row]
         # floats, and flags (codebleu's dataflow_limited) as bools
-        assert all(type(v) is bool or (type(v) is float and math.isfinite(v)) for v in values), f"{where}: {row!r}"
+        assert all(type(v) is bool or (type(v) is float and math.isfinite(v)) for v in values), (
+            f"{where}: {row!r}"
+        )
 
 
 def _call(metric, kwargs):
@@ -597,7 +625,9 @@ def _scenario(name, data, cache_dir):
     inputs = data.draw(spec.inputs(preset), label="inputs")
     kinds = spec.options(preset)
     options = dict(REQUIRED.get((name, preset), {}))
-    for opt in data.draw(st.lists(st.sampled_from(sorted(kinds)), max_size=2, unique=True), label="valid options"):
+    for opt in data.draw(
+        st.lists(st.sampled_from(sorted(kinds)), max_size=2, unique=True), label="valid options"
+    ):
         options[opt] = kinds[opt].draw(data)
     options["return_per_example"] = data.draw(st.booleans())
     what = data.draw(st.sampled_from(["valid", "option", "option", "input", "input"]), label="scenario")
@@ -726,8 +756,11 @@ def _det_slots(example):
         ("reference coordinate", coord("references"), lambda v: _box_validity([v, 1.0, 2.0, 2.0], "xywh")),
         ("box", at("predictions", "cat", lambda v: [v]), lambda v: EITHER if _list_like(v) else INVALID),
         ("boxes", at("predictions", "cat", lambda v: v), lambda v: EITHER if _list_like(v) else INVALID),
-        ("class", at("predictions", "class", lambda v: v),
-         lambda v: (VALID if _utf8(v) else INVALID) if hashable(v) else None),
+        (
+            "class",
+            at("predictions", "class", lambda v: v),
+            lambda v: (VALID if _utf8(v) else INVALID) if hashable(v) else None,
+        ),
         ("image", at("predictions", None, lambda v: v), lambda v: EITHER if isinstance(v, dict) else INVALID),
         ("predictions", whole("predictions"), lambda v: EITHER if _list_like(v) else INVALID),
     ]
@@ -735,12 +768,20 @@ def _det_slots(example):
 
 _RNG = np.random.default_rng(0)
 EXAMPLES = {
-    "fid_clip": {"predictions": _RNG.normal(size=(6, 3)).tolist(), "references": _RNG.normal(size=(7, 3)).tolist()},
-    "det_f1": {"predictions": [{"cat": [[1.0, 1.0, 2.0, 2.0]], "dog": []}], "references": [{"cat": [[1.0, 1.0, 2.0, 2.0]]}]},
+    "fid_clip": {
+        "predictions": _RNG.normal(size=(6, 3)).tolist(),
+        "references": _RNG.normal(size=(7, 3)).tolist(),
+    },
+    "det_f1": {
+        "predictions": [{"cat": [[1.0, 1.0, 2.0, 2.0]], "dog": []}],
+        "references": [{"cat": [[1.0, 1.0, 2.0, 2.0]]}],
+    },
     "vqa_acc:default": {"predictions": ["two"], "references": [["2"] * 10]},
     "vqa_acc:tdiuc": {"predictions": ["two"], "references": [["2"]], "question_types": ["count"]},
     "vqa_acc:fusion_brain_2021": {"predictions": ["пять"], "references": [["5"]], "languages": ["ru"]},
 }
+
+
 def _feature_slots(example):
     def put(i, j=None):
         def f(inputs, v):
@@ -759,7 +800,11 @@ def _feature_slots(example):
     ]
 
 
-SLOTS = {"fid_clip": _feature_slots, "det_f1": _det_slots, "vqa_acc": lambda example: _text_slots(example, single_reference=EITHER)}
+SLOTS = {
+    "fid_clip": _feature_slots,
+    "det_f1": _det_slots,
+    "vqa_acc": lambda example: _text_slots(example, single_reference=EITHER),
+}
 
 
 def _check_outcome(validity, result, err, named, index, where):
@@ -782,7 +827,9 @@ def test_sweep(name, cache_dir):
     spec = SPECS[name]
     for preset in spec.presets:
         metric = _metric(name, preset, cache_dir)
-        example = EXAMPLES.get(f"{name}:{preset}", EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]}))
+        example = EXAMPLES.get(
+            f"{name}:{preset}", EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]})
+        )
         base = dict(REQUIRED.get((name, preset), {}))
         kinds = spec.options(preset)
         for option, kind in kinds.items():
@@ -793,7 +840,9 @@ def test_sweep(name, cache_dir):
                     options.pop(option)
                     validity = INVALID if option in base and (name, preset) in REQUIRED else VALID
                 result, err = _call(metric, {**example, **options})
-                _check_outcome(validity, result, err, option, None, f"{name}[{preset}] {option}={value!r:.60}")
+                _check_outcome(
+                    validity, result, err, option, None, f"{name}[{preset}] {option}={value!r:.60}"
+                )
         if preset != spec.presets[0]:
             continue  # inputs are checked alike in every preset: sweep them once
         for slot, put, rule in SLOTS.get(name, _text_slots)(example):

@@ -27,7 +27,9 @@ def test_only_blas_numbers_are_compared_at_the_stated_tolerance():
     fid = {"result": {"fid": 0.8386289172258632, "signature": "fid_clip|preset:default|feat:given|v:0.1.0"}}
     kernel = {"result": {**fid["result"], "fid": 0.8386289172258627}}  # the Haswell kernel's value
     assert golden.same("fid_clip", fid, kernel)
-    assert not golden.same("fid_clip", fid, {"result": {**fid["result"], "fid": 0.8386289172258632 * (1 + 1e-8)}})
+    assert not golden.same(
+        "fid_clip", fid, {"result": {**fid["result"], "fid": 0.8386289172258632 * (1 + 1e-8)}}
+    )
     assert not golden.same("fid_clip", fid, {"result": {**fid["result"], "signature": "fid_clip|v:0.1.1"}})
     assert not golden.same("fid_clip", fid, {"error": "ValueError: x"})
     assert not golden.same("fid_clip", {"result": {"n": 2}}, {"result": {"n": 2.0}})

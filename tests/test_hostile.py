@@ -16,7 +16,9 @@ def _det(pred, ref=None, **options):
 
 @pytest.mark.parametrize("value", [10**400, -(10**400), 2**1100])
 def test_det_f1_integer_beyond_float_range_is_named(value):
-    with pytest.raises(ValueError, match=r"`predictions\[0\]` class 'cat', box 0: .*beyond the float64 range"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\[0\]` class 'cat', box 0: .*beyond the float64 range"
+    ):
         _det({"cat": [[value, 0, 1, 1]]})
 
 
@@ -45,6 +47,7 @@ def test_det_f1_identical_boxes_at_extreme_scales_match(size):
 
 def test_det_f1_iou_scaling_is_exact_in_the_usual_range():
     from multimodal_metrics.det_f1 import boxes
+
     rng = np.random.default_rng(0)
     a = rng.uniform(0, 1000, size=(500, 4))
     b = rng.uniform(0, 1000, size=(500, 4))
@@ -75,6 +78,7 @@ def test_det_f1_bad_boxes_in_unrequested_classes_are_refused(bad, reason):
     with pytest.raises(ValueError, match=rf"`predictions\[0\]` class 'dog', box 0: {reason}"):
         _det({"classes": ["dog", "cat"], "boxes": [[bad], BOX]})
     from multimodal_metrics.det_f1 import core
+
     with pytest.raises(ValueError, match=rf"`predictions\[0\]` class 'dog', box 0: {reason}"):
         core.det_f1([{"cat": BOX, "dog": [bad]}], [{"cat": BOX}])
 
@@ -130,6 +134,7 @@ def test_wups_wordnet_path_is_checked(path):
 
 def test_check_number_overflowing_integer_is_a_value_error():
     from multimodal_metrics import options as common
+
     with pytest.raises(ValueError, match="`x` must be a number"):
         common.check_number(10**400, "x", 0, 1)
     with pytest.raises(ValueError, match="`x` must be one of"):
@@ -140,7 +145,14 @@ def test_check_number_overflowing_integer_is_a_value_error():
 # ----------------------------------------------------------------------------------------------
 # Letters without a Unicode name (Tangut) through pymorphy3
 # ----------------------------------------------------------------------------------------------
-TANGUT = ["\U00017d3b", "\U00017000", "\U000187f7", "\U00018d00", "a\U00017d3bб", "\U00017d3b\U00017d3c ответ"]
+TANGUT = [
+    "\U00017d3b",
+    "\U00017000",
+    "\U000187f7",
+    "\U00018d00",
+    "a\U00017d3bб",
+    "\U00017d3b\U00017d3c ответ",
+]
 
 
 @pytest.mark.parametrize("preset", ["default", "textqa", "mathqa", "plain"])
@@ -209,6 +221,7 @@ def test_russian_number_maps_of_the_three_cores_agree():
     assert all(list(m.items()) == list(maps[0].items()) for m in maps) and len(maps[0]) == 13
     assert maps[0]["нисколько"] == "0" and maps[0]["десять"] == "10"
 
+
 # ----------------------------------------------------------------------------------------------
 # wups: wordnet_path does not leak into NLTK's data path; distinct-pair scoring equals the reference
 # ----------------------------------------------------------------------------------------------
@@ -245,7 +258,11 @@ def test_wups_distinct_pair_scoring_equals_the_reference():
         pred = ",".join(rng.choice(words) for _ in range(rng.randint(1, 5)))
         for thr in (0.9, 0.0, -1):
             measure = lambda a, b, thr=thr: wups.wup_measure(a, b, thr, wordnet)  # noqa: E731
-            assert wups.wups_score(gt, pred, thr, wordnet) == _reference_score(gt, pred, measure), (gt, pred, thr)
+            assert wups.wups_score(gt, pred, thr, wordnet) == _reference_score(gt, pred, measure), (
+                gt,
+                pred,
+                thr,
+            )
 
 
 def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):
@@ -261,6 +278,8 @@ def test_det_f1_pairs_in_chunks_give_the_same_counts(monkeypatch):
         preds.append({"a": np.abs(p).tolist(), "b": np.abs(p[:9]).tolist()})
     for matching in ("any", "one_to_one"):
         whole = core.count_per_image(preds, refs, matching=matching)
-        monkeypatch.setattr(det_matching, "PAIR_CHUNK", 37)  # read there (core has a copy); borders inside groups
+        monkeypatch.setattr(
+            det_matching, "PAIR_CHUNK", 37
+        )  # read there (core has a copy); borders inside groups
         assert np.array_equal(core.count_per_image(preds, refs, matching=matching), whole)
         monkeypatch.undo()

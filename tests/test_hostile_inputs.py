@@ -50,7 +50,16 @@ def test_every_integer_beyond_the_seed_range_is_refused(seed):
 
 
 @pytest.mark.parametrize(
-    "test", [np.array(["paired_bootstrap"]), np.array(["a", "b"]), np.array("paired_bootstrap"), ["x"], {"a": 1}, 1, None]
+    "test",
+    [
+        np.array(["paired_bootstrap"]),
+        np.array(["a", "b"]),
+        np.array("paired_bootstrap"),
+        ["x"],
+        {"a": 1},
+        1,
+        None,
+    ],
 )
 def test_compare_test_that_is_not_a_string_names_test(test):
     with pytest.raises((TypeError, ValueError), match="`test`"):
@@ -58,8 +67,9 @@ def test_compare_test_that_is_not_a_string_names_test(test):
     with pytest.raises((TypeError, ValueError), match="`test`"):
         load_metric("anls").compare(predictions_a=["a"], predictions_b=["b"], references=["a"], test=test)
     with pytest.raises((TypeError, ValueError), match="`test`"):
-        load_metric("det_f1").compare(predictions_a=[{"cat": BOX}], predictions_b=[{"cat": []}],
-                                      references=[{"cat": BOX}], test=test)
+        load_metric("det_f1").compare(
+            predictions_a=[{"cat": BOX}], predictions_b=[{"cat": []}], references=[{"cat": BOX}], test=test
+        )
 
 
 def test_compare_test_as_numpy_str_is_the_plain_name():
@@ -113,7 +123,9 @@ def _scores(name, predictions, references):
     key = {"anls": "anls", "text_qa": "f1", "ru_meteor": "meteor"}[name]
     library = _library(name).score(predictions, references, return_per_example=True, **options)
     metric = load_metric(name)
-    computed = metric.compute(predictions=predictions, references=references, return_per_example=True, **options)
+    computed = metric.compute(
+        predictions=predictions, references=references, return_per_example=True, **options
+    )
     for p, r in zip(predictions, references):
         metric.add_batch(predictions=[p], references=[r])
     batched = metric.compute(return_per_example=True, **options)
@@ -132,13 +144,22 @@ def test_str_subclass_scores_like_its_text_through_every_path(name, cls):
 @given(st.lists(st.tuples(st.text(max_size=12), st.text(max_size=12)), min_size=1, max_size=4))
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 def test_str_subclass_anls_library_equals_plain(pairs):
-    pairs = [(p, r) for p, r in pairs if p.encode("utf-8", "surrogatepass") and not any(0xD800 <= ord(c) < 0xE000 for c in p + r)]
+    pairs = [
+        (p, r)
+        for p, r in pairs
+        if p.encode("utf-8", "surrogatepass") and not any(0xD800 <= ord(c) < 0xE000 for c in p + r)
+    ]
     if not pairs:
         return
     preds, refs = [p for p, _ in pairs], [r for _, r in pairs]
     anls = _library("anls")
     plain = anls.score(preds, refs, return_per_example=True)["per_example"]
-    assert anls.score([Tricky(p) for p in preds], [Tricky(r) for r in refs], return_per_example=True)["per_example"] == plain
+    assert (
+        anls.score([Tricky(p) for p in preds], [Tricky(r) for r in refs], return_per_example=True)[
+            "per_example"
+        ]
+        == plain
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -161,8 +182,15 @@ def test_det_f1_box_that_is_a_set_is_refused(box, side):
         det_f1.det_f1([{"classes": ["cat"], "boxes": [pred["cat"]]}], [ref])
 
 
-INT_LIMITS = [np.iinfo(np.int64).max, np.iinfo(np.int64).max - 10, np.iinfo(np.int64).min, np.iinfo(np.uint64).max,
-              np.iinfo(np.uint64).max - 10, 2**62 + 1, 2**53 + 1]
+INT_LIMITS = [
+    np.iinfo(np.int64).max,
+    np.iinfo(np.int64).max - 10,
+    np.iinfo(np.int64).min,
+    np.iinfo(np.uint64).max,
+    np.iinfo(np.uint64).max - 10,
+    2**62 + 1,
+    2**53 + 1,
+]
 
 
 def _as_forms(box, dtype):
@@ -180,14 +208,19 @@ def test_det_f1_integer_coordinates_at_dtype_limits_are_exact_or_refused(value, 
         try:
             f1 = _det({"cat": form}, {"cat": form}, box_format=box_format)["f1"]
         except ValueError as err:
-            assert "`predictions[0]` class 'cat', box 0" in str(err) or "`references[0]` class 'cat', box 0" in str(err)
+            assert "`predictions[0]` class 'cat', box 0" in str(
+                err
+            ) or "`references[0]` class 'cat', box 0" in str(err)
             assert "float64" in str(err)
         else:
             assert f1 == 1.0, (form, box_format)  # identical boxes of positive size: never a silent 0
 
 
 @given(
-    st.integers(-(2**64), 2**64), st.integers(-(2**64), 2**64), st.integers(1, 2**64), st.integers(1, 2**64),
+    st.integers(-(2**64), 2**64),
+    st.integers(-(2**64), 2**64),
+    st.integers(1, 2**64),
+    st.integers(1, 2**64),
     st.sampled_from(["xywh", "xyxy"]),
 )
 @settings(max_examples=60, deadline=None)
@@ -234,15 +267,20 @@ def test_det_f1_100000_boxes_of_one_class_is_refused_at_once(matching):
     rng = np.random.default_rng(0)
     boxes = np.hstack([rng.uniform(0, 1e4, (100_000, 2)), rng.uniform(5, 50, (100_000, 2))])
     start = time.process_time()
-    with pytest.raises(ValueError, match=r"`predictions\[1\]` class 'car': 100,000 predicted x 100,000 reference boxes"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\[1\]` class 'car': 100,000 predicted x 100,000 reference boxes"
+    ):
         det_f1.det_f1([{"car": BOX}, {"car": boxes}], [{"car": BOX}, {"car": boxes}], matching=matching)
     assert time.process_time() - start < 5
 
 
 def test_det_f1_one_to_one_memory_stays_bounded_below_the_limit():
     n = 2000  # 4,000,000 pairs, every one a hit (identical boxes): main held +0.46 GB here
-    result, peak, _ = _peak(lambda: det_f1.det_f1([{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}],
-                                                    matching="one_to_one"))
+    result, peak, _ = _peak(
+        lambda: det_f1.det_f1(
+            [{"c": _identical_boxes(n)}], [{"c": _identical_boxes(n)}], matching="one_to_one"
+        )
+    )
     assert result["f1"] == 1.0 and result["tp"] == n
     assert peak < 300 * 2**20, f"peak {peak / 2**20:.0f} MiB"
 
@@ -269,7 +307,9 @@ def test_anls_two_unrelated_megabyte_strings_are_refused_at_once():
     a, b = _unrelated(1_000_000, 1), _unrelated(1_000_000, 2)
     anls = _library("anls")
     start = time.process_time()
-    with pytest.raises(ValueError, match=r"`predictions\[1\]` and `references\[1\]\[0\]`: [\d,]+ and [\d,]+ characters"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\[1\]` and `references\[1\]\[0\]`: [\d,]+ and [\d,]+ characters"
+    ):
         anls.score(["a", a], ["a", b])
     with pytest.raises(ValueError, match=r"`predictions\[0\]` and `references\[0\]`"):
         anls.core.pair_similarities([a], [b])

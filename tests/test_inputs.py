@@ -29,7 +29,10 @@ SAMPLES = {
     ),
     "fid_clip": ([[0.0, 1.0], [2.0, 0.5], [1.0, 1.0]], [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], {}),
     "det_f1": (
-        [{"cat": [[0.0, 0.0, 10.0, 10.0]], "dog": []}, {"cat": [[5.0, 5.0, 4.0, 4.0], [50.0, 50.0, 5.0, 5.0]]}],
+        [
+            {"cat": [[0.0, 0.0, 10.0, 10.0]], "dog": []},
+            {"cat": [[5.0, 5.0, 4.0, 4.0], [50.0, 50.0, 5.0, 5.0]]},
+        ],
         [{"cat": [[1.0, 1.0, 10.0, 10.0]], "dog": [[20.0, 20.0, 5.0, 5.0]]}, {"cat": [[5.0, 5.0, 4.0, 4.0]]}],
         {},
     ),
@@ -72,7 +75,9 @@ KINDS = {
 def test_array_likes_give_the_list_result(name, kind):
     predictions, references, options = _sample(name)
     metric = load_metric(name)
-    expected = metric.compute(predictions=predictions, references=references, return_per_example=True, **options)
+    expected = metric.compute(
+        predictions=predictions, references=references, return_per_example=True, **options
+    )
     if name == "det_f1":
         convert = {
             "tuple": tuple,
@@ -87,12 +92,16 @@ def test_array_likes_give_the_list_result(name, kind):
     assert got == expected
 
 
-@pytest.mark.parametrize("name", [n for n in NAMES if n not in ("det_f1", "fid_clip")])  # no multi-reference form
+@pytest.mark.parametrize(
+    "name", [n for n in NAMES if n not in ("det_f1", "fid_clip")]
+)  # no multi-reference form
 def test_numpy_2d_references_and_single_reference_arrays(name):
     predictions, references, options = _sample(name)
     metric = load_metric(name)
     width = max(map(len, references))
-    padded = [refs + [refs[-1]] * (width - len(refs)) for refs in references]  # repeat: max over refs unchanged
+    padded = [
+        refs + [refs[-1]] * (width - len(refs)) for refs in references
+    ]  # repeat: max over refs unchanged
     expected = metric.compute(predictions=predictions, references=padded, **options)
     got = metric.compute(predictions=np.array(predictions), references=np.array(padded), **options)
     assert got == expected
@@ -130,11 +139,19 @@ def test_det_f1_boxes_as_numpy_and_torch():
     predictions, references, _ = SAMPLES["det_f1"]
     metric = load_metric("det_f1")
     expected = metric.compute(predictions=predictions, references=references)
-    tensors = [{c: torch.tensor(b, dtype=torch.float32).reshape(-1, 4) for c, b in im.items()} for im in predictions]
+    tensors = [
+        {c: torch.tensor(b, dtype=torch.float32).reshape(-1, 4) for c, b in im.items()} for im in predictions
+    ]
     assert metric.compute(predictions=tensors, references=np.array(_numpy_boxes(references))) == expected
-    records = pd.DataFrame({"classes": [np.array(list(im)) for im in predictions],
-                            "boxes": [[np.asarray(b, dtype=float).reshape(-1, 4) for b in im.values()] for im in predictions]})
-    assert metric.compute(predictions=records.to_dict("records"), references=references) == expected  # numpy classes
+    records = pd.DataFrame(
+        {
+            "classes": [np.array(list(im)) for im in predictions],
+            "boxes": [[np.asarray(b, dtype=float).reshape(-1, 4) for b in im.values()] for im in predictions],
+        }
+    )
+    assert (
+        metric.compute(predictions=records.to_dict("records"), references=references) == expected
+    )  # numpy classes
     bad = [{"cat": np.array([["a", "b", "c", "d"]])}, predictions[1]]
     with pytest.raises(TypeError, match=r"`predictions\[0\]` class 'cat'"):
         metric.compute(predictions=bad, references=references)

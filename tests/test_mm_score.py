@@ -76,7 +76,9 @@ def test_anls_docvqa_files(tmp_path, capsys):
     assert out["anls"] == direct["anls"] and out["signature"] == direct["signature"] and out["examples"] == 3
     rows = [json.loads(line) for line in per.read_text().splitlines()]
     assert rows == [{"id": q, "anls": s} for q, s in zip((337, 338, 339), direct["per_example"])]
-    assert run_json(capsys, "anls", "--gt", gt, "--pred", sub, "--threshold", "0.99")["anls"] == pytest.approx(1 / 3)
+    assert run_json(capsys, "anls", "--gt", gt, "--pred", sub, "--threshold", "0.99")[
+        "anls"
+    ] == pytest.approx(1 / 3)
     code, text, _ = run(capsys, "anls", "--gt", gt, "--pred", sub, "--preset", "stvqa")
     assert code == 0 and re.search(r"^anls\s+0\.\d{6}$", text, re.M) and "preset:stvqa" in text
 
@@ -92,7 +94,9 @@ def test_vqa_acc_vqa_v2_and_tdiuc_files(tmp_path, capsys):
          "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs1)]},
         {"question_id": 2, "question_type": "what color", "answer_type": "other", "multiple_choice_answer": "navy",
          "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs2)]}]})  # fmt: skip
-    results = _write(tmp_path, "r.json", [{"question_id": 2, "answer": "blue"}, {"question_id": 1, "answer": "two"}])
+    results = _write(
+        tmp_path, "r.json", [{"question_id": 2, "answer": "blue"}, {"question_id": 1, "answer": "two"}]
+    )
     per = tmp_path / "per.jsonl"
     out = run_json(capsys, "vqa-acc", "--annotations", annotations, "--results", results, "--questions", questions,
                    "--per-example", str(per))  # fmt: skip
@@ -100,11 +104,20 @@ def test_vqa_acc_vqa_v2_and_tdiuc_files(tmp_path, capsys):
         predictions=["two", "blue"], references=[refs1, refs2], question_types=["how many", "what color"],
         answer_types=["number", "other"],
     )  # fmt: skip
-    assert out["accuracy"] == direct["accuracy"] and out["accuracy_question_type/what color"] == pytest.approx(0.6)
+    assert out["accuracy"] == direct["accuracy"] and out[
+        "accuracy_question_type/what color"
+    ] == pytest.approx(0.6)
     assert [json.loads(line)["id"] for line in per.read_text().splitlines()] == [1, 2]
-    tdiuc = run_json(capsys, "vqa_acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc")  # alias spelling
+    tdiuc = run_json(
+        capsys, "vqa_acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc"
+    )  # alias spelling
     assert tdiuc["accuracy"] == 0.5  # TDIUC scores answers[0]: "2" (pred "two": wrong) and "blue" (right)
-    assert run_json(capsys, "vqa-acc", "--gt", annotations, "--pred", results, "--normalize", "never")["accuracy"] < 1
+    assert (
+        run_json(capsys, "vqa-acc", "--gt", annotations, "--pred", results, "--normalize", "never")[
+            "accuracy"
+        ]
+        < 1
+    )
 
 
 def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
@@ -117,7 +130,11 @@ def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
     assert vqa["accuracy"] == 1.0 and "preset:fusion_brain_2021" in vqa["signature"]
     code_gt = {"0": "def f ( x ) : NEW_LINE INDENT return x + 1 NEW_LINE DEDENT",
                "1": "def g ( a , b ) : NEW_LINE INDENT return a * b NEW_LINE DEDENT"}  # fmt: skip
-    code_pred = {"1": "def g ( a , b ) : NEW_LINE INDENT return a + b NEW_LINE DEDENT", "0": code_gt["0"], "9": "x"}
+    code_pred = {
+        "1": "def g ( a , b ) : NEW_LINE INDENT return a + b NEW_LINE DEDENT",
+        "0": code_gt["0"],
+        "9": "x",
+    }
     c2c = run_json(capsys, "codebleu", "--gt", _write(tmp_path, "true_C2C.json", code_gt),
                    "--pred", _write(tmp_path, "prediction_C2C.json", code_pred))  # fmt: skip
     direct = load_metric("codebleu", "fusion_brain_2021").compute(
@@ -141,9 +158,14 @@ def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
 
 
 def test_fusion_brain_2022_text_files(tmp_path, capsys):
-    gt = _write(tmp_path, "textqa_gt.json", {
-        "0": [{"type": "text", "content": ["a", "на 0,3 секунды", "a на 0,3 секунды"]}],
-        "1": {"type": "text", "content": ["Авиаконструктора Сухого"]}})  # the README's unwrapped form
+    gt = _write(
+        tmp_path,
+        "textqa_gt.json",
+        {
+            "0": [{"type": "text", "content": ["a", "на 0,3 секунды", "a на 0,3 секунды"]}],
+            "1": {"type": "text", "content": ["Авиаконструктора Сухого"]},
+        },
+    )  # the README's unwrapped form
     pred = _write(tmp_path, "textqa_pred.json", {
         "0": [{"type": "image", "content": "x.jpg"}, {"type": "text", "content": "a)"}],
         "1": [{"type": "text", "content": "улица Авиаконструктора Сухого"}]})  # fmt: skip
@@ -205,14 +227,20 @@ def test_fusion_brain_2022_integral_split_layout(tmp_path, capsys):
     _write(split, "textqa/textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
     _write(split, "mathqa/mathqa_gt.json", {"0": [{"type": "text", "content": ["a", "5"]}],
                                             "1": [{"type": "text", "content": ["b"]}]})  # fmt: skip
-    _write(split, "mathqa/mathqa_pred.json", {"0": [{"type": "text", "content": "5"}], "1": [{"type": "text", "content": "c"}]})
+    _write(
+        split,
+        "mathqa/mathqa_pred.json",
+        {"0": [{"type": "text", "content": "5"}], "1": [{"type": "text", "content": "c"}]},
+    )
     _write(split, "text_recognition/text_recognition_gt.json", {"0": [{"type": "text", "content": ["abcd"]}]})
     _write(split, "text_recognition/text_recognition_pred.json", {"0": [{"type": "text", "content": "abce"}]})
     line = assert_error(capsys, ["fusion-brain-2022", str(tmp_path)], "generation", "--partial")
     assert "mm-score fid-clip" in line
     out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
     assert out["missing"] == ["captioning", "generation", "vqa"]
-    assert out["sub_tasks"]["mathqa"]["score"] == 0.5 and out["sub_tasks"]["text_recognition"]["score"] == 0.75
+    assert (
+        out["sub_tasks"]["mathqa"]["score"] == 0.5 and out["sub_tasks"]["text_recognition"]["score"] == 0.75
+    )
     assert out["score"] == pytest.approx((1 + 0.5 + 0.75) / 15)
 
 
@@ -225,46 +253,125 @@ def _files(tmp_path, gt, pred):
 
 MALFORMED = {
     # command argv prefix, good gt, good pred, [(which file, broken content, fragments of the message)]
-    "anls": (["anls"], DOCVQA_GT, DOCVQA_SUB, [
-        ("pred", [{"questionId": 337}] + DOCVQA_SUB[1:], ["pred.json", "record 0 (questionId 337)", "field 'answer'", "missing"]),
-        ("pred", [{"questionId": 337, "answer": 12.5}] + DOCVQA_SUB[1:], ["record 0", "field 'answer'", "expected a string"]),
-        ("gt", {**DOCVQA_GT, "data": [{"questionId": 337, "answers": "12.50"}]},
-         ["gt.json", "record 0 (questionId 337)", "field 'answers'", "non-empty list of strings"]),
-        ("gt", {"data": []}, ["gt.json", "field 'dataset_name'", "missing"]),
-        ("pred", DOCVQA_SUB[:2], ["pred.json", "no answer for questionId 338"]),
-    ]),
-    "vqa_v2": (["vqa-acc"], {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}] * 10}]},
-               [{"question_id": 1, "answer": "yes"}], [
-        ("pred", [{"question_id": 1, "answer": None}], ["pred.json", "record 0 (question_id 1)", "field 'answer'", "null"]),
-        ("gt", {"annotations": [{"question_id": 1, "answers": [{"text": "yes"}]}]},
-         ["gt.json", "record 0 (question_id 1) answers[0]", "field 'answer'", "missing"]),
-        ("gt", {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}]}]},
-         ["gt.json", "record 1: field 'answers': has 1 answers but --num-answers 10"]),
-    ]),
-    "fb2021_vqa": (["vqa-acc", "--format", "fusion_brain_2021"], {"0": {"answer": "yes", "lang": "en"}}, {"0": "yes"}, [
-        ("gt", {"0": {"answers": "yes"}}, ["gt.json", "record '0'", "field 'answer'", "missing"]),
-        ("pred", {"0": ["yes"]}, ["pred.json", "record '0'", "expected a string"]),
-        ("gt", {"0": {"answer": "yes", "lang": "de"}}, ["gt.json", "record '0': field 'lang': must be one of"]),
-    ]),
-    "c2c": (["codebleu"], {"0": "x = 1"}, {"0": "x = 1"}, [
-        ("pred", {"1": "x = 1"}, ["pred.json", "record '0'", "no prediction for id '0'"]),
-        ("gt", {"0": ["x = 1"]}, ["gt.json", "record '0'", "expected a string"]),
-    ]),
-    "htr": (["ned", "--format", "fusion_brain_2021"], {"0.png": "a"}, {"0.png": "a"}, [
-        ("pred", {"0.png": 5}, ["pred.json", "record '0.png'", "expected a string, got int"]),
-    ]),
-    "zsod": (["det-f1"], {"1.jpg": {"cat": [[0, 0, 1, 1]]}}, {"1.jpg": {"cat": [[0, 0, 1, 1]]}}, [
-        ("pred", {"1.jpg": {"dog": []}}, ["pred.json", "record '1.jpg'", "field 'cat'", "missing"]),
-        ("pred", {"1.jpg": {"cat": "0,0,1,1"}}, ["pred.json", "record '1.jpg'", "field 'cat'", "list of [x, y, w, h]"]),
-        ("pred", {"1.jpg": {"cat": [[0, 0, "1", 1]]}}, ["pred.json", "record '1.jpg'", "class 'cat'", "box 0"]),
-        ("gt", {"1.jpg": [[0, 0, 1, 1]]}, ["gt.json", "record '1.jpg'", "expected an object"]),
-    ]),
-    "fb2022": (["text-qa"], {"0": [{"type": "text", "content": ["a"]}]}, {"0": [{"type": "text", "content": "a"}]}, [
-        ("pred", {"0": [{"content": "a"}]}, ["pred.json", "record '0' element 0", "field 'type'", "missing"]),
-        ("pred", {"0": [{"type": "text", "content": ["a"]}]}, ["pred.json", "record '0' element 0", "field 'content'"]),
-        ("gt", {"0": [{"type": "text", "content": "a"}]}, ["gt.json", "record '0'", "field 'content'", "list of strings"]),
-        ("pred", {"1": [{"type": "text", "content": "a"}]}, ["pred.json", "record '0'", "no prediction"]),
-    ]),
+    "anls": (
+        ["anls"],
+        DOCVQA_GT,
+        DOCVQA_SUB,
+        [
+            (
+                "pred",
+                [{"questionId": 337}] + DOCVQA_SUB[1:],
+                ["pred.json", "record 0 (questionId 337)", "field 'answer'", "missing"],
+            ),
+            (
+                "pred",
+                [{"questionId": 337, "answer": 12.5}] + DOCVQA_SUB[1:],
+                ["record 0", "field 'answer'", "expected a string"],
+            ),
+            (
+                "gt",
+                {**DOCVQA_GT, "data": [{"questionId": 337, "answers": "12.50"}]},
+                ["gt.json", "record 0 (questionId 337)", "field 'answers'", "non-empty list of strings"],
+            ),
+            ("gt", {"data": []}, ["gt.json", "field 'dataset_name'", "missing"]),
+            ("pred", DOCVQA_SUB[:2], ["pred.json", "no answer for questionId 338"]),
+        ],
+    ),
+    "vqa_v2": (
+        ["vqa-acc"],
+        {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}] * 10}]},
+        [{"question_id": 1, "answer": "yes"}],
+        [
+            (
+                "pred",
+                [{"question_id": 1, "answer": None}],
+                ["pred.json", "record 0 (question_id 1)", "field 'answer'", "null"],
+            ),
+            (
+                "gt",
+                {"annotations": [{"question_id": 1, "answers": [{"text": "yes"}]}]},
+                ["gt.json", "record 0 (question_id 1) answers[0]", "field 'answer'", "missing"],
+            ),
+            (
+                "gt",
+                {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}]}]},
+                ["gt.json", "record 1: field 'answers': has 1 answers but --num-answers 10"],
+            ),
+        ],
+    ),
+    "fb2021_vqa": (
+        ["vqa-acc", "--format", "fusion_brain_2021"],
+        {"0": {"answer": "yes", "lang": "en"}},
+        {"0": "yes"},
+        [
+            ("gt", {"0": {"answers": "yes"}}, ["gt.json", "record '0'", "field 'answer'", "missing"]),
+            ("pred", {"0": ["yes"]}, ["pred.json", "record '0'", "expected a string"]),
+            (
+                "gt",
+                {"0": {"answer": "yes", "lang": "de"}},
+                ["gt.json", "record '0': field 'lang': must be one of"],
+            ),
+        ],
+    ),
+    "c2c": (
+        ["codebleu"],
+        {"0": "x = 1"},
+        {"0": "x = 1"},
+        [
+            ("pred", {"1": "x = 1"}, ["pred.json", "record '0'", "no prediction for id '0'"]),
+            ("gt", {"0": ["x = 1"]}, ["gt.json", "record '0'", "expected a string"]),
+        ],
+    ),
+    "htr": (
+        ["ned", "--format", "fusion_brain_2021"],
+        {"0.png": "a"},
+        {"0.png": "a"},
+        [
+            ("pred", {"0.png": 5}, ["pred.json", "record '0.png'", "expected a string, got int"]),
+        ],
+    ),
+    "zsod": (
+        ["det-f1"],
+        {"1.jpg": {"cat": [[0, 0, 1, 1]]}},
+        {"1.jpg": {"cat": [[0, 0, 1, 1]]}},
+        [
+            ("pred", {"1.jpg": {"dog": []}}, ["pred.json", "record '1.jpg'", "field 'cat'", "missing"]),
+            (
+                "pred",
+                {"1.jpg": {"cat": "0,0,1,1"}},
+                ["pred.json", "record '1.jpg'", "field 'cat'", "list of [x, y, w, h]"],
+            ),
+            (
+                "pred",
+                {"1.jpg": {"cat": [[0, 0, "1", 1]]}},
+                ["pred.json", "record '1.jpg'", "class 'cat'", "box 0"],
+            ),
+            ("gt", {"1.jpg": [[0, 0, 1, 1]]}, ["gt.json", "record '1.jpg'", "expected an object"]),
+        ],
+    ),
+    "fb2022": (
+        ["text-qa"],
+        {"0": [{"type": "text", "content": ["a"]}]},
+        {"0": [{"type": "text", "content": "a"}]},
+        [
+            (
+                "pred",
+                {"0": [{"content": "a"}]},
+                ["pred.json", "record '0' element 0", "field 'type'", "missing"],
+            ),
+            (
+                "pred",
+                {"0": [{"type": "text", "content": ["a"]}]},
+                ["pred.json", "record '0' element 0", "field 'content'"],
+            ),
+            (
+                "gt",
+                {"0": [{"type": "text", "content": "a"}]},
+                ["gt.json", "record '0'", "field 'content'", "list of strings"],
+            ),
+            ("pred", {"1": [{"type": "text", "content": "a"}]}, ["pred.json", "record '0'", "no prediction"]),
+        ],
+    ),
 }
 
 
@@ -282,15 +389,30 @@ def test_malformed_files_give_one_line_and_status_2(tmp_path, capsys, case):
     for which in ("gt", "pred"):
         text = (tmp_path / f"{which}.json").read_text(encoding="utf-8")
         (tmp_path / f"{which}.json").write_text(text[: len(text) // 2], encoding="utf-8")
-        assert_error(capsys, argv + ["--gt", gt_path, "--pred", pred_path], f"{which}.json", "not valid JSON", "truncated")
+        assert_error(
+            capsys,
+            argv + ["--gt", gt_path, "--pred", pred_path],
+            f"{which}.json",
+            "not valid JSON",
+            "truncated",
+        )
         _files(tmp_path, gt, pred)
-    assert_error(capsys, argv + ["--gt", str(tmp_path / "nope.json"), "--pred", pred_path], "nope.json: file not found")
+    assert_error(
+        capsys, argv + ["--gt", str(tmp_path / "nope.json"), "--pred", pred_path], "nope.json: file not found"
+    )
 
 
 def test_bad_option_names_the_flag(tmp_path, capsys):
     gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
-    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--boundary", "sideways"], "--boundary must be one of")
-    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--preset", "nope"], "argument --preset: invalid choice: 'nope'", "anls_star")
+    assert_error(
+        capsys, ["anls", "--gt", gt, "--pred", sub, "--boundary", "sideways"], "--boundary must be one of"
+    )
+    assert_error(
+        capsys,
+        ["anls", "--gt", gt, "--pred", sub, "--preset", "nope"],
+        "argument --preset: invalid choice: 'nope'",
+        "anls_star",
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -335,7 +457,9 @@ def test_flags_are_kebab_case_everywhere():
 def test_console_script_and_module_run_as_commands(tmp_path):
     gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", [DOCVQA_SUB[0]])
     exe = ROOT / ".venv" / "bin" / "mm-score"
-    assert exe.exists(), "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    assert exe.exists(), (
+        "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    )
     for command in ([sys.executable, "-m", "multimodal_metrics.cli"], [str(exe)]):
         done = subprocess.run([*command, "anls", "--gt", gt, "--pred", sub], capture_output=True, text=True)
         assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -346,7 +470,9 @@ def test_console_script_from_a_directory_outside_the_checkout(tmp_path):
     """`mm-score` run from a temporary working directory with relative paths: nothing is looked up in
     the checkout (no evaluate.load of metrics/<name>/, no .build), the result is the library's."""
     exe = ROOT / ".venv" / "bin" / "mm-score"
-    assert exe.exists(), "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    assert exe.exists(), (
+        "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
+    )
     assert ROOT not in tmp_path.parents
     _write(tmp_path, "val.json", DOCVQA_GT)
     _write(tmp_path, "submission.json", DOCVQA_SUB)
@@ -355,7 +481,9 @@ def test_console_script_from_a_directory_outside_the_checkout(tmp_path):
     assert done.returncode == 0, done.stderr
     from multimodal_metrics import anls
 
-    want = anls.score(["12.5", "T.F. Riehl", "paris"], [q["answers"] for q in DOCVQA_GT["data"]], return_per_example=True)
+    want = anls.score(
+        ["12.5", "T.F. Riehl", "paris"], [q["answers"] for q in DOCVQA_GT["data"]], return_per_example=True
+    )
     out = json.loads(done.stdout)
     assert (out["anls"], out["signature"], out["examples"]) == (want["anls"], want.signature, 3)
     rows = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text().splitlines()]
@@ -406,7 +534,9 @@ def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
         {"question_id": 1, "question_type": "color", "answers": [{"answer": "red"}]},
         {"question_id": 2, "question_type": "counting", "answers": [{"answer": "7"}]},
         {"question_id": 3, "question_type": "color", "answers": [{"answer": "blue"}]}]})  # fmt: skip
-    results = _write(tmp_path, "r.json", [{"question_id": q, "answer": a} for q, a in ((1, "red"), (2, "7"), (3, "red"))])
+    results = _write(
+        tmp_path, "r.json", [{"question_id": q, "answer": a} for q, a in ((1, "red"), (2, "7"), (3, "red"))]
+    )
     key = tmp_path / "answer_key.csv"
     key.write_text("red,0\nblue,1\n\n2,2\n", encoding="utf-8")  # "7" is outside the key: always wrong
     out = run_json(capsys, "vqa-acc", "--gt", annotations, "--pred", results, "--preset", "tdiuc",
@@ -432,7 +562,9 @@ def test_missing_optional_dependency_is_one_line(tmp_path, capsys, monkeypatch):
 
     monkeypatch.setattr(anls, "score", score)
     gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
-    line = assert_error(capsys, ["anls", "--gt", gt, "--pred", sub], "mm-score anls: error: No module named 'rapidfuzz'")
+    line = assert_error(
+        capsys, ["anls", "--gt", gt, "--pred", sub], "mm-score anls: error: No module named 'rapidfuzz'"
+    )
     assert "pip install" in line
 
 
@@ -462,7 +594,9 @@ def test_option_flags_come_from_the_option_tables():
             if option.kind == "bool":
                 assert "--no-" + option.name.replace("_", "-") in action.option_strings, (name, option.name)
     vqa = {a.dest: a for a in subparsers.choices["vqa-acc"]._actions}
-    assert vqa["answer_key"].metavar == "FILE" and vqa["answer_key"].type is None  # read by formats.answer_key_csv
+    assert (
+        vqa["answer_key"].metavar == "FILE" and vqa["answer_key"].type is None
+    )  # read by formats.answer_key_csv
     args = parser.parse_args(["codebleu", "--gt", "g", "--pred", "p", "--weights", "0.25,0.25,0.25,0.25"])
     assert args.weights == [0.25] * 4
 
@@ -471,7 +605,9 @@ def test_formats_module_reports_the_reader_results(tmp_path):
     gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
     loaded = formats.docvqa(gt, sub)
     assert loaded.ids == [337, 338, 339] and loaded.predictions == ["12.5", "T.F. Riehl", "paris"]
-    with pytest.raises(formats.FormatError, match=r"sub\.json: record 0 \(questionId '9x'\): field 'questionId'"):
+    with pytest.raises(
+        formats.FormatError, match=r"sub\.json: record 0 \(questionId '9x'\): field 'questionId'"
+    ):
         formats.docvqa(gt, _write(tmp_path, "sub.json", [{"questionId": "9x", "answer": "a"}]))
 
 
@@ -479,7 +615,9 @@ def test_progress_bar_on_long_inputs(tmp_path, capsys):
     n = 2 * cli.CHUNK + 5
     gt = _write(tmp_path, "gt.json", {"dataset_name": "docvqa",
                                       "data": [{"questionId": i, "answers": ["yes"]} for i in range(n)]})  # fmt: skip
-    sub = _write(tmp_path, "sub.json", [{"questionId": i, "answer": "yes" if i % 2 else "no"} for i in range(n)])
+    sub = _write(
+        tmp_path, "sub.json", [{"questionId": i, "answer": "yes" if i % 2 else "no"} for i in range(n)]
+    )
     code = cli.main(["anls", "--gt", gt, "--pred", sub, "--progress"])
     out = capsys.readouterr()
     assert code == 0 and f"{n}/{n}" in out.err and "anls: scoring" in out.err
@@ -490,20 +628,39 @@ def test_progress_bar_on_long_inputs(tmp_path, capsys):
 
 def test_fusion_brain_2022_integral_unsplit_files(tmp_path, capsys):
     """ids.json + ground_truth.json + predictions.json, split as the official split_tasks.py does."""
-    gt = {"0": [{"type": "text", "content": ["Сухого"]}], "1": [{"type": "text", "content": ["5"]}],
-          "2": [{"type": "text", "content": ["abcd"]}], "3": [{"type": "image", "content": "gt_images/3.jpg"}]}
-    pred = {"0": [{"type": "text", "content": "Сухого"}], "1": [{"type": "text", "content": "6"}],
-            "2": [{"type": "text", "content": "abce"}], "3": [{"type": "image", "content": "images/3.jpg"}]}
+    gt = {
+        "0": [{"type": "text", "content": ["Сухого"]}],
+        "1": [{"type": "text", "content": ["5"]}],
+        "2": [{"type": "text", "content": ["abcd"]}],
+        "3": [{"type": "image", "content": "gt_images/3.jpg"}],
+    }
+    pred = {
+        "0": [{"type": "text", "content": "Сухого"}],
+        "1": [{"type": "text", "content": "6"}],
+        "2": [{"type": "text", "content": "abce"}],
+        "3": [{"type": "image", "content": "images/3.jpg"}],
+    }
     _write(tmp_path, "ids.json", {"0": 0, "1": 1, "2": 5, "3": 2})
     _write(tmp_path, "ground_truth.json", gt)
     _write(tmp_path, "predictions.json", pred)
     out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
-    assert {k: v["score"] for k, v in out["sub_tasks"].items()} == {"textqa": 1.0, "mathqa": 0.0, "text_recognition": 0.75}
+    assert {k: v["score"] for k, v in out["sub_tasks"].items()} == {
+        "textqa": 1.0,
+        "mathqa": 0.0,
+        "text_recognition": 0.75,
+    }
     assert out["missing"] == ["captioning", "generation", "vqa"] and out["score"] == pytest.approx(1.75 / 15)
     _write(tmp_path, "ids.json", {"0": 0, "1": 7})
-    assert_error(capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ids.json: record '1'", "sub-task number 0-5")
+    assert_error(
+        capsys,
+        ["fusion-brain-2022", str(tmp_path), "--partial"],
+        "ids.json: record '1'",
+        "sub-task number 0-5",
+    )
     _write(tmp_path, "ids.json", {"0": 0, "9": 1})
-    assert_error(capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ground_truth.json: record '9'", "missing")
+    assert_error(
+        capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ground_truth.json: record '9'", "missing"
+    )
 
 
 def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
@@ -523,7 +680,9 @@ def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
                "1": [{"type": "text", "content": "Нарисуй. Собака в парке"}],
                "2": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Дом"}],
                "3": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Лес"}]}  # fmt: skip
-    pred = {k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "012"}
+    pred = {
+        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "012"
+    }
     pred["3"] = [{"type": "image", "content": "images/3.png"}]  # image not at element 1: CLIP 0 (official)
     argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
             "--input", _write(split, "generation_input.json", prompts), "--pred", _write(split, "generation_pred.json", pred),
@@ -536,7 +695,9 @@ def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
     fid = metric.compute(predictions=files[:4], references=files[4:], inception_weights=str(weights))["fid"]
     clip = metric.compute(predictions=files[:3], texts=["Кот", "Собака в парке", "Дом"], clip_model=str(tmp_path / "ruclip"),
                           return_per_example=True)["per_example"]  # fmt: skip
-    assert out["fid"] == pytest.approx(fid, rel=1e-9) and out["clip_score"] == pytest.approx(sum(clip) / 4, abs=1e-9)
+    assert out["fid"] == pytest.approx(fid, rel=1e-9) and out["clip_score"] == pytest.approx(
+        sum(clip) / 4, abs=1e-9
+    )
     assert out["score"] == pytest.approx(0.5 * (sum(clip) / 4 + (200 - min(200, fid)) / 200), abs=1e-9)
     assert "fusion_brain_2022" in out["signature_fid"] and "clip:ruclip" in out["signature_clip"]
     rows = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text().splitlines()]
@@ -566,7 +727,9 @@ def test_tdiuc_files_through_the_console_script(tmp_path):
     results = _write(tmp_path, "results.json", [{"question_id": q, "answer": p} for q, _, _, p in rows])
     key = tmp_path / "answerkey.csv"
     with open(key, "w", encoding="utf-8", newline="") as f:
-        csv.writer(f).writerows([(a, i) for i, a in enumerate(["red, white", "2", "3", "doesnotapply", "yes"])])
+        csv.writer(f).writerows(
+            [(a, i) for i, a in enumerate(["red, white", "2", "3", "doesnotapply", "yes"])]
+        )
     assert b'"red, white",0\r\n' in key.read_bytes()
     exe = ROOT / ".venv" / "bin" / "mm-score"
     done = subprocess.run([str(exe), "vqa-acc", "--annotations", annotations, "--results", results, "--preset", "tdiuc",
@@ -650,7 +813,11 @@ def test_per_example_write_failure_leaves_the_old_file(tmp_path, capsys, monkeyp
     monkeypatch.setattr(paths.os, "replace", full)
     assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--per-example", str(per)], "--per-example",
                  "cannot be written (No space left on device)")  # fmt: skip
-    assert per.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == ["gt.json", "per.jsonl", "sub.json"]
+    assert per.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "gt.json",
+        "per.jsonl",
+        "sub.json",
+    ]
     monkeypatch.undo()
     assert run(capsys, "anls", "--gt", gt, "--pred", sub, "--per-example", str(per))[0] == 0
     assert [json.loads(line)["id"] for line in per.read_text().splitlines()] == [337, 338, 339]
@@ -694,8 +861,14 @@ def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
     from multimodal_metrics import anls, stats
 
     answers = [f"answer{i}" for i in range(8)]
-    gt = _write(tmp_path, "gt.json", {"dataset_name": "docvqa",
-                                     "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)]})
+    gt = _write(
+        tmp_path,
+        "gt.json",
+        {
+            "dataset_name": "docvqa",
+            "data": [{"questionId": i, "answers": [a]} for i, a in enumerate(answers)],
+        },
+    )
     a_preds = [a if i != 0 else "zzz" for i, a in enumerate(answers)]  # 7/8 right
     b_preds = [a if i not in (1, 2) else "zzz" for i, a in enumerate(answers)]  # 6/8: they differ on 3
     pred_a = _write(tmp_path, "a.json", [{"questionId": i, "answer": p} for i, p in enumerate(a_preds)])
@@ -710,7 +883,9 @@ def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
     # count; sacrebleu's strict count keeps only the swaps 3/8 apart (1 in 4)
     assert run_json(capsys, *argv)["anls_p_value"] == 1.0
     assert 0.2 < run_json(capsys, *argv, "--p-value", "sacrebleu")["anls_p_value"] < 0.3
-    assert_error(capsys, [*argv, "--p-value", "GE"], "mm-score anls: error: argument --p-value: invalid choice: 'GE'")
+    assert_error(
+        capsys, [*argv, "--p-value", "GE"], "mm-score anls: error: argument --p-value: invalid choice: 'GE'"
+    )
     assert_error(capsys, ["anls", "--gt", gt, "--pred", pred_a, "--p-value", "sacrebleu"],
                  "--p-value", "--compare-pred")  # fmt: skip
     # one declaration: the flag's choices and default are the library's

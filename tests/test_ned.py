@@ -30,7 +30,9 @@ def test_vectors_default_preset_is_official_aij2022(vid, refs, pred, score):
 
 
 def test_vector_n7_mean_over_examples():
-    r = load_metric("ned").compute(predictions=["abc", "xyw"], references=[["abc"], ["xyz"]], return_per_example=True)
+    r = load_metric("ned").compute(
+        predictions=["abc", "xyw"], references=[["abc"], ["xyz"]], return_per_example=True
+    )
     assert r["one_minus_ned"] == pytest.approx(0.833333, abs=1e-6)
     assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx([1.0, 2 / 3])
     assert list(r) == ["one_minus_ned", "string_accuracy", "cer", "signature", "per_example"]
@@ -147,7 +149,9 @@ def test_random_oracle_through_the_module():
     preds = [word() for _ in range(300)]
     refs = [[word() for _ in range(rng.randint(1, 3))] for _ in range(300)]
     r = load_metric("ned").compute(predictions=preds, references=refs, return_per_example=True)
-    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx(_official_calculate_ned(preds, refs))
+    assert [p["one_minus_ned"] for p in r["per_example"]] == pytest.approx(
+        _official_calculate_ned(preds, refs)
+    )
     exact = [float(any(p == g for g in gs)) for p, gs in zip(preds, refs)]
     assert [p["string_accuracy"] for p in r["per_example"]] == exact
 
@@ -176,7 +180,9 @@ def test_properties(data, preset, words):
         assert ((per[key] >= 0) & (per[key] <= 1)).all()
     assert (per["edits"] >= 0).all()
     # identity gives the maximum (non-empty strings in every preset; any string with empty_match)
-    assert core.ned_per_example(words, [[w] for w in words], **opts)["one_minus_ned"].tolist() == [1.0] * len(words)
+    assert core.ned_per_example(words, [[w] for w in words], **opts)["one_minus_ned"].tolist() == [1.0] * len(
+        words
+    )
     ident = core.ned_per_example(preds, [[p] for p in preds], **_preset_options("empty_match"))
     assert ident["one_minus_ned"].tolist() == [1.0] * len(preds)
     assert ident["string_accuracy"].tolist() == [1.0] * len(preds)
@@ -217,23 +223,47 @@ def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (
+            dict(predictions=["a", "b"], references=["a"]),
+            ValueError,
+            r"`predictions` has 2 .* `references` has 1",
+        ),
         (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
         (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
-        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (
+            dict(predictions=["a", 3], references=["a", "b"]),
+            TypeError,
+            r"`predictions\[1\]` must be a string",
+        ),
         (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
         (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
         (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
         (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
-        (dict(predictions=["a"], references=["a"], case_fold="upper"), ValueError, r"`case_fold` must be one of"),
-        (dict(predictions=["a"], references=["a"], both_empty=0.5), ValueError, r"`both_empty` must be one of"),
-        (dict(predictions=["a"], references=["a"], both_empty="1"), TypeError, r"`both_empty` must be a number"),
+        (
+            dict(predictions=["a"], references=["a"], case_fold="upper"),
+            ValueError,
+            r"`case_fold` must be one of",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], both_empty=0.5),
+            ValueError,
+            r"`both_empty` must be one of",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], both_empty="1"),
+            TypeError,
+            r"`both_empty` must be a number",
+        ),
         (
             dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth="yes"),
             TypeError,
             r"`fullwidth_to_halfwidth` must be True or False",
         ),
-        (dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth=1), TypeError, r"`fullwidth_to_halfwidth`"),
+        (
+            dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth=1),
+            TypeError,
+            r"`fullwidth_to_halfwidth`",
+        ),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -256,7 +286,9 @@ def test_kwargs_description_doctests(monkeypatch):
 
     monkeypatch.chdir(ROOT)
     module = inspect.getmodule(type(load_metric("ned")))
-    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "ned", None, 0)
+    test = doctest.DocTestParser().get_doctest(
+        module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "ned", None, 0
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.failures == 0 and runner.tries >= 4
@@ -291,7 +323,9 @@ def test_demo_serves_and_computes():
         assert result["one_minus_ned"] == pytest.approx((2 / 3 + 1.0) / 2)
         assert result["string_accuracy"] == 0.5
         assert len(result["per_example"]) == 2
-        result = client.predict("ABC", "abc", "icdar2019", "preset", "preset", "preset", api_name="/compute")[0]
+        result = client.predict("ABC", "abc", "icdar2019", "preset", "preset", "preset", api_name="/compute")[
+            0
+        ]
         assert result["one_minus_ned"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
             client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")

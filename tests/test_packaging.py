@@ -322,7 +322,11 @@ def test_license_ships_in_the_sdist_and_the_wheel(wheel, tmp_path):
     import tarfile
 
     text = (ROOT / "LICENSE").read_text(encoding="utf-8")
-    assert "Apache License" in text and "Version 2.0, January 2004" in text and "END OF TERMS AND CONDITIONS" in text
+    assert (
+        "Apache License" in text
+        and "Version 2.0, January 2004" in text
+        and "END OF TERMS AND CONDITIONS" in text
+    )
     tree = tmp_path / "tree"
     tree.mkdir()
     for name in publish.BUILD_FILES:
@@ -330,7 +334,9 @@ def test_license_ships_in_the_sdist_and_the_wheel(wheel, tmp_path):
             (tree / name).write_bytes((ROOT / name).read_bytes())
     import shutil
 
-    shutil.copytree(ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+    shutil.copytree(
+        ROOT / "src", tree / "src", ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info")
+    )
     cmd = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "--skip-dependency-check", "--outdir",
            str(tmp_path / "dist"), str(tree)]  # fmt: skip
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
@@ -343,7 +349,9 @@ def test_license_ships_in_the_sdist_and_the_wheel(wheel, tmp_path):
     with zipfile.ZipFile(wheel) as archive:
         files = archive.namelist()
         metadata = archive.read(next(f for f in files if f.endswith(".dist-info/METADATA"))).decode("utf-8")
-    assert any(f.endswith(".dist-info/licenses/LICENSE") or f.endswith(".dist-info/LICENSE") for f in files), files
+    assert any(
+        f.endswith(".dist-info/licenses/LICENSE") or f.endswith(".dist-info/LICENSE") for f in files
+    ), files
     assert "License-File: LICENSE" in metadata
     for version in ("3.11", "3.12", "3.13"):
         assert f"Classifier: Programming Language :: Python :: {version}\n" in metadata
@@ -459,7 +467,9 @@ def _missing(venv: Path, tmp_path: Path) -> dict:
 
 def _one_extra(message: str, extras: str) -> None:
     """One ImportError that names the pip command with ``extras`` once, and no package-by-package install."""
-    assert message.startswith("MissingExtra: ") and message.endswith(f"(not installed): pip install 'multimodal-metrics[{extras}]'"), message
+    assert message.startswith("MissingExtra: ") and message.endswith(
+        f"(not installed): pip install 'multimodal-metrics[{extras}]'"
+    ), message
     assert message.count("pip install") == 1, message
 
 
@@ -480,8 +490,12 @@ def test_missing_extras_are_one_error_naming_the_extra(bare_venv, tmp_path):
     _one_extra(got["vqa_acc wups"], "text")
     gt = {"0": [{"type": "text", "content": ["Сухого"]}]}
     (tmp_path / "gt.json").write_text(json.dumps(gt), encoding="utf-8")
-    (tmp_path / "pred.json").write_text(json.dumps({"0": [{"type": "text", "content": "сухого"}]}), encoding="utf-8")
-    done = run_in_venv(tmp_path, str(bare_venv / "bin" / "mm-score"), "text-qa", "--gt", "gt.json", "--pred", "pred.json")
+    (tmp_path / "pred.json").write_text(
+        json.dumps({"0": [{"type": "text", "content": "сухого"}]}), encoding="utf-8"
+    )
+    done = run_in_venv(
+        tmp_path, str(bare_venv / "bin" / "mm-score"), "text-qa", "--gt", "gt.json", "--pred", "pred.json"
+    )
     assert done.returncode == 2 and done.stdout == "", done.stderr
     assert done.stderr == ("mm-score text-qa: error: text_qa needs pymorphy3, pymorphy3-dicts-ru (not installed): "
                            "pip install 'multimodal-metrics[ru]'\n")  # fmt: skip

@@ -85,7 +85,10 @@ def test_vqa_vectors(vid, refs, hyp, expected, rwn):
 
 def test_identical_caption_is_not_one_and_vqa_gamma_zero_is():
     # captioning keeps gamma = 0.5: 5 words in one chunk -> 1 - 0.5 / 125
-    assert score("captioning", "две птицы летают над водой", ["две птицы летают над водой"], synonyms="none") == 0.996
+    assert (
+        score("captioning", "две птицы летают над водой", ["две птицы летают над водой"], synonyms="none")
+        == 0.996
+    )
     assert score("vqa", "две птицы", ["две птицы"], synonyms="none") == 1.0
 
 
@@ -99,7 +102,7 @@ def test_nltk_meteor_score_is_the_oracle_on_600_generated_pairs():
     rng = random.Random(7)
     preds, refs = bench.make_captions(600, bench.EN_WORDS, seed=11)
     refs = [r[: rng.randint(2, 5)] for r in refs]  # several references, 2 to 5
-    refs[0] = ["The cat can't sit on the mat, (really)!", "a \"quoted\" dog... runs"]
+    refs[0] = ["The cat can't sit on the mat, (really)!", 'a "quoted" dog... runs']
     preds[0] = "the cats cannot sit on mats -- really?"
     ours = core.meteor_per_example(preds, refs, **bench.nltk_options())
     tok = lambda s: word_tokenize(s, preserve_line=True)  # noqa: E731
@@ -133,14 +136,23 @@ def test_official_vqa_loop_is_the_oracle(rwn):
     wordnet = bench.SqliteRuWordNet(rwn)
     preds, refs = bench.make_vqa(300, seed=9)
     opts = {k: v for k, v in bench.core_presets()["vqa"].items() if k != "corpus_score"}
-    assert core.meteor_per_example(preds, refs, ruwordnet_path=rwn, **opts) == bench.fb_vqa_scores(preds, refs, wordnet)
+    assert core.meteor_per_example(preds, refs, ruwordnet_path=rwn, **opts) == bench.fb_vqa_scores(
+        preds, refs, wordnet
+    )
 
 
 def test_ruwordnet_stage_fires_on_stems_equal_to_lemmas(rwn):
     # кот -> Snowball stem "кот" = lemma КОТ: derivation КОТИК matches the reference stem "котик"
-    explained = core.explain("кот", ["котик"], ruwordnet_path=rwn, **{
-        k: v for k, v in bench.core_presets()["captioning"].items() if k not in ("corpus_score", "reference_agg")
-    })
+    explained = core.explain(
+        "кот",
+        ["котик"],
+        ruwordnet_path=rwn,
+        **{
+            k: v
+            for k, v in bench.core_presets()["captioning"].items()
+            if k not in ("corpus_score", "reference_agg")
+        },
+    )
     assert explained["pairs"] == [{"hyp": 0, "ref": 0, "stage": "synonym"}]
 
 
@@ -148,8 +160,37 @@ def test_ruwordnet_stage_fires_on_stems_equal_to_lemmas(rwn):
 # the word_tokenize stand-in
 # ------------------------------------------------------------------------------------------------
 word = st.sampled_from(
-    ["the", "Dog", "кошка", "Ёлка", "cannot", "gonna", "wanna", "3", "2.5", "1,000", "U.S.", "don't", "it's",
-     "'tis", "(a)", "x-ray", "«да»", '"q"', "...", "--", "a.", "b!", "c?", "$5", "50%", "ß", "_x", "naïve", "—"]
+    [
+        "the",
+        "Dog",
+        "кошка",
+        "Ёлка",
+        "cannot",
+        "gonna",
+        "wanna",
+        "3",
+        "2.5",
+        "1,000",
+        "U.S.",
+        "don't",
+        "it's",
+        "'tis",
+        "(a)",
+        "x-ray",
+        "«да»",
+        '"q"',
+        "...",
+        "--",
+        "a.",
+        "b!",
+        "c?",
+        "$5",
+        "50%",
+        "ß",
+        "_x",
+        "naïve",
+        "—",
+    ]
 )
 texts = st.lists(word, max_size=8).map(" ".join) | st.text(alphabet="abcXYZкотЁ019 .,'\"-!?()", max_size=24)
 
@@ -172,7 +213,14 @@ def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
 
     monkeypatch.setattr(core, "_nltk_word_tokenizer", spy)
     assert core.nltk_tokenize("A man rides a horse .") == ["A", "man", "rides", "a", "horse", "."]
-    assert core.nltk_tokenize("две птицы летают над водой.") == ["две", "птицы", "летают", "над", "водой", "."]
+    assert core.nltk_tokenize("две птицы летают над водой.") == [
+        "две",
+        "птицы",
+        "летают",
+        "над",
+        "водой",
+        ".",
+    ]
     assert not calls
     assert core.nltk_tokenize("I cannot go") == ["I", "can", "not", "go"]
     assert calls
@@ -180,7 +228,15 @@ def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
 
 def test_number_stand_in_rule():
     assert [core.is_number(t) for t in ["3", "-3", "2.5", "25", "٣", "1e5", "three", "3.", "½"]] == [
-        True, True, True, True, True, False, False, False, False
+        True,
+        True,
+        True,
+        True,
+        True,
+        False,
+        False,
+        False,
+        False,
     ]
 
 
@@ -202,7 +258,9 @@ def test_ru_preset_lemmas_synonyms_and_corpus_score(rwn):
     assert r["meteor_corpus"] == pytest.approx(1 - 0.5 * (2 / 6) ** 3)
     assert "|syn:ruwordnet_synsets|res:ruwordnet-" in r["signature"] and "|corpus:yes|" in r["signature"]
     # the official RuWordNet stage does not treat synset members as synonyms
-    official = m.compute(predictions=["машина"], references=["автомобиль"], synonyms="ruwordnet_fb", ruwordnet_path=rwn)
+    official = m.compute(
+        predictions=["машина"], references=["автомобиль"], synonyms="ruwordnet_fb", ruwordnet_path=rwn
+    )
     assert official["meteor"] == 0.0
 
 
@@ -210,13 +268,24 @@ def test_every_choice_is_an_option_in_the_signature(rwn):
     m = load_metric("ru_meteor", "nltk")
     base = m.compute(predictions=["a cat"], references=[["the cat"]])["signature"]
     for kw in (
-        {"alpha": 0.5}, {"beta": 2.0}, {"gamma": 0.0}, {"stemmer": "none"}, {"synonyms": "none"},
-        {"tokenizer": "razdel"}, {"preprocess": "ru"}, {"number_words": "wordtodigits"},
-        {"numeric": "fusion_brain"}, {"reference_agg": "mean"}, {"corpus_score": True},
-        {"stemmer": "snowball_ru"}, {"synonyms": "ruwordnet_fb", "ruwordnet_path": rwn},
+        {"alpha": 0.5},
+        {"beta": 2.0},
+        {"gamma": 0.0},
+        {"stemmer": "none"},
+        {"synonyms": "none"},
+        {"tokenizer": "razdel"},
+        {"preprocess": "ru"},
+        {"number_words": "wordtodigits"},
+        {"numeric": "fusion_brain"},
+        {"reference_agg": "mean"},
+        {"corpus_score": True},
+        {"stemmer": "snowball_ru"},
+        {"synonyms": "ruwordnet_fb", "ruwordnet_path": rwn},
     ):
         assert m.compute(predictions=["a cat"], references=[["the cat"]], **kw)["signature"] != base, kw
-    assert base.startswith("ru_meteor|preset:nltk|prep:none|num:none|tok:nltk|stem:porter|syn:wordnet|res:wordnet-3.0|")
+    assert base.startswith(
+        "ru_meteor|preset:nltk|prep:none|num:none|tok:nltk|stem:porter|syn:wordnet|res:wordnet-3.0|"
+    )
     assert base.endswith("|lib:nltk-3.10.4|v:0.1.0")
 
 
@@ -234,7 +303,9 @@ def test_reference_aggregation_and_default_equals_captioning(rwn):
 def test_synonyms_none_needs_no_ruwordnet(monkeypatch):
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
     monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
-    r = load_metric("ru_meteor").compute(predictions=["кошка спит"], references=["кошки спят"], synonyms="none")
+    r = load_metric("ru_meteor").compute(
+        predictions=["кошка спит"], references=["кошки спят"], synonyms="none"
+    )
     assert r["meteor"] == 0.25 and "|syn:none|res:none|" in r["signature"]  # stems кошк = кошк, спит != спят
 
 
@@ -278,7 +349,9 @@ def test_properties(data, alpha, beta, gamma):
         assert s == (pytest.approx(1 - gamma * (1 / n) ** beta) if n else 0.0)
     # order of examples does not change the per-example scores; a further reference never lowers the max
     order = list(range(len(preds)))[::-1]
-    assert core.meteor_per_example([preds[i] for i in order], [refs[i] for i in order], **opts) == [scores[i] for i in order]
+    assert core.meteor_per_example([preds[i] for i in order], [refs[i] for i in order], **opts) == [
+        scores[i] for i in order
+    ]
     more = core.meteor_per_example(preds, [r + ["dog"] for r in refs], **opts)
     assert all(m >= s for m, s in zip(more, scores))
 
@@ -287,16 +360,23 @@ def test_properties(data, alpha, beta, gamma):
 @given(examples)
 def test_module_per_example_mean_equals_aggregate_and_corpus_bounds(data):
     r = load_metric("ru_meteor", "nltk").compute(
-        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True, corpus_score=True
+        predictions=[p for p, _ in data],
+        references=[r for _, r in data],
+        return_per_example=True,
+        corpus_score=True,
     )
     assert r["meteor"] == pytest.approx(sum(r["per_example"]) / len(data))
     assert 0.0 <= r["meteor_corpus"] <= 1.0
 
 
 def test_corpus_score_of_one_example_equals_its_sentence_score():
-    stats = core.meteor_per_example(["the cat sat on a mat"], [["a cat sat on the mat"]], return_stats=True, **bench.nltk_options())
+    stats = core.meteor_per_example(
+        ["the cat sat on a mat"], [["a cat sat on the mat"]], return_stats=True, **bench.nltk_options()
+    )
     assert core.corpus_meteor(stats[1]) == stats[0][0]
-    assert math.isclose(core.corpus_meteor([(2, 4, 4, 1), (1, 2, 1, 1)]), core.meteor_formula(3, 6, 5, 2, 0.9, 3.0, 0.5))
+    assert math.isclose(
+        core.corpus_meteor([(2, 4, 4, 1), (1, 2, 1, 1)]), core.meteor_formula(3, 6, 5, 2, 0.9, 3.0, 0.5)
+    )
 
 
 def test_caches_are_used():
@@ -306,12 +386,27 @@ def test_caches_are_used():
 
 
 fuzz_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20) | st.sampled_from(
-    ["@@UNKNOWN@@", "one hundred and five", "point five", "I cannot", "2.5", "-3", "«да» — нет…", "", " ", "\u200b\u0301"]
+    [
+        "@@UNKNOWN@@",
+        "one hundred and five",
+        "point five",
+        "I cannot",
+        "2.5",
+        "-3",
+        "«да» — нет…",
+        "",
+        " ",
+        "\u200b\u0301",
+    ]
 )
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
-@given(st.sampled_from(["captioning", "vqa", "nltk", "ru"]), fuzz_text, st.lists(fuzz_text, min_size=1, max_size=3))
+@given(
+    st.sampled_from(["captioning", "vqa", "nltk", "ru"]),
+    fuzz_text,
+    st.lists(fuzz_text, min_size=1, max_size=3),
+)
 def test_seeded_fuzz_nothing_escapes(rwn, preset, prediction, references):
     """Any text through every preset's pipeline: a score in [0, 1], never an exception."""
     opts = {k: v for k, v in bench.core_presets()[preset].items() if k != "corpus_score"}
@@ -329,25 +424,69 @@ def test_seeded_fuzz_nothing_escapes(rwn, preset, prediction, references):
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (
+            dict(predictions=["a", "b"], references=["a"]),
+            ValueError,
+            r"`predictions` has 2 .* `references` has 1",
+        ),
         (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
         (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
-        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (
+            dict(predictions=["a", 3], references=["a", "b"]),
+            TypeError,
+            r"`predictions\[1\]` must be a string",
+        ),
         (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
         (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
         (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
-        (dict(predictions=["a\ud800"], references=["a"]), ValueError, r"`predictions\[0\]` is not valid Unicode"),
+        (
+            dict(predictions=["a\ud800"], references=["a"]),
+            ValueError,
+            r"`predictions\[0\]` is not valid Unicode",
+        ),
         (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
-        (dict(predictions=["a"], references=["a"], stemmer="lancaster"), ValueError, r"`stemmer` must be one of"),
-        (dict(predictions=["a"], references=["a"], synonyms="wiki"), ValueError, r"`synonyms` must be one of"),
+        (
+            dict(predictions=["a"], references=["a"], stemmer="lancaster"),
+            ValueError,
+            r"`stemmer` must be one of",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], synonyms="wiki"),
+            ValueError,
+            r"`synonyms` must be one of",
+        ),
         (dict(predictions=["a"], references=["a"], alpha=1.5), ValueError, r"`alpha` must be a number in"),
-        (dict(predictions=["a"], references=["a"], gamma=float("nan")), ValueError, r"`gamma` must be a number"),
+        (
+            dict(predictions=["a"], references=["a"], gamma=float("nan")),
+            ValueError,
+            r"`gamma` must be a number",
+        ),
         (dict(predictions=["a"], references=["a"], beta="3"), TypeError, r"`beta` must be a number"),
-        (dict(predictions=["a"], references=["a"], corpus_score=1), TypeError, r"`corpus_score` must be True"),
-        (dict(predictions=["a"], references=["a"], return_per_example="yes"), TypeError, r"`return_per_example`"),
-        (dict(predictions=["a"], references=["a"], corpus_score=True, numeric="fusion_brain"), ValueError, r"corpus_score"),
-        (dict(predictions=["a"], references=["a"], ruwordnet_path=3, synonyms="ruwordnet_fb"), TypeError, r"`ruwordnet_path`"),
-        (dict(predictions=["a"], references=["a"], wordnet_path="/nonexistent"), ValueError, r"WordNet .* `wordnet_path`"),
+        (
+            dict(predictions=["a"], references=["a"], corpus_score=1),
+            TypeError,
+            r"`corpus_score` must be True",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], return_per_example="yes"),
+            TypeError,
+            r"`return_per_example`",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], corpus_score=True, numeric="fusion_brain"),
+            ValueError,
+            r"corpus_score",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], ruwordnet_path=3, synonyms="ruwordnet_fb"),
+            TypeError,
+            r"`ruwordnet_path`",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], wordnet_path="/nonexistent"),
+            ValueError,
+            r"WordNet .* `wordnet_path`",
+        ),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -359,7 +498,10 @@ def test_missing_ruwordnet_says_how_to_provide_it(monkeypatch, tmp_path):
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
     monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
     m = load_metric("ru_meteor")
-    with pytest.raises(ValueError, match=r"RuWordNet database was not found .*ruwordnet download.*ruwordnet_path.*synonyms=\"none\""):
+    with pytest.raises(
+        ValueError,
+        match=r"RuWordNet database was not found .*ruwordnet download.*ruwordnet_path.*synonyms=\"none\"",
+    ):
         m.compute(predictions=["a"], references=["a"], ruwordnet_path=str(tmp_path / "missing.db"))
     junk = tmp_path / "junk.db"
     junk.write_bytes(b"not sqlite at all" * 100)
@@ -402,15 +544,24 @@ def test_trainer_compute_metrics():
         )
 
     metrics = run_in_trainer(compute_metrics)
-    assert 0.0 <= metrics["eval_ru_meteor_meteor"] <= 1.0 and 0.0 <= metrics["eval_ru_meteor_meteor_corpus"] <= 1.0
-    assert metric.last_signature.startswith("ru_meteor|preset:nltk|") and "|corpus:yes|" in metric.last_signature
+    assert (
+        0.0 <= metrics["eval_ru_meteor_meteor"] <= 1.0
+        and 0.0 <= metrics["eval_ru_meteor_meteor_corpus"] <= 1.0
+    )
+    assert (
+        metric.last_signature.startswith("ru_meteor|preset:nltk|") and "|corpus:yes|" in metric.last_signature
+    )
 
 
 def test_demo_serves_computes_and_highlights():
     demo, client = serve_app(ROOT / "metrics" / "ru_meteor" / "app.py")
     try:
         result, *_, html = client.predict(
-            "две птицы летали над водою\nкошка", "две птицы летают над водой | птицы\nкошки", "captioning", "none", 0,
+            "две птицы летали над водою\nкошка",
+            "две птицы летают над водой | птицы\nкошки",
+            "captioning",
+            "none",
+            0,
             api_name="/compute",
         )
         assert result["per_example"] == pytest.approx([0.996, 0.5])
@@ -454,13 +605,35 @@ def test_mm_score_ru_meteor_official_files(tmp_path, capsys, rwn):
     })  # fmt: skip
     code, out, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--ruwordnet-path", rwn, "--json")
     assert code == 0, err
-    assert out["meteor"] == pytest.approx(0.996 / 2) and out["signature"].startswith("ru_meteor|preset:captioning|")
-    gt = _write_json(tmp_path / "vqa_gt.json", {"0": [{"type": "text", "content": ["животное"]}], "1": [{"type": "text", "content": ["3"]}]})
-    pred = _write_json(tmp_path / "vqa_pred.json", {"0": [{"type": "text", "content": "Кошки"}], "1": [{"type": "text", "content": "2"}]})
-    code, out, err = _cli(capsys, "ru-meteor", "--format", "fusion_brain_2022_vqa", "--gt", gt, "--pred", pred, "--ruwordnet-path", rwn, "--json")
+    assert out["meteor"] == pytest.approx(0.996 / 2) and out["signature"].startswith(
+        "ru_meteor|preset:captioning|"
+    )
+    gt = _write_json(
+        tmp_path / "vqa_gt.json",
+        {"0": [{"type": "text", "content": ["животное"]}], "1": [{"type": "text", "content": ["3"]}]},
+    )
+    pred = _write_json(
+        tmp_path / "vqa_pred.json",
+        {"0": [{"type": "text", "content": "Кошки"}], "1": [{"type": "text", "content": "2"}]},
+    )
+    code, out, err = _cli(
+        capsys,
+        "ru-meteor",
+        "--format",
+        "fusion_brain_2022_vqa",
+        "--gt",
+        gt,
+        "--pred",
+        pred,
+        "--ruwordnet-path",
+        rwn,
+        "--json",
+    )
     assert code == 0, err
     assert out["meteor"] == pytest.approx((1 + 2 / 3) / 2) and "|preset:vqa|" in out["signature"]
-    code, _, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--ruwordnet-path", str(tmp_path / "none.db"))
+    code, _, err = _cli(
+        capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--ruwordnet-path", str(tmp_path / "none.db")
+    )
     assert code == 2 and len(err.strip().splitlines()) == 1 and "RuWordNet database was not found" in err
     code, _, err = _cli(capsys, "ru-meteor", "--gt", gt, "--pred", pred, "--gamma", "2")
     assert code == 2 and "--gamma must be" in err and "`gamma`" not in err
@@ -470,8 +643,14 @@ def test_fusion_brain_2022_integral_scores_visual_qa(tmp_path, capsys, rwn, monk
     monkeypatch.setenv("RUWORDNET_DB", rwn)
     _write_json(tmp_path / "textqa" / "textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
     _write_json(tmp_path / "textqa" / "textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
-    _write_json(tmp_path / "vqa" / "vqa_gt.json", {"0": [{"type": "text", "content": ["3"]}], "1": [{"type": "text", "content": ["кошачий"]}]})
-    _write_json(tmp_path / "vqa" / "vqa_pred.json", {"0": [{"type": "text", "content": "2"}], "1": [{"type": "text", "content": "кошка"}]})
+    _write_json(
+        tmp_path / "vqa" / "vqa_gt.json",
+        {"0": [{"type": "text", "content": ["3"]}], "1": [{"type": "text", "content": ["кошачий"]}]},
+    )
+    _write_json(
+        tmp_path / "vqa" / "vqa_pred.json",
+        {"0": [{"type": "text", "content": "2"}], "1": [{"type": "text", "content": "кошка"}]},
+    )
     code, out, err = _cli(capsys, "fusion-brain-2022", str(tmp_path), "--partial", "--json")
     assert code == 0, err
     assert out["sub_tasks"]["vqa"]["score"] == pytest.approx((2 / 3 + 1) / 2)

@@ -73,8 +73,14 @@ print(json.dumps(out))
 def _probe(cwd: Path, pythonpath: Path, grammar, **env) -> dict:
     environ = {k: v for k, v in os.environ.items() if k not in (legacy_runtime.RUNTIME_ENV, "XDG_CACHE_HOME")}
     environ.update(PYTHONPATH=str(pythonpath), **env)
-    proc = subprocess.run([sys.executable, "-c", _PROBE, str(grammar)], cwd=cwd, env=environ,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(grammar)],
+        cwd=cwd,
+        env=environ,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -125,8 +131,11 @@ def test_installed_library_never_loads_a_runtime_from_the_working_directory(tmp_
     and of all its parents, and where a relative ``$HOME``/``$XDG_CACHE_HOME`` would find one: nothing is
     loaded (the marker stays absent), the error says the runtime is not built."""
     site = tmp_path / "site"
-    shutil.copytree(ROOT / "src" / "multimodal_metrics", site / "multimodal_metrics",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "src" / "multimodal_metrics",
+        site / "multimodal_metrics",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     top = tmp_path / "work"
     cwd = top / "a" / "b"
     cwd.mkdir(parents=True)
@@ -137,10 +146,16 @@ def test_installed_library_never_loads_a_runtime_from_the_working_directory(tmp_
     grammar.touch()
     home = tmp_path / "home"  # an absolute home without a cache
     home.mkdir()
-    for env in ({"HOME": ".", "XDG_CACHE_HOME": "."}, {"HOME": "."}, {"HOME": str(home), "XDG_CACHE_HOME": "."}):
+    for env in (
+        {"HOME": ".", "XDG_CACHE_HOME": "."},
+        {"HOME": "."},
+        {"HOME": str(home), "XDG_CACHE_HOME": "."},
+    ):
         out = _probe(cwd, site, grammar, **env)
         assert out["checkout"] == "None"
-        assert "error" in out and out["error"].startswith("RuntimeError: codebleu: `grammar_library` needs the tree-sitter")
+        assert "error" in out and out["error"].startswith(
+            "RuntimeError: codebleu: `grammar_library` needs the tree-sitter"
+        )
         assert out["runtimes"] == []
         assert not marker.exists(), marker.read_text()
 
@@ -191,13 +206,25 @@ def _compare_rank(rank, exp, cache_dir, queue):
 
     half = len(_REFS) // 2
     part = slice(0, half) if rank == 0 else slice(half, None)
-    metric = evaluate.load(str(METRICS / "anls"), num_process=2, process_id=rank, experiment_id=exp,
-                           cache_dir=cache_dir, timeout=20)
+    metric = evaluate.load(
+        str(METRICS / "anls"),
+        num_process=2,
+        process_id=rank,
+        experiment_id=exp,
+        cache_dir=cache_dir,
+        timeout=20,
+    )
     out = []
     try:
         for preds_a in (_PREDS_A, _PREDS_A[::-1]):  # two compares in a row, then a compute
-            out.append(metric.compare(predictions_a=preds_a[part], predictions_b=_PREDS_B[part],
-                                      references=_REFS[part], n_resamples=200))
+            out.append(
+                metric.compare(
+                    predictions_a=preds_a[part],
+                    predictions_b=_PREDS_B[part],
+                    references=_REFS[part],
+                    n_resamples=200,
+                )
+            )
         out.append(metric.compute(predictions=_PREDS_B[part], references=_REFS[part]))
     except Exception as err:  # noqa: BLE001 (reported to the test)
         out.append(f"{type(err).__name__}: {err}")
@@ -216,8 +243,10 @@ def test_compare_in_distributed_mode_is_gathered_like_compute(tmp_path):
     from helpers import METRICS, run_two_ranks
 
     single = evaluate.load(str(METRICS / "anls"), cache_dir=str(tmp_path / "single"))
-    wanted = [single.compare(predictions_a=preds_a, predictions_b=_PREDS_B, references=_REFS, n_resamples=200)
-              for preds_a in (_PREDS_A, _PREDS_A[::-1])]
+    wanted = [
+        single.compare(predictions_a=preds_a, predictions_b=_PREDS_B, references=_REFS, n_resamples=200)
+        for preds_a in (_PREDS_A, _PREDS_A[::-1])
+    ]
     wanted.append(single.compute(predictions=_PREDS_B, references=_REFS))
     assert wanted[0] != wanted[1]
     start = time.monotonic()
@@ -238,8 +267,14 @@ def test_compare_in_distributed_mode_with_another_evaluate_is_refused_at_once(tm
 
     monkeypatch.setattr(direct, "DIRECT_PATH_EVALUATE", ())
     for rank in (0, 1):
-        metric = evaluate.load(str(METRICS / "anls"), num_process=2, process_id=rank, experiment_id="refused",
-                               cache_dir=str(tmp_path), timeout=5)
+        metric = evaluate.load(
+            str(METRICS / "anls"),
+            num_process=2,
+            process_id=rank,
+            experiment_id="refused",
+            cache_dir=str(tmp_path),
+            timeout=5,
+        )
         with pytest.raises(ValueError, match="compare in distributed mode"):
             metric.compare(predictions_a=_PREDS_A, predictions_b=_PREDS_B, references=_REFS)
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []

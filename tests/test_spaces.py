@@ -182,7 +182,9 @@ def test_staged_card_links_and_commands_work_in_the_space(staged, name):
         loads = re.findall(r"""evaluate\.load\((["'][^"']+["'])\)""", line)
         assert len(loads) == len(set(loads)), f"the same evaluate.load twice: {line}"
         assert "metrics/" not in "".join(re.findall(r"""evaluate\.load\(([^)]*)\)""", line)), line
-    for span in re.finditer(r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bmm-score\b)[^`\n]*)`", text):
+    for span in re.finditer(
+        r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bmm-score\b)[^`\n]*)`", text
+    ):
         after = text[span.end() : span.end() + len(publish.REPO_NOTE)]
         assert after == publish.REPO_NOTE, f"`{span.group(1)}` names a file the Space lacks, unmarked"
 
@@ -211,7 +213,9 @@ def test_metric_requirements_are_within_the_playground(staged):
         needs, lines = library_requirement(requirement_lines(folders[name]))
         missing = lines - playground
         assert not missing, f"{name} pins what the playground lacks: {sorted(missing)}"
-        assert needs.extras <= library.extras, f"{name}: extras {needs.extras - library.extras} not in the playground"
+        assert needs.extras <= library.extras, (
+            f"{name}: extras {needs.extras - library.extras} not in the playground"
+        )
         extras |= needs.extras
     assert library.extras == extras, "the playground installs the extras of the metric Spaces, no other"
 
@@ -248,13 +252,21 @@ def test_playground_requirements_resolve_for_the_space_python(staged, wheel, tmp
     ]  # fmt: skip
     for _attempt in range(2):
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=480)
-        if out.returncode == 0 or "ResolutionImpossible" in out.stderr or "No matching distribution" in out.stderr:
+        if (
+            out.returncode == 0
+            or "ResolutionImpossible" in out.stderr
+            or "No matching distribution" in out.stderr
+        ):
             break
     assert out.returncode == 0, out.stderr[-3000:]
+
     def canonical(name):
         return re.sub(r"[-_.]+", "-", name).lower()
 
-    resolved = {canonical(i["metadata"]["name"]): i["metadata"]["version"] for i in json.loads(report.read_text())["install"]}
+    resolved = {
+        canonical(i["metadata"]["name"]): i["metadata"]["version"]
+        for i in json.loads(report.read_text())["install"]
+    }
     assert resolved[canonical(publish.PIP_NAME)] == publish.library_version()
     for line in requirement_lines(folder) - {TORCH_CPU_INDEX}:
         if "==" not in line:

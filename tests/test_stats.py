@@ -188,8 +188,12 @@ def test_sacrebleu_rule_is_anticonservative_on_binary_scores():
     rejected = 0
     for trial in range(300):
         a, b = _pair(*_equal_systems(rng, "binary"))
-        rejected += S.approximate_randomization(a, b, 2000, trial, n_resamples=10,
-                                                p_value_rule="sacrebleu")["score"]["p_value"] < 0.05
+        rejected += (
+            S.approximate_randomization(a, b, 2000, trial, n_resamples=10, p_value_rule="sacrebleu")["score"][
+                "p_value"
+            ]
+            < 0.05
+        )
     assert rejected / 300 > 0.07, rejected
 
 
@@ -239,17 +243,23 @@ def test_metric_compare_on_few_examples():
         assert out[f"{key}_p_value"] == pytest.approx(0.5, abs=0.02), key
     assert "|test:paired-ar|n:10000|conf:0.95|seed:12345|p:ge|v:" in out["signature"]
     strict = ned.compare(refs, ["abc", "def", "xyz", "uvw"], refs, p_value="sacrebleu")
-    assert strict["string_accuracy_p_value"] == pytest.approx(1 / 10001) and "|p:sacrebleu|" in strict["signature"]
+    assert (
+        strict["string_accuracy_p_value"] == pytest.approx(1 / 10001)
+        and "|p:sacrebleu|" in strict["signature"]
+    )
     with pytest.raises(ValueError, match="p_value"):
         ned.compare(refs, refs, refs, p_value="strict")
     # the evaluate module's compare: the same numbers, the same rule option
     from helpers import load_metric
 
     metric = load_metric("ned")
-    via_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs)
+    via_module = metric.compare(
+        predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs
+    )
     assert via_module == out
-    strict_module = metric.compare(predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs,
-                                   p_value="sacrebleu")
+    strict_module = metric.compare(
+        predictions_a=refs, predictions_b=["abc", "def", "xyz", "uvw"], references=refs, p_value="sacrebleu"
+    )
     assert strict_module == strict
     with pytest.raises(ValueError, match="p_value"):
         metric.compare(predictions_a=refs, predictions_b=refs, references=refs, p_value=1)
@@ -269,7 +279,9 @@ def test_ties_within_the_tolerance_count():
     """A null statistic that equals the observed one up to rounding (sums of 0.1s) is a tie."""
     obs = np.array([0.3])
     null = np.array([[0.1 + 0.2], [0.0]])  # 0.30000000000000004 > 0.3 > 0.1 + 0.2 - 1e-9
-    assert S.p_value(np.array([[0.3 - 1e-12], [0.0]]), obs, S.tie_tolerance(0.3, 0.0))[0] == pytest.approx(2 / 3)
+    assert S.p_value(np.array([[0.3 - 1e-12], [0.0]]), obs, S.tie_tolerance(0.3, 0.0))[0] == pytest.approx(
+        2 / 3
+    )
     assert S.p_value(null, obs, 0.0)[0] == pytest.approx(2 / 3)
     assert S.p_value(np.array([[0.3 - 1e-12], [0.0]]), obs, rule="sacrebleu")[0] == pytest.approx(1 / 3)
 
@@ -363,7 +375,9 @@ def test_sacrebleu_paired_tests_as_oracle(test_type, seed):
         ours = S.paired_bootstrap(a, b, n_samples, 12345, p_value_rule="sacrebleu")["bleu"]
         default = S.paired_bootstrap(a, b, n_samples, 12345)["bleu"]
     else:
-        ours = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10, p_value_rule="sacrebleu")["bleu"]
+        ours = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10, p_value_rule="sacrebleu")[
+            "bleu"
+        ]
         default = S.approximate_randomization(a, b, n_samples, 12345, n_resamples=10)["bleu"]
         assert default["p_value"] >= ours["p_value"]
     assert 0.01 < sys_result.p_value < 0.5  # cases where the decision is not trivial
@@ -393,6 +407,7 @@ def test_sacrebleu_baseline_interval_from_the_same_resamples():
 # ----------------------------------------------------------------------------------------------
 def test_precision_recall_f1_equals_det_f1():
     from multimodal_metrics.det_f1 import core
+
     rng = np.random.default_rng(5)
     counts = rng.integers(0, 4, size=(200, 3))
     counts[:10] = 0
@@ -403,6 +418,7 @@ def test_precision_recall_f1_equals_det_f1():
 
 def test_bleu_equals_codebleu_and_nltk_bleu1_combination():
     from multimodal_metrics.codebleu import ngrams as cb
+
     vb = load_core("vqa_acc", "_vqa_bleu")
     rng = np.random.default_rng(6)
     for _ in range(300):
@@ -457,10 +473,15 @@ def test_bootstrap_fid_equals_a_brute_force_loop_over_the_same_resamples(n, d):
     assert np.array_equal(sums[:, 0], indices.sum(axis=1)), "the FID resamples are the CLIP-score resamples"
     counts = R.resample_counts(indices, n)
     assert np.array_equal(counts, [np.bincount(row, minlength=n) for row in indices])
-    brute = [R.frechet_distance(mu_ref, sigma_ref, gen[row].mean(axis=0), np.cov(gen[row], rowvar=False)) for row in indices]
+    brute = [
+        R.frechet_distance(mu_ref, sigma_ref, gen[row].mean(axis=0), np.cov(gen[row], rowvar=False))
+        for row in indices
+    ]
     # d x d eigenvalues of a singular resample covariance carry sqrt(round-off) terms (~1e-8 relative)
     np.testing.assert_allclose(values, brute, rtol=1e-7 if n < d else 1e-9)
-    root = R._psd_sqrt(sigma_ref)  # Tr((S_r S_ref)^1/2) = nuclear norm of (rows - mean) S_ref^1/2 / sqrt(n - 1)
+    root = R._psd_sqrt(
+        sigma_ref
+    )  # Tr((S_r S_ref)^1/2) = nuclear norm of (rows - mean) S_ref^1/2 / sqrt(n - 1)
     exact = []
     for row in indices:
         x = gen[row]

@@ -63,12 +63,16 @@ def test_normalize_answer_examples():
 
 def test_plain_preset_and_options():
     golds, pred = [["a", "b на лошади"], ["cat dog bird"]], ["ответ: b", "cat a b"]
-    plain = load_metric("text_qa", "plain").compute(predictions=pred, references=golds, return_per_example=True)
+    plain = load_metric("text_qa", "plain").compute(
+        predictions=pred, references=golds, return_per_example=True
+    )
     assert plain["per_example"] == pytest.approx([0.4, 1 / 3])
     assert "|fallback:no|" in plain["signature"]
     official = load_metric("text_qa").compute(predictions=pred, references=golds, return_per_example=True)
     assert official["per_example"] == pytest.approx([0.5, 0.0])  # the fallback can lower a score
-    em = load_metric("text_qa").compute(predictions=["D", "-3"], references=[["d"], ["-3"]], measure="exact_match")
+    em = load_metric("text_qa").compute(
+        predictions=["D", "-3"], references=[["d"], ["-3"]], measure="exact_match"
+    )
     assert list(em)[0] == "exact_match" and em["exact_match"] == 1.0  # "-" removed on both sides by default
     kept = load_metric("text_qa").compute(predictions=["3"], references=[["-3"]], keep_hyphen=True)
     assert kept["f1"] == 0.0
@@ -76,7 +80,9 @@ def test_plain_preset_and_options():
 
 def test_signature():
     sig = load_metric("text_qa", "mathqa").compute(predictions=["a"], references=["a"])["signature"]
-    assert sig.startswith("text_qa|preset:mathqa|measure:exact_match|hyphen:yes|fallback:yes|lemma:pymorphy3-2.0.6/ru-")
+    assert sig.startswith(
+        "text_qa|preset:mathqa|measure:exact_match|hyphen:yes|fallback:yes|lemma:pymorphy3-2.0.6/ru-"
+    )
     assert sig.endswith("|v:0.1.0")
 
 
@@ -92,7 +98,15 @@ def _official(pred: str, golds: list[str], exact: bool) -> float:
     import pymorphy3
 
     morph = _official.morph = getattr(_official, "morph", None) or pymorphy3.MorphAnalyzer(lang="ru")
-    manual = {"ноль": "0", "нисколько": "0", "никакой": "0", "один": "1", "два": "2", "три": "3", "четыре": "4"}
+    manual = {
+        "ноль": "0",
+        "нисколько": "0",
+        "никакой": "0",
+        "один": "1",
+        "два": "2",
+        "три": "3",
+        "четыре": "4",
+    }
     manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
     exclude = set(string.punctuation) - ({"-"} if exact else set())
 
@@ -125,7 +139,9 @@ def _official(pred: str, golds: list[str], exact: bool) -> float:
     return score
 
 
-words = st.sampled_from(["кот", "кота", "три", "один", "Один", "a", "b", "e", "-3", "3", "0,3", "d)", "«да»", "x", "!"])
+words = st.sampled_from(
+    ["кот", "кота", "три", "один", "Один", "a", "b", "e", "-3", "3", "0,3", "d)", "«да»", "x", "!"]
+)
 answers = st.lists(words, max_size=5).map(" ".join)
 examples = st.lists(st.tuples(answers, st.lists(answers, min_size=1, max_size=3)), min_size=1, max_size=8)
 
@@ -135,7 +151,9 @@ examples = st.lists(st.tuples(answers, st.lists(answers, min_size=1, max_size=3)
 def test_official_transcription_as_oracle(data, exact):
     preds = [p for p, _ in data]
     refs = [r for _, r in data]
-    opts = {"measure": "exact_match", "keep_hyphen": True} if exact else {"measure": "f1", "keep_hyphen": False}
+    opts = (
+        {"measure": "exact_match", "keep_hyphen": True} if exact else {"measure": "f1", "keep_hyphen": False}
+    )
     ours = core.text_qa_per_example(preds, refs, letter_fallback=True, **opts)
     assert ours == pytest.approx([_official(p, r, exact) for p, r in zip(preds, refs)], abs=1e-12)
 
@@ -145,7 +163,9 @@ def test_official_transcription_as_oracle(data, exact):
 # ------------------------------------------------------------------------------------------------
 PRESETS = ["default", "textqa", "mathqa", "plain"]
 free_text = st.text(alphabet="абвкотыАБabcdeXY019 ,.-«»!", max_size=14)
-free_examples = st.lists(st.tuples(free_text, st.lists(free_text, min_size=1, max_size=3)), min_size=1, max_size=8)
+free_examples = st.lists(
+    st.tuples(free_text, st.lists(free_text, min_size=1, max_size=3)), min_size=1, max_size=8
+)
 
 
 def _preset_options(preset):
@@ -199,17 +219,33 @@ def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
 @pytest.mark.parametrize(
     "kwargs,exc,match",
     [
-        (dict(predictions=["a", "b"], references=["a"]), ValueError, r"`predictions` has 2 .* `references` has 1"),
+        (
+            dict(predictions=["a", "b"], references=["a"]),
+            ValueError,
+            r"`predictions` has 2 .* `references` has 1",
+        ),
         (dict(predictions=None, references=["a"]), ValueError, r"`predictions` is required"),
         (dict(predictions=["a", None], references=["a", "b"]), TypeError, r"`predictions\[1\]`"),
-        (dict(predictions=["a", 3], references=["a", "b"]), TypeError, r"`predictions\[1\]` must be a string"),
+        (
+            dict(predictions=["a", 3], references=["a", "b"]),
+            TypeError,
+            r"`predictions\[1\]` must be a string",
+        ),
         (dict(predictions=["a"], references=[[]]), ValueError, r"`references\[0\]` is an empty list"),
         (dict(predictions=["a", "b"], references=["a", ["b", 2]]), TypeError, r"`references\[1\]\[1\]`"),
         (dict(predictions=["a"], references=[None]), TypeError, r"`references\[0\]` is None"),
         (dict(predictions=[], references=[]), ValueError, r"`predictions` is empty"),
         (dict(predictions=["a"], references=["a"], measure="bleu"), ValueError, r"`measure` must be one of"),
-        (dict(predictions=["a"], references=["a"], keep_hyphen="yes"), TypeError, r"`keep_hyphen` must be True or"),
-        (dict(predictions=["a"], references=["a"], letter_fallback=1), TypeError, r"`letter_fallback` must be True"),
+        (
+            dict(predictions=["a"], references=["a"], keep_hyphen="yes"),
+            TypeError,
+            r"`keep_hyphen` must be True or",
+        ),
+        (
+            dict(predictions=["a"], references=["a"], letter_fallback=1),
+            TypeError,
+            r"`letter_fallback` must be True",
+        ),
     ],
 )
 def test_bad_input(kwargs, exc, match):
@@ -232,7 +268,9 @@ def test_kwargs_description_doctests(monkeypatch):
 
     monkeypatch.chdir(ROOT)
     module = inspect.getmodule(type(load_metric("text_qa")))
-    test = doctest.DocTestParser().get_doctest(module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "text_qa", None, 0)
+    test = doctest.DocTestParser().get_doctest(
+        module._KWARGS_DESCRIPTION, {"evaluate": evaluate}, "text_qa", None, 0
+    )
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     runner.run(test)
     assert runner.failures == 0 and runner.tries >= 4
@@ -260,11 +298,19 @@ def test_demo_serves_and_computes():
     demo, client = serve_app(ROOT / "metrics" / "text_qa" / "app.py")
     try:
         result = client.predict(
-            "три кота\nответ: b", "3 кота\na | b на лошади", "default", "preset", "preset", "preset", api_name="/compute"
+            "три кота\nответ: b",
+            "3 кота\na | b на лошади",
+            "default",
+            "preset",
+            "preset",
+            "preset",
+            api_name="/compute",
         )[0]
         assert result["f1"] == pytest.approx(0.75)
         assert result["per_example"] == pytest.approx([1.0, 0.5])
-        result = client.predict("d) -3", "d -3", "mathqa", "preset", "preset", "preset", api_name="/compute")[0]
+        result = client.predict("d) -3", "d -3", "mathqa", "preset", "preset", "preset", api_name="/compute")[
+            0
+        ]
         assert result["exact_match"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
             client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")

@@ -23,13 +23,22 @@ def _cases(name):
     runs = examples.load(name)["runs"]
     groups = {}
     for run in runs:
-        groups.setdefault((run.get("config_name", "default"), json.dumps(run.get("kwargs", {}), sort_keys=True)), []).append(run)
+        groups.setdefault(
+            (run.get("config_name", "default"), json.dumps(run.get("kwargs", {}), sort_keys=True)), []
+        ).append(run)
     (preset, _), chosen = max(groups.items(), key=lambda item: len(item[1]))
-    inputs = [{**{k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")}, **run.get("kwargs", {})}
-              for run in chosen[:2]]
+    inputs = [
+        {
+            **{k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")},
+            **run.get("kwargs", {}),
+        }
+        for run in chosen[:2]
+    ]
     if len(inputs) == 1:
         first, n = inputs[0], len(inputs[0]["predictions"])
-        inputs.append({k: v[: max(1, n // 2)] if isinstance(v, list) and len(v) == n else v for k, v in first.items()})
+        inputs.append(
+            {k: v[: max(1, n // 2)] if isinstance(v, list) and len(v) == n else v for k, v in first.items()}
+        )
     return preset, inputs
 
 
@@ -62,7 +71,20 @@ def test_threads_sharing_one_metric_object_get_their_own_results(name):
     assert (wrong, raised) == ([], [])
 
 
-_WORDS = ["hello world", "receipt", "ac", "12.0", "new york", "straße", "abc", "Yes", "kitten", "sitting", "x", ""]
+_WORDS = [
+    "hello world",
+    "receipt",
+    "ac",
+    "12.0",
+    "new york",
+    "straße",
+    "abc",
+    "Yes",
+    "kitten",
+    "sitting",
+    "x",
+    "",
+]
 
 
 def _request(k: int) -> tuple:
@@ -89,8 +111,11 @@ def test_parallel_requests_against_a_running_demo(name, monkeypatch):
         wanted = [client.predict(*request, "default", api_name="/compute")[0] for request in requests]
         assert len({json.dumps(w, sort_keys=True) for w in wanted}) == len(wanted)  # every answer differs
         with ThreadPoolExecutor(max_workers=16) as pool:
-            futures = [(k, pool.submit(client.predict, *requests[k], "default", api_name="/compute"))
-                       for _ in range(4) for k in range(len(requests))]
+            futures = [
+                (k, pool.submit(client.predict, *requests[k], "default", api_name="/compute"))
+                for _ in range(4)
+                for k in range(len(requests))
+            ]
             wrong = [(k, got) for k, future in futures if (got := future.result(timeout=300)[0]) != wanted[k]]
         assert wrong == []
     finally:

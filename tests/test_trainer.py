@@ -38,7 +38,10 @@ def test_two_metrics_in_seq2seq_trainer_log_metrics_and_objective(capsys):
 def test_plain_results_are_what_breaks_the_objective():
     """Why `for_trainer` exists: the plain result carries a string, and merging two collides."""
     anls, ned = load_metric("anls"), load_metric("ned")
-    merged = {**anls.compute(predictions=["a"], references=["a"]), **ned.compute(predictions=["a"], references=["a"])}
+    merged = {
+        **anls.compute(predictions=["a"], references=["a"]),
+        **ned.compute(predictions=["a"], references=["a"]),
+    }
     assert merged["signature"].startswith("ned|")  # anls's signature was overwritten
     with pytest.raises(TypeError):
         default_compute_objective({f"eval_{k}": v for k, v in merged.items()})
@@ -49,7 +52,9 @@ def test_for_trainer_prefix_and_errors():
     scores = vqa.compute(predictions=["yes"], references=[["yes"]], for_trainer="fb_vqa")
     assert scores == {"fb_vqa_accuracy": 1.0, "fb_vqa_accuracy_language/en": 1.0}
     det = load_metric("det_f1")
-    scores = det.compute(predictions=[{"cat": [[0, 0, 2, 2]]}], references=[{"cat": [[0, 0, 2, 2]]}], for_trainer=True)
+    scores = det.compute(
+        predictions=[{"cat": [[0, 0, 2, 2]]}], references=[{"cat": [[0, 0, 2, 2]]}], for_trainer=True
+    )
     assert scores["det_f1_f1"] == 1.0 and set(scores) >= {"det_f1_precision", "det_f1_recall"}
     assert det.last_signature.startswith("det_f1|preset:default|")
     anls = load_metric("anls")
@@ -108,12 +113,25 @@ def test_directions_of_the_lower_is_better_keys_and_counts():
 
     r = ned.score(["abc", "abd"], ["abc", "abc"], confidence=0.9, n_resamples=50)
     assert r.higher_is_better == {
-        "one_minus_ned": True, "string_accuracy": True, "cer": False, "one_minus_ned_ci_low": True,
-        "one_minus_ned_ci_high": True, "string_accuracy_ci_low": True, "string_accuracy_ci_high": True,
-        "cer_ci_low": False, "cer_ci_high": False,
+        "one_minus_ned": True,
+        "string_accuracy": True,
+        "cer": False,
+        "one_minus_ned_ci_low": True,
+        "one_minus_ned_ci_high": True,
+        "string_accuracy_ci_low": True,
+        "string_accuracy_ci_high": True,
+        "cer_ci_low": False,
+        "cer_ci_high": False,
     }
     d = det_f1.score([{"cat": [[0, 0, 2, 2]]}], [{"cat": [[0, 0, 2, 2]]}])
-    assert d.higher_is_better == {"f1": True, "precision": True, "recall": True, "tp": None, "fp": None, "fn": None}
+    assert d.higher_is_better == {
+        "f1": True,
+        "precision": True,
+        "recall": True,
+        "tp": None,
+        "fp": None,
+        "fn": None,
+    }
     assert set(d.for_trainer()) == {"det_f1_f1", "det_f1_precision", "det_f1_recall"}
     assert set(d.for_trainer(counts=True)) >= {"det_f1_tp", "det_f1_fp", "det_f1_fn"}
     assert load_metric("fid_clip").higher_is_better["fid"] is False
@@ -121,7 +139,9 @@ def test_directions_of_the_lower_is_better_keys_and_counts():
 
 def test_raw_counts_stay_out_of_the_trainer_form():
     det = load_metric("det_f1")
-    scores = det.compute(predictions=[{"cat": [[0, 0, 2, 2]]}], references=[{"cat": [[0, 0, 2, 2]]}], for_trainer=True)
+    scores = det.compute(
+        predictions=[{"cat": [[0, 0, 2, 2]]}], references=[{"cat": [[0, 0, 2, 2]]}], for_trainer=True
+    )
     assert set(scores) == {"det_f1_f1", "det_f1_precision", "det_f1_recall"}
 
 
@@ -144,7 +164,10 @@ def test_best_model_by_cer_in_a_real_trainer():
 
     ned, compute_metrics = _ned_metrics()
     trainer = train_in_seq2seq_trainer(
-        compute_metrics, epochs=3, load_best_model_at_end=True, metric_for_best_model="ned_cer",
+        compute_metrics,
+        epochs=3,
+        load_best_model_at_end=True,
+        metric_for_best_model="ned_cer",
         greater_is_better=ned.higher_is_better["cer"],
     )
     assert trainer.args.greater_is_better is False
@@ -198,7 +221,8 @@ def test_hyperparameter_search_on_one_key_in_its_direction(monkeypatch):
     best = trainer.hyperparameter_search(
         compute_objective=lambda m: m["eval_ned_cer"],
         direction="maximize" if ned.higher_is_better["cer"] else "minimize",
-        backend="optuna", n_trials=2,
+        backend="optuna",
+        n_trials=2,
     )
     cers = {lr: m["eval_ned_cer"] for lr, m in seen}
     assert cers[1e-6] != cers[3e-2], cers
@@ -207,6 +231,11 @@ def test_hyperparameter_search_on_one_key_in_its_direction(monkeypatch):
     # the default objective mixes directions: CER counts with the same sign as the accuracies
     metrics = seen[0][1]
     parts = default_compute_objective(metrics)
-    assert parts == pytest.approx(sum(v for k, v in metrics.items()
-                                      if k not in ("eval_loss", "epoch") and not k.endswith(("_runtime", "_per_second"))))
+    assert parts == pytest.approx(
+        sum(
+            v
+            for k, v in metrics.items()
+            if k not in ("eval_loss", "epoch") and not k.endswith(("_runtime", "_per_second"))
+        )
+    )
     assert "eval_ned_cer" in metrics and "eval_ned_string_accuracy" in metrics

@@ -118,7 +118,9 @@ def test_vqa_v2_breakdowns():
 
 def test_vqa_v2_add_batch_and_add_accumulate():
     metric = load_metric("vqa_acc")
-    metric.add_batch(predictions=["2", "red"], references=[VQA_V2["A1"][0], VQA_V2["A3"][0]], answer_types=["n", "o"])
+    metric.add_batch(
+        predictions=["2", "red"], references=[VQA_V2["A1"][0], VQA_V2["A3"][0]], answer_types=["n", "o"]
+    )
     metric.add(prediction="two", reference=VQA_V2["A4"][0], answer_types="n")
     r = metric.compute()
     assert r["accuracy"] == pytest.approx(1.3 / 3)
@@ -136,11 +138,15 @@ def test_fusion_brain_2021_reference_vectors():
     assert r["accuracy"] == 1.0
     assert metric.compute(predictions=["dog"], references=["Dog"])["accuracy"] == 0.0  # GT not normalised
     assert metric.compute(predictions=["Dark-red"], references=[["red", "dark red"]])["accuracy"] == 1.0
-    r = metric.compute(predictions=["dog", "cat", "two"], references=["dog", "dog", "3"], return_per_example=True)
+    r = metric.compute(
+        predictions=["dog", "cat", "two"], references=["dog", "dog", "3"], return_per_example=True
+    )
     assert r["accuracy"] == pytest.approx(1 / 3) and r["per_example"] == [1.0, 0.0, 0.0]
     assert metric.compute(predictions=["dont"], references=["don't"])["accuracy"] == 1.0
     # the shape of the repo sample (2 of 12 right -> 0.167): Russian digits and words survive lemmatisation
-    r = metric.compute(predictions=["4", "возможно", "yes"], references=["4", "возможно", "3"], languages=["ru"] * 3)
+    r = metric.compute(
+        predictions=["4", "возможно", "yes"], references=["4", "возможно", "3"], languages=["ru"] * 3
+    )
     assert r["accuracy"] == pytest.approx(2 / 3)
     r = metric.compute(predictions=["Two.", "три"], references=["2", "3"], languages=["en", "ru"])
     assert r["accuracy_language/en"] == 1.0 and r["accuracy_language/ru"] == 1.0
@@ -171,7 +177,9 @@ def test_tdiuc_t1():
 def test_tdiuc_t2_zero_type_and_epsilon():
     metric = load_metric("vqa_acc", "tdiuc")
     r = metric.compute(
-        predictions=["red", "3", "2"], references=["red", "2", "3"], question_types=["color", "counting", "counting"]
+        predictions=["red", "3", "2"],
+        references=["red", "2", "3"],
+        question_types=["color", "counting", "counting"],
     )
     assert r["arithmetic_mpt"] == pytest.approx(0.5) and r["arithmetic_nmpt"] == pytest.approx(0.5)
     assert r["harmonic_mpt"] == pytest.approx(2e-12, rel=1e-6)  # 2e-10 on the script's 0-100 scale
@@ -198,7 +206,9 @@ def test_tdiuc_t3_answer_key():
 def test_tdiuc_free_form_answers_no_keyerror():
     metric = load_metric("vqa_acc", "tdiuc")
     r = metric.compute(
-        predictions=["a brand new answer", "red"], references=["red", "red"], question_types=["color", "color"]
+        predictions=["a brand new answer", "red"],
+        references=["red", "red"],
+        question_types=["color", "color"],
     )
     assert r["accuracy"] == 0.5
 
@@ -232,7 +242,9 @@ def test_wups_elements_against_nltk(nltk_wn, a, b, raw, at09):
     assert wups.wup_measure(a, b, 0.9, ours) == pytest.approx(at09, abs=1e-6)
     if a != b:  # NLTK's own wup_similarity over all noun synset pairs, directly
         pairs = [
-            x.wup_similarity(y) or 0.0 for x in nltk_wn.synsets(a, pos="n") for y in nltk_wn.synsets(b, pos="n")
+            x.wup_similarity(y) or 0.0
+            for x in nltk_wn.synsets(a, pos="n")
+            for y in nltk_wn.synsets(b, pos="n")
         ]
         assert wups.max_wup(a, b, ours) == max(pairs, default=0.0)
 
@@ -245,7 +257,9 @@ def test_wups_sets():
     assert r["per_example"] == pytest.approx([0.085714, 1.0, 1.0], abs=1e-6)
     assert r["signature"] == "vqa_acc|preset:wups|thr:0.9|answers:any|wn:3.0|v:0.1.0"
     assert metric.compute(**kw, threshold=0.0)["wups"] == pytest.approx(0.952381, abs=1e-6)
-    assert metric.compute(predictions=["chair"], references=["chair,table"])["wups"] == pytest.approx(0.084211, abs=1e-6)
+    assert metric.compute(predictions=["chair"], references=["chair,table"])["wups"] == pytest.approx(
+        0.084211, abs=1e-6
+    )
     assert metric.compute(predictions=["table"], references=["dining table"])["wups"] == 0.0
     r = metric.compute(predictions=["dog", "table, chair"], references=["dog", "chair,table"], threshold=-1)
     assert r["wups"] == 1.0 and "wn:none" in r["signature"]
@@ -255,9 +269,9 @@ def test_wups_wordnet_path_option(tmp_path):
     nltk_root = ROOT / ".build" / "nltk_data"
     metric = load_metric("vqa_acc", "wups")
     for path in (str(nltk_root), str(nltk_root / "corpora" / "wordnet")):
-        assert metric.compute(predictions=["cat"], references=["dog"], wordnet_path=path)["wups"] == pytest.approx(
-            0.085714, abs=1e-6
-        )
+        assert metric.compute(predictions=["cat"], references=["dog"], wordnet_path=path)[
+            "wups"
+        ] == pytest.approx(0.085714, abs=1e-6)
     with pytest.raises(ValueError, match=r"wordnet_path.*wordnet-base.*packages\.txt"):
         metric.compute(predictions=["cat"], references=["dog"], wordnet_path=str(tmp_path))
 
@@ -294,7 +308,9 @@ def test_bleu1_matches_nltk(pairs):
     per, corpus = bleu.bleu1_scores(preds, refs)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        expected = [sentence_bleu([r.split() for r in rs], p.split(), weights=(1, 0, 0, 0)) for p, rs in pairs]
+        expected = [
+            sentence_bleu([r.split() for r in rs], p.split(), weights=(1, 0, 0, 0)) for p, rs in pairs
+        ]
         expected_corpus = corpus_bleu([[r.split() for r in rs] for rs in refs], [p.split() for p in preds],
                                       weights=(1, 0, 0, 0))  # fmt: skip
     assert per.tolist() == expected
@@ -336,7 +352,9 @@ def test_bleu1_corpus_differs_from_pycocoevalcap_only_with_an_empty_prediction()
 # ------------------------------------------------------------------------------------------------
 # Properties
 # ------------------------------------------------------------------------------------------------
-VQA_WORDS = st.sampled_from(["2", "two", "Two.", "yes", "Yes", "red", "a dog", "dog", "100,978", "2.5", "dont", " no "])
+VQA_WORDS = st.sampled_from(
+    ["2", "two", "Two.", "yes", "Yes", "red", "a dog", "dog", "100,978", "2.5", "dont", " no "]
+)
 PUNCT_TEXT = st.one_of(
     st.text(alphabet=st.sampled_from(list("ab1 2.,-!?;/'\":#()") + ["\u0665"]), max_size=14),
     st.lists(st.sampled_from(["dont", "Im", "The", "a", "None", "two", "TEN", "yall'll", "3.5", ",", "-", ". ", "!", "x"]),
@@ -345,8 +363,10 @@ PUNCT_TEXT = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(VQA_WORDS, st.lists(VQA_WORDS, min_size=1, max_size=12)), min_size=1, max_size=8),
-       st.sampled_from(("official", "always", "never")))  # fmt: skip (the harnesses: test_vqa_acc_harnesses.py)
+@given(
+    st.lists(st.tuples(VQA_WORDS, st.lists(VQA_WORDS, min_size=1, max_size=12)), min_size=1, max_size=8),
+    st.sampled_from(("official", "always", "never")),
+)  # fmt: skip (the harnesses: test_vqa_acc_harnesses.py)
 def test_vqa_v2_vectorised_equals_the_reference_loop(rows, normalize):
     preds = [p for p, _ in rows]
     refs = [r for _, r in rows]
@@ -358,7 +378,11 @@ def test_vqa_v2_vectorised_equals_the_reference_loop(rows, normalize):
         if normalize == "never":
             m = [a.strip() for a in r].count(p.strip())
         else:
-            m = [core.normalize_answer(a) for a in r].count(core.normalize_answer(p)) if normalize == "always" else None
+            m = (
+                [core.normalize_answer(a) for a in r].count(core.normalize_answer(p))
+                if normalize == "always"
+                else None
+            )
         if m is not None:
             n = len(r)
             assert score == pytest.approx((m * min(1, (m - 1) / 3) + (n - m) * min(1, m / 3)) / n, abs=1e-12)
@@ -387,7 +411,9 @@ def test_vqa_v2_bounds_order_invariance_and_mean(rows, rnd):
     assert math.isclose(float(np.mean(shuffled)), float(np.mean(per)), abs_tol=1e-12)
     assert ((0 <= per) & (per <= 1)).all()
     # identity: predicting a unanimous answer (>= 4 matches) scores 1
-    assert core.vqa_v2_per_question([r[0] for r in refs], [[r[0]] * 10 for r in refs]).tolist() == [1.0] * len(refs)
+    assert core.vqa_v2_per_question([r[0] for r in refs], [[r[0]] * 10 for r in refs]).tolist() == [
+        1.0
+    ] * len(refs)
 
 
 def test_properties_through_evaluate_every_preset():
@@ -410,7 +436,9 @@ def test_properties_through_evaluate_every_preset():
         metric = load_metric("vqa_acc", preset)
         r = metric.compute(predictions=preds, **inputs, return_per_example=True)
         assert 0.0 <= r[key] <= 1.0
-        assert r[key] == pytest.approx(float(np.mean(r["per_example"])), abs=1e-12), preset  # mean of per-example
+        assert r[key] == pytest.approx(float(np.mean(r["per_example"])), abs=1e-12), (
+            preset
+        )  # mean of per-example
         shuffled = {k: [v[i] for i in order] for k, v in inputs.items()}
         r2 = metric.compute(predictions=[preds[i] for i in order], **shuffled)
         for k in r:
@@ -492,7 +520,9 @@ def test_unknown_preset():
 
 def test_missing_wordnet_message_says_how_to_provide_it(tmp_path):
     metric = load_metric("vqa_acc", "wups")
-    with pytest.raises(ValueError, match=r"packages\.txt.*apt-get install wordnet-base.*wordnet_path.*threshold=-1"):
+    with pytest.raises(
+        ValueError, match=r"packages\.txt.*apt-get install wordnet-base.*wordnet_path.*threshold=-1"
+    ):
         metric.compute(predictions=["a"], references=["b"], wordnet_path=str(tmp_path))
     with pytest.raises(TypeError, match=r"`wordnet` must be a WordNet reader"):
         wups.wups_per_question(["a"], [["b"]])  # the core is handed its reader: it never looks for one
@@ -529,7 +559,9 @@ def test_demo_serves_compute():
             "how many\nwhat color\nhow many\nwhat",
             "number\nother\nnumber\nother",
         )
-        r = client.predict(preds, refs, "default", qtypes, atypes, "preset", "", "", "preset", api_name="/compute")[0]
+        r = client.predict(
+            preds, refs, "default", qtypes, atypes, "preset", "", "", "preset", api_name="/compute"
+        )[0]
         assert r["accuracy"] == pytest.approx((1 + 0.3 + 0 + 1) / 4)
         assert r["accuracy_answer_type/other"] == pytest.approx(0.65)
         r = client.predict("cat", "dog", "wups", "", "", "preset", "", "-1", "preset", api_name="/compute")[0]

@@ -40,7 +40,9 @@ def _inputs(preset: str, n: int = 48, seed: int = 5) -> dict:
             "references": [rng.choice(WORDS) for _ in range(n)],
             "question_types": [rng.choice(["color", "counting", "absurd"]) for _ in range(n)],
         }
-    refs = [rng.choice(WORDS) if rng.random() < 0.3 else rng.sample(WORDS, rng.randint(1, 3)) for _ in range(n)]
+    refs = [
+        rng.choice(WORDS) if rng.random() < 0.3 else rng.sample(WORDS, rng.randint(1, 3)) for _ in range(n)
+    ]
     out = {"predictions": preds, "references": refs}
     if preset == "fusion_brain_2021":
         out["languages"] = [rng.choice(["en", "en", "ru"]) for _ in range(n)]
@@ -67,7 +69,9 @@ def _pure(preset: str, inputs: dict) -> tuple[list[float], dict]:
         summary, scores, acc, _ = tdiuc.tdiuc_scores(preds, [r[0] for r in refs], inputs["question_types"])
         groups = {**summary, **{f"accuracy_question_type/{t}": v for t, v in acc.items()}}
     elif preset == "wups":
-        scores = wups.wups_per_question(preds, refs, wordnet=load_core("vqa_acc", "_mm_wordnet").load_wordnet())
+        scores = wups.wups_per_question(
+            preds, refs, wordnet=load_core("vqa_acc", "_mm_wordnet").load_wordnet()
+        )
     else:
         scores = bleu.bleu1_scores(preds, refs)[0]
     return scores.tolist(), groups
@@ -140,7 +144,9 @@ def test_bad_answers_are_named(bad, error, message, tmp_path):
     metric = _load("vqa_v2", cache_dir=str(tmp_path))
     with pytest.raises(error, match=message):
         metric.compute(predictions=["yes", "no"], references=refs)
-    assert metric.compute(predictions=["yes"], references=[["yes"] * 10])["accuracy"] == 1.0  # nothing left over
+    assert (
+        metric.compute(predictions=["yes"], references=[["yes"] * 10])["accuracy"] == 1.0
+    )  # nothing left over
 
 
 # ------------------------------------------------------------------------------------------------

@@ -46,11 +46,29 @@ def test_wup_similarity_equals_nltk(wordnet):
 
 
 def test_max_wup_equals_nltk_over_every_sense_pair(wordnet):
-    words = ["dog", "dogs", "Dog", "cat", "person", "people", "table", "living room", "xyzzy", "", "bank", "Einstein"]
+    words = [
+        "dog",
+        "dogs",
+        "Dog",
+        "cat",
+        "person",
+        "people",
+        "table",
+        "living room",
+        "xyzzy",
+        "",
+        "bank",
+        "Einstein",
+    ]
     for a in words:
         for b in words:
-            scores = [x.wup_similarity(y) for x in wordnet.synsets(a, pos="n") for y in wordnet.synsets(b, pos="n")]
-            assert wups.max_wup(a, b, wordnet) == max([s for s in scores if s is not None], default=0.0), (a, b)
+            scores = [
+                x.wup_similarity(y) for x in wordnet.synsets(a, pos="n") for y in wordnet.synsets(b, pos="n")
+            ]
+            assert wups.max_wup(a, b, wordnet) == max([s for s in scores if s is not None], default=0.0), (
+                a,
+                b,
+            )
 
 
 @pytest.mark.parametrize("threshold, n", [(0.9, 300), (0.0, 100), (-1, 300)])

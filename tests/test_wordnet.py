@@ -65,7 +65,9 @@ def without_nltk_wordnet(tmp_path_factory):
     home = tmp_path_factory.mktemp("no_nltk")
     env = {**os.environ, "NLTK_DATA": str(home / "nltk_data"), "HOME": str(home)}
     cases = json.dumps({str(METRICS / name): case for name, case in CASES.items()})
-    out = subprocess.run([sys.executable, "-c", _CHILD, cases, wordnet.DEBIAN_WORDNET], env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, cases, wordnet.DEBIAN_WORDNET], env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -135,7 +137,9 @@ def test_the_core_reads_only_the_wordnet_it_is_handed():
         wups.max_wup("dog", "cat", None)
     with pytest.raises(TypeError, match="`wordnet`"):
         meteor.meteor_per_example(["a"], [["a"]], **load_script("bench_ru_meteor").NLTK_OPTIONS)
-    assert wups.wups_per_question(["dog"], [["dog, cat"]], threshold=-1).tolist() == [0.0]  # no WordNet needed
+    assert wups.wups_per_question(["dog"], [["dog, cat"]], threshold=-1).tolist() == [
+        0.0
+    ]  # no WordNet needed
 
 
 def test_nltks_zipped_corpus_is_found(tmp_path, monkeypatch):
@@ -150,7 +154,9 @@ def test_nltks_zipped_corpus_is_found(tmp_path, monkeypatch):
     location = f"{tmp_path / 'corpora' / 'wordnet.zip'}/wordnet/"
     assert wordnet.locate_wordnet(str(tmp_path)) == (str(tmp_path), location)
     with wordnet.open_wordnet(str(tmp_path)) as reader:
-        assert [s.name() for s in reader.synsets("dog")] == [s.name() for s in wordnet.load_wordnet().synsets("dog")]
+        assert [s.name() for s in reader.synsets("dog")] == [
+            s.name() for s in wordnet.load_wordnet().synsets("dog")
+        ]
         assert reader.get_version() == "3.0"
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     assert wordnet.locate_wordnet() == (None, location)
@@ -165,13 +171,17 @@ def test_missing_wordnet_says_how_to_install_it_and_how_to_do_without(name, tmp_
     preset, kwargs = CASES[name]
     metric = load_metric(name, preset)
     without = r"threshold=-1" if name == "vqa_acc" else r"synonyms=\"none\""
-    with pytest.raises(ValueError, match=rf"not found under `wordnet_path`=.*wordnet-base.*packages\.txt.*{without}"):
+    with pytest.raises(
+        ValueError, match=rf"not found under `wordnet_path`=.*wordnet-base.*packages\.txt.*{without}"
+    ):
         metric.compute(**kwargs, wordnet_path=str(tmp_path))
     # nothing anywhere: not on NLTK's data path, not in the Debian folder
     shared = _scoring_module(metric).load_wordnet.__globals__
     monkeypatch.setattr(nltk.data, "path", [str(tmp_path)])
     monkeypatch.setitem(shared, "DEBIAN_WORDNET", str(tmp_path / "wordnet"))
-    with pytest.raises(ValueError, match=rf"not found on NLTK's data path nor in .*apt-get install wordnet-base.*{without}"):
+    with pytest.raises(
+        ValueError, match=rf"not found on NLTK's data path nor in .*apt-get install wordnet-base.*{without}"
+    ):
         metric.compute(**kwargs)
     off = {"threshold": -1} if name == "vqa_acc" else {"synonyms": "none"}
     assert metric.compute(**{**kwargs, **off})  # runs without any WordNet

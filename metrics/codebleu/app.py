@@ -70,7 +70,10 @@ def compute(prediction: str, reference: str, lang: str, preset: str, *options):
     `=== next example ===` lines, or JSON lists of strings; in the same order): (result, table columns);
     an empty weights field uses the preset's weights."""
     chosen = {o.name: option_value(o, sent) for o, sent in zip(OPTIONS, options, strict=True)}
-    predictions, references = split_snippets(prediction, "predictions"), split_snippets(reference, "references")
+    predictions, references = (
+        split_snippets(prediction, "predictions"),
+        split_snippets(reference, "references"),
+    )
     result = load_metric(SCRIPT, preset).compute(
         predictions=predictions,
         references=references,
@@ -106,7 +109,10 @@ def build_ui(api_prefix: str = "") -> None:
             with gr.Row():
                 lang = gr.Dropdown(LANGUAGES, value="python", label="language", elem_id=f"{api_prefix}lang")
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", codebleu.OPTIONS, "default") for o in OPTIONS]
+                widgets = [
+                    option_widget(o, f"{api_prefix}opt_{o.name}", codebleu.OPTIONS, "default")
+                    for o in OPTIONS
+                ]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
         with gr.Column():
             panel = ResultPanel(api_prefix)

@@ -47,7 +47,8 @@ _CONFIDENCE = (
     "None (no interval)."
 )
 
-_KWARGS_DESCRIPTION = f"""
+_KWARGS_DESCRIPTION = (
+    f"""
 Args:
     predictions (`list` of `str`): one generated code snippet per example.
     references (`list` of `str` or `list` of `list` of `str`): the reference snippet(s) per example.
@@ -63,7 +64,8 @@ Returns:
         bootstrap interval of each of the 5 scores.
     signature (`str`): every option that changes the number.
     per_example (`list` of `dict`): with `return_per_example=True`.
-""" + """\
+"""
+    + """\
 Examples:
     >>> codebleu = evaluate.load("metrics/codebleu")
     >>> r = codebleu.compute(predictions=["def add(a, b):\\n    return a + b"],
@@ -76,6 +78,7 @@ Examples:
     ...                        missing_dataflow="zero_is_one")["codebleu"], 4)
     0.25
 """
+)
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)

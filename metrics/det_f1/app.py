@@ -27,7 +27,9 @@ HERE = Path(__file__).resolve().parent
 
 SCRIPT = HERE / "det_f1.py"
 PRESETS = sorted(det_f1.PRESETS)
-OPTIONS = [o for o in det_f1.OPTIONS if o.demo]  # a widget per row of the library's option table (not missing_class)
+OPTIONS = [
+    o for o in det_f1.OPTIONS if o.demo
+]  # a widget per row of the library's option table (not missing_class)
 MAX_PANELS = 4
 LABEL_PX = 18  # the box labels' font size in the picture (drawn at about 1:1 in the page: panels are stacked)
 
@@ -46,15 +48,26 @@ EXAMPLE_REFERENCES = _one_image_per_line(
 )
 EXAMPLE_PREDICTIONS = _one_image_per_line(
     {
-        "street.jpg": {"cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]], "dog": [[200, 40, 60, 60]]},
+        "street.jpg": {
+            "cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]],
+            "dog": [[200, 40, 60, 60]],
+        },
         "room.jpg": {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
     }
 )
 
-COLORS = {"gt": (0, 160, 0), "tp": (30, 90, 230), "fp": (220, 30, 30), "miss": (255, 140, 0), "dup": (150, 150, 150)}
+COLORS = {
+    "gt": (0, 160, 0),
+    "tp": (30, 90, 230),
+    "fp": (220, 30, 30),
+    "miss": (255, 140, 0),
+    "dup": (150, 150, 150),
+}
 
 
-EMPTY_HINT = 'paste JSON such as {"street.jpg": {"cat": [[x, y, w, h], ...], "dog": []}} (one entry per image)'
+EMPTY_HINT = (
+    'paste JSON such as {"street.jpg": {"cat": [[x, y, w, h], ...], "dog": []}} (one entry per image)'
+)
 
 
 def parse_images(text: str, arg: str):
@@ -70,7 +83,12 @@ def parse_images(text: str, arg: str):
 
 def _dashed_rectangle(draw, xy, color, width=3, dash=8):
     x1, y1, x2, y2 = xy
-    for a, b, horizontal, fixed in ((x1, x2, True, y1), (x1, x2, True, y2), (y1, y2, False, x1), (y1, y2, False, x2)):
+    for a, b, horizontal, fixed in (
+        (x1, x2, True, y1),
+        (x1, x2, True, y2),
+        (y1, y2, False, x1),
+        (y1, y2, False, x2),
+    ):
         pos = a
         while pos < b:
             end = min(pos + dash, b)
@@ -128,7 +146,11 @@ def draw_images(names, predictions, references, options):
         def sc(b, scale=scale):
             return tuple(20 + v * scale for v in b)
 
-        shapes, labels, placed = [], [], []  # (box, colour, dashed / width), (position, text, colour), label boxes
+        shapes, labels, placed = (
+            [],
+            [],
+            [],
+        )  # (box, colour, dashed / width), (position, text, colour), label boxes
         for c, gboxes in ref.items():
             for b, st in zip(gboxes, status[c]["gt"]):
                 shapes.append((sc(xyxy(b)), COLORS["gt"] if st == "hit" else COLORS["miss"], st != "hit"))
@@ -138,11 +160,19 @@ def draw_images(names, predictions, references, options):
                 shapes.append((sc(xyxy(b)), COLORS[st], None))
                 x1, _, _, y2 = sc(xyxy(b))
                 text = f"{c}: {st}"
-                labels.append((place_label(x1 + 2, y2 - LABEL_PX - 3, font.getlength(text), placed)[:2], text, COLORS[st]))
+                labels.append(
+                    (
+                        place_label(x1 + 2, y2 - LABEL_PX - 3, font.getlength(text), placed)[:2],
+                        text,
+                        COLORS[st],
+                    )
+                )
         # wide and tall enough for the boxes and the labels (written from the left edge of their box)
         width = int(max([b[2] for b in boxes] + [100.0]) * scale + 40)
         width = int(max([width, *(box[2] for box in placed)])) + 4
-        height = int(max([int(max([b[3] for b in boxes] + [100.0]) * scale) + 40, *(box[3] + 4 for box in placed)]))
+        height = int(
+            max([int(max([b[3] for b in boxes] + [100.0]) * scale) + 40, *(box[3] + 4 for box in placed)])
+        )
         img = Image.new("RGB", (width, height), (250, 250, 250))
         draw = ImageDraw.Draw(img)
         draw.text((4, 0), name, fill=(0, 0, 0), font=font)
@@ -182,8 +212,10 @@ def picture_note(names, predictions, references, options, result) -> str:
         "(IoU test); predictions **blue** (hit), **red** (false positive), grey (uncounted duplicate)."
     )
     if len(names) > MAX_PANELS:
-        note += (f"\n\n**The picture shows the first {MAX_PANELS} of the {len(names)} images** (the table and the "
-                 "numbers count every image).")
+        note += (
+            f"\n\n**The picture shows the first {MAX_PANELS} of the {len(names)} images** (the table and the "
+            "numbers count every image)."
+        )
     fn = int(result.get("fn", 0))
     if options["matching"] == "any" and missed > fn:
         drawn = "drawn" if len(names) <= MAX_PANELS else f"in the {MAX_PANELS} images drawn"
@@ -245,7 +277,9 @@ def build_ui(api_prefix: str = "") -> None:
                                          elem_id=f"{api_prefix}preds", elem_classes="mm-lines mm-code")  # fmt: skip
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", det_f1.OPTIONS, "default") for o in OPTIONS]
+                widgets = [
+                    option_widget(o, f"{api_prefix}opt_{o.name}", det_f1.OPTIONS, "default") for o in OPTIONS
+                ]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             picture = gr.Image(label="boxes", show_label=False, type="pil", elem_id=f"{api_prefix}picture")
             note = gr.Markdown("", elem_id=f"{api_prefix}picture_note")
@@ -260,6 +294,7 @@ def build_ui(api_prefix: str = "") -> None:
         extra_outputs=[picture, note],
     )
     follow_preset(preset, widgets, OPTIONS, det_f1.OPTIONS)
+
 
 with page_blocks("det_f1") as demo:
     gr.Markdown("# det_f1: zero-shot detection F1 @ IoU")

@@ -97,5 +97,7 @@ class DetF1(hf_det_f1.DetF1Metric, evaluate.Metric):
             citation=_CITATION,
             inputs_description=_KWARGS_DESCRIPTION,
             homepage="https://github.com/ai-forever/fusion_brain_aij2021",
-            reference_urls=["https://github.com/ai-forever/fusion_brain_aij2021/tree/main/evaluation/zsOD_F1"],
+            reference_urls=[
+                "https://github.com/ai-forever/fusion_brain_aij2021/tree/main/evaluation/zsOD_F1"
+            ],
         )

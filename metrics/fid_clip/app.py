@@ -43,8 +43,10 @@ EXAMPLE_PROMPTS = "a red apple on a table\na cat sleeping on a sofa"
 # refused before anything is opened, by one message whether or not the file exists.
 MAX_PRE_RESIZE = 1024
 KNOWN_PATHS_ENV = "MM_DEMO_PATHS"  # folders (os.pathsep-separated) whose files a Space's visitor may name
-PATHS_NOTE = (f"On a Space, a path must lie in a folder the operator named (`{KNOWN_PATHS_ENV}`) or in the "
-              "torch hub or Hugging Face cache; upload the weights file instead.")
+PATHS_NOTE = (
+    f"On a Space, a path must lie in a folder the operator named (`{KNOWN_PATHS_ENV}`) or in the "
+    "torch hub or Hugging Face cache; upload the weights file instead."
+)
 
 
 def known_folders() -> list[Path]:
@@ -79,9 +81,11 @@ def without_paths(err: Exception, paths: list) -> ValueError:
 
 def missing_weights_message() -> str:
     """The page's message when FID needs the Inception weights and the server has none."""
-    return (f"FID needs the Inception weights, which this server does not have: download {FID_WEIGHTS_URL} "
-            f"({FID_WEIGHTS_FILE}, 91 MB) and upload it under \"Inception weights file\", or compute FID from "
-            "feature or statistics files below (no weights needed).")
+    return (
+        f"FID needs the Inception weights, which this server does not have: download {FID_WEIGHTS_URL} "
+        f'({FID_WEIGHTS_FILE}, 91 MB) and upload it under "Inception weights file", or compute FID from '
+        "feature or statistics files below (no weights needed)."
+    )
 
 
 def resolve_clip_model(text: str):
@@ -97,7 +101,9 @@ def resolve_clip_model(text: str):
         patterns = ["*.json", "*.txt", "*.model", "*.safetensors", "pytorch_model.bin"]  # no TF/Flax weights
         return snapshot_download(text, allow_patterns=patterns)
     except Exception as err:  # noqa: BLE001 - any Hub failure becomes a readable UI error
-        raise ValueError(f"`clip_model`: {text!r} is neither a local folder nor a downloadable Hub repo ({err})") from None
+        raise ValueError(
+            f"`clip_model`: {text!r} is neither a local folder nor a downloadable Hub repo ({err})"
+        ) from None
 
 
 def _paths(files) -> list:
@@ -139,9 +145,13 @@ def compute(generated, real, prompts: str, preset: str, inception_weights: str, 
     texts = parse_items(prompts, "prompts") if (prompts or "").strip() else None
     resize = option_value(PRE_RESIZE, pre_resize)
     if resize is not None and resize > MAX_PRE_RESIZE:
-        raise ValueError(f"`pre_resize` is at most {MAX_PRE_RESIZE} here (this server's memory), got {resize}")
+        raise ValueError(
+            f"`pre_resize` is at most {MAX_PRE_RESIZE} here (this server's memory), got {resize}"
+        )
     uploaded = _paths([inception_weights_file])[0] if inception_weights_file else None
-    weights = uploaded or allowed_path(option_value(INCEPTION_WEIGHTS, inception_weights), "inception_weights")
+    weights = uploaded or allowed_path(
+        option_value(INCEPTION_WEIGHTS, inception_weights), "inception_weights"
+    )
     if ref and weights is None and not default_weights_path().is_file():
         raise ValueError(missing_weights_message())
     if not gen:
@@ -200,8 +210,10 @@ def _load_array(path: str, arg: str):
             return dict(value.items()) if isinstance(value, np.lib.npyio.NpzFile) else value
     except ValueError as err:
         if "pickle" in str(err):
-            raise ValueError(f"`{arg}`: {name} holds Python objects, which are not read here: save a numeric "
-                             "array with numpy.save (or numpy.savez for mu and sigma)") from None
+            raise ValueError(
+                f"`{arg}`: {name} holds Python objects, which are not read here: save a numeric "
+                "array with numpy.save (or numpy.savez for mu and sigma)"
+            ) from None
         raise ValueError(f"`{arg}`: {name} is not a .npy / .npz file numpy can read") from None
     except Exception:  # noqa: BLE001 - OSError, EOFError, zipfile.BadZipFile, ...: not a file numpy reads
         raise ValueError(f"`{arg}`: {name} is not a .npy / .npz file numpy can read") from None
@@ -213,7 +225,9 @@ def _features(file, arg: str):
 
     path = _paths([file])[0] if file else None
     if not path:
-        raise ValueError(f"upload the {arg} file (`.npy` feature vectors{' or `.npz` statistics' if arg == 'references' else ''})")
+        raise ValueError(
+            f"upload the {arg} file (`.npy` feature vectors{' or `.npz` statistics' if arg == 'references' else ''})"
+        )
     value = _load_array(path, arg)
     if not isinstance(value, np.ndarray) or value.ndim != 2:
         raise ValueError(f"`{arg}`: {Path(path).name} must hold a 2-D (N, d) array of feature vectors")
@@ -228,8 +242,10 @@ def compute_features(generated, real):
     if real_path and str(real_path).endswith(".npz"):
         stats = _load_array(real_path, "references")
         if not isinstance(stats, dict) or not {"mu", "sigma"} <= set(stats):
-            raise ValueError(f"`references`: {Path(real_path).name} must hold the arrays mu and sigma "
-                             f"(pytorch-fid statistics), found {sorted(stats) if isinstance(stats, dict) else 'one array'}")
+            raise ValueError(
+                f"`references`: {Path(real_path).name} must hold the arrays mu and sigma "
+                f"(pytorch-fid statistics), found {sorted(stats) if isinstance(stats, dict) else 'one array'}"
+            )
         kwargs = {"reference_stats": {"mu": stats["mu"], "sigma": stats["sigma"]}}
     else:
         kwargs = {"references": _features(real, "references")}
@@ -270,14 +286,21 @@ def build_ui(api_prefix: str = "") -> None:
                     elem_id=f"{api_prefix}real",
                 )  # fmt: skip
             prompts = gr.Textbox(
-                EXAMPLE_PROMPTS, lines=4, max_lines=TEXT_LINES, label="prompts (one per generated image)", elem_id=f"{api_prefix}prompts", elem_classes="mm-lines"
+                EXAMPLE_PROMPTS,
+                lines=4,
+                max_lines=TEXT_LINES,
+                label="prompts (one per generated image)",
+                elem_id=f"{api_prefix}prompts",
+                elem_classes="mm-lines",
             )
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
                 pre_resize = option_widget(PRE_RESIZE, elem_id=f"{api_prefix}opt_pre_resize")
                 pre_resize.info = f"{PRE_RESIZE.help} At most {MAX_PRE_RESIZE} here."
             with gr.Row():
-                inception_weights = option_widget(INCEPTION_WEIGHTS, elem_id=f"{api_prefix}opt_inception_weights")
+                inception_weights = option_widget(
+                    INCEPTION_WEIGHTS, elem_id=f"{api_prefix}opt_inception_weights"
+                )
                 weights_file = gr.File(file_types=[".pth", ".safetensors"], type="filepath", label="Inception weights file",
                                        elem_id=f"{api_prefix}weights_file")  # fmt: skip
             clip_model = gr.Textbox(
@@ -294,13 +317,23 @@ def build_ui(api_prefix: str = "") -> None:
                     "with `mu` and `sigma` (what `save_stats` writes). FID from these needs numpy and scipy only."
                 )
                 with gr.Row():
-                    feat_gen = gr.File(file_types=[".npy"], type="filepath", label="generated features (.npy)",
-                                       elem_id=f"{api_prefix}feat_gen")
-                    feat_real = gr.File(file_types=[".npy", ".npz"], type="filepath",
-                                        label="real features (.npy) or statistics (.npz)", elem_id=f"{api_prefix}feat_real")
+                    feat_gen = gr.File(
+                        file_types=[".npy"],
+                        type="filepath",
+                        label="generated features (.npy)",
+                        elem_id=f"{api_prefix}feat_gen",
+                    )
+                    feat_real = gr.File(
+                        file_types=[".npy", ".npz"],
+                        type="filepath",
+                        label="real features (.npy) or statistics (.npz)",
+                        elem_id=f"{api_prefix}feat_real",
+                    )
                 with gr.Row():
                     load = gr.Button("load example feature files", elem_id=f"{api_prefix}features_example")
-                    go_features = gr.Button("Compute FID from files", variant="primary", elem_id=f"{api_prefix}go_features")
+                    go_features = gr.Button(
+                        "Compute FID from files", variant="primary", elem_id=f"{api_prefix}go_features"
+                    )
         with gr.Column():
             panel = ResultPanel(api_prefix, table_label="CLIP score per generated image")
     connect(

@@ -42,10 +42,14 @@ SYNONYMS = ru_meteor.OPTIONS["synonyms"]  # its dropdown starts on "none": RuWor
 # one widget per other row of the library's option table (the resource paths are not the visitor's to set)
 OPTIONS = [o for o in ru_meteor.OPTIONS if o.demo and o.name != "synonyms"]
 COLOURS = {"exact": "#b7e4c7", "stem": "#ffe8a3", "synonym": "#a9d6f5", "numeric": "#e0c3fc"}
-STYLE = "".join(f".mm-{stage}{{background:{colour};border-radius:3px;padding:0 2px}}" for stage, colour in COLOURS.items())
+STYLE = "".join(
+    f".mm-{stage}{{background:{colour};border-radius:3px;padding:0 2px}}" for stage, colour in COLOURS.items()
+)
 
 EXAMPLE_PREDICTIONS = "две птицы летали над водою\nнад водой летают две птицы\nкошка спит на диване"
-EXAMPLE_REFERENCES = "две птицы летают над водой | птицы над озером\nдве птицы летают над водой\nкот спит на диване"
+EXAMPLE_REFERENCES = (
+    "две птицы летают над водой | птицы над озером\nдве птицы летают над водой\nкот спит на диване"
+)
 
 
 @functools.cache
@@ -95,7 +99,7 @@ def alignment_html(prediction: str, references: list, options: dict, heading: st
     hyp_stages = {p["hyp"]: p["stage"] for p in explained["pairs"]}
     ref_stages = {p["ref"]: p["stage"] for p in explained["pairs"]}
     best = explained["references"][explained["best"]]
-    legend = " ".join(f"<span class=\"mm-legend mm-{stage}\">{stage}</span>" for stage in COLOURS)
+    legend = " ".join(f'<span class="mm-legend mm-{stage}">{stage}</span>' for stage in COLOURS)
     return (
         f"<style>{STYLE}</style><div>{heading}"
         f"<p><b>prediction</b>: {_tokens_html(explained['hypothesis'], hyp_stages)}</p>"
@@ -118,8 +122,10 @@ def aligned_example(computed, example) -> str:
     index = min(max(asked, 0), len(preds) - 1)
     heading = f"<p><b>Alignment of example #{index}</b> (the table's row {index})</p>"
     if index != asked:
-        heading += (f"<p><i>There is no example #{html.escape(str(example))}: the examples are numbered 0 to "
-                    f"{len(preds) - 1}; showing #{index}.</i></p>")
+        heading += (
+            f"<p><i>There is no example #{html.escape(str(example))}: the examples are numbered 0 to "
+            f"{len(preds) - 1}; showing #{index}.</i></p>"
+        )
     chosen_refs = refs[index] if isinstance(refs[index], list) else [refs[index]]
     return alignment_html(preds[index], chosen_refs, options, heading)
 
@@ -168,20 +174,44 @@ def build_ui(api_prefix: str = "") -> None:
     with gr.Row():
         with gr.Column():
             with gr.Row():
-                predictions = gr.Textbox(EXAMPLE_PREDICTIONS, lines=5, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
-                references = gr.Textbox(EXAMPLE_REFERENCES, lines=5, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
+                predictions = gr.Textbox(
+                    EXAMPLE_PREDICTIONS,
+                    lines=5,
+                    max_lines=TEXT_LINES,
+                    label="predictions",
+                    elem_id=f"{api_prefix}preds",
+                    elem_classes="mm-lines",
+                )
+                references = gr.Textbox(
+                    EXAMPLE_REFERENCES,
+                    lines=5,
+                    max_lines=TEXT_LINES,
+                    label="references",
+                    elem_id=f"{api_prefix}refs",
+                    elem_classes="mm-lines",
+                )
             with gr.Row():
-                preset = gr.Dropdown(PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset")
+                preset = gr.Dropdown(
+                    PRESETS, value="captioning", label="preset", elem_id=f"{api_prefix}preset"
+                )
                 synonyms = gr.Dropdown(
-                    synonym_choices("captioning"), value="none", label="synonyms", info=SYNONYMS.help,
+                    synonym_choices("captioning"),
+                    value="none",
+                    label="synonyms",
+                    info=SYNONYMS.help,
                     elem_id=f"{api_prefix}opt_synonyms",
                 )
                 example = gr.Number(  # no minimum: a number outside the examples shows the nearest one
-                    0, precision=0, label="show the alignment of example # (the table's #, from 0)",
+                    0,
+                    precision=0,
+                    label="show the alignment of example # (the table's #, from 0)",
                     elem_id=f"{api_prefix}example",
                 )
             with gr.Accordion("more options (empty / preset: the preset's value)", open=False):
-                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", ru_meteor.OPTIONS, "captioning") for o in OPTIONS]
+                widgets = [
+                    option_widget(o, f"{api_prefix}opt_{o.name}", ru_meteor.OPTIONS, "captioning")
+                    for o in OPTIONS
+                ]
             button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             aligned = gr.HTML(aligned_example(None, 0), label="alignment", elem_id=f"{api_prefix}alignment")
         with gr.Column():
@@ -194,7 +224,9 @@ def build_ui(api_prefix: str = "") -> None:
         f"{api_prefix}compute",
         extra_outputs=[aligned],
     )
-    example.change(realign, [predictions, references, preset, synonyms, example, *widgets], aligned, api_name=False)
+    example.change(
+        realign, [predictions, references, preset, synonyms, example, *widgets], aligned, api_name=False
+    )
     follow_preset(preset, widgets, OPTIONS, ru_meteor.OPTIONS)
     preset.change(follow_synonyms, [preset, synonyms], synonyms, api_name=False)
 

@@ -21,7 +21,9 @@ DEMO = TextPairDemo(
     example_references=EXAMPLE_REFERENCES,
 )
 compute, build_ui = DEMO.compute, DEMO.build_ui
-demo = DEMO.blocks("Text QA", "# Text QA: token F1 and exact match for Russian answers (AIJ 2022)", HERE / "README.md")
+demo = DEMO.blocks(
+    "Text QA", "# Text QA: token F1 and exact match for Russian answers (AIJ 2022)", HERE / "README.md"
+)
 
 if __name__ == "__main__":
     demo.launch()

@@ -42,7 +42,12 @@ _BY_SCORER = {
         "number\nother\nnumber\nother",
     ),
     "fusion_brain_2021": ("Two.\nA dog!\nКошки\nтри", "2\ndog\nкошка\n3", "", "en\nen\nru\nru"),
-    "tdiuc": ("red\nred\nred\nred\n2\n2", "red\nred\nred\nblue\n2\n3", "color\ncolor\ncolor\ncolor\ncounting\ncounting", ""),
+    "tdiuc": (
+        "red\nred\nred\nred\n2\n2",
+        "red\nred\nred\nblue\n2\n3",
+        "color\ncolor\ncolor\ncolor\ncounting\ncounting",
+        "",
+    ),
     "wups": ("cat\ntable, chair\ncouch", "dog\nchair,table\nsofa", "", ""),
     "bleu1": ("dog\na dog\ndog", "dog\ndog\nblack dog | dog", "", ""),
 }
@@ -101,18 +106,42 @@ def build_ui(api_prefix: str = "") -> None:
         with gr.Column():
             with gr.Row():
                 preset = gr.Dropdown(PRESETS, value="default", label="preset", elem_id=f"{api_prefix}preset")
-                widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", vqa_acc.OPTIONS, "default") for o in OPTIONS]
+                widgets = [
+                    option_widget(o, f"{api_prefix}opt_{o.name}", vqa_acc.OPTIONS, "default") for o in OPTIONS
+                ]
             with gr.Row():
-                predictions = gr.Textbox(first[0], lines=6, max_lines=TEXT_LINES, label="predictions", elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
-                references = gr.Textbox(first[1], lines=6, max_lines=TEXT_LINES, label="references", elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
+                predictions = gr.Textbox(
+                    first[0],
+                    lines=6,
+                    max_lines=TEXT_LINES,
+                    label="predictions",
+                    elem_id=f"{api_prefix}preds",
+                    elem_classes="mm-lines",
+                )
+                references = gr.Textbox(
+                    first[1],
+                    lines=6,
+                    max_lines=TEXT_LINES,
+                    label="references",
+                    elem_id=f"{api_prefix}refs",
+                    elem_classes="mm-lines",
+                )
             with gr.Row():
-                types_a = gr.Textbox(first[2], lines=4, max_lines=TEXT_LINES, label="question_types (vqa_v2, tdiuc)", elem_id=f"{api_prefix}types_a", elem_classes="mm-lines")
+                types_a = gr.Textbox(
+                    first[2],
+                    lines=4,
+                    max_lines=TEXT_LINES,
+                    label="question_types (vqa_v2, tdiuc)",
+                    elem_id=f"{api_prefix}types_a",
+                    elem_classes="mm-lines",
+                )
                 types_b = gr.Textbox(
                     first[3],
                     lines=4,
                     max_lines=TEXT_LINES,
                     label="answer_types (vqa_v2) / languages (fusion_brain_2021)",
-                    elem_id=f"{api_prefix}types_b", elem_classes="mm-lines",
+                    elem_id=f"{api_prefix}types_b",
+                    elem_classes="mm-lines",
                 )
             with gr.Row():
                 load = gr.Button("load the preset's example", elem_id=f"{api_prefix}load_example")

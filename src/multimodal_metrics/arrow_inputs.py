@@ -72,5 +72,8 @@ def _list_array(flat: list, counts):
     strings = pa.array(flat, type=pa.string())
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int32)
     if isinstance(strings, pa.ChunkedArray):  # over 2 GB of text: pyarrow chunks the nested form
-        return pa.array([flat[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())], type=pa.list_(pa.string()))
+        return pa.array(
+            [flat[a:b] for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())],
+            type=pa.list_(pa.string()),
+        )
     return pa.ListArray.from_arrays(pa.array(offsets), strings)

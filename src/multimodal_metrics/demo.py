@@ -37,7 +37,9 @@ DIGITS = 4  # headline and table numbers are rounded to this many decimals
 CONFIDENCE = 0.95  # every demo's bootstrap interval (the module's resamples and seed: in the signature)
 CI_SUFFIXES = ("_ci_low", "_ci_high")
 UPLOAD_MB = 128  # the largest file a page accepts (FID's Inception weights file is 91 MB)
-INPUT_CHARS = 10_000_000  # the most text (characters, all boxes together) one Compute accepts: the page says so
+INPUT_CHARS = (
+    10_000_000  # the most text (characters, all boxes together) one Compute accepts: the page says so
+)
 ROWS_SHOWN = 1000  # the per-example table's rows in the page (all of them: its CSV file)
 TEXT_LINES, CODE_LINES = 12, 16  # the most lines an input box grows to before it scrolls
 # warnings of these kinds are about the stack (evaluate, torch, ...), not about the numbers: not shown
@@ -95,7 +97,9 @@ def parse_json(text: str, arg: str, hint: str = "paste a JSON value"):
     except json.JSONDecodeError as err:
         raise ValueError(f"`{arg}` is not valid JSON: {err}") from None
     except RecursionError:
-        raise ValueError(f"`{arg}` is nested too deeply to read (more levels than Python's recursion limit)") from None
+        raise ValueError(
+            f"`{arg}` is nested too deeply to read (more levels than Python's recursion limit)"
+        ) from None
 
 
 # Options: "preset" is a visible choice, an empty text box means the preset's value
@@ -121,10 +125,14 @@ def chosen_number(text, arg: str, integer: bool = False):
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"`{arg}` must be a number (or empty for the preset's value), got {text!r}") from None
+        raise ValueError(
+            f"`{arg}` must be a number (or empty for the preset's value), got {text!r}"
+        ) from None
     if integer:
         if not value.is_integer():
-            raise ValueError(f"`{arg}` must be a whole number (or empty for the preset's value), got {text!r}")
+            raise ValueError(
+                f"`{arg}` must be a whole number (or empty for the preset's value), got {text!r}"
+            )
         return int(value)
     return value
 
@@ -192,7 +200,9 @@ def follow_preset(preset, widgets: list, options: list, table) -> None:
     """When the preset changes, each option widget's help says what "preset" now stands for (the
     typed inputs are left alone; an option the new preset does not use is reset and disabled)."""
     if widgets:
-        preset.change(lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False)
+        preset.change(
+            lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False
+        )
 
 
 def option_value(option, sent):
@@ -265,7 +275,9 @@ def preprocessed(components: list, payloads) -> list:
             for path in upload_paths(payload):
                 if Path(path).resolve().is_relative_to(Path(component.GRADIO_CACHE).resolve()):
                     Path(path).unlink(missing_ok=True)
-            raise ValueError(f"`{component.label or component.elem_id}`: {getattr(err, 'message', err)}") from None
+            raise ValueError(
+                f"`{component.label or component.elem_id}`: {getattr(err, 'message', err)}"
+            ) from None
     return values
 
 
@@ -316,7 +328,10 @@ def plain(text: str) -> str:
     """`text` shown literally in Markdown (backticks, stars, pipes and brackets escaped), web addresses
     as links (escaped, an address broke: `%5C` in the link)."""
     parts = re.split(r"(https?://[^\s<>'\"]*[^\s<>'\".,;:)])", str(text))
-    return "".join(f"<{part}>" if i % 2 else re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", part) for i, part in enumerate(parts))
+    return "".join(
+        f"<{part}>" if i % 2 else re.sub(r"([\\`*_{}\[\]<>#|~])", r"\\\1", part)
+        for i, part in enumerate(parts)
+    )
 
 
 # Results a person can read
@@ -394,7 +409,11 @@ def headline(result: dict) -> str:
 def warnings_note(messages: list) -> str:
     """Markdown: the warnings the metric raised while computing ("" when none)."""
     items = "\n".join(f"- {plain(m)}" for m in messages)
-    return "" if not messages else f"**Warnings of the metric** (the numbers above were computed; read these first):\n\n{items}"
+    return (
+        ""
+        if not messages
+        else f"**Warnings of the metric** (the numbers above were computed; read these first):\n\n{items}"
+    )
 
 
 def failure_note(message: str) -> str:
@@ -405,7 +424,9 @@ def failure_note(message: str) -> str:
     )
 
 
-def per_example_rows(result: dict, columns: dict, score: str | None = None, rounded: bool = True) -> tuple[list, list]:
+def per_example_rows(
+    result: dict, columns: dict, score: str | None = None, rounded: bool = True
+) -> tuple[list, list]:
     """(headers, rows) of the per-example table: `#`, the scores (the primary one first, then the
     metric's other parts), then the given input columns (long texts: after the scores, so that the
     scores are on screen, also on a phone), numbers rounded (`rounded`). `score` names a per-example
@@ -487,7 +508,9 @@ def histogram_html(scores: list[float], bins: int = 10, title: str = "per-exampl
             f'style="height:{height:.2f}%">{f"<span>{count}</span>" if count else ""}</div></div>'
         )
         labels.append(f'<span class="mm-tick">{text}</span>')
-    y_ticks = "".join(f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks)
+    y_ticks = "".join(
+        f'<span class="mm-tick" style="bottom:{100.0 * t / top:.2f}%">{t}</span>' for t in ticks
+    )
     return (
         f"<style>{_HIST_CSS}</style>"
         '<figure class="mm-hist" aria-label="histogram of the per-example scores">'
@@ -569,7 +592,13 @@ class ResultPanel:
         import gradio as gr
 
         self.key = re.sub(r"\W", "", api_prefix) or "page"  # names this panel in the page's script
-        gr.HTML(f"<style>{PAGE_CSS}</style>", js_on_load=PAGE_JS, container=False, padding=False, elem_classes="mm-page")
+        gr.HTML(
+            f"<style>{PAGE_CSS}</style>",
+            js_on_load=PAGE_JS,
+            container=False,
+            padding=False,
+            elem_classes="mm-page",
+        )
         self.headline = gr.Markdown(
             f"*Press Compute.* Each score shows `value [low, high]`: its {fmt(CONFIDENCE * 100)}% bootstrap interval. "
             f"One Compute reads at most {INPUT_CHARS:,} characters of input (about {INPUT_CHARS // 10**6} MB).",
@@ -578,7 +607,12 @@ class ResultPanel:
         self.signature = gr.Textbox(label="signature (every setting that changes the number)", interactive=False,
                                     lines=2, max_lines=6, elem_id=f"{api_prefix}signature")  # fmt: skip
         self.table = gr.Dataframe(
-            label=table_label, interactive=False, wrap=True, max_height=420, elem_id=f"{api_prefix}table", visible=False
+            label=table_label,
+            interactive=False,
+            wrap=True,
+            max_height=420,
+            elem_id=f"{api_prefix}table",
+            visible=False,
         )
         self.download = gr.File(label="every example (CSV)", visible=False, elem_id=f"{api_prefix}download")
         # Drawn as HTML (`histogram_html`): whole-number count ticks and bin labels that never run
@@ -608,8 +642,10 @@ class ResultPanel:
         key = score or primary_key(result)
         count = f"\n\n{len(rows)} example(s) (the table and the histogram show the per-example {key})"
         if len(rows) > ROWS_SHOWN:  # a long table would block the page for seconds
-            count = (f"\n\n{len(rows)} example(s): the histogram counts them all, the table shows the per-example "
-                     f"{key} of the first {ROWS_SHOWN} (all of them: the CSV file under the table)")
+            count = (
+                f"\n\n{len(rows)} example(s): the histogram counts them all, the table shows the per-example "
+                f"{key} of the first {ROWS_SHOWN} (all of them: the CSV file under the table)"
+            )
         notes = warnings_note(list(warned))
         per_example = "per_example" in result
         return (
@@ -629,7 +665,11 @@ class ResultPanel:
 
         raw, headline_md, signature, table, *rest = values
         if raw and len(raw.get("per_example") or ()) > ROWS_SHOWN:
-            raw = {**raw, "per_example": raw["per_example"][:ROWS_SHOWN], "shown": f"the first {ROWS_SHOWN}: all in the CSV"}
+            raw = {
+                **raw,
+                "per_example": raw["per_example"][:ROWS_SHOWN],
+                "shown": f"the first {ROWS_SHOWN}: all in the CSV",
+            }
         visible = bool(raw) and "per_example" in raw
         return (raw, headline_md, signature, gr.update(value=table, visible=visible), *rest)
 
@@ -658,7 +698,9 @@ class ResultPanel:
         return (None, failure_note(message), "", pd.DataFrame(), histogram_html([]))
 
 
-def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()) -> None:
+def connect(
+    button, handler, inputs: list, panel: ResultPanel, api_name: str, extra_outputs: list = ()
+) -> None:
     """button.click -> handler(*inputs) -> (result, table columns, *values of `extra_outputs`), shown in
     `panel` with this request's warnings (`handler.per_example_score`: the per-example score when not the
     primary key). Inputs over INPUT_CHARS are refused. In the page an error (a widget's check included)
@@ -680,8 +722,10 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
         size = sum(len(p) for p in payloads if isinstance(p, str))
         try:
             if size > INPUT_CHARS:
-                raise ValueError(f"the input holds {size:,} characters; one Compute reads at most {INPUT_CHARS:,} "
-                                 "(about 10 MB): score larger sets with the library or mm-score")
+                raise ValueError(
+                    f"the input holds {size:,} characters; one Compute reads at most {INPUT_CHARS:,} "
+                    "(about 10 MB): score larger sets with the library or mm-score"
+                )
             with caught_warnings() as caught:
                 result, columns, *extras = handler(*preprocessed(inputs, payloads))
             score = getattr(handler, "per_example_score", None)
@@ -696,7 +740,10 @@ def connect(button, handler, inputs: list, panel: ResultPanel, api_name: str, ex
             values, (result, columns, score) = run(*payloads[:-1])
             shown = [*panel.in_page(values), panel.csv_file(result, columns, score)]
         except Exception as err:  # noqa: BLE001 - every failure is a message in the panel
-            shown = [*panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))), gr.update(visible=False)]
+            shown = [
+                *panel.in_page((*panel.failed(readable(err)), *[None] * len(extra_outputs))),
+                gr.update(visible=False),
+            ]
         ticket_mark = f'<i hidden class="mm-ticket" title="{panel.key} {int(payloads[-1] or 0)} {panel.headline.elem_id}"></i>'
         shown[1] = f"{shown[1]}\n\n{ticket_mark}"  # in the headline: judged as it is drawn
         return tuple(shown)
@@ -770,20 +817,37 @@ class TextPairDemo:
         with gr.Row():
             with gr.Column():
                 with gr.Row():
-                    predictions = gr.Textbox(self.examples[0], lines=6, max_lines=TEXT_LINES, label="predictions",
-                                             elem_id=f"{api_prefix}preds", elem_classes="mm-lines")
-                    references = gr.Textbox(self.examples[1], lines=6, max_lines=TEXT_LINES, label="references",
-                                            elem_id=f"{api_prefix}refs", elem_classes="mm-lines")
+                    predictions = gr.Textbox(
+                        self.examples[0],
+                        lines=6,
+                        max_lines=TEXT_LINES,
+                        label="predictions",
+                        elem_id=f"{api_prefix}preds",
+                        elem_classes="mm-lines",
+                    )
+                    references = gr.Textbox(
+                        self.examples[1],
+                        lines=6,
+                        max_lines=TEXT_LINES,
+                        label="references",
+                        elem_id=f"{api_prefix}refs",
+                        elem_classes="mm-lines",
+                    )
                 with gr.Row():
                     first = self.library.OPTIONS.default_preset
-                    preset = gr.Dropdown(list(self.library.PRESETS), value=first, label="preset",
-                                         elem_id=f"{api_prefix}preset")
+                    preset = gr.Dropdown(
+                        list(self.library.PRESETS), value=first, label="preset", elem_id=f"{api_prefix}preset"
+                    )
                     table = self.library.OPTIONS
-                    widgets = [option_widget(o, f"{api_prefix}opt_{o.name}", table, first) for o in self.options]
+                    widgets = [
+                        option_widget(o, f"{api_prefix}opt_{o.name}", table, first) for o in self.options
+                    ]
                 button = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
             with gr.Column():
                 panel = ResultPanel(api_prefix)
-        connect(button, self.compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute")
+        connect(
+            button, self.compute, [predictions, references, preset, *widgets], panel, f"{api_prefix}compute"
+        )
         follow_preset(preset, widgets, self.options, table)
 
     def blocks(self, title: str, heading: str, card: Path):

@@ -42,7 +42,9 @@ def as_list(values, arg: str) -> list:
         raise TypeError(f"`{arg}` must be a list with one entry per example, got {type(values).__name__}")
     if callable(getattr(values, "tolist", None)) and getattr(values, "ndim", None) is not None:
         if values.ndim == 0:
-            raise TypeError(f"`{arg}` must be a list with one entry per example, got a 0-d {type(values).__name__}")
+            raise TypeError(
+                f"`{arg}` must be a list with one entry per example, got a 0-d {type(values).__name__}"
+            )
         return values.tolist()  # numpy, pandas, torch: native Python elements
     if not isinstance(values, Sequence):
         raise TypeError(
@@ -66,8 +68,6 @@ def check_same_length(arg_a: str, a: Sequence, arg_b: str, b: Sequence) -> None:
         raise ValueError(
             f"`{arg_a}` has {len(a)} examples but `{arg_b}` has {len(b)}: one entry per example is expected"
         )
-
-
 
 
 def check_text_system(predictions, arg: str, references) -> None:
@@ -139,14 +139,17 @@ def check_reference_lists(values, arg: str = "references") -> list[list[str]]:
         if refs is None:
             raise TypeError(f"`{arg}[{i}]` is None: expected a string or a list of strings")
         if type(refs) is not list:
-            if isinstance(refs, bytes | Mapping) or not (isinstance(refs, Sequence) or hasattr(refs, "tolist")):
-                raise TypeError(f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}")
+            if isinstance(refs, bytes | Mapping) or not (
+                isinstance(refs, Sequence) or hasattr(refs, "tolist")
+            ):
+                raise TypeError(
+                    f"`{arg}[{i}]` must be a string or a list of strings, got {type(refs).__name__}"
+                )
             refs = as_list(refs, f"{arg}[{i}]")
         if len(refs) == 0:
             raise ValueError(f"`{arg}[{i}]` is an empty list: give at least one reference")
         out.append([check_string(ref, f"{arg}[{i}][{j}]") for j, ref in enumerate(refs)])
     return out
-
 
 
 def nest(flat: list, counts) -> list:
@@ -198,8 +201,18 @@ def text_pairs(predictions, references) -> tuple[list, list, object]:
     return predictions, *flat
 
 
-def score_text_pairs(score_checked, table, predictions, references, preset, return_per_example, confidence,
-                     n_resamples, seed, options):
+def score_text_pairs(
+    score_checked,
+    table,
+    predictions,
+    references,
+    preset,
+    return_per_example,
+    confidence,
+    n_resamples,
+    seed,
+    options,
+):
     """The library ``score`` of a text-pair metric: the checks in the order ``compute`` runs them
     (``return_per_example``, the options of ``table`` for ``preset``, the resampling options, then the
     inputs: :func:`text_pairs`), then the metric's ``score_checked(predictions, flat_references, counts,

@@ -52,8 +52,11 @@ def resolve_options(
     for key, value in overrides.items():
         if key not in options:
             elsewhere = sorted(preset for preset, values in presets.items() if key in values)
-            hint = (f" (preset {config_name!r} does not take it; preset {' / '.join(map(repr, elsewhere))} does)"
-                    if elsewhere else "")
+            hint = (
+                f" (preset {config_name!r} does not take it; preset {' / '.join(map(repr, elsewhere))} does)"
+                if elsewhere
+                else ""
+            )
             raise ValueError(f"{name}: unknown option {key!r}; expected one of {sorted(options)}{hint}")
         if value is not None:
             options[key] = value
@@ -93,7 +96,9 @@ def check_path(value, arg: str) -> str:
     """A file-system path given as ``str`` or ``os.PathLike``, returned as ``str`` (NUL and lone
     surrogates refused with a ValueError naming ``arg``)."""
     if isinstance(value, bytes) or not isinstance(value, str | os.PathLike):
-        raise TypeError(f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({short_repr(value)})")
+        raise TypeError(
+            f"`{arg}` must be a path (str or os.PathLike), got {type(value).__name__} ({short_repr(value)})"
+        )
     path = os.fspath(value)
     if not isinstance(path, str):
         raise TypeError(f"`{arg}` must be a text path, got {type(path).__name__} ({short_repr(path)})")
@@ -111,7 +116,7 @@ def check_bool(value, arg: str) -> bool:
 
 
 def _bounds(low, high, allow_inf: bool = False) -> str:
-    """"in [low, high]", ">= low", "<= high" or "that is finite" (or "... not NaN") for an error message."""
+    """ "in [low, high]", ">= low", "<= high" or "that is finite" (or "... not NaN") for an error message."""
     if low is not None and high is not None:
         return f"in [{low}, {high}]"
     if low is not None:
@@ -133,7 +138,9 @@ def check_number(
     try:
         value = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
-        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {short_repr(value)}") from None
+        raise ValueError(
+            f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {short_repr(value)}"
+        ) from None
     if (
         math.isnan(value)
         or (math.isinf(value) and not allow_inf)
@@ -157,7 +164,9 @@ def check_string(value, where: str) -> str:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError as err:
-            raise ValueError(f"`{where}` is not valid Unicode text ({err.reason} at position {err.start})") from None
+            raise ValueError(
+                f"`{where}` is not valid Unicode text ({err.reason} at position {err.start})"
+            ) from None
     return value
 
 
@@ -229,7 +238,9 @@ class Option:
         """The type shown in the docstring."""
         if self.doc_type:
             return self.doc_type
-        return {"choice": "str", "number": "float", "integer": "int", "bool": "bool", "path": "str"}.get(self.kind, "object")
+        return {"choice": "str", "number": "float", "integer": "int", "bool": "bool", "path": "str"}.get(
+            self.kind, "object"
+        )
 
     def signature_value(self, value):
         """``value`` as the signature writes it."""
@@ -280,8 +291,12 @@ class OptionTable:
         for preset, values in self.presets.items():
             missing, extra = everywhere - set(values), set(values) - set(self.options)
             if missing or extra:
-                raise ValueError(f"{metric}: preset {preset!r} must set every option (missing {missing}, unknown {extra})")
-        unused = [o.name for o in self if o.per_preset and not any(o.name in v for v in self.presets.values())]
+                raise ValueError(
+                    f"{metric}: preset {preset!r} must set every option (missing {missing}, unknown {extra})"
+                )
+        unused = [
+            o.name for o in self if o.per_preset and not any(o.name in v for v in self.presets.values())
+        ]
         if unused:
             raise ValueError(f"{metric}: no preset takes the option(s) {unused}")
         sigs = [o.sig for o in self if o.sig is not None]
@@ -318,7 +333,9 @@ class OptionTable:
         options = resolve_options(self.metric, preset, self.presets, passed)
         for option in self:
             if option.required and option.name in options and options[option.name] is None:
-                example = f" (e.g. compute(..., {option.name}={option.choices[0]!r}))" if option.choices else ""
+                example = (
+                    f" (e.g. compute(..., {option.name}={option.choices[0]!r}))" if option.choices else ""
+                )
                 raise ValueError(f"`{option.name}` is required: one of {list(option.choices)}{example}")
         for name, value in options.items():
             if value is not None:  # None: unset (the metric's own default applies)
@@ -385,7 +402,11 @@ class OptionTable:
 
     def from_arguments(self, namespace) -> dict:
         """The options given on the command line (``{name: value}``; None = not given)."""
-        return {o.name: getattr(namespace, o.name) for o in self.cli_options() if getattr(namespace, o.name, None) is not None}
+        return {
+            o.name: getattr(namespace, o.name)
+            for o in self.cli_options()
+            if getattr(namespace, o.name, None) is not None
+        }
 
 
 def _argument_type(option: Option):

@@ -48,10 +48,14 @@ def mean(values: Sequence[float]) -> float:
     return float(sum(values) / len(values)) if len(values) else 0.0
 
 
-def make_result(scores: Mapping[str, float], signature: str, per_example=None, return_per_example=False) -> dict:
+def make_result(
+    scores: Mapping[str, float], signature: str, per_example=None, return_per_example=False
+) -> dict:
     """Flat result: the scores (primary key first) as floats, ``signature``, optional ``per_example``."""
     if not isinstance(return_per_example, bool):
-        raise TypeError(f"`return_per_example` must be True or False, got {type(return_per_example).__name__}")
+        raise TypeError(
+            f"`return_per_example` must be True or False, got {type(return_per_example).__name__}"
+        )
     result = {key: float(value) for key, value in scores.items()}
     result["signature"] = signature
     if return_per_example:
@@ -90,7 +94,9 @@ def higher_is_better(result: Mapping, metric: str) -> dict:
     return {key: key_direction(directions, key) for key in result if key not in ("signature", "per_example")}
 
 
-def trainer_scores(result: Mapping, prefix: str, directions: Mapping | None = None, counts: bool = False) -> dict:
+def trainer_scores(
+    result: Mapping, prefix: str, directions: Mapping | None = None, counts: bool = False
+) -> dict:
     """The numbers of a result dict under metric-prefixed keys, for ``transformers.Trainer``.
 
     ``signature`` (a string) and ``per_example`` (a list) are left out: Trainer's ``log_metrics``

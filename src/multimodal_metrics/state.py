@@ -61,7 +61,16 @@ FORMAT = 1
 _NUMERIC = {"<f8": np.float64, "<i8": np.int64, "|b1": np.bool_}
 _MAX_INDEX = 2**63 - 1
 
-__all__ = ["FORMAT", "MAGIC", "MetricState", "TextPairState", "canonical", "check_index", "from_bytes", "merge_all"]
+__all__ = [
+    "FORMAT",
+    "MAGIC",
+    "MetricState",
+    "TextPairState",
+    "canonical",
+    "check_index",
+    "from_bytes",
+    "merge_all",
+]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -421,7 +430,9 @@ class MetricState:
                 array = np.asarray(array)
                 dtype = {"f": "<f8", "i": "<i8", "u": "<i8", "b": "|b1"}[array.dtype.kind]
                 data = np.ascontiguousarray(array, dtype=dtype).tobytes()
-                header["arrays"].append({"name": name, "dtype": dtype, "shape": list(array.shape), "nbytes": len(data)})
+                header["arrays"].append(
+                    {"name": name, "dtype": dtype, "shape": list(array.shape), "nbytes": len(data)}
+                )
                 payloads.append(data)
         head = json.dumps(header, sort_keys=True, allow_nan=True).encode("utf-8")
         return b"".join([MAGIC, struct.pack("<I", len(head)), head, *payloads])

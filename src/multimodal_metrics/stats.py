@@ -154,9 +154,10 @@ class Resampling:
         """``{"ci": "bs-pct", "conf": c, "bs": R, "seed": s}`` when an interval is asked for, else ``{}``."""
         if not self.enabled:
             return {}
-        return {"ci": "bs-pct", **RESAMPLING.signature_fields({name: getattr(self, name) for name in RESAMPLING.names})}
-
-
+        return {
+            "ci": "bs-pct",
+            **RESAMPLING.signature_fields({name: getattr(self, name) for name in RESAMPLING.names}),
+        }
 
 
 def split_resampling(options: Mapping[str, object]) -> tuple[dict, Resampling]:
@@ -461,7 +462,9 @@ def _paired_result(keys, value_a, value_b, low, high, p) -> dict[str, dict[str, 
     }
 
 
-MIN_BOOTSTRAP_EXAMPLES = 30  # below it the paired bootstrap's p-value is too small (tests/test_careful_warnings.py)
+MIN_BOOTSTRAP_EXAMPLES = (
+    30  # below it the paired bootstrap's p-value is too small (tests/test_careful_warnings.py)
+)
 
 
 def _warn_if_too_few(n: int, test: str) -> None:
@@ -512,8 +515,16 @@ def paired_test(
     return results, {"test": _TEST_TAGS[test], "n": n, "conf": confidence, "seed": seed, "p": rule}
 
 
-def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approximate_randomization",
-                      n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE) -> dict:
+def paired_comparison(
+    a: Statistic,
+    b: Statistic,
+    signature: str,
+    test="approximate_randomization",
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    p_value=DEFAULT_P_VALUE,
+) -> dict:
     """The flat result of ``compare``: per score key ``<key>_a``, ``<key>_b``, ``<key>_difference`` (A - B),
     ``<key>_difference_ci_low``/``_high`` and ``<key>_p_value``, then ``signature`` (the scoring
     signature of A plus the test, its size, seed and p-value rule, before ``v:``)."""
@@ -532,9 +543,20 @@ def paired_comparison(a: Statistic, b: Statistic, signature: str, test="approxim
     return out
 
 
-def compare_scores(score, predictions_a, predictions_b, references, test="approximate_randomization",
-                   n_resamples=None, seed=None, confidence=0.95, p_value=DEFAULT_P_VALUE, *,
-                   check_system=check_text_system, **kwargs) -> dict:
+def compare_scores(
+    score,
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    p_value=DEFAULT_P_VALUE,
+    *,
+    check_system=check_text_system,
+    **kwargs,
+) -> dict:
     """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
     same options, no resampling options), then :func:`paired_comparison` of their statistics
     (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
@@ -557,4 +579,6 @@ def compare_scores(score, predictions_a, predictions_b, references, test="approx
     a, b = results
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
-    return paired_comparison(a.statistic, b.statistic, a.signature, test, n_resamples, seed, confidence, p_value)
+    return paired_comparison(
+        a.statistic, b.statistic, a.signature, test, n_resamples, seed, confidence, p_value
+    )

@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[2]
 PRED = "def add(a, b):\n    return a + b"
 REF = "def sum(first, second):\n    return second + first"
 SIGNATURE = "codebleu|preset:default|lang:python|w:0.25,0.25,0.25,0.25|kw:codexglue|cmt:java|strip:yes|df0:zero|astclip:no|tok:split|grammar:tree-sitter-python@0.25.0|ts:0.26.1|v:0.1.0"
-BUILT_SDIST = ROOT / ".build" / "legacy_ts" / "dl" / builder.SDIST_FILE  # kept by scripts/setup.d/codebleu_legacy_ts.sh
+BUILT_SDIST = (
+    ROOT / ".build" / "legacy_ts" / "dl" / builder.SDIST_FILE
+)  # kept by scripts/setup.d/codebleu_legacy_ts.sh
 
 
 def _quiet(fn, *args, **kwargs):
@@ -31,12 +33,19 @@ def test_score_seed_vectors():
     """The module's doctest and the PyPI codebleu 0.7.0 golden values (tests/test_codebleu.py)."""
     r = codebleu.score([PRED], [REF], lang="python", grammar_library="wheels")  # the PyPI package's grammars
     assert {k: round(v, 4) for k, v in r.items() if k != "signature"} == {
-        "codebleu": 0.5233, "ngram_match": 0.0435, "weighted_ngram_match": 0.0497, "syntax_match": 1.0,
+        "codebleu": 0.5233,
+        "ngram_match": 0.0435,
+        "weighted_ngram_match": 0.0497,
+        "syntax_match": 1.0,
         "dataflow_match": 1.0,
     }
     assert r.signature == SIGNATURE == r["signature"]
-    java = codebleu.score(["public int add(int a, int b) { return a + b; }"],
-                          [["public int sum(int x, int y) { return x + y; }"]], "pypi", lang="java")
+    java = codebleu.score(
+        ["public int add(int a, int b) { return a + b; }"],
+        [["public int sum(int x, int y) { return x + y; }"]],
+        "pypi",
+        lang="java",
+    )
     assert java["codebleu"] == pytest.approx(0.5306039104748079, abs=1e-12)
     assert _quiet(codebleu.score, ["pass"], ["import os"], "pypi", lang="python")["codebleu"] == 0.25
     assert _quiet(codebleu.score, ["pass"], ["import os"], lang="python")["codebleu"] == 0.0
@@ -45,8 +54,14 @@ def test_score_seed_vectors():
 
 
 def test_result_forms():
-    r = codebleu.score([PRED, "x = 1"], [REF, ["x = 2", "x = 1"]], lang="python", return_per_example=True,
-                       confidence=0.9, n_resamples=50)
+    r = codebleu.score(
+        [PRED, "x = 1"],
+        [REF, ["x = 2", "x = 1"]],
+        lang="python",
+        return_per_example=True,
+        confidence=0.9,
+        n_resamples=50,
+    )
     assert list(r)[:5] == list(codebleu.KEYS) and "codebleu_ci_low" in r and "dataflow_match_ci_high" in r
     assert r.per_example == r["per_example"] and len(r.per_example) == 2
     assert set(r.per_example[0]) == {*codebleu.KEYS, "dataflow_limited"}
@@ -57,16 +72,30 @@ def test_result_forms():
 
 
 def test_compare():
-    out = codebleu.compare([PRED, "x = 1"], ["pass", "y = 2"], [REF, "x = 1"], lang="python",
-                           test="paired_bootstrap", n_resamples=100)
+    out = codebleu.compare(
+        [PRED, "x = 1"],
+        ["pass", "y = 2"],
+        [REF, "x = 1"],
+        lang="python",
+        test="paired_bootstrap",
+        n_resamples=100,
+    )
     assert out["codebleu_a"] > out["codebleu_b"] and "test:paired-bs|n:100" in out["signature"]
     with pytest.raises(ValueError, match="predictions_b"):
         codebleu.compare([PRED], None, [REF], lang="python")
 
 
 def test_option_table_drives_the_checks():
-    assert codebleu.OPTIONS.names == ["lang", "weights", "keywords", "remove_comments", "strip",
-                                      "missing_dataflow", "ast_clipping", "grammar_library"]
+    assert codebleu.OPTIONS.names == [
+        "lang",
+        "weights",
+        "keywords",
+        "remove_comments",
+        "strip",
+        "missing_dataflow",
+        "ast_clipping",
+        "grammar_library",
+    ]
     assert set(codebleu.PRESETS) == {"default", "paper", "pypi", "k4black", "fusion_brain_2021"}
     with pytest.raises(ValueError, match=r"`lang` is required: one of \['python'"):
         codebleu.score(["x"], ["x"], weights=[1, 2])  # lang first, then the others
@@ -201,12 +230,17 @@ def test_build_refuses_an_sdist_with_another_checksum(tmp_path, capsys):
     assert "build_runtime: error:" in capsys.readouterr().err
 
 
-@pytest.mark.skipif(shutil.which(os.environ.get("CC", "cc")) is None or not BUILT_SDIST.is_file(),
-                    reason="needs cc and the sdist kept by scripts/setup.d/codebleu_legacy_ts.sh")
+@pytest.mark.skipif(
+    shutil.which(os.environ.get("CC", "cc")) is None or not BUILT_SDIST.is_file(),
+    reason="needs cc and the sdist kept by scripts/setup.d/codebleu_legacy_ts.sh",
+)
 def test_build_runtime_from_the_pinned_sdist(tmp_path):
     """The command's library function builds a loadable runtime (byte-identical wherever it is built), once."""
     first = builder.build_runtime(tmp_path / "a", sdist=BUILT_SDIST, quiet=True)
-    assert first == tmp_path / "a" / legacy_runtime.RUNTIME_FILE and (tmp_path / "a" / builder.STAMP_FILE).is_file()
+    assert (
+        first == tmp_path / "a" / legacy_runtime.RUNTIME_FILE
+        and (tmp_path / "a" / builder.STAMP_FILE).is_file()
+    )
     stamp = first.stat().st_mtime_ns
     assert builder.build_runtime(tmp_path / "a", sdist=BUILT_SDIST, quiet=True) == first
     assert first.stat().st_mtime_ns == stamp  # up to date: not rebuilt
@@ -214,8 +248,22 @@ def test_build_runtime_from_the_pinned_sdist(tmp_path):
     parser = runtime.parser_new()
     assert runtime.path == first and parser
     runtime.parser_delete(parser)
-    out = subprocess.run([sys.executable, "-m", "multimodal_metrics.codebleu.build_runtime", "--quiet", "--no-grammars", "--dest",
-                          str(tmp_path / "b"), "--sdist", str(BUILT_SDIST)], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "multimodal_metrics.codebleu.build_runtime",
+            "--quiet",
+            "--no-grammars",
+            "--dest",
+            str(tmp_path / "b"),
+            "--sdist",
+            str(BUILT_SDIST),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     second = Path(out.stdout.strip())
     assert second == tmp_path / "b" / legacy_runtime.RUNTIME_FILE
     assert second.read_bytes() == first.read_bytes()

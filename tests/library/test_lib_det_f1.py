@@ -21,8 +21,20 @@ VECTORS = [
     ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
     ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
     ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 2 / 3),
-    ("Z10", [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}], [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}], 0.5, 0.5),
-    ("flaw", [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}], [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}], 1.0, 1 / 3),
+    (
+        "Z10",
+        [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}],
+        [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}],
+        0.5,
+        0.5,
+    ),
+    (
+        "flaw",
+        [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}],
+        [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}],
+        1.0,
+        1 / 3,
+    ),
 ]
 
 
@@ -31,7 +43,9 @@ def test_score_seed_vectors(vid, refs, preds, official, one_to_one):
     assert det_f1.score(preds, refs)["f1"] == pytest.approx(official, abs=1e-12)
     assert det_f1.score(preds, refs, preset="one_to_one")["f1"] == pytest.approx(one_to_one, abs=1e-12)
     assert det_f1.score(preds, refs, matching="one_to_one")["f1"] == pytest.approx(one_to_one, abs=1e-12)
-    assert det_f1.score(preds, refs) == core.det_f1(preds, refs) | {"signature": det_f1.score(preds, refs).signature}
+    assert det_f1.score(preds, refs) == core.det_f1(preds, refs) | {
+        "signature": det_f1.score(preds, refs).signature
+    }
 
 
 def test_docstring_example_and_signature():
@@ -39,7 +53,9 @@ def test_docstring_example_and_signature():
     preds = [{"cat": [[0, 0, 10, 5]], "dog": [[5, 5, 5, 5]]}]
     r = det_f1.score(preds, refs)
     assert (round(r["f1"], 4), r["tp"], r["fp"], r["fn"]) == (0.6667, 1.0, 1.0, 0.0)
-    assert r.signature == "det_f1|preset:default|match:any|iou:0.5|bound:inclusive|fmt:xywh|miss:error|v:0.1.0"
+    assert (
+        r.signature == "det_f1|preset:default|match:any|iou:0.5|bound:inclusive|fmt:xywh|miss:error|v:0.1.0"
+    )
     assert det_f1.score(preds, refs, iou_boundary="strict")["f1"] == 0.0
     assert det_f1.score(preds, refs, preset="fusion_brain_2021").signature == r.signature.replace(
         "preset:default", "preset:fusion_brain_2021"
@@ -50,17 +66,23 @@ def test_result_forms():
     refs, preds = VECTORS[9][1], VECTORS[9][2]
     r = det_f1.score(preds, refs, return_per_example=True)
     assert list(r) == ["f1", "precision", "recall", "tp", "fp", "fn", "signature", "per_example"]
-    assert r.per_example == r["per_example"] == [
-        {"f1": 1.0, "precision": 1.0, "recall": 1.0, "tp": 1.0, "fp": 0.0, "fn": 0.0},
-        {"f1": 0.0, "precision": 0.0, "recall": 0.0, "tp": 0.0, "fp": 1.0, "fn": 1.0},
-    ]
+    assert (
+        r.per_example
+        == r["per_example"]
+        == [
+            {"f1": 1.0, "precision": 1.0, "recall": 1.0, "tp": 1.0, "fp": 0.0, "fn": 0.0},
+            {"f1": 0.0, "precision": 0.0, "recall": 0.0, "tp": 0.0, "fp": 1.0, "fn": 1.0},
+        ]
+    )
     assert r.counts.tolist() == [[1, 0, 0], [0, 1, 1]]
     plain = det_f1.score(preds, refs, confidence=0.9, n_resamples=200)
     assert type(plain.to_dict()) is dict and "per_example" not in plain
     assert plain.per_example == r.per_example  # built on first use when not asked for in the dict
     assert [k for k in plain if k.endswith("_ci_low")] == ["f1_ci_low", "precision_ci_low", "recall_ci_low"]
     assert plain.signature.endswith("|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0")
-    assert plain.for_trainer()["det_f1_f1"] == 0.5 and "det_f1_fn" not in plain.for_trainer()  # counts: no direction
+    assert (
+        plain.for_trainer()["det_f1_f1"] == 0.5 and "det_f1_fn" not in plain.for_trainer()
+    )  # counts: no direction
     assert "det_f1_fn" in plain.for_trainer(counts=True)
     assert set(plain.for_trainer("val")) >= {"val_f1", "val_f1_ci_low"}
     assert plain.statistic.keys == ("f1", "precision", "recall")
@@ -80,10 +102,21 @@ def test_compare():
 
 
 def test_option_table_drives_the_checks():
-    assert det_f1.OPTIONS.names == ["matching", "iou_threshold", "iou_boundary", "box_format", "missing_class"]
+    assert det_f1.OPTIONS.names == [
+        "matching",
+        "iou_threshold",
+        "iou_boundary",
+        "box_format",
+        "missing_class",
+    ]
     assert set(det_f1.PRESETS) == {"default", "one_to_one", "fusion_brain_2021"}
     assert [o.sig for o in det_f1.OPTIONS] == ["match", "iou", "bound", "fmt", "miss"]
-    assert [o.name for o in det_f1.OPTIONS if o.demo] == ["matching", "iou_threshold", "iou_boundary", "box_format"]
+    assert [o.name for o in det_f1.OPTIONS if o.demo] == [
+        "matching",
+        "iou_threshold",
+        "iou_boundary",
+        "box_format",
+    ]
     ok = [{"cat": [B]}]
     with pytest.raises(ValueError, match="`matching` must be one of"):
         det_f1.score(ok, ok, matching="hungarian")

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensio
 
 
 @pytest.mark.parametrize(
-    "other,expected", [([[a + 1, b] for a, b in X1], 1.0), ([[2 * a, 2 * b] for a, b in X1], 1.166667), (X1, 0.0)]
+    "other,expected",
+    [([[a + 1, b] for a, b in X1], 1.0), ([[2 * a, 2 * b] for a, b in X1], 1.166667), (X1, 0.0)],
 )
 def test_score_seed_vectors(other, expected):
     """seeds_reference.md 6.6: FID of given feature vectors, and the Fusion Brain 2022 combinations."""
@@ -24,7 +25,10 @@ def test_score_seed_vectors(other, expected):
     assert fid_clip.score(np.array(other), np.array(X1))["fid"] == r["fid"]  # (N, d) arrays, as lists
     stats = {"mu": [0.5, 0.5], "sigma": [[1 / 3, 0], [0, 1 / 3]]}
     assert fid_clip.score(other, reference_stats=stats)["fid"] == pytest.approx(expected, abs=1e-6)
-    assert fid_clip.generation_score(0.3, 120.5) == pytest.approx(0.34875) and fid_clip.captioning_score(0.3, 0.5) == 0.4
+    assert (
+        fid_clip.generation_score(0.3, 120.5) == pytest.approx(0.34875)
+        and fid_clip.captioning_score(0.3, 0.5) == 0.4
+    )
 
 
 def test_result_forms():
@@ -36,7 +40,10 @@ def test_result_forms():
     ci = fid_clip.score(gen, ref, confidence=0.9, seed=3)
     assert list(ci) == ["fid", "fid_ci_low", "fid_ci_high", "signature"]
     assert ci["fid"] == r["fid"] and ci["fid_ci_low"] < ci["fid"] < ci["fid_ci_high"]
-    assert ci.signature == "fid_clip|preset:default|feat:given|ci:bs-pct|fidci:bias-shift|conf:0.9|bs:200|seed:3|v:0.1.0"
+    assert (
+        ci.signature
+        == "fid_clip|preset:default|feat:given|ci:bs-pct|fidci:bias-shift|conf:0.9|bs:200|seed:3|v:0.1.0"
+    )
     # the interval = bootstrap_fid (reference fixed) moved by the bias estimate
     values = fid_clip.bootstrap_fid(gen, ref.mean(axis=0), np.cov(ref, rowvar=False), 200, 3)
     expected = np.quantile(values - (values.mean() - r["fid"]), [0.05, 0.95])
@@ -74,7 +81,11 @@ def test_option_table_drives_the_checks():
         ({"inception_weights": 3}, TypeError, r"`inception_weights` must be a path, got int"),
         ({"save_stats": "x" * 300}, ValueError, r"`save_stats`: the folder name .* 300 bytes long"),
         ({"feature_extractor": 3}, TypeError, r"`feature_extractor` must be a torch module"),
-        ({"clip_templates": ["a"]}, ValueError, r"`clip_templates\[0\]` must be a string with exactly one '\{\}'"),
+        (
+            {"clip_templates": ["a"]},
+            ValueError,
+            r"`clip_templates\[0\]` must be a string with exactly one '\{\}'",
+        ),
         ({"clip_lowercase": 1}, TypeError, r"`clip_lowercase` must be True or False"),
         ({"clip_preprocess": "crop"}, ValueError, r"`clip_preprocess` must be one of"),
         ({"clip_scale": 0}, ValueError, r"`clip_scale` must be > 0"),
@@ -92,12 +103,16 @@ def test_option_table_drives_the_checks():
             fid_clip.score(X1, X1, **options)
     with pytest.raises(TypeError, match=r"`progress` must be True or False"):  # options before the inputs
         fid_clip.score([[0.0, 1.0], "no such file"], X1, progress="yes")
-    with pytest.raises(ValueError, match=r"`predictions\[1\]` has a 1-d feature vector but `predictions\[0\]` has 2-d"):
+    with pytest.raises(
+        ValueError, match=r"`predictions\[1\]` has a 1-d feature vector but `predictions\[0\]` has 2-d"
+    ):
         fid_clip.score([[0.0, 1.0], [1.0], [2.0, 0.0]], X1)
     with pytest.raises(ValueError, match=r"`texts` has 2 entries but `predictions` has 4"):
         fid_clip.score(X1, X1, texts=["a", "b"])
     assert fid_clip.score(X1, X1, pre_resize=0).signature.endswith("feat:given|v:0.1.0")
-    with pytest.raises(ValueError, match="`pre_resize` must be a whole number"):  # was truncated to 0 (issue 21)
+    with pytest.raises(
+        ValueError, match="`pre_resize` must be a whole number"
+    ):  # was truncated to 0 (issue 21)
         fid_clip.score(X1, X1, pre_resize=0.5)
     doc = fid_clip.OPTIONS.describe()
     assert "clip_scale (`float`, optional)" in doc and "One of 'none', 'per_example', 'mean'" in doc
@@ -140,5 +155,8 @@ print(sorted(m for m in ("torch", "transformers", "PIL") if m in sys.modules), r
     assert out.returncode == 0, out.stderr[-3000:]
     lines = out.stdout.strip().splitlines()
     # one error naming the extra that installs what images need
-    assert lines[0] == "images: fid_clip with images needs pillow, torch (not installed): pip install 'multimodal-metrics[vision]'"
+    assert (
+        lines[0]
+        == "images: fid_clip with images needs pillow, torch (not installed): pip install 'multimodal-metrics[vision]'"
+    )
     assert lines[-1].startswith("[] ")

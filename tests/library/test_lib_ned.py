@@ -12,12 +12,22 @@ from multimodal_metrics import ned
 def test_score_seed_vectors():
     # seeds_reference.md 6.3 (AIJ 2022 TRitW), the doctest of the evaluate module
     r = ned.score(["хоп", "abce", "abc"], [["хор"], ["abcd", "abce"], ["ABC"]], return_per_example=True)
-    assert (round(r["one_minus_ned"], 4), round(r["string_accuracy"], 4), round(r["cer"], 4)) == (0.5556, 0.3333, 0.4)
+    assert (round(r["one_minus_ned"], 4), round(r["string_accuracy"], 4), round(r["cer"], 4)) == (
+        0.5556,
+        0.3333,
+        0.4,
+    )
     assert r.signature == "ned|preset:default|case:none|fw2hw:no|empty:0|v:0.1.0"
-    assert r.per_example == r["per_example"] and r.per_example[1] == {"one_minus_ned": 1.0, "string_accuracy": 1.0, "cer": 0.0}
+    assert r.per_example == r["per_example"] and r.per_example[1] == {
+        "one_minus_ned": 1.0,
+        "string_accuracy": 1.0,
+        "cer": 0.0,
+    }
     assert list(r) == ["one_minus_ned", "string_accuracy", "cer", "signature", "per_example"]
     assert ned.score(["abc"], ["ABC"], case_fold="latin")["one_minus_ned"] == 1.0
-    assert ned.score([""], [""])["one_minus_ned"] == 0.0  # N5: the official AIJ 2022 scores two empty strings 0
+    assert (
+        ned.score([""], [""])["one_minus_ned"] == 0.0
+    )  # N5: the official AIJ 2022 scores two empty strings 0
     assert ned.score([""], [""], preset="empty_match")["one_minus_ned"] == 1.0
     r = ned.score(["ＡＢＣ", "Хор"], ["abc", "хор"], preset="icdar2019")
     assert r.signature == "ned|preset:icdar2019|case:latin|fw2hw:yes|empty:1|v:0.1.0"
@@ -32,8 +42,13 @@ def test_per_example_made_when_asked_for():
     asked = ned.score(preds, refs, return_per_example=True)
     lazy = ned.score(preds, refs)
     assert "per_example" not in lazy and type(lazy._per_example) is not list
-    assert lazy.per_example == asked.per_example == asked["per_example"] and lazy.per_example is lazy.per_example
-    assert ned.score(preds, [r[-1] for r in refs]).to_dict() == ned.score(preds, [r[-1:] for r in refs]).to_dict()
+    assert (
+        lazy.per_example == asked.per_example == asked["per_example"] and lazy.per_example is lazy.per_example
+    )
+    assert (
+        ned.score(preds, [r[-1] for r in refs]).to_dict()
+        == ned.score(preds, [r[-1:] for r in refs]).to_dict()
+    )
 
 
 def test_result_forms():
@@ -53,7 +68,9 @@ def test_result_forms():
 
 
 def test_compare():
-    out = ned.compare(["abc", "xyz"], ["abd", "xyz"], ["abc", "xyz"], test="paired_bootstrap", n_resamples=100)
+    out = ned.compare(
+        ["abc", "xyz"], ["abd", "xyz"], ["abc", "xyz"], test="paired_bootstrap", n_resamples=100
+    )
     assert out["one_minus_ned_a"] == 1.0 and out["one_minus_ned_b"] == pytest.approx(5 / 6)
     assert out["cer_a"] == 0.0 and "cer_p_value" in out and "test:paired-bs|n:100" in out["signature"]
     with pytest.raises(ValueError, match="predictions_b"):

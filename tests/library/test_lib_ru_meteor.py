@@ -60,7 +60,9 @@ def test_result_forms_and_corpus_score(rwn):
     assert r["meteor_corpus"] == pytest.approx(1 - 0.5 * (2 / 6) ** 3)
     assert r["meteor_ci_low"] <= r["meteor"] <= r["meteor_ci_high"]
     assert r["meteor_corpus_ci_low"] <= r["meteor_corpus"] <= r["meteor_corpus_ci_high"]
-    assert "|corpus:yes|" in r.signature and r.signature.endswith("|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0")
+    assert "|corpus:yes|" in r.signature and r.signature.endswith(
+        "|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0"
+    )
     assert r.statistic.keys == ("meteor", "meteor_corpus") and r.statistic.n == 2
     assert set(r.for_trainer()) == {
         "ru_meteor_meteor", "ru_meteor_meteor_corpus", "ru_meteor_meteor_ci_low", "ru_meteor_meteor_ci_high",
@@ -70,8 +72,14 @@ def test_result_forms_and_corpus_score(rwn):
 
 def test_compare():
     refs = ["a dog runs", "the cat sits", "two birds fly", "a red car"]
-    out = ru_meteor.compare(refs, ["a dog", "a cat", "birds", "car"], refs, preset="nltk", test="paired_bootstrap",
-                            n_resamples=100)
+    out = ru_meteor.compare(
+        refs,
+        ["a dog", "a cat", "birds", "car"],
+        refs,
+        preset="nltk",
+        test="paired_bootstrap",
+        n_resamples=100,
+    )
     assert out["meteor_a"] > out["meteor_b"] and out["meteor_difference"] == out["meteor_a"] - out["meteor_b"]
     assert "|syn:wordnet|res:wordnet-3.0|" in out["signature"] and "test:paired-bs|n:100" in out["signature"]
     with pytest.raises(ValueError, match="predictions_b"):
@@ -100,7 +108,10 @@ def test_option_table_drives_the_checks(tmp_path):
     with pytest.raises(TypeError, match=r"`ruwordnet_path` must be a path \(str\), got int \(3\)"):
         ru_meteor.score(["a"], ["a"], ruwordnet_path=3)
     # an unknown option: the list names every option, the resource paths included
-    with pytest.raises(ValueError, match=r"unknown option 'stemer'; expected one of \['alpha', 'beta', .*'tokenizer', 'wordnet_path'\]$"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown option 'stemer'; expected one of \['alpha', 'beta', .*'tokenizer', 'wordnet_path'\]$",
+    ):
         ru_meteor.score(["a"], ["a"], stemer="porter")
     with pytest.raises(ValueError, match="unknown preset"):
         ru_meteor.score(["a"], ["a"], preset="meteor15")
@@ -112,9 +123,13 @@ def test_option_table_drives_the_checks(tmp_path):
 
 def test_resources_are_read_from_local_paths(tmp_path, monkeypatch):
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
-    with pytest.raises(ValueError, match=r"RuWordNet database was not found at `ruwordnet_path`=.*ruwordnet download"):
+    with pytest.raises(
+        ValueError, match=r"RuWordNet database was not found at `ruwordnet_path`=.*ruwordnet download"
+    ):
         ru_meteor.score(["a"], ["a"], ruwordnet_path=str(tmp_path / "missing.db"))
-    with pytest.raises(ValueError, match=r"WordNet 3.0 was not found under `wordnet_path`=.*synonyms=\"none\""):
+    with pytest.raises(
+        ValueError, match=r"WordNet 3.0 was not found under `wordnet_path`=.*synonyms=\"none\""
+    ):
         ru_meteor.score(["a sofa"], ["a couch"], preset="nltk", wordnet_path=str(tmp_path))
     assert meteor("nltk", "a sofa", ["a couch"]) > 0.4  # NLTK's data path (NLTK_DATA) or Debian's files
     assert meteor("nltk", "a sofa", ["a couch"], synonyms="none") == 0.25

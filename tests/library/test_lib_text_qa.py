@@ -17,7 +17,13 @@ def test_score_seed_vectors():
         return_per_example=True,
     )
     assert round(r["f1"], 4) == 0.7667 and r.per_example == pytest.approx([0.8, 1.0, 0.5]) == r["per_example"]
-    assert r.signature.split("|")[:5] == ["text_qa", "preset:default", "measure:f1", "hyphen:no", "fallback:yes"]
+    assert r.signature.split("|")[:5] == [
+        "text_qa",
+        "preset:default",
+        "measure:f1",
+        "hyphen:no",
+        "fallback:yes",
+    ]
     assert "|lemma:pymorphy3-" in r.signature and r.signature.endswith("|v:0.1.0")
     assert text_qa.score(["ответ: b"], [["a", "b на лошади"]], letter_fallback=False)["f1"] == 0.4
     assert text_qa.score(["ответ: b"], [["a", "b на лошади"]], preset="plain")["f1"] == 0.4
@@ -32,13 +38,19 @@ def test_result_forms():
     assert r["f1"] == pytest.approx(2 / 3) and list(r) == ["f1", "f1_ci_low", "f1_ci_high", "signature"]
     assert r.signature.endswith("|ci:bs-pct|conf:0.9|bs:200|seed:12345|v:0.1.0")
     assert type(r.to_dict()) is dict and "per_example" not in r and r.per_example == [1.0, 0.0, 1.0]
-    assert r.for_trainer() == {"text_qa_f1": r["f1"], "text_qa_f1_ci_low": r["f1_ci_low"], "text_qa_f1_ci_high": r["f1_ci_high"]}
+    assert r.for_trainer() == {
+        "text_qa_f1": r["f1"],
+        "text_qa_f1_ci_low": r["f1_ci_low"],
+        "text_qa_f1_ci_high": r["f1_ci_high"],
+    }
     assert r.for_trainer("val")["val_f1"] == r["f1"]
     assert r.statistic.keys == ("f1",)
 
 
 def test_compare():
-    out = text_qa.compare(["кот", "три"], ["пёс", "три"], ["кота", "3"], test="paired_bootstrap", n_resamples=100)
+    out = text_qa.compare(
+        ["кот", "три"], ["пёс", "три"], ["кота", "3"], test="paired_bootstrap", n_resamples=100
+    )
     assert out["f1_a"] == 1.0 and out["f1_b"] == 0.5 and "test:paired-bs|n:100" in out["signature"]
     out = text_qa.compare(["d"], ["3"], ["d"], preset="mathqa", n_resamples=50)
     assert out["exact_match_a"] == 1.0 and "test:paired-ar|n:50" in out["signature"]
@@ -76,7 +88,9 @@ def test_option_table_drives_the_checks():
 def test_russian_resources_are_shared():
     from multimodal_metrics.text_qa import core
 
-    assert core.NUMBER_WORDS is russian.NUMBER_WORDS is text_qa.NUMBER_WORDS and len(russian.NUMBER_WORDS) == 13
+    assert (
+        core.NUMBER_WORDS is russian.NUMBER_WORDS is text_qa.NUMBER_WORDS and len(russian.NUMBER_WORDS) == 13
+    )
     assert core.first_lemma is russian.first_lemma  # with russian.mark_unnamed_letters inside
     assert text_qa.normalize_answer("Три кошки \U00017d3b") == "3 кошка \U00017d3b"
 

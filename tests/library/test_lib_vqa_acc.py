@@ -79,13 +79,19 @@ def test_result_forms():
     assert trainer["vqa_acc_accuracy"] == 0.75 and trainer["vqa_acc_accuracy_language/en"] == 0.75
     assert set(r.for_trainer("val")) == {"val_accuracy", "val_accuracy_ci_low", "val_accuracy_ci_high",
                                          "val_accuracy_language/en"}  # fmt: skip
-    r = vqa_acc.score(["red", "2", "2"], ["red", "2", "3"], preset="tdiuc", question_types=["c", "n", "n"], confidence=0.9)
-    assert {"arithmetic_mpt_ci_low", "harmonic_mpt_ci_high"} <= set(r) and r.statistic.keys[1] == "arithmetic_mpt"
+    r = vqa_acc.score(
+        ["red", "2", "2"], ["red", "2", "3"], preset="tdiuc", question_types=["c", "n", "n"], confidence=0.9
+    )
+    assert {"arithmetic_mpt_ci_low", "harmonic_mpt_ci_high"} <= set(r) and r.statistic.keys[
+        1
+    ] == "arithmetic_mpt"
 
 
 def test_compare():
     refs = [TEN, ["no"] * 10, ["2"] * 10]
-    out = vqa_acc.compare(["yes", "no", "2"], ["yes", "no", "3"], refs, test="paired_bootstrap", n_resamples=100)
+    out = vqa_acc.compare(
+        ["yes", "no", "2"], ["yes", "no", "3"], refs, test="paired_bootstrap", n_resamples=100
+    )
     assert out["accuracy_a"] == 1.0 and out["accuracy_b"] == pytest.approx(2 / 3)
     assert "test:paired-bs|n:100" in out["signature"]
     out = vqa_acc.compare(["a", "b"], ["a", "c"], ["a", "b"], preset="bleu1", n_resamples=100)
@@ -98,12 +104,26 @@ def test_option_table_drives_the_checks():
     assert vqa_acc.OPTIONS.names == [
         "num_answers", "normalize", "epsilon", "answer_key", "threshold", "wordnet_path", "lowercase",
     ]  # fmt: skip
-    assert set(vqa_acc.PRESETS) == {"default", "vqa_v2", "lmms_eval", "vlmevalkit", "fusion_brain_2021", "tdiuc", "wups", "bleu1"}
+    assert set(vqa_acc.PRESETS) == {
+        "default",
+        "vqa_v2",
+        "lmms_eval",
+        "vlmevalkit",
+        "fusion_brain_2021",
+        "tdiuc",
+        "wups",
+        "bleu1",
+    }
     assert all(set(values) <= set(vqa_acc.OPTIONS.names) for values in vqa_acc.PRESETS.values())
     assert vqa_acc.OPTIONS.takes("tdiuc") == ["num_answers", "epsilon", "answer_key"]
-    with pytest.raises(ValueError, match=r"`normalize` must be one of \['official', 'always', 'never', 'lmms_eval', 'vlmevalkit'\]"):
+    with pytest.raises(
+        ValueError,
+        match=r"`normalize` must be one of \['official', 'always', 'never', 'lmms_eval', 'vlmevalkit'\]",
+    ):
         vqa_acc.score(["a"], [TEN], normalize="sometimes")
-    with pytest.raises(ValueError, match=r"unknown option 'threshold'; expected one of \['normalize', 'num_answers'\]"):
+    with pytest.raises(
+        ValueError, match=r"unknown option 'threshold'; expected one of \['normalize', 'num_answers'\]"
+    ):
         vqa_acc.score(["a"], [TEN], threshold=0.5)
     assert vqa_acc.score(["a"], [TEN], threshold=None)["accuracy"] == 0.0  # None = not passed
     with pytest.raises(ValueError, match=r"vqa_acc: unknown preset \(config_name\) 'vqa_v3'"):
@@ -121,7 +141,10 @@ def test_option_table_drives_the_checks():
     with pytest.raises(ValueError, match=r"WordNet 3.0 was not found under `wordnet_path`.*threshold=-1"):
         vqa_acc.score(["a"], ["b"], preset="wups", wordnet_path="/nonexistent/wordnet")
     text = vqa_acc.OPTIONS.describe()
-    assert "num_answers (`int`, optional)" in text and "Presets: default 10, vqa_v2 10, lmms_eval 10, vlmevalkit 0, fusion_brain_2021 0" in text
+    assert (
+        "num_answers (`int`, optional)" in text
+        and "Presets: default 10, vqa_v2 10, lmms_eval 10, vlmevalkit 0, fusion_brain_2021 0" in text
+    )
     assert "epsilon (`float`, optional)" in text and "Presets: tdiuc 1e-10." in text
 
 
@@ -176,6 +199,9 @@ def test_import_is_light():
 
 def test_an_option_of_another_preset_names_the_preset_that_takes_it():
     """answer_key belongs to tdiuc: under the default preset the error says so (the command line's --answer-key too)."""
-    with pytest.raises(ValueError, match=r"unknown option 'answer_key'; .*preset 'default' does not take it; "
-                                         r"preset 'tdiuc' does\)$"):
+    with pytest.raises(
+        ValueError,
+        match=r"unknown option 'answer_key'; .*preset 'default' does not take it; "
+        r"preset 'tdiuc' does\)$",
+    ):
         vqa_acc.score(["yes"], [["yes"] * 10], answer_key=["yes"])

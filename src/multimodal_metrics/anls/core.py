@@ -77,8 +77,9 @@ naming it, unless the length difference alone already puts its similarity under 
 it scores 0 without the distance)."""
 
 
-def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray,
-                  names=None) -> np.ndarray:
+def _similarities(
+    pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray, names=None
+) -> np.ndarray:
     """s = 1 - NL of aligned pairs; ``names(k)``: the arguments of pair k for the size error."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cpdist
@@ -93,7 +94,9 @@ def _similarities(pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref
         dist = np.zeros(len(pred_n), dtype=np.float64)
         keep = np.flatnonzero(light).tolist()
         if keep:
-            dist[keep] = cpdist([pred_n[k] for k in keep], [ref_n[k] for k in keep], scorer=Levenshtein.distance, workers=1)
+            dist[keep] = cpdist(
+                [pred_n[k] for k in keep], [ref_n[k] for k in keep], scorer=Levenshtein.distance, workers=1
+            )
         for k in heavy.tolist():
             cutoff = max(1, MAX_PAIR_CELLS // int(longer[k]))
             d = Levenshtein.distance(pred_n[k], ref_n[k], score_cutoff=cutoff)  # exact when <= cutoff
@@ -124,13 +127,22 @@ def _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary,
     length = np.maximum(pred_len, ref_len)
     diff = np.abs(_char_counts(pred_n) - _char_counts(ref_n)).astype(np.float64)
     bound = 1.0 - np.divide(diff, length, out=np.zeros_like(diff), where=length > 0)
-    live = np.flatnonzero(apply_threshold(bound, threshold, boundary) > 0) if len(bound) else bound.astype(np.int64)
+    live = (
+        np.flatnonzero(apply_threshold(bound, threshold, boundary) > 0)
+        if len(bound)
+        else bound.astype(np.int64)
+    )
     if len(live) == len(bound) or threshold <= 0:
         return _similarities(pred_n, pred_len, ref_n, ref_len, names)
     out = np.zeros(len(bound), dtype=np.float64)
     sub = live.tolist()
-    out[live] = _similarities([pred_n[k] for k in sub], pred_len[live], [ref_n[k] for k in sub], ref_len[live],
-                              None if names is None else lambda k: names(sub[k]))
+    out[live] = _similarities(
+        [pred_n[k] for k in sub],
+        pred_len[live],
+        [ref_n[k] for k in sub],
+        ref_len[live],
+        None if names is None else lambda k: names(sub[k]),
+    )
     return out
 
 
@@ -143,10 +155,14 @@ def pair_similarities(
     """s = 1 - NL for aligned pairs (``predictions[i]`` vs ``references[i]``), before any threshold."""
     pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
     ref_n, ref_len = _prepare(references, text_norm, length_norm)
-    return _similarities(pred_n, pred_len, ref_n, ref_len, lambda k: f"`predictions[{k}]` and `references[{k}]`")
+    return _similarities(
+        pred_n, pred_len, ref_n, ref_len, lambda k: f"`predictions[{k}]` and `references[{k}]`"
+    )
 
 
-def apply_threshold(similarity: np.ndarray, threshold: float = 0.5, boundary: str = "inclusive") -> np.ndarray:
+def apply_threshold(
+    similarity: np.ndarray, threshold: float = 0.5, boundary: str = "inclusive"
+) -> np.ndarray:
     """Zero every similarity that does not pass the threshold (see the module docstring)."""
     if boundary == "inclusive":
         keep = similarity >= threshold

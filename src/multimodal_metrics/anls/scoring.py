@@ -9,13 +9,28 @@ from .core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 
 PRESETS = {
     # Official RRC DocVQA / InfographicVQA scoring script (seeds_reference.md section 4).
-    "default": {"threshold": 0.5, "boundary": "inclusive", "text_norm": "ws+lower", "length_norm": "raw_upper"},
+    "default": {
+        "threshold": 0.5,
+        "boundary": "inclusive",
+        "text_norm": "ws+lower",
+        "length_norm": "raw_upper",
+    },
     # ST-VQA paper formula as implemented by the PyPI `anls` 0.0.2 package.
-    "stvqa": {"threshold": 0.5, "boundary": "strict", "text_norm": "ws+lower", "length_norm": "normalized_upper"},
+    "stvqa": {
+        "threshold": 0.5,
+        "boundary": "strict",
+        "text_norm": "ws+lower",
+        "length_norm": "normalized_upper",
+    },
     # herobd/layoutlmv2 eval_docvqa.py, the snippet quoted in seed 004.
     "layoutlmv2": {"threshold": 0.5, "boundary": "strict", "text_norm": "lower", "length_norm": "raw"},
     # ANLS* (Peer et al. 2024), PyPI `anls_star` 1.0.1 `anls_score(tuple(answers), prediction)` on strings.
-    "anls_star": {"threshold": 0.5, "boundary": "inclusive", "text_norm": "ws+lower", "length_norm": "normalized"},
+    "anls_star": {
+        "threshold": 0.5,
+        "boundary": "inclusive",
+        "text_norm": "ws+lower",
+        "length_norm": "normalized",
+    },
 }
 
 # Whether a larger value of each result key is better (torchmetrics' higher_is_better; None: a raw
@@ -25,16 +40,37 @@ HIGHER_IS_BETTER = {"anls": True}
 OPTIONS = OptionTable(
     "anls",
     [
-        Option("threshold", "similarity threshold t in [0, 1]; a score that does not pass it becomes 0 "
-               "(the paper's tau on the distance NL equals 1 - t).", kind="number", low=0.0, high=1.0, sig="thr"),
-        Option("boundary", "'inclusive' keeps s >= t (official RRC), 'strict' keeps s > t (ST-VQA paper, "
-               "PyPI `anls`, layoutlmv2 snippet).", choices=BOUNDARIES, sig="bound"),
-        Option("text_norm", "what the distance sees: 'ws+lower' (strip, lower-case, collapse whitespace), "
-               "'lower' (lower-case only), 'none' (raw strings).", choices=TEXT_NORMS, sig="norm"),
-        Option("length_norm", "the length normaliser: 'raw_upper' (max len(x.upper()) over raw strings, official), "
-               "'normalized_upper' (same over normalised strings, PyPI `anls`), 'raw' (max len over raw strings), "
-               "'normalized' (max len over normalised strings, ANLS*).",
-               choices=LENGTH_NORMS, sig="len"),
+        Option(
+            "threshold",
+            "similarity threshold t in [0, 1]; a score that does not pass it becomes 0 "
+            "(the paper's tau on the distance NL equals 1 - t).",
+            kind="number",
+            low=0.0,
+            high=1.0,
+            sig="thr",
+        ),
+        Option(
+            "boundary",
+            "'inclusive' keeps s >= t (official RRC), 'strict' keeps s > t (ST-VQA paper, "
+            "PyPI `anls`, layoutlmv2 snippet).",
+            choices=BOUNDARIES,
+            sig="bound",
+        ),
+        Option(
+            "text_norm",
+            "what the distance sees: 'ws+lower' (strip, lower-case, collapse whitespace), "
+            "'lower' (lower-case only), 'none' (raw strings).",
+            choices=TEXT_NORMS,
+            sig="norm",
+        ),
+        Option(
+            "length_norm",
+            "the length normaliser: 'raw_upper' (max len(x.upper()) over raw strings, official), "
+            "'normalized_upper' (same over normalised strings, PyPI `anls`), 'raw' (max len over raw strings), "
+            "'normalized' (max len over normalised strings, ANLS*).",
+            choices=LENGTH_NORMS,
+            sig="len",
+        ),
     ],
     PRESETS,
 )
@@ -48,21 +84,34 @@ def example_rows(predictions, flat_references, counts, preset, options) -> tuple
 def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
     """ANLS from the per-question rows in example order (what ``score`` and a merged state both call)."""
     scores = columns["anls"].tolist()
-    signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
+    signature = OPTIONS.signature(
+        preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()}
+    )
     statistic = mean_statistic({"anls": scores})
     values = {"anls": mean(scores), **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, scores, return_per_example), "anls", scores, statistic)
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+) -> Result:
     """ANLS of checked inputs (``predictions``, every reference in order, references per question) with
     resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
     columns, context = example_rows(predictions, flat_references, counts, preset, options)
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """ANLS of ``predictions`` (one answer per question) against ``references`` (one answer, or a list of
     accepted answers, per question).
 
@@ -71,15 +120,36 @@ def score(predictions, references, preset="default", *, return_per_example=False
     (``n_resamples`` resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
     """
-    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
-                            n_resamples, seed, options)
+    return score_text_pairs(
+        score_checked,
+        OPTIONS,
+        predictions,
+        references,
+        preset,
+        return_per_example,
+        confidence,
+        n_resamples,
+        seed,
+        options,
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 class State(TextPairState):

@@ -122,7 +122,9 @@ def read_json(path):
     except json.JSONDecodeError as err:
         truncated = err.msg.startswith("Unterminated") or err.pos >= len(err.doc.rstrip())
         hint = " (the file looks truncated)" if truncated else ""
-        raise FormatError(path, f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){hint}") from None
+        raise FormatError(
+            path, f"not valid JSON: {err.msg} (line {err.lineno}, column {err.colno}){hint}"
+        ) from None
     except RecursionError:
         raise FormatError(path, "JSON nested too deeply") from None
 
@@ -180,9 +182,13 @@ def same_keys(gt: dict, pred: dict, gt_path, pred_path) -> None:
         extra = [k for k in pred if k not in gt]
         if missing:
             raise FormatError(
-                pred_path, f"no prediction for {len(missing)} id(s) of {gt_path}, e.g. {missing[:3]}", repr(missing[0])
+                pred_path,
+                f"no prediction for {len(missing)} id(s) of {gt_path}, e.g. {missing[:3]}",
+                repr(missing[0]),
             )
-        raise FormatError(pred_path, f"{len(extra)} id(s) are not in {gt_path}, e.g. {extra[:3]}", repr(extra[0]))
+        raise FormatError(
+            pred_path, f"{len(extra)} id(s) are not in {gt_path}, e.g. {extra[:3]}", repr(extra[0])
+        )
 
 
 def record(key) -> str:
@@ -218,8 +224,14 @@ def docvqa(gt_path, pred_path) -> Loaded:
         if key in answer_of:
             raise FormatError(pred_path, f"questionId {qid!r} is answered twice", where, "questionId")
         answer_of[key] = answer
-    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path),
-                 fields={"references": "answers", "predictions": "answer"})
+    out = Loaded(
+        [],
+        [],
+        [],
+        gt_path=str(gt_path),
+        pred_path=str(pred_path),
+        fields={"references": "answers", "predictions": "answer"},
+    )
     for i, question in enumerate(data):
         qid = get_field(question, "questionId", gt_path, i)
         where = f"{i} (questionId {qid!r})"
@@ -267,22 +279,41 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
     for i, res in enumerate(results):
         qid = get_field(res, "question_id", results_path, i)
         where = f"{i} (question_id {qid!r})"
-        answer_of_q = expect_string(get_field(res, "answer", results_path, where), results_path, where, "answer")
+        answer_of_q = expect_string(
+            get_field(res, "answer", results_path, where), results_path, where, "answer"
+        )
         if qid in answer_of:
             raise FormatError(results_path, f"question_id {qid!r} is answered twice", where, "question_id")
         answer_of[qid] = answer_of_q
-    out = Loaded([], [], [], {"question_types": [], "answer_types": []}, str(annotations_path), str(results_path),
-                 fields={"references": "answers", "predictions": "answer", "question_types": "question_type",
-                         "answer_types": "answer_type"})
+    out = Loaded(
+        [],
+        [],
+        [],
+        {"question_types": [], "answer_types": []},
+        str(annotations_path),
+        str(results_path),
+        fields={
+            "references": "answers",
+            "predictions": "answer",
+            "question_types": "question_type",
+            "answer_types": "answer_type",
+        },
+    )
     for i, a in enumerate(annotations):
         qid = get_field(a, "question_id", annotations_path, i)
         where = f"{i} (question_id {qid!r})"
         answers = get_field(a, "answers", annotations_path, where)
         if not isinstance(answers, list) or not answers:
-            raise FormatError(annotations_path, f"expected a non-empty list, got {_show(answers)}", where, "answers")
+            raise FormatError(
+                annotations_path, f"expected a non-empty list, got {_show(answers)}", where, "answers"
+            )
         refs = [
-            expect_string(get_field(x, "answer", annotations_path, f"{where} answers[{j}]"), annotations_path,
-                          f"{where} answers[{j}]", "answer")
+            expect_string(
+                get_field(x, "answer", annotations_path, f"{where} answers[{j}]"),
+                annotations_path,
+                f"{where} answers[{j}]",
+                "answer",
+            )
             for j, x in enumerate(answers)
         ]
         if qid not in answer_of:
@@ -295,7 +326,9 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
             out.columns[column].append(expect_string(value, annotations_path, where, key))
     if answer_of:
         extra = list(answer_of)[:3]
-        raise FormatError(results_path, f"{len(answer_of)} question_id(s) are not in {annotations_path}, e.g. {extra}")
+        raise FormatError(
+            results_path, f"{len(answer_of)} question_id(s) are not in {annotations_path}, e.g. {extra}"
+        )
     if questions_path is not None:
         qs = expect_object(read_json(questions_path), questions_path, '{"questions": [...]}')
         questions = get_field(qs, "questions", questions_path, None)
@@ -304,7 +337,9 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
         known = {get_field(q, "question_id", questions_path, i) for i, q in enumerate(questions)}
         missing = [q for q in out.ids if q not in known]
         if missing:
-            raise FormatError(questions_path, f"{len(missing)} annotated question_id(s) are missing, e.g. {missing[:3]}")
+            raise FormatError(
+                questions_path, f"{len(missing)} annotated question_id(s) are missing, e.g. {missing[:3]}"
+            )
     return out
 
 
@@ -338,11 +373,20 @@ def fb2021_vqa(gt_path, pred_path) -> Loaded:
     gt = expect_object(read_json(gt_path), gt_path, '{id: {"answer": ..., "lang": ...}}')
     pred = expect_object(read_json(pred_path), pred_path, "{id: answer}")
     same_keys(gt, pred, gt_path, pred_path)
-    out = Loaded([], [], [], {"languages": []}, str(gt_path), str(pred_path),
-                 fields={"references": "answer", "languages": "lang"})
+    out = Loaded(
+        [],
+        [],
+        [],
+        {"languages": []},
+        str(gt_path),
+        str(pred_path),
+        fields={"references": "answer", "languages": "lang"},
+    )
     for key, entry in gt.items():
         where = record(key)
-        refs = expect_answers(get_field(entry, "answer", gt_path, where), gt_path, where, "answer", allow_string=True)
+        refs = expect_answers(
+            get_field(entry, "answer", gt_path, where), gt_path, where, "answer", allow_string=True
+        )
         out.ids.append(key)
         out.references.append(refs)
         out.predictions.append(expect_string(pred[key], pred_path, where))
@@ -375,19 +419,30 @@ def codexglue(ref_paths, hyp_path) -> Loaded:
     ref_paths = [ref_paths] if isinstance(ref_paths, str | Path) else list(ref_paths)
 
     def lines(path) -> list:
-        return [line.strip() for line in io.StringIO(read_text(path, "a text file"), newline=None).readlines()]
+        return [
+            line.strip() for line in io.StringIO(read_text(path, "a text file"), newline=None).readlines()
+        ]
 
     hypotheses = lines(hyp_path)
     columns = []
     for path in ref_paths:
         refs = lines(path)
         if len(refs) != len(hypotheses):
-            raise FormatError(path, f"has {len(refs)} lines but {hyp_path} has {len(hypotheses)}: one example "
-                                    "per line in every file (as calc_code_bleu.py asserts)")
+            raise FormatError(
+                path,
+                f"has {len(refs)} lines but {hyp_path} has {len(hypotheses)}: one example "
+                "per line in every file (as calc_code_bleu.py asserts)",
+            )
         columns.append(refs)
     references = [list(refs) for refs in zip(*columns)] if hypotheses else []
-    return Loaded(list(range(1, len(hypotheses) + 1)), hypotheses, references, gt_path=str(ref_paths[0]),
-                  pred_path=str(hyp_path), unit="line")
+    return Loaded(
+        list(range(1, len(hypotheses) + 1)),
+        hypotheses,
+        references,
+        gt_path=str(ref_paths[0]),
+        pred_path=str(hyp_path),
+        unit="line",
+    )
 
 
 def fb2021_htr(gt_path, pred_path) -> Loaded:
@@ -407,7 +462,9 @@ def fb2021_htr(gt_path, pred_path) -> Loaded:
             missing += 1
             out.predictions.append("")
     if missing:
-        out.warnings.append(f"{pred_path}: {missing} image(s) of {gt_path} have no prediction: scored as '' (official)")
+        out.warnings.append(
+            f"{pred_path}: {missing} image(s) of {gt_path} have no prediction: scored as '' (official)"
+        )
     _note_ignored(out, gt, pred, pred_path)
     return out
 
@@ -422,15 +479,25 @@ def fb2021_zsod(gt_path, pred_path) -> Loaded:
     for path, data in ((gt_path, gt), (pred_path, pred)):
         for key, classes in data.items():
             if not isinstance(classes, dict):
-                raise FormatError(path, f"expected an object {{class: boxes}}, got {_type(classes)} {_show(classes)}", record(key))
+                raise FormatError(
+                    path,
+                    f"expected an object {{class: boxes}}, got {_type(classes)} {_show(classes)}",
+                    record(key),
+                )
             for name, boxes in classes.items():
                 if not isinstance(boxes, list):
-                    raise FormatError(path, f"expected a list of [x, y, w, h] boxes, got {_show(boxes)}", record(key), name)
+                    raise FormatError(
+                        path, f"expected a list of [x, y, w, h] boxes, got {_show(boxes)}", record(key), name
+                    )
     for key, classes in gt.items():
         absent = [c for c in classes if c not in pred[key]]
         if absent:
-            raise FormatError(pred_path, f"missing: every requested class needs an entry ([] for no box), as in {gt_path}",
-                              record(key), absent[0])
+            raise FormatError(
+                pred_path,
+                f"missing: every requested class needs an entry ([] for no box), as in {gt_path}",
+                record(key),
+                absent[0],
+            )
     preds, refs, images = _det_f1_core().from_fusion_brain(gt, pred)
     return Loaded(images, preds, refs, gt_path=str(gt_path), pred_path=str(pred_path))
 
@@ -462,8 +529,14 @@ def fb2022_text(gt_path, pred_path) -> Loaded:
     gt = expect_object(read_json(gt_path), gt_path, '{id: [{"type": "text", "content": [...]}]}')
     pred = expect_object(read_json(pred_path), pred_path, '{id: [{"type": "text", "content": ...}]}')
     same_keys(gt, pred, gt_path, pred_path)
-    out = Loaded([], [], [], gt_path=str(gt_path), pred_path=str(pred_path),
-                 fields={"references": "content", "predictions": "content"})
+    out = Loaded(
+        [],
+        [],
+        [],
+        gt_path=str(gt_path),
+        pred_path=str(pred_path),
+        fields={"references": "content", "predictions": "content"},
+    )
     for key, entry in gt.items():
         where = record(key)
         first = entry[0] if isinstance(entry, list) and entry else entry
@@ -479,15 +552,31 @@ def fb2022_text(gt_path, pred_path) -> Loaded:
 def first_text(elements, path, where) -> str:
     """The content of the first element of type "text" of a prediction list ("" if there is none)."""
     if not isinstance(elements, list):
-        raise FormatError(path, f'expected a list [{{"type": ..., "content": ...}}], got {_type(elements)} {_show(elements)}', where)
+        raise FormatError(
+            path,
+            f'expected a list [{{"type": ..., "content": ...}}], got {_type(elements)} {_show(elements)}',
+            where,
+        )
     for j, element in enumerate(elements):
         kind = get_field(element, "type", path, f"{where} element {j}")
         if kind == "text":
-            return expect_string(get_field(element, "content", path, f"{where} element {j}"), path, f"{where} element {j}", "content")
+            return expect_string(
+                get_field(element, "content", path, f"{where} element {j}"),
+                path,
+                f"{where} element {j}",
+                "content",
+            )
     return ""
 
 
-FB2022_TASK_IDS = {"0": "textqa", "1": "mathqa", "2": "generation", "3": "captioning", "4": "vqa", "5": "text_recognition"}
+FB2022_TASK_IDS = {
+    "0": "textqa",
+    "1": "mathqa",
+    "2": "generation",
+    "3": "captioning",
+    "4": "vqa",
+    "5": "text_recognition",
+}
 
 
 def split_fb2022(ids_path, gt_path, pred_path, out_dir) -> list:
@@ -503,7 +592,11 @@ def split_fb2022(ids_path, gt_path, pred_path, out_dir) -> list:
     pred = expect_object(read_json(pred_path), pred_path, '{id: [{"type": ..., "content": ...}]}')
     split = {}
     for key, number in ids.items():
-        task = FB2022_TASK_IDS.get(str(number)) if isinstance(number, int | str) and not isinstance(number, bool) else None
+        task = (
+            FB2022_TASK_IDS.get(str(number))
+            if isinstance(number, int | str) and not isinstance(number, bool)
+            else None
+        )
         if task is None:
             raise FormatError(ids_path, f"expected a sub-task number 0-5, got {_show(number)}", record(key))
         for path, data in ((gt_path, gt), (pred_path, pred)):
@@ -536,8 +629,11 @@ def image_folder(path, contained: bool = False) -> list:
     for file in files if contained else ():
         real = os.path.realpath(file)
         if os.path.dirname(real) != real_folder:
-            raise FormatError(path, f"{os.path.basename(file)!r} links to {real!r}, outside the folder: refused "
-                                    "(a submission's images must be its own files)")
+            raise FormatError(
+                path,
+                f"{os.path.basename(file)!r} links to {real!r}, outside the folder: refused "
+                "(a submission's images must be its own files)",
+            )
     if not files:
         raise FormatError(path, "holds no image file (bmp, jpg, jpeg, pgm, png, ppm, tif, tiff, webp)")
     return files
@@ -552,17 +648,32 @@ def submission_path(content: str, base: Path, pred_path, where, exclude=()) -> P
     if not content:  # no image named: the example scores 0 (official loop)
         return base
     if os.path.isabs(content) or "\0" in content:
-        raise FormatError(pred_path, f"image path {content!r} must be a relative path inside the submission's "
-                                     f"folder {str(base)!r}: refused", where, "content")
+        raise FormatError(
+            pred_path,
+            f"image path {content!r} must be a relative path inside the submission's "
+            f"folder {str(base)!r}: refused",
+            where,
+            "content",
+        )
     real_base = os.path.realpath(base)
     real = os.path.realpath(os.path.join(real_base, content))
     if os.path.commonpath([real_base, real]) != real_base:
-        raise FormatError(pred_path, f"image path {content!r} resolves to {real!r}, outside the submission's folder "
-                                     f"{str(base)!r}: refused", where, "content")
+        raise FormatError(
+            pred_path,
+            f"image path {content!r} resolves to {real!r}, outside the submission's folder "
+            f"{str(base)!r}: refused",
+            where,
+            "content",
+        )
     for folder in map(os.path.realpath, exclude):
         if os.path.commonpath([folder, real]) == folder:
-            raise FormatError(pred_path, f"image path {content!r} resolves to {real!r}, inside the ground-truth "
-                                         f"images {folder!r}: refused", where, "content")
+            raise FormatError(
+                pred_path,
+                f"image path {content!r} resolves to {real!r}, inside the ground-truth "
+                f"images {folder!r}: refused",
+                where,
+                "content",
+            )
     return Path(real)
 
 
@@ -588,7 +699,9 @@ def fb2022_generation(input_path, pred_path, exclude=()) -> Loaded:
     for key, elements in inputs.items():
         where = record(key)
         if not isinstance(elements, list) or not elements:
-            raise FormatError(input_path, f"expected a non-empty list of elements, got {_show(elements)}", where)
+            raise FormatError(
+                input_path, f"expected a non-empty list of elements, got {_show(elements)}", where
+            )
         if len(elements) == 2:
             text = get_field(elements[1], "content", input_path, f"{where} element 1")
         else:
@@ -598,10 +711,16 @@ def fb2022_generation(input_path, pred_path, exclude=()) -> Loaded:
         image = None
         elems = pred[key]
         if not isinstance(elems, list):
-            raise FormatError(pred_path, f"expected a list of elements, got {_type(elems)} {_show(elems)}", where)
+            raise FormatError(
+                pred_path, f"expected a list of elements, got {_type(elems)} {_show(elems)}", where
+            )
         if len(elems) > 1 and isinstance(elems[1], dict) and elems[1].get("type") == "image":
-            content = expect_string(get_field(elems[1], "content", pred_path, f"{where} element 1"), pred_path,
-                                    f"{where} element 1", "content")
+            content = expect_string(
+                get_field(elems[1], "content", pred_path, f"{where} element 1"),
+                pred_path,
+                f"{where} element 1",
+                "content",
+            )
             path = submission_path(content, base, pred_path, f"{where} element 1", exclude)
             image = str(path) if path.is_file() else None
         if image is None:
@@ -609,6 +728,8 @@ def fb2022_generation(input_path, pred_path, exclude=()) -> Loaded:
         out.ids.append(key)
         out.predictions.append(image)
     if unusable:
-        out.warnings.append(f"{pred_path}: {len(unusable)} example(s) have no existing image at element 1 "
-                            f"(e.g. {unusable[:3]}): their CLIP score is 0, as in the official loop")
+        out.warnings.append(
+            f"{pred_path}: {len(unusable)} example(s) have no existing image at element 1 "
+            f"(e.g. {unusable[:3]}): their CLIP score is 0, as in the official loop"
+        )
     return out

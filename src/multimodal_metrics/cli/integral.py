@@ -125,8 +125,10 @@ def run_integral(contest: str, tasks: list, combine: Callable, args, score: Call
         if task.metric == "ru_meteor":
             options["ruwordnet_path"] = getattr(args, "ruwordnet_path", None)
             if options["ruwordnet_path"] is None and _default_ruwordnet() is None:
-                missing[task.name] = ("no RuWordNet for its METEOR (pass --ruwordnet-path or set RUWORDNET_DB; "
-                                      "RuWordNet is not on PyPI, see `mm-score ru-meteor --help`)")
+                missing[task.name] = (
+                    "no RuWordNet for its METEOR (pass --ruwordnet-path or set RUWORDNET_DB; "
+                    "RuWordNet is not on PyPI, see `mm-score ru-meteor --help`)"
+                )
                 continue
         result = score(task.metric, task.preset, loaded, options, False, args.progress)
         scores[task.name] = result[task.key]

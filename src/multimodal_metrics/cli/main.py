@@ -225,8 +225,13 @@ def add_metric_options(cmd: Command, group) -> None:
     cmd.add_options(group)
 
 
-@command("anls", "anls", "ANLS of DocVQA / InfographicVQA answers", [FORMATS["docvqa"]],
-         {"default": "official RRC script"})
+@command(
+    "anls",
+    "anls",
+    "ANLS of DocVQA / InfographicVQA answers",
+    [FORMATS["docvqa"]],
+    {"default": "official RRC script"},
+)
 def anls(group):
     """threshold, boundary, text_norm, length_norm: the option table."""
 
@@ -237,44 +242,78 @@ def _vqa_prepare(loaded: Loaded, preset: str) -> Loaded:
     return loaded
 
 
-@command("vqa-acc", "vqa_acc", "VQA accuracy (VQA v2 / VQA-CP / TDIUC / WUPS / BLEU-1; Fusion Brain 2021 VQA)",
-         [FORMATS["vqa_v2"], FORMATS["fb2021_vqa"]],
-         {"vqa_v2": "= default"}, prepare=_vqa_prepare,
-         files={"answer_key": ("tdiuc: the official script's answer-key CSV (answer,id rows): a ground-truth answer "
-                               "outside it is always wrong", mm_formats.answer_key_csv)})
+@command(
+    "vqa-acc",
+    "vqa_acc",
+    "VQA accuracy (VQA v2 / VQA-CP / TDIUC / WUPS / BLEU-1; Fusion Brain 2021 VQA)",
+    [FORMATS["vqa_v2"], FORMATS["fb2021_vqa"]],
+    {"vqa_v2": "= default"},
+    prepare=_vqa_prepare,
+    files={
+        "answer_key": (
+            "tdiuc: the official script's answer-key CSV (answer,id rows): a ground-truth answer "
+            "outside it is always wrong",
+            mm_formats.answer_key_csv,
+        )
+    },
+)
 def vqa_acc(group):
     """normalize, num_answers, epsilon, threshold, wordnet_path, lowercase: the option table; --answer-key: a CSV."""
 
 
-@command("codebleu", "codebleu", "CodeBLEU of code translations (Fusion Brain 2021 C2C; CodeXGLUE text files)",
-         [FORMATS["fb2021_code"], FORMATS["codexglue"]],
-         {"default": "CodeXGLUE, for codexglue files", "fusion_brain_2021": "for fusion_brain_2021 files"})
+@command(
+    "codebleu",
+    "codebleu",
+    "CodeBLEU of code translations (Fusion Brain 2021 C2C; CodeXGLUE text files)",
+    [FORMATS["fb2021_code"], FORMATS["codexglue"]],
+    {"default": "CodeXGLUE, for codexglue files", "fusion_brain_2021": "for fusion_brain_2021 files"},
+)
 def codebleu(group):
     """lang, weights, keywords, remove_comments, strip, missing_dataflow, ast_clipping, grammar_library: the table."""
 
 
-@command("ned", "ned", "1 - NED, string accuracy and CER of text recognition",
-         [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]], {"default": "AIJ 2022 calculate_NED"},
-         notes="Fusion Brain 2022 TRitW reports one_minus_ned; Fusion Brain 2021 HTR reports string_accuracy.")
+@command(
+    "ned",
+    "ned",
+    "1 - NED, string accuracy and CER of text recognition",
+    [FORMATS["fb2022_text"], FORMATS["fb2021_htr"]],
+    {"default": "AIJ 2022 calculate_NED"},
+    notes="Fusion Brain 2022 TRitW reports one_minus_ned; Fusion Brain 2021 HTR reports string_accuracy.",
+)
 def ned(group):
     """case_fold, fullwidth_to_halfwidth, both_empty: the option table."""
 
 
-@command("det-f1", "det_f1", "zero-shot detection F1 (Fusion Brain 2021 zsOD)", [FORMATS["fb2021_zsod"]],
-         {"default": "= fusion_brain_2021"})
+@command(
+    "det-f1",
+    "det_f1",
+    "zero-shot detection F1 (Fusion Brain 2021 zsOD)",
+    [FORMATS["fb2021_zsod"]],
+    {"default": "= fusion_brain_2021"},
+)
 def det_f1(group):
     """matching, iou_threshold, iou_boundary, box_format, missing_class: the option table."""
 
 
-@command("text-qa", "text_qa", "token F1 / exact match of Russian QA answers (Fusion Brain 2022 TextQA, MathQA)",
-         [FORMATS["fb2022_text"]], {"default": "= textqa", "textqa": "TextQA F1", "mathqa": "MathQA exact match"})
+@command(
+    "text-qa",
+    "text_qa",
+    "token F1 / exact match of Russian QA answers (Fusion Brain 2022 TextQA, MathQA)",
+    [FORMATS["fb2022_text"]],
+    {"default": "= textqa", "textqa": "TextQA F1", "mathqa": "MathQA exact match"},
+)
 def text_qa(group):
     """measure, keep_hyphen, letter_fallback: the option table."""
 
 
-@command("ru-meteor", "ru_meteor", "METEOR of Russian captions / VQA answers (Fusion Brain 2022) and English (NLTK)",
-         [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]], {"captioning": "= default"},
-         notes="RuWordNet is not on PyPI: pass --ruwordnet-path (or set RUWORDNET_DB), or --synonyms none.")
+@command(
+    "ru-meteor",
+    "ru_meteor",
+    "METEOR of Russian captions / VQA answers (Fusion Brain 2022) and English (NLTK)",
+    [FORMATS["fb2022_captioning"], FORMATS["fb2022_vqa"]],
+    {"captioning": "= default"},
+    notes="RuWordNet is not on PyPI: pass --ruwordnet-path (or set RUWORDNET_DB), or --synonyms none.",
+)
 def ru_meteor(group):
     """preprocess, number_words, tokenizer, stemmer, synonyms, alpha, beta, gamma, ...: the option table."""
 
@@ -293,7 +332,7 @@ def input_columns(lib, preset: str, columns: dict) -> dict:
 
 
 class Progress:
-    """"<metric>: scoring" and the number of examples on stderr while the library scores them (``show``),
+    """ "<metric>: scoring" and the number of examples on stderr while the library scores them (``show``),
     then the count done and the time taken."""
 
     def __init__(self, total: int, desc: str, show: bool):
@@ -304,11 +343,16 @@ class Progress:
     def close(self, done: bool = True) -> None:
         if self.show:
             count = self.total if done else 0
-            print(f"\r{self.desc}: {count}/{self.total} ex [{time.perf_counter() - self.start:.1f}s]", file=sys.stderr)
+            print(
+                f"\r{self.desc}: {count}/{self.total} ex [{time.perf_counter() - self.start:.1f}s]",
+                file=sys.stderr,
+            )
             self.show = False
 
 
-def score(metric_name: str, preset: str, loaded: Loaded, options: dict, per_example: bool, progress=None) -> dict:
+def score(
+    metric_name: str, preset: str, loaded: Loaded, options: dict, per_example: bool, progress=None
+) -> dict:
     """The metric's result on loaded inputs: ``multimodal_metrics.<metric_name>.score`` of all examples at
     once (a progress report on stderr meanwhile, see ``Progress``); errors name the file and the record."""
     lib = library(metric_name)
@@ -378,7 +422,10 @@ def choose_format(cmd: Command, args) -> Format:
         fmt = cmd.formats[args.format]
     else:
         first = next(iter(cmd.formats.values()))
-        fmt = next((f for f in cmd.formats.values() if f.suffix != ".json" and str(args.pred).endswith(f.suffix)), first)
+        fmt = next(
+            (f for f in cmd.formats.values() if f.suffix != ".json" and str(args.pred).endswith(f.suffix)),
+            first,
+        )
     if isinstance(args.gt, list) and not fmt.many_gt:
         if len(args.gt) != 1:
             raise ValueError(f"--gt: format {fmt.name} reads one ground-truth file, got {len(args.gt)}")
@@ -442,7 +489,9 @@ def _aligned(loaded: Loaded, pred_images: list) -> bool:
     """Every prompt's generated image exists and the prompts' images are exactly the folder's files."""
     if any(image is None for image in loaded.predictions) or len(loaded.predictions) != len(pred_images):
         return False
-    return sorted(os.path.realpath(p) for p in loaded.predictions) == sorted(os.path.realpath(p) for p in pred_images)
+    return sorted(os.path.realpath(p) for p in loaded.predictions) == sorted(
+        os.path.realpath(p) for p in pred_images
+    )
 
 
 def run_generation(args) -> int:
@@ -452,9 +501,14 @@ def run_generation(args) -> int:
     try:
         return _run_generation(args)
     except Image.DecompressionBombError as err:
-        clip_images = mm_formats.fb2022_generation(args.input, args.pred, exclude=[args.gt_images]).predictions
-        images = [*mm_formats.image_folder(args.pred_images), *mm_formats.image_folder(args.gt_images),
-                  *(p for p in clip_images if p is not None)]
+        clip_images = mm_formats.fb2022_generation(
+            args.input, args.pred, exclude=[args.gt_images]
+        ).predictions
+        images = [
+            *mm_formats.image_folder(args.pred_images),
+            *mm_formats.image_folder(args.gt_images),
+            *(p for p in clip_images if p is not None),
+        ]
         where = mm_paths.find_bomb(images) or f"an image of {args.pred_images} or {args.gt_images}"
         raise ValueError(f"{where}: refused: {err}") from None
 
@@ -463,10 +517,16 @@ def _run_generation(args) -> int:
     loaded = mm_formats.fb2022_generation(args.input, args.pred, exclude=[args.gt_images])
     for warning in loaded.warnings:
         print(f"mm-score fid-clip: warning: {warning}", file=sys.stderr)
-    gt_images, pred_images = mm_formats.image_folder(args.gt_images), mm_formats.image_folder(args.pred_images, contained=True)
+    gt_images, pred_images = (
+        mm_formats.image_folder(args.gt_images),
+        mm_formats.image_folder(args.pred_images, contained=True),
+    )
     if len(gt_images) != len(pred_images):
-        raise FormatError(args.pred_images, f"holds {len(pred_images)} images but {args.gt_images} holds "
-                                            f"{len(gt_images)}: one generated image per prompt (official assertion)")
+        raise FormatError(
+            args.pred_images,
+            f"holds {len(pred_images)} images but {args.gt_images} holds "
+            f"{len(gt_images)}: one generated image per prompt (official assertion)",
+        )
     options = {dest: getattr(args, dest) for dest in args.option_dests}
     resampling = {key: options.pop(key) for key in RESAMPLING}
     # the library's bar over the images follows --progress / --no-progress (None: its own default)
@@ -476,34 +536,68 @@ def _run_generation(args) -> int:
     if resampling["confidence"] is not None:
         if _aligned(loaded, pred_images):
             return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
-        print("mm-score fid-clip: warning: no score interval: it needs every prompt's image to exist and be a file "
-              f"of {args.pred_images} (one joint resampling); fid and clip_score get separate intervals", file=sys.stderr)
-    fid = score("fid_clip", args.preset, Loaded([os.path.basename(p) for p in pred_images], pred_images, gt_images,
-                                                 gt_path=args.gt_images, pred_path=args.pred_images),
-                {**options, **resampling, "clip_model": None}, False, args.progress)
+        print(
+            "mm-score fid-clip: warning: no score interval: it needs every prompt's image to exist and be a file "
+            f"of {args.pred_images} (one joint resampling); fid and clip_score get separate intervals",
+            file=sys.stderr,
+        )
+    fid = score(
+        "fid_clip",
+        args.preset,
+        Loaded(
+            [os.path.basename(p) for p in pred_images],
+            pred_images,
+            gt_images,
+            gt_path=args.gt_images,
+            pred_path=args.pred_images,
+        ),
+        {**options, **resampling, "clip_model": None},
+        False,
+        args.progress,
+    )
     usable = [i for i, image in enumerate(loaded.predictions) if image is not None]
     per_example = [0.0] * len(loaded.ids)
     clip = {"signature": ""}
     if usable:
-        pairs = Loaded([loaded.ids[i] for i in usable], [loaded.predictions[i] for i in usable], [],
-                       {"texts": [loaded.columns["texts"][i] for i in usable]}, args.input, args.pred)
+        pairs = Loaded(
+            [loaded.ids[i] for i in usable],
+            [loaded.predictions[i] for i in usable],
+            [],
+            {"texts": [loaded.columns["texts"][i] for i in usable]},
+            args.input,
+            args.pred,
+        )
         clip = score_clip(args.preset, pairs, {**options, "inception_weights": None})
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
     from ..fid_clip import core
 
     clip_score = sum(per_example) / len(per_example)
-    result = {"score": core.generation_score(clip_score, fid["fid"]), "fid": fid["fid"], "clip_score": clip_score}
-    if resampling["confidence"] is not None:  # the prompts resampled, a missing image counting 0 (as the score)
+    result = {
+        "score": core.generation_score(clip_score, fid["fid"]),
+        "fid": fid["fid"],
+        "clip_score": clip_score,
+    }
+    if (
+        resampling["confidence"] is not None
+    ):  # the prompts resampled, a missing image counting 0 (as the score)
         from .. import stats
 
         checked = stats.Resampling(**resampling)
         if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
             checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])
-        low, high = stats.bootstrap_interval(stats.mean_statistic({"clip_score": per_example}), checked.confidence,
-                                             checked.n_resamples, checked.seed)["clip_score"]
-        result.update(fid_ci_low=fid["fid_ci_low"], fid_ci_high=fid["fid_ci_high"], clip_score_ci_low=low,
-                      clip_score_ci_high=high)
+        low, high = stats.bootstrap_interval(
+            stats.mean_statistic({"clip_score": per_example}),
+            checked.confidence,
+            checked.n_resamples,
+            checked.seed,
+        )["clip_score"]
+        result.update(
+            fid_ci_low=fid["fid_ci_low"],
+            fid_ci_high=fid["fid_ci_high"],
+            clip_score_ci_low=low,
+            clip_score_ci_high=high,
+        )
         if clip["signature"]:
             clip["signature"] = _with_fields(clip["signature"], checked.signature_fields())
     result.update(signature_fid=fid["signature"], signature_clip=clip["signature"], examples=len(loaded.ids))
@@ -518,11 +612,19 @@ def run_fid_alone(args, gt_images: list, pred_images: list, options: dict, resam
     a warning says that the CLIP score and the generation score need --clip-model."""
     if args.per_example:
         raise ValueError("--per-example writes the CLIP score of every prompt: it needs --clip-model")
-    folders = Loaded([os.path.basename(p) for p in pred_images], pred_images, gt_images, gt_path=args.gt_images,
-                     pred_path=args.pred_images)
+    folders = Loaded(
+        [os.path.basename(p) for p in pred_images],
+        pred_images,
+        gt_images,
+        gt_path=args.gt_images,
+        pred_path=args.pred_images,
+    )
     fid = score("fid_clip", args.preset, folders, {**options, **resampling}, False, args.progress)
-    print("mm-score fid-clip: warning: no --clip-model: FID alone (clip_score and score need a CLIP checkpoint "
-          "folder, e.g. ruCLIP's for --preset fusion_brain_2022)", file=sys.stderr)
+    print(
+        "mm-score fid-clip: warning: no --clip-model: FID alone (clip_score and score need a CLIP checkpoint "
+        "folder, e.g. ruCLIP's for --preset fusion_brain_2022)",
+        file=sys.stderr,
+    )
     result = {key: value for key, value in fid.items() if key.startswith("fid")}
     result.update(signature_fid=fid["signature"], examples=len(pred_images))
     print_result(result, args.json)
@@ -532,13 +634,19 @@ def run_fid_alone(args, gt_images: list, pred_images: list, options: dict, resam
 def run_generation_jointly(args, loaded: Loaded, gt_images: list, options: dict) -> int:
     """--confidence with one existing generated image per prompt: one fid_clip computation gives FID, the
     CLIP score, the score and their intervals from the same resamples of the (image, prompt) pairs."""
-    pairs = Loaded(loaded.ids, loaded.predictions, gt_images, {"texts": loaded.columns["texts"]}, args.input, args.pred)
+    pairs = Loaded(
+        loaded.ids, loaded.predictions, gt_images, {"texts": loaded.columns["texts"]}, args.input, args.pred
+    )
     joint = score("fid_clip", args.preset, pairs, options, True, args.progress)
     result = {key: joint[key] for key in ("score", "fid", "clip_score")}
     result.update({f"{key}{end}": joint[f"{key}{end}"] for key in result for end in ("_ci_low", "_ci_high")})
-    result.update(signature_fid=joint["signature"], signature_clip=joint["signature"], examples=len(loaded.ids))
+    result.update(
+        signature_fid=joint["signature"], signature_clip=joint["signature"], examples=len(loaded.ids)
+    )
     if args.per_example:
-        write_per_example(args.per_example_out, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]})
+        write_per_example(
+            args.per_example_out, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]}
+        )
     print_result(result, args.json)
     return 0
 
@@ -564,27 +672,48 @@ def score_clip(preset: str, pairs: Loaded, options: dict) -> dict:
 
 def add_generation_parser(sub) -> None:
     summary = "FID, CLIP score and the Fusion Brain 2022 image generation score (fid_clip)"
-    p = sub.add_parser("fid-clip", aliases=["fid_clip"], help=summary, description=summary,
-                       epilog=GENERATION_DOC + "\n" + COMMON_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser(
+        "fid-clip",
+        aliases=["fid_clip"],
+        help=summary,
+        description=summary,
+        epilog=GENERATION_DOC + "\n" + COMMON_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("--gt-images", required=True, metavar="DIR", help="folder of the real images")
     p.add_argument("--pred-images", required=True, metavar="DIR", help="folder of the generated images")
     p.add_argument("--input", required=True, metavar="FILE", help="generation_input.json (the prompts)")
-    p.add_argument("--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)")
-    p.add_argument("--preset", default="fusion_brain_2022", choices=list(library("fid_clip").PRESETS), metavar="PRESET",
-                   help="one of " + presets_help("fid_clip", {"fusion_brain_2022": "default here"}))
+    p.add_argument(
+        "--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)"
+    )
+    p.add_argument(
+        "--preset",
+        default="fusion_brain_2022",
+        choices=list(library("fid_clip").PRESETS),
+        metavar="PRESET",
+        help="one of " + presets_help("fid_clip", {"fusion_brain_2022": "default here"}),
+    )
     before = {a.dest for a in p._actions}
     g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
     # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
     # score) has no place in the generation score
     library("fid_clip").OPTIONS.add_arguments(g, skip=("progress", "meteor"))
-    stats = p.add_argument_group("confidence interval (bootstrap over the generated images and their prompts)")
-    stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
-    stats.add_argument("--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)")
+    stats = p.add_argument_group(
+        "confidence interval (bootstrap over the generated images and their prompts)"
+    )
+    stats.add_argument(
+        "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+    )
+    stats.add_argument(
+        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)"
+    )
     stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
     p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before], run=run_generation)
     p.add_argument("--per-example", metavar="FILE", help="write the CLIP score of every prompt as JSON lines")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr")
+    p.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr"
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -612,7 +741,9 @@ def build_parser() -> argparse.ArgumentParser:
     from .._version import __version__
 
     parser = Parser(
-        prog="mm-score", description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter,
+        prog="mm-score",
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         epilog="Run `mm-score COMMAND --help` for the file formats of a command.",
     )
     parser.add_argument("--version", action="version", version=f"mm-score {__version__} (multimodal-metrics)")
@@ -622,48 +753,94 @@ def build_parser() -> argparse.ArgumentParser:
         epilog = f"File formats (--format):\n{formats}\n\nPresets (--preset): {presets_help(cmd.metric, cmd.presets)}\n"
         epilog += (cmd.notes + "\n" if cmd.notes else "") + COMMON_EPILOG
         aliases = [cmd.metric] if cmd.metric != cmd.name else []
-        p = sub.add_parser(cmd.name, aliases=aliases, help=cmd.summary, description=cmd.summary, epilog=epilog,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        p = sub.add_parser(
+            cmd.name,
+            aliases=aliases,
+            help=cmd.summary,
+            description=cmd.summary,
+            epilog=epilog,
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
         p.set_defaults(run=lambda args, cmd=cmd: run_metric(cmd, args))
         names = list(cmd.formats)
         by_suffix = [f"{f.name} for *{f.suffix}" for f in cmd.formats.values() if f.suffix != ".json"]
         p.add_argument("--format", choices=names, help=f"file format (default {names[0]}"
                        + "".join(f"; {x} --pred files" for x in by_suffix) + ")")  # fmt: skip
-        gt_alias = ("--annotations",) if "vqa_v2" in cmd.formats else ("--refs",) if "codexglue" in cmd.formats else ()
-        pred_alias = ("--results",) if "vqa_v2" in cmd.formats else ("--hyp",) if "codexglue" in cmd.formats else ()
+        gt_alias = (
+            ("--annotations",)
+            if "vqa_v2" in cmd.formats
+            else ("--refs",)
+            if "codexglue" in cmd.formats
+            else ()
+        )
+        pred_alias = (
+            ("--results",) if "vqa_v2" in cmd.formats else ("--hyp",) if "codexglue" in cmd.formats else ()
+        )
         many = any(f.many_gt for f in cmd.formats.values())
-        p.add_argument("--gt", *gt_alias, required=True, metavar="FILE", nargs="+" if many else None,
-                       help="ground-truth file" + (" (codexglue: one or more reference files)" if many else ""))
+        p.add_argument(
+            "--gt",
+            *gt_alias,
+            required=True,
+            metavar="FILE",
+            nargs="+" if many else None,
+            help="ground-truth file" + (" (codexglue: one or more reference files)" if many else ""),
+        )
         p.add_argument("--pred", *pred_alias, required=True, metavar="FILE", help="predictions file")
         for f in cmd.formats.values():
             for flag, help_ in f.extra_files:
                 p.add_argument(flag, metavar="FILE", help=help_)
-        p.add_argument("--preset", choices=list(library(cmd.metric).PRESETS), metavar="PRESET",
-                       help="metric preset, one of " + presets_help(cmd.metric, cmd.presets)
-                       + " (default: the one that reproduces the official scoring of --format)")
+        p.add_argument(
+            "--preset",
+            choices=list(library(cmd.metric).PRESETS),
+            metavar="PRESET",
+            help="metric preset, one of "
+            + presets_help(cmd.metric, cmd.presets)
+            + " (default: the one that reproduces the official scoring of --format)",
+        )
         before = {a.dest for a in p._actions}
         group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
         add_metric_options(cmd, group)
         stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
-        stats.add_argument("--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95")
-        stats.add_argument("--n-resamples", type=int, metavar="N",
-                           help="bootstrap resamples (default 1000); with --compare-pred: resamples or trials")
+        stats.add_argument(
+            "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+        )
+        stats.add_argument(
+            "--n-resamples",
+            type=int,
+            metavar="N",
+            help="bootstrap resamples (default 1000); with --compare-pred: resamples or trials",
+        )
         stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
         p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before])
         paired = p.add_argument_group("paired comparison (sacrebleu's paired tests)")
-        paired.add_argument("--compare-pred", metavar="FILE",
-                            help="predictions of a second system (same format as --pred): print the difference "
-                                 "--pred minus this, its paired bootstrap interval and the p-value")
-        paired.add_argument("--test", choices=["approximate_randomization", "paired_bootstrap"],
-                            default="approximate_randomization", help="paired test (default approximate_randomization)")
-        paired.add_argument("--p-value", choices=mm_stats.P_VALUES, metavar="RULE",
-                            help=f"the p-value's rule, one of {', '.join(mm_stats.P_VALUES)} (default "
-                                 f"{mm_stats.DEFAULT_P_VALUE}: trials as far apart as A and B count, ties included; "
-                                 "sacrebleu: sacrebleu's strict count); recorded in the signature as p:RULE")
+        paired.add_argument(
+            "--compare-pred",
+            metavar="FILE",
+            help="predictions of a second system (same format as --pred): print the difference "
+            "--pred minus this, its paired bootstrap interval and the p-value",
+        )
+        paired.add_argument(
+            "--test",
+            choices=["approximate_randomization", "paired_bootstrap"],
+            default="approximate_randomization",
+            help="paired test (default approximate_randomization)",
+        )
+        paired.add_argument(
+            "--p-value",
+            choices=mm_stats.P_VALUES,
+            metavar="RULE",
+            help=f"the p-value's rule, one of {', '.join(mm_stats.P_VALUES)} (default "
+            f"{mm_stats.DEFAULT_P_VALUE}: trials as far apart as A and B count, ties included; "
+            "sacrebleu: sacrebleu's strict count); recorded in the signature as p:RULE",
+        )
         p.add_argument("--per-example", metavar="FILE", help="write per-example scores as JSON lines")
         p.add_argument("--json", action="store_true", help="print the result as JSON")
-        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                       help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)")
+        p.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            default=None,
+            help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)",
+        )
         mm_state.add_arguments(p)
     add_generation_parser(sub)
     mm_integral.add_parsers(sub, score, PROGRESS_MIN)
@@ -681,27 +858,43 @@ def main(argv=None) -> int:
     except SystemExit as exit_:  # --help, --version (0) or a one-line usage error (2)
         return exit_.code if isinstance(exit_.code, int) else 2
     if unknown:  # named by the command they were given to
-        print(f"mm-score {args.command}: error: unrecognized arguments: {' '.join(unknown)} "
-              f"(see mm-score {args.command} --help)", file=sys.stderr)
+        print(
+            f"mm-score {args.command}: error: unrecognized arguments: {' '.join(unknown)} "
+            f"(see mm-score {args.command} --help)",
+            file=sys.stderr,
+        )
         return 2
     flags = command_flags(parser, args.command)
 
     def one_line(message, category, filename, lineno, file=None, line=None):
-        print(f"mm-score {args.command}: warning: {in_flags(' '.join(str(message).split()), flags)}", file=sys.stderr)
+        print(
+            f"mm-score {args.command}: warning: {in_flags(' '.join(str(message).split()), flags)}",
+            file=sys.stderr,
+        )
 
     shown = warnings.showwarning
     warnings.showwarning = one_line
     try:
         mm_paths.check_paths(args)
         return args.run(args)
-    except (ValueError, TypeError, RuntimeError, OSError) as err:  # FormatError is a ValueError; RuntimeError: a missing build
-        print(f"mm-score {args.command}: error: {in_flags(' '.join(str(err).split()), flags)}", file=sys.stderr)
+    except (
+        ValueError,
+        TypeError,
+        RuntimeError,
+        OSError,
+    ) as err:  # FormatError is a ValueError; RuntimeError: a missing build
+        print(
+            f"mm-score {args.command}: error: {in_flags(' '.join(str(err).split()), flags)}", file=sys.stderr
+        )
         return 2
     except ImportError as err:  # an optional dependency of the metric (the library imports them when scoring)
         print(f"mm-score {args.command}: error: {missing_dependency(err)}", file=sys.stderr)
         return 2
     except MemoryError:
-        print(f"mm-score {args.command}: error: out of memory: an input is too large for this machine", file=sys.stderr)
+        print(
+            f"mm-score {args.command}: error: out of memory: an input is too large for this machine",
+            file=sys.stderr,
+        )
         return 2
     finally:
         warnings.showwarning = shown

@@ -39,7 +39,9 @@ class Output:
         except FileNotFoundError:
             mode = None
         except (OSError, ValueError) as err:
-            raise ValueError(f"{where}: cannot be written ({getattr(err, 'strerror', None) or err})") from None
+            raise ValueError(
+                f"{where}: cannot be written ({getattr(err, 'strerror', None) or err})"
+            ) from None
         if mode is not None and stat.S_ISDIR(mode):
             raise ValueError(f"{where}: is a folder, expected a file to write")
         if mode is not None and not stat.S_ISREG(mode):
@@ -50,7 +52,9 @@ class Output:
         if mode is not None and not os.access(self.real, os.W_OK):
             raise ValueError(f"{where}: the file is read-only")
         try:
-            fd, self.tmp = tempfile.mkstemp(dir=folder, prefix=f".{os.path.basename(self.real)}.", suffix=".part")
+            fd, self.tmp = tempfile.mkstemp(
+                dir=folder, prefix=f".{os.path.basename(self.real)}.", suffix=".part"
+            )
         except OSError as err:
             raise ValueError(f"{where}: cannot be written ({err.strerror})") from None
         os.close(fd)
@@ -90,7 +94,9 @@ def check_input(path, flag: str) -> None:
     except (OSError, ValueError):
         return  # missing or unreadable: the library names it
     if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        raise ValueError(f"{_where(flag, path)}: is not a regular file or folder (a device, FIFO or socket): refused")
+        raise ValueError(
+            f"{_where(flag, path)}: is not a regular file or folder (a device, FIFO or socket): refused"
+        )
 
 
 def find_bomb(paths) -> str | None:
@@ -126,8 +132,14 @@ def check_output_folder(path, flag: str) -> None:
 # files or folders it reads
 OUTPUT_FLAGS = ("per_example",)
 OUTPUT_FOLDERS = ("save_stats",)
-INPUT_FLAGS = ("wordnet_path", "ruwordnet_path", "inception_weights", "clip_model", "grammar_library",
-               "codebleu_grammar_library")
+INPUT_FLAGS = (
+    "wordnet_path",
+    "ruwordnet_path",
+    "inception_weights",
+    "clip_model",
+    "grammar_library",
+    "codebleu_grammar_library",
+)
 
 
 def check_paths(args) -> None:

@@ -51,10 +51,16 @@ WALKER_SOURCE = Path(__file__).with_name("legacy_walk.c")  # compiled in one uni
 GRAMMAR_STAMP_FILE = "grammars.stamp"
 # npm tarballs of the 2020 grammars (file name, npm spec, sha256), as scripts/setup.d/codebleu_legacy_ts.sh pins them
 NPM_GRAMMARS = (
-    ("tree-sitter-python-0.16.1.tgz", "tree-sitter-python@0.16.1",
-     "97b307c0b927d2928eab2ead184d16afe626be4f2feec73425ae00e193efc3a4"),
-    ("tree-sitter-java-0.16.0.tgz", "tree-sitter-java@0.16.0",
-     "7d8ad9df5bf20173ba3b1998cb99f8ceb27fcac49270f513425d83cd2b8e1c1f"),
+    (
+        "tree-sitter-python-0.16.1.tgz",
+        "tree-sitter-python@0.16.1",
+        "97b307c0b927d2928eab2ead184d16afe626be4f2feec73425ae00e193efc3a4",
+    ),
+    (
+        "tree-sitter-java-0.16.0.tgz",
+        "tree-sitter-java@0.16.0",
+        "7d8ad9df5bf20173ba3b1998cb99f8ceb27fcac49270f513425d83cd2b8e1c1f",
+    ),
 )
 
 
@@ -77,13 +83,26 @@ def fetch_sdist(folder, python=None, quiet=False) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     _say(quiet, f"pip download {SDIST_REQUIREMENT} (sdist) into {folder}")
     with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
-        command = [python or sys.executable, "-m", "pip", "download", "--quiet", "--no-binary", ":all:",
-                   "--no-deps", SDIST_REQUIREMENT, "-d", tmp]
+        command = [
+            python or sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            SDIST_REQUIREMENT,
+            "-d",
+            tmp,
+        ]
         done = subprocess.run(command, capture_output=True, text=True)
         got = Path(tmp) / SDIST_FILE
         if done.returncode != 0 or not got.is_file():
-            raise BuildError(f"`{' '.join(command)}` failed (exit {done.returncode}): {done.stderr.strip()[-1500:]}; "
-                             "download the sdist yourself and pass it with --sdist")
+            raise BuildError(
+                f"`{' '.join(command)}` failed (exit {done.returncode}): {done.stderr.strip()[-1500:]}; "
+                "download the sdist yourself and pass it with --sdist"
+            )
         checked_sdist(got)
         os.replace(got, path)
     return path
@@ -97,7 +116,9 @@ def checked_sdist(path) -> Path:
         raise BuildError(f"no such sdist file: {str(path)!r}")
     digest = file_sha256(path)
     if digest != SDIST_SHA256:
-        raise BuildError(f"{path.name}: sha256 {digest} is not the pinned {SDIST_SHA256} of {SDIST_REQUIREMENT}")
+        raise BuildError(
+            f"{path.name}: sha256 {digest} is not the pinned {SDIST_SHA256} of {SDIST_REQUIREMENT}"
+        )
     return path
 
 
@@ -129,7 +150,9 @@ def _stamp(cc: str) -> str:
 def _run(command, what: str, cwd=None) -> None:
     done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
     if done.returncode != 0:
-        raise BuildError(f"{what} failed (exit {done.returncode}): `{' '.join(command)}`\n{done.stderr.strip()[-2000:]}")
+        raise BuildError(
+            f"{what} failed (exit {done.returncode}): `{' '.join(command)}`\n{done.stderr.strip()[-2000:]}"
+        )
 
 
 def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, quiet=False) -> Path:
@@ -141,7 +164,9 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
     if dest is None:
         dest = cache_dir()
         if dest is None:
-            raise BuildError("no home directory (or a relative one) for the per-user cache: pass a destination (--dest)")
+            raise BuildError(
+                "no home directory (or a relative one) for the per-user cache: pass a destination (--dest)"
+            )
     dest = Path(dest).absolute()  # the compiler runs inside the source folder
     target = dest / RUNTIME_FILE
     stamp_path = dest / STAMP_FILE
@@ -165,8 +190,11 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
         _say(quiet, f"compiling the C core of {SDIST_FILE} with {cc}")
         # compiled from inside the source folder with relative paths: the paths the core's assert messages
         # hold do not depend on the destination, so every build of the same compiler is byte-identical
-        _run([cc, *COMPILE_FLAGS, "-I../include", "-I.", "-c", unit, "-o", str(obj)], f"compiling {unit}",
-             cwd=core / "src")
+        _run(
+            [cc, *COMPILE_FLAGS, "-I../include", "-I.", "-c", unit, "-o", str(obj)],
+            f"compiling {unit}",
+            cwd=core / "src",
+        )
         _run([cc, *LINK_FLAGS, str(obj), "-o", str(out)], "linking the shared library")
         os.replace(out, target)
     stamp_path.write_text(stamp)
@@ -244,8 +272,11 @@ def build_grammars(dest=None, *, cc=None, force=False, quiet=False) -> Path:
                 obj = folder / f"{source.name}.o"
                 flags = ["-std=c99"] if source.suffix == ".c" else []
                 _say(quiet, f"compiling {tarball.name}: {source.name}")
-                _run([cc, "-O2", "-fPIC", *flags, "-I.", "-c", source.name, "-o", str(obj)],
-                     f"compiling {source.name} of {tarball.name}", cwd=source.parent)
+                _run(
+                    [cc, "-O2", "-fPIC", *flags, "-I.", "-c", source.name, "-o", str(obj)],
+                    f"compiling {source.name} of {tarball.name}",
+                    cwd=source.parent,
+                )
                 objects.append(str(obj))
         out = tmp / GRAMMAR_FILE
         _run([cc, "-shared", *objects, "-lstdc++", "-o", str(out)], "linking the grammar library")
@@ -267,7 +298,9 @@ def where() -> str:
     except RuntimeError as err:
         lines.append(f"loads nothing: {err}")
     grammars = find_grammars()
-    lines.append(f"2020 grammars (grammar_library='2020'): {grammars or 'not built: the presets fall back to the wheels'}")
+    lines.append(
+        f"2020 grammars (grammar_library='2020'): {grammars or 'not built: the presets fall back to the wheels'}"
+    )
     return "\n".join(lines)
 
 
@@ -277,23 +310,38 @@ def main(argv=None) -> int:
         description="Build the tree-sitter runtime of 2020 (the C core of the PyPI sdist tree_sitter==0.2.0) that "
         "codebleu's grammar_library= option loads; print its path.",
     )
-    parser.add_argument("--dest", metavar="DIR", help="destination folder (default: the per-user cache "
-                        f"{cache_dir() or '${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts'})")
-    parser.add_argument("--sdist", metavar="FILE", help=f"a local {SDIST_FILE} instead of pip download (sha256 checked)")
+    parser.add_argument(
+        "--dest",
+        metavar="DIR",
+        help="destination folder (default: the per-user cache "
+        f"{cache_dir() or '${XDG_CACHE_HOME:-~/.cache}/multimodal_metrics/legacy_ts'})",
+    )
+    parser.add_argument(
+        "--sdist", metavar="FILE", help=f"a local {SDIST_FILE} instead of pip download (sha256 checked)"
+    )
     parser.add_argument("--cc", help="C compiler (default: $CC, else cc)")
     parser.add_argument("--force", action="store_true", help="rebuild even if up to date")
     parser.add_argument("--quiet", action="store_true", help="print only the path")
-    parser.add_argument("--where", action="store_true", help="show where grammar_library= looks and what it loads")
-    parser.add_argument("--no-grammars", action="store_true", help="build the runtime only, not the 2020 grammar "
-                        f"library {GRAMMAR_FILE} (npm tarballs; needs npm when they are not in DEST/dl)")
+    parser.add_argument(
+        "--where", action="store_true", help="show where grammar_library= looks and what it loads"
+    )
+    parser.add_argument(
+        "--no-grammars",
+        action="store_true",
+        help="build the runtime only, not the 2020 grammar "
+        f"library {GRAMMAR_FILE} (npm tarballs; needs npm when they are not in DEST/dl)",
+    )
     args = parser.parse_args(argv)
     if args.where:
         print(where())
         return 0
     try:
         path = build_runtime(args.dest, sdist=args.sdist, cc=args.cc, force=args.force, quiet=args.quiet)
-        grammars = None if args.no_grammars else build_grammars(
-            args.dest, cc=args.cc, force=args.force, quiet=args.quiet)
+        grammars = (
+            None
+            if args.no_grammars
+            else build_grammars(args.dest, cc=args.cc, force=args.force, quiet=args.quiet)
+        )
     except BuildError as err:
         print(f"build_runtime: error: {err}", file=sys.stderr)
         return 1

@@ -56,11 +56,26 @@ class Snippet:
     work limit and ``flow`` is empty; ``unprinted``: subtrees over a hidden MISSING token nested too
     deep for tree-sitter's printer, compared without that token."""
 
-    __slots__ = ("subtrees", "subtree_set", "subtree_counts", "flow", "flow_counts", "parse_error",
-                 "dataflow_limited", "unprinted")
+    __slots__ = (
+        "subtrees",
+        "subtree_set",
+        "subtree_counts",
+        "flow",
+        "flow_counts",
+        "parse_error",
+        "dataflow_limited",
+        "unprinted",
+    )
 
     def __init__(
-        self, code: str, lang: str, comment_rule: str, strip: bool, intern, comment_passes: int = 1, trees=None
+        self,
+        code: str,
+        lang: str,
+        comment_rule: str,
+        strip: bool,
+        intern,
+        comment_passes: int = 1,
+        trees=None,
     ):
         if strip:
             code = code.strip()
@@ -93,8 +108,14 @@ def parse_flat(code: str, lang: str, intern, trees=None) -> FlatTree:
     if trees is None:
         parser = get_parser(lang)
         root = parser.parse(code.encode("utf8")).root_node
-        return flatten_tree_sitter(root, code, SPECIAL_TYPES[lang], intern, grammar_names(lang, parser.language),
-                                   RULES[lang]["do_first"])
+        return flatten_tree_sitter(
+            root,
+            code,
+            SPECIAL_TYPES[lang],
+            intern,
+            grammar_names(lang, parser.language),
+            RULES[lang]["do_first"],
+        )
     flatten = getattr(trees, "flatten", None)
     if flatten is not None:  # the whole walk in one C call (legacy_walk), where the source has it
         tree = flatten(lang, code, intern)
@@ -117,7 +138,9 @@ def syntax_stats(hyp: Snippet, ref: Snippet, clipped: bool):
             hyp.subtree_counts = Counter(hyp.subtrees)
         if ref.subtree_counts is None:
             ref.subtree_counts = Counter(ref.subtrees)
-        return clipped_overlap(ref.subtree_counts, hyp.subtree_counts, len(ref.subtrees), len(hyp.subtrees)), len(ref.subtrees)
+        return clipped_overlap(
+            ref.subtree_counts, hyp.subtree_counts, len(ref.subtrees), len(hyp.subtrees)
+        ), len(ref.subtrees)
     if hyp.subtree_set is None:
         hyp.subtree_set = frozenset(hyp.subtrees)
     return sum(map(hyp.subtree_set.__contains__, ref.subtrees)), len(ref.subtrees)
@@ -184,8 +207,17 @@ def corpus_codebleu(
     gc.disable()
     try:
         return _corpus_codebleu(
-            predictions, references, lang, weights, keywords, remove_comments, strip, missing_dataflow,
-            ast_clipping, per_example, trees,
+            predictions,
+            references,
+            lang,
+            weights,
+            keywords,
+            remove_comments,
+            strip,
+            missing_dataflow,
+            ast_clipping,
+            per_example,
+            trees,
         )
     finally:
         if gc_was_enabled:
@@ -193,8 +225,17 @@ def corpus_codebleu(
 
 
 def _corpus_codebleu(
-    predictions, references, lang, weights, keywords, remove_comments, strip, missing_dataflow, ast_clipping,
-    per_example, trees=None,
+    predictions,
+    references,
+    lang,
+    weights,
+    keywords,
+    remove_comments,
+    strip,
+    missing_dataflow,
+    ast_clipping,
+    per_example,
+    trees=None,
 ):
     kw = keywords_for(lang, keywords)
     predictions = list(predictions)
@@ -220,6 +261,7 @@ def _corpus_codebleu(
         if token_uses[code]:
             token_cache[code] = entry
         return entry
+
     intern = new_interner()
 
     def snippet(code, passes=1):
@@ -274,9 +316,14 @@ def _corpus_codebleu(
 
     scores, df_total = score(rows)
     per = [dict(score([row])[0], dataflow_limited=row[4]) for row in rows] if per_example else None
-    notes = {"bad_predictions": bad_predictions, "bad_references": bad_references, "no_dataflow": df_total == 0,
-             "limited_predictions": limited_predictions, "limited_references": limited_references,
-             "unprinted": unprinted}
+    notes = {
+        "bad_predictions": bad_predictions,
+        "bad_references": bad_references,
+        "no_dataflow": df_total == 0,
+        "limited_predictions": limited_predictions,
+        "limited_references": limited_references,
+        "unprinted": unprinted,
+    }
     notes["stats"] = sufficient_stats(rows)
     return scores, per, notes
 

@@ -423,7 +423,9 @@ class Flow:
         if firsts is not None and node in firsts:
             do_first = self.r["do_first"]
             kids = node.kids
-            kids = [k for k in kids if self.kind(k) in do_first] + [k for k in kids if self.kind(k) not in do_first]
+            kids = [k for k in kids if self.kind(k) in do_first] + [
+                k for k in kids if self.kind(k) not in do_first
+            ]
             flat = self.flat
             for child in kids:
                 if not flat(child):
@@ -639,9 +641,15 @@ def _handlers(rules) -> dict:
         table = {}
         assign = Flow.assign_simple if rules["assign_style"] == "simple" else Flow.assign
         define = Flow.define_fields if rules["def_style"] == "fields" else Flow.define
-        for name, func in (("whiles", Flow.while_loop), ("efors", Flow.enhanced_for), ("fors", Flow.for_loop),
-                           ("ifs", Flow.if_statement), ("incs", Flow.increment), ("assigns", assign),
-                           ("defs", define)):
+        for name, func in (
+            ("whiles", Flow.while_loop),
+            ("efors", Flow.enhanced_for),
+            ("fors", Flow.for_loop),
+            ("ifs", Flow.if_statement),
+            ("incs", Flow.increment),
+            ("assigns", assign),
+            ("defs", define),
+        ):
             for kind in rules[name]:
                 table[kind] = func
         _HANDLERS[key] = table

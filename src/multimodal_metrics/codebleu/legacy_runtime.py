@@ -81,7 +81,10 @@ _SIGNATURES = {
     "ts_parser_new": (ctypes.c_void_p, ()),
     "ts_parser_delete": (None, (ctypes.c_void_p,)),
     "ts_parser_set_language": (ctypes.c_bool, (ctypes.c_void_p, ctypes.c_void_p)),
-    "ts_parser_parse_string": (ctypes.c_void_p, (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32)),
+    "ts_parser_parse_string": (
+        ctypes.c_void_p,
+        (ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_uint32),
+    ),
     "ts_tree_delete": (None, (ctypes.c_void_p,)),
     "ts_tree_root_node": (_TSNode, (ctypes.c_void_p,)),
     "ts_tree_language": (ctypes.c_void_p, (ctypes.c_void_p,)),
@@ -116,7 +119,9 @@ class Runtime:
         try:
             lib = ctypes.CDLL(str(path))
         except OSError as err:
-            raise ValueError(f"codebleu: {where}={str(path)!r} is not a loadable shared library ({err})") from None
+            raise ValueError(
+                f"codebleu: {where}={str(path)!r} is not a loadable shared library ({err})"
+            ) from None
         for name, (restype, argtypes) in _SIGNATURES.items():
             func = getattr(lib, name, None)
             if func is None:
@@ -214,7 +219,9 @@ def _find_runtime(explicit=None) -> tuple:
             raise RuntimeError(f"codebleu: runtime_path={str(path)!r} is not a file; {RUNTIME_HINT}")
         if where == RUNTIME_ENV:
             raise RuntimeError(f"codebleu: {RUNTIME_ENV}={str(path)!r} is not a file; {RUNTIME_HINT}")
-    raise RuntimeError(f"codebleu: `grammar_library` needs the tree-sitter runtime of 2020, not built here; {RUNTIME_HINT}")
+    raise RuntimeError(
+        f"codebleu: `grammar_library` needs the tree-sitter runtime of 2020, not built here; {RUNTIME_HINT}"
+    )
 
 
 def find_grammars() -> Path | None:
@@ -257,7 +264,9 @@ class GrammarLibrary:
         try:
             self._lib = ctypes.CDLL(str(path.resolve()))  # the file checked, not a search by its bare name
         except OSError as err:
-            raise ValueError(f"`grammar_library`: {str(path)!r} is not a loadable shared library ({err})") from None
+            raise ValueError(
+                f"`grammar_library`: {str(path)!r} is not a loadable shared library ({err})"
+            ) from None
         self.languages = {}
         for lang in candidates:
             func = getattr(self._lib, f"tree_sitter_{lang}", None)
@@ -327,7 +336,9 @@ class GrammarLibrary:
             from .trees import flatten_tree_sitter, new_interner
 
             root = self.parse(lang, code.encode("utf8"))
-            tree = flatten_tree_sitter(root, code, grammar.special_types, new_interner(), first_types=grammar.first_types)
+            tree = flatten_tree_sitter(
+                root, code, grammar.special_types, new_interner(), first_types=grammar.first_types
+            )
             tree.subtrees, exact = subtree_ids(root, table.intern)
             tree.unprinted = 0 if exact else max(1, tree.unprinted)
             tree.dataflow = None
@@ -461,9 +472,7 @@ class Node:
     __str__ = sexp
 
     def __eq__(self, other):
-        return (
-            isinstance(other, Node) and self.raw.id == other.raw.id and self.raw.tree == other.raw.tree
-        )
+        return isinstance(other, Node) and self.raw.id == other.raw.id and self.raw.tree == other.raw.tree
 
     def __hash__(self):
         return hash((self.raw.id, self.raw.tree))
@@ -596,12 +605,19 @@ def subtree_ids(root: Node, intern):
     API alone and ``exact`` is False.
     """
     rt = root.owner.rt
-    node_type, is_named, is_missing, child_count = rt.node_type, rt.node_is_named, rt.node_is_missing, rt.node_child_count
+    node_type, is_named, is_missing, child_count = (
+        rt.node_type,
+        rt.node_is_named,
+        rt.node_is_missing,
+        rt.node_child_count,
+    )
     cursor = root.walk()
     ref = cursor._ref
     current, field_of = rt.tree_cursor_current_node, rt.tree_cursor_current_field_name
     first_child, next_sibling, parent = (
-        rt.tree_cursor_goto_first_child, rt.tree_cursor_goto_next_sibling, rt.tree_cursor_goto_parent,
+        rt.tree_cursor_goto_first_child,
+        rt.tree_cursor_goto_next_sibling,
+        rt.tree_cursor_goto_parent,
     )
     printed = []  # (type, missing) of the printed nodes (named or missing), pre-order
     wanted = []  # per node with children, pre-order: index into `printed`, or the raw node to print alone

@@ -93,7 +93,11 @@ def ngram_stats(hyp, refs, hyp_len, ref_lens, keywords, max_n=4):
         w_nums[0] += num
         w_dens[0] += max(1, den)
         for k in range(1, max_n):
-            w_nums[k] += b_nums[k] if single else clipped_overlap(hyp[k], ref[k], max(0, hyp_len - k), max(0, ref_len - k))
+            w_nums[k] += (
+                b_nums[k]
+                if single
+                else clipped_overlap(hyp[k], ref[k], max(0, hyp_len - k), max(0, ref_len - k))
+            )
             w_dens[k] += max(1, ref_len - k)
     # Reference quirk: its brevity penalty measures each [tokens, weights] pair, so every reference
     # has "length" 2 and BP = 1 as soon as the hypothesis has more than 2 tokens.

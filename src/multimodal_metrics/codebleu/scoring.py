@@ -77,13 +77,17 @@ def _check_weights(weights, arg: str = "weights") -> list:
     if type(weights).__module__ == "numpy" and getattr(weights, "ndim", None) == 1:
         weights = weights.tolist()
     if isinstance(weights, str | bytes) or not isinstance(weights, list | tuple) or len(weights) != 4:
-        raise TypeError(f"`{arg}` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r:.80}")
+        raise TypeError(
+            f"`{arg}` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r:.80}"
+        )
     values = [check_number(w, f"{arg}[{i}]", 0.0, None) for i, w in enumerate(weights)]
     total = sum(values)
     if total == 0:
         raise ValueError(f"`{arg}` must not all be 0 (the score would be 0 whatever the code)")
     if math.isinf(total):
-        raise ValueError(f"`{arg}` must sum to a finite number (the score is at most their sum), got {weights!r:.80}")
+        raise ValueError(
+            f"`{arg}` must sum to a finite number (the score is at most their sum), got {weights!r:.80}"
+        )
     if abs(total - 1.0) > 1e-9:
         import warnings
 
@@ -108,7 +112,7 @@ GRAMMAR_CHOICES = ("2020", "wheels")
 
 
 def _check_grammar_library(library, arg: str = "grammar_library"):
-    """"2020", "wheels", or a path (str or os.PathLike), kept as given: the file is opened at scoring time."""
+    """ "2020", "wheels", or a path (str or os.PathLike), kept as given: the file is opened at scoring time."""
     if not isinstance(library, str | os.PathLike):
         raise TypeError(
             f"`{arg}` must be '2020', 'wheels' or a path to a tree-sitter shared library, got {library!r}"
@@ -162,13 +166,21 @@ def tree_source(grammar_library, lang: str, preset="default"):
     if isinstance(grammar_library, str) and grammar_library == "2020":
         path = legacy_runtime.find_grammars()
         if path is None:
-            _not_2020_warning(preset, lang, "the tree-sitter runtime of 2020 and its grammar library "
-                              f"({legacy_runtime.GRAMMAR_FILE}) are not built here")
+            _not_2020_warning(
+                preset,
+                lang,
+                "the tree-sitter runtime of 2020 and its grammar library "
+                f"({legacy_runtime.GRAMMAR_FILE}) are not built here",
+            )
             return None, _wheel_fields(lang)
         trees = legacy_runtime.open_library(path, LANGUAGES)
         if lang not in trees.languages:
-            _not_2020_warning(preset, lang, f"the 2020 grammar library has no {lang} grammar "
-                              f"(it holds {', '.join(sorted(trees.languages))})")
+            _not_2020_warning(
+                preset,
+                lang,
+                f"the 2020 grammar library has no {lang} grammar "
+                f"(it holds {', '.join(sorted(trees.languages))})",
+            )
             return None, _wheel_fields(lang)
     else:
         trees = legacy_runtime.open_library(grammar_library, LANGUAGES)
@@ -183,37 +195,84 @@ HIGHER_IS_BETTER = {key: True for key in KEYS}
 OPTIONS = OptionTable(
     "codebleu",
     [
-        Option("lang", "programming language. Required (no default) except in the `fusion_brain_2021` preset "
-               "(python).", choices=LANGUAGES, sig="lang", required=True),
-        Option("weights", "weights of ngram_match, weighted_ngram_match, syntax_match, dataflow_match (`paper` "
-               "preset: 0.1, 0.1, 0.4, 0.4). Finite, >= 0, not all 0, with a finite sum; a 1-D numpy array is "
-               "accepted.", kind="custom", check=_check_weights, cli=_parse_weights, sig="w",
-               doc_type="list of 4 float"),
-        Option("keywords", "keyword lists of the weighted n-gram match: 'codexglue' (python: the 35 keywords of "
-               "2020) or 'pypi' (python: 38, adds match/case/type). Other languages: same lists.",
-               choices=KEYWORD_SETS, sig="kw", demo=False),
-        Option("remove_comments", "comment removal before the AST and data-flow matches: 'java' (CodeXGLUE: "
-               "C-style comments removed whatever the language), 'lang' (PyPI codebleu: per language, python "
-               "docstrings too), 'none' (AIJ 2021).", choices=COMMENT_RULES, sig="cmt", demo=False),
-        Option("strip", "strip leading/trailing whitespace of every snippet first (CodeXGLUE reads one stripped "
-               "line per example; PyPI strips; AIJ does not).", kind="bool", sig="strip", demo=False),
-        Option("missing_dataflow", "'zero' (CodeXGLUE/AIJ: a corpus without reference data flow scores 0 on that "
-               "component, with a warning), 'one' (it counts as 1 in the combination), 'zero_is_one' (PyPI `or "
-               "1`: any data-flow score of 0 counts as 1 in the combination). The `dataflow_match` key always "
-               "shows the measured value.", choices=MISSING_DATAFLOW, sig="df0", demo=False),
-        Option("ast_clipping", "False (reference code: a reference subtree counts when it occurs anywhere in the "
-               "candidate), True (the paper's clipped count min(count_ref, count_cand)).", kind="bool",
-               sig="astclip", demo=False),
-        Option("grammar_library", "the grammars of the AST and data-flow matches: '2020' (`default`, `paper`, "
-               "`fusion_brain_2021`: the 2020 grammars, python and java, that "
-               "`python -m multimodal_metrics.codebleu.build_runtime` builds beside the tree-sitter runtime of 2020; "
-               "where they are not built, or for another language, the wheels with a warning), 'wheels' "
-               "(`pypi`: tree-sitter 0.26 and the grammar wheels), or a path to a tree-sitter grammar library "
-               "(shared object exporting `tree_sitter_<lang>`, language ABI 9 to 12, e.g. the `my-languages.so` "
-               "that CodeXGLUE and Fusion Brain 2021 ship) parsed with the runtime of 2020. Recorded in the "
-               "signature as `grammar:<file name>@<sha256 prefix>|ts:0.2.0` or `grammar:<wheel>@<version>|ts:<"
-               "tree-sitter version>`.",
-               kind="custom", check=_check_grammar_library, cli=str, doc_type="str or path", demo=False),
+        Option(
+            "lang",
+            "programming language. Required (no default) except in the `fusion_brain_2021` preset (python).",
+            choices=LANGUAGES,
+            sig="lang",
+            required=True,
+        ),
+        Option(
+            "weights",
+            "weights of ngram_match, weighted_ngram_match, syntax_match, dataflow_match (`paper` "
+            "preset: 0.1, 0.1, 0.4, 0.4). Finite, >= 0, not all 0, with a finite sum; a 1-D numpy array is "
+            "accepted.",
+            kind="custom",
+            check=_check_weights,
+            cli=_parse_weights,
+            sig="w",
+            doc_type="list of 4 float",
+        ),
+        Option(
+            "keywords",
+            "keyword lists of the weighted n-gram match: 'codexglue' (python: the 35 keywords of "
+            "2020) or 'pypi' (python: 38, adds match/case/type). Other languages: same lists.",
+            choices=KEYWORD_SETS,
+            sig="kw",
+            demo=False,
+        ),
+        Option(
+            "remove_comments",
+            "comment removal before the AST and data-flow matches: 'java' (CodeXGLUE: "
+            "C-style comments removed whatever the language), 'lang' (PyPI codebleu: per language, python "
+            "docstrings too), 'none' (AIJ 2021).",
+            choices=COMMENT_RULES,
+            sig="cmt",
+            demo=False,
+        ),
+        Option(
+            "strip",
+            "strip leading/trailing whitespace of every snippet first (CodeXGLUE reads one stripped "
+            "line per example; PyPI strips; AIJ does not).",
+            kind="bool",
+            sig="strip",
+            demo=False,
+        ),
+        Option(
+            "missing_dataflow",
+            "'zero' (CodeXGLUE/AIJ: a corpus without reference data flow scores 0 on that "
+            "component, with a warning), 'one' (it counts as 1 in the combination), 'zero_is_one' (PyPI `or "
+            "1`: any data-flow score of 0 counts as 1 in the combination). The `dataflow_match` key always "
+            "shows the measured value.",
+            choices=MISSING_DATAFLOW,
+            sig="df0",
+            demo=False,
+        ),
+        Option(
+            "ast_clipping",
+            "False (reference code: a reference subtree counts when it occurs anywhere in the "
+            "candidate), True (the paper's clipped count min(count_ref, count_cand)).",
+            kind="bool",
+            sig="astclip",
+            demo=False,
+        ),
+        Option(
+            "grammar_library",
+            "the grammars of the AST and data-flow matches: '2020' (`default`, `paper`, "
+            "`fusion_brain_2021`: the 2020 grammars, python and java, that "
+            "`python -m multimodal_metrics.codebleu.build_runtime` builds beside the tree-sitter runtime of 2020; "
+            "where they are not built, or for another language, the wheels with a warning), 'wheels' "
+            "(`pypi`: tree-sitter 0.26 and the grammar wheels), or a path to a tree-sitter grammar library "
+            "(shared object exporting `tree_sitter_<lang>`, language ABI 9 to 12, e.g. the `my-languages.so` "
+            "that CodeXGLUE and Fusion Brain 2021 ship) parsed with the runtime of 2020. Recorded in the "
+            "signature as `grammar:<file name>@<sha256 prefix>|ts:0.2.0` or `grammar:<wheel>@<version>|ts:<"
+            "tree-sitter version>`.",
+            kind="custom",
+            check=_check_grammar_library,
+            cli=str,
+            doc_type="str or path",
+            demo=False,
+        ),
     ],
     PRESETS,
 )
@@ -250,8 +309,10 @@ def _rows(predictions, flat_references, counts, preset, options):
     _, _, notes = corpus_codebleu(list(predictions), references, per_example=False, trees=trees, **opts)
     limited = np.zeros(len(predictions), dtype=bool)
     limited[[*notes["limited_predictions"], *notes["limited_references"]]] = True
-    columns = {"stats": np.asarray(notes["stats"], dtype=np.float64).reshape(-1, len(STATS_COLUMNS)),
-               "dataflow_limited": limited}
+    columns = {
+        "stats": np.asarray(notes["stats"], dtype=np.float64).reshape(-1, len(STATS_COLUMNS)),
+        "dataflow_limited": limited,
+    }
     return columns, grammar_fields, notes
 
 
@@ -282,10 +343,14 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     signature = OPTIONS.signature(preset, fields)
     statistic = _statistic(columns["stats"], opts["weights"], opts["missing_dataflow"])
     values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic)
+    return Result(
+        make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic
+    )
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+) -> Result:
     """CodeBLEU of checked inputs (``predictions``, every reference in order, references per example)
     with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``. The ``grammar_library`` is
     resolved here (:func:`tree_source`; a missing file: ValueError; a path without the runtime of 2020:
@@ -295,8 +360,17 @@ def score_checked(predictions, flat_references, counts, preset, options, resampl
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """CodeBLEU of ``predictions`` (one code snippet per example) against ``references`` (one snippet,
     or a list of snippets, per example).
 
@@ -308,15 +382,36 @@ def score(predictions, references, preset="default", *, return_per_example=False
     ``compute`` returns; ``.per_example`` holds the per-example dicts with ``return_per_example=True``
     (else None).
     """
-    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
-                            n_resamples, seed, options)
+    return score_text_pairs(
+        score_checked,
+        OPTIONS,
+        predictions,
+        references,
+        preset,
+        return_per_example,
+        confidence,
+        n_resamples,
+        seed,
+        options,
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options (``lang``), the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 def _list(idx) -> str:

@@ -106,8 +106,18 @@ class FlatTree:
     grammar runtime) only needs to produce the same fields.
     """
 
-    __slots__ = ("root", "types", "starts", "ends", "text", "subtrees", "has_error", "unprinted", "first_parents",
-                 "dataflow")
+    __slots__ = (
+        "root",
+        "types",
+        "starts",
+        "ends",
+        "text",
+        "subtrees",
+        "has_error",
+        "unprinted",
+        "first_parents",
+        "dataflow",
+    )
 
     def token_code(self):
         """(positions, texts): the text of every token and the index it is known by, keyed by span like
@@ -236,7 +246,6 @@ def _printed_id(sexp: str, ids: dict) -> int:
     return result
 
 
-
 def flatten_tree_sitter(root, text: str, special_types, intern, names=None, first_types=None) -> FlatTree:
     """Flatten a tree-sitter parse with one cursor walk.
 
@@ -362,9 +371,31 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                 is_token = True
             if any_error and node.has_error:
                 up[8] = True
-                up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, node, False, 0]
+                up = [
+                    flow,
+                    [],
+                    piece_field,
+                    named,
+                    kind,
+                    is_token,
+                    None if named else piece_field,
+                    node,
+                    False,
+                    0,
+                ]
             else:
-                up = [flow, [], piece_field, named, kind, is_token, None if named else piece_field, None, False, 0]
+                up = [
+                    flow,
+                    [],
+                    piece_field,
+                    named,
+                    kind,
+                    is_token,
+                    None if named else piece_field,
+                    None,
+                    False,
+                    0,
+                ]
             frames.append(up)
             continue
         # climb to the next sibling, closing every finished node on the way
@@ -425,7 +456,14 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
     if first_parents is not None:
         first_parents.discard(holder)
     tree = FlatTree()
-    tree.root, tree.types, tree.starts, tree.ends, tree.text, tree.subtrees = top, types, starts, ends, text, subtrees
+    tree.root, tree.types, tree.starts, tree.ends, tree.text, tree.subtrees = (
+        top,
+        types,
+        starts,
+        ends,
+        text,
+        subtrees,
+    )
     tree.has_error = any_error
     tree.unprinted = unprinted
     tree.first_parents = first_parents
@@ -465,7 +503,9 @@ def grammar_names(lang, language):
     names = _NAMES.get(lang)
     if names is None:
         kinds = [sys.intern(language.node_kind_for_id(i) or "") for i in range(language.node_kind_count)]
-        fields = [None] + [sys.intern(language.field_name_for_id(i) or "") for i in range(1, language.field_count + 1)]
+        fields = [None] + [
+            sys.intern(language.field_name_for_id(i) or "") for i in range(1, language.field_count + 1)
+        ]
         named = [language.node_kind_is_named(i) for i in range(language.node_kind_count)]
         names = _NAMES[lang] = (kinds, fields, named)
     return names

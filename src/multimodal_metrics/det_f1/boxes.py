@@ -94,12 +94,10 @@ def passes(iou: np.ndarray, iou_threshold: float = 0.5, iou_boundary: str = "inc
     raise ValueError(f"`iou_boundary` must be one of {list(BOUNDARIES)}, got {iou_boundary!r}")
 
 
-
 def xyxy_columns(boxes: np.ndarray, box_format: str) -> tuple:
     """(x1, y1, x2, y2) contiguous columns of (N, 4) boxes (the arithmetic of :func:`to_xyxy`)."""
     x, y, c, d = (np.ascontiguousarray(boxes[:, k]) for k in range(4))
     return (x, y, x + c, y + d) if box_format == "xywh" else (x, y, c, d)
-
 
 
 # ----------------------------------------------------------------------------------------------
@@ -113,7 +111,9 @@ def coordinates_ok(boxes: np.ndarray, box_format: str) -> bool:
     with np.errstate(over="ignore", invalid="ignore"):
         if box_format == "xywh":
             ends = boxes[:, :2] + boxes[:, 2:]
-            ends_ok = np.isfinite(ends).all() and (boxes[:, 2:] >= 0).all() and not size_lost(boxes, ends).any()
+            ends_ok = (
+                np.isfinite(ends).all() and (boxes[:, 2:] >= 0).all() and not size_lost(boxes, ends).any()
+            )
         else:
             ends_ok = (boxes[:, 2:] >= boxes[:, :2]).all()
         return bool(ends_ok and np.isfinite(boxes).all())
@@ -138,7 +138,9 @@ def ordinary_values(boxes: np.ndarray, box_format: str) -> bool:
     if not (-_ORDINARY <= low and high <= _ORDINARY):
         return False
     if box_format == "xyxy":
-        return bool((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()) and _no_tiny(boxes)
+        return bool((boxes[:, 2] >= boxes[:, 0]).all() and (boxes[:, 3] >= boxes[:, 1]).all()) and _no_tiny(
+            boxes
+        )
     if boxes[:, 2:].min() < 0 or not _no_tiny(boxes) or size_lost(boxes, boxes[:, :2] + boxes[:, 2:]).any():
         return False
     # x + w >= max(x, w) when both are >= 0: it can only be tiny in a row with a negative x or y

@@ -37,7 +37,11 @@ def is_record(example) -> bool:
 
 def is_packed(example) -> bool:
     """True for the packed (stored) form ``{"classes": [str], "counts": [int], "coords": [float]}``."""
-    return isinstance(example, Mapping) and len(example) == 3 and example.keys() == {"classes", "counts", "coords"}
+    return (
+        isinstance(example, Mapping)
+        and len(example) == 3
+        and example.keys() == {"classes", "counts", "coords"}
+    )
 
 
 def box_array(boxes, where: str) -> np.ndarray:
@@ -67,14 +71,22 @@ def box_array(boxes, where: str) -> np.ndarray:
         if hasattr(box, "tolist"):
             box = box.tolist()
         if isinstance(box, str | bytes) or not isinstance(box, Sequence):
-            raise TypeError(f"{where}, box {j}: expected 4 numbers, got {type(box).__name__} ({short_repr(box)})")
+            raise TypeError(
+                f"{where}, box {j}: expected 4 numbers, got {type(box).__name__} ({short_repr(box)})"
+            )
         if len(box) != 4:
-            raise ValueError(f"{where}, box {j}: a box has 4 numbers, got {len(box)} ({short_repr(list(box))})")
+            raise ValueError(
+                f"{where}, box {j}: a box has 4 numbers, got {len(box)} ({short_repr(list(box))})"
+            )
         for v in box:
             if isinstance(v, bool | np.bool_) or not isinstance(v, int | float | np.number):
-                raise TypeError(f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({short_repr(v)})")
+                raise TypeError(
+                    f"{where}, box {j}: coordinates must be numbers, got {type(v).__name__} ({short_repr(v)})"
+                )
             if isinstance(v, int) and not -_MAX_INT_COORD <= v <= _MAX_INT_COORD:
-                raise ValueError(f"{where}, box {j}: a coordinate (an integer of {v.bit_length()} bits) is beyond the float64 range")
+                raise ValueError(
+                    f"{where}, box {j}: a coordinate (an integer of {v.bit_length()} bits) is beyond the float64 range"
+                )
     rows = [list(b) for b in boxes]
     return _exact(rows, np.asarray(rows, dtype=np.float64).reshape(-1, 4), where)
 
@@ -119,7 +131,11 @@ def _exact(values, coords: np.ndarray, where: str) -> np.ndarray:
     """``coords`` when every integer of ``values`` is exact in float64, else ValueError naming the box."""
     k = _first_inexact(values, coords)
     if k is not None:
-        value = values.reshape(-1)[k] if isinstance(values, np.ndarray) else list(itertools.chain.from_iterable(values))[k]
+        value = (
+            values.reshape(-1)[k]
+            if isinstance(values, np.ndarray)
+            else list(itertools.chain.from_iterable(values))[k]
+        )
         raise ValueError(f"{where}, {_inexact_message(value, k)}")
     return coords
 
@@ -138,14 +154,21 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
     """(classes, box lists) of one image given as a record or as a class dict, structurally checked."""
     where0 = f"`{arg}[{index}]`"
     if example is None:
-        raise TypeError(f"{where0} is None: expected {{class: [[x, y, w, h], ...]}} or {{'classes': [...], 'boxes': [...]}}")
+        raise TypeError(
+            f"{where0} is None: expected {{class: [[x, y, w, h], ...]}} or {{'classes': [...], 'boxes': [...]}}"
+        )
     if not isinstance(example, Mapping):
         raise TypeError(
             f"{where0} must be a dict {{class: boxes}} or {{'classes': [...], 'boxes': [...]}}, got {type(example).__name__}"
         )
     if is_record(example):
         classes, lists = list(example["classes"]), example["boxes"]
-        if not classes and hasattr(lists, "__len__") and not isinstance(lists, str | bytes) and len(lists) == 0:
+        if (
+            not classes
+            and hasattr(lists, "__len__")
+            and not isinstance(lists, str | bytes)
+            and len(lists) == 0
+        ):
             raise ValueError(
                 f"{where0} is ambiguous: a record with no class, or a class dict whose classes 'classes' and "
                 "'boxes' have no box; give a record with at least one class, or add another class"
@@ -165,7 +188,9 @@ def _parts(example, arg: str, index: int) -> tuple[list, list]:
     if not set(map(type, classes)) <= {str} or not "".join(classes).isascii():
         for c in classes:
             if not isinstance(c, str):
-                raise TypeError(f"{where0}: class names must be strings, got {type(c).__name__} ({short_repr(c)})")
+                raise TypeError(
+                    f"{where0}: class names must be strings, got {type(c).__name__} ({short_repr(c)})"
+                )
             try:
                 c.encode("utf-8")
             except UnicodeEncodeError as err:
@@ -247,7 +272,6 @@ def _pack_plain(examples) -> Columns | None:
 PLAIN_CHUNK = 512  # images per marshal stream (about 100 KB: the numpy temporaries of its parsing stay small)
 
 
-
 def _flat(lists) -> list:
     """The items of an iterable of lists in one list (``list.extend`` per list: no iterator objects)."""
     out = []
@@ -262,14 +286,12 @@ def size_offsets(sizes: np.ndarray) -> np.ndarray:
     return out
 
 
-
 def concat_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + n)`` for every (s, n), vectorised."""
     total = int(lengths.sum())
     if not total:
         return np.zeros(0, dtype=np.int64)
     return np.repeat(starts - size_offsets(lengths)[:-1], lengths) + np.arange(total, dtype=np.int64)
-
 
 
 def _pack_checked(examples, arg: str, start: int) -> Columns:
@@ -279,7 +301,10 @@ def _pack_checked(examples, arg: str, start: int) -> Columns:
         classes, lists = _parts(example, arg, start + i)
         if not set(map(type, lists)) <= {list}:  # numpy arrays, torch tensors, tuples
             where = f"`{arg}[{start + i}]` class"
-            lists = [b if type(b) is list else box_array(b, f"{where} {c!r}").tolist() for c, b in zip(classes, lists)]
+            lists = [
+                b if type(b) is list else box_array(b, f"{where} {c!r}").tolist()
+                for c, b in zip(classes, lists)
+            ]
         classes_of.append(classes)
         lists_of.append(lists)
     all_lists = [b for lists in lists_of for b in lists]
@@ -329,7 +354,9 @@ def _pack_checked(examples, arg: str, start: int) -> Columns:
             coords = arr.astype(np.float64, copy=False)
     n_classes = np.fromiter(map(len, classes_of), dtype=np.int64, count=len(classes_of))
     classes = [c for classes in classes_of for c in classes]
-    return Columns(size_offsets(n_classes), classes, np.asarray(counts, dtype=np.int64), coords.reshape(-1, 4))
+    return Columns(
+        size_offsets(n_classes), classes, np.asarray(counts, dtype=np.int64), coords.reshape(-1, 4)
+    )
 
 
 def _pack_packed(examples) -> Columns:
@@ -425,7 +452,6 @@ def from_fusion_brain(true_annot: Mapping, predictions: Mapping):
     return preds, refs, images
 
 
-
 # ----------------------------------------------------------------------------------------------
 # Arrow (what the evaluate module stores)
 # ----------------------------------------------------------------------------------------------
@@ -442,13 +468,17 @@ def to_arrow(columns: Columns):
 
     box_offsets = size_offsets(columns.counts)[columns.offsets]
     if max(box_offsets[-1] * 4, columns.offsets[-1]) > np.iinfo(np.int32).max:  # Arrow list offsets are int32
-        raise ValueError(f"at most {np.iinfo(np.int32).max // 4:,} boxes and {np.iinfo(np.int32).max:,} classes in all")
+        raise ValueError(
+            f"at most {np.iinfo(np.int32).max // 4:,} boxes and {np.iinfo(np.int32).max:,} classes in all"
+        )
     offsets = pa.array(columns.offsets.astype(np.int32))
     classes = columns.classes if is_arrow(columns.classes) else pa.array(columns.classes, type=pa.string())
     fields = [
         pa.ListArray.from_arrays(offsets, classes),
         pa.ListArray.from_arrays(offsets, pa.array(columns.counts, type=pa.int64())),
-        pa.ListArray.from_arrays(pa.array((4 * box_offsets).astype(np.int32)), pa.array(columns.coords.ravel())),
+        pa.ListArray.from_arrays(
+            pa.array((4 * box_offsets).astype(np.int32)), pa.array(columns.coords.ravel())
+        ),
     ]
     return pa.StructArray.from_arrays(fields, names=["classes", "counts", "coords"])
 

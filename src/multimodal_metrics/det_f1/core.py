@@ -125,7 +125,6 @@ def _groups(pred: Columns, ref: Columns, missing_class: str):
     return g_img, ref.counts, n_pred, ref.coords, pr, unrequested
 
 
-
 def _missing(index: int, cls: str, missing_class: str) -> list:
     if missing_class == "error":
         raise ValueError(
@@ -133,7 +132,6 @@ def _missing(index: int, cls: str, missing_class: str) -> list:
             "give [] for no box, or pass missing_class='empty'"
         )
     return []
-
 
 
 LOST_SIZE = (
@@ -170,7 +168,6 @@ def _check_values(boxes, arg, counts, g_img, g_cls, box_format) -> None:
     raise ValueError(f"`{arg}[{g_img[g]}]` class {cls!r}, box {j}: {reason}, got {boxes[k].tolist()!r}")
 
 
-
 # ----------------------------------------------------------------------------------------------
 # Counting
 # ----------------------------------------------------------------------------------------------
@@ -201,7 +198,9 @@ def count_per_group(
     if iou_boundary not in BOUNDARIES:
         raise ValueError(f"`iou_boundary` must be one of {list(BOUNDARIES)}, got {iou_boundary!r}")
     if len(predictions) != len(references):
-        raise ValueError(f"`predictions` has {len(predictions)} examples but `references` has {len(references)}")
+        raise ValueError(
+            f"`predictions` has {len(predictions)} examples but `references` has {len(references)}"
+        )
     if missing_class not in MISSING_CLASS:
         raise ValueError(f"`missing_class` must be one of {list(MISSING_CLASS)}, got {missing_class!r}")
     pred, ref = columns_of(predictions, "predictions"), columns_of(references, "references")
@@ -264,7 +263,6 @@ def _check_group_sizes(g_img, n_gt, n_pred, classes, matching: str) -> None:
 GROUP_BLOCK = 2048
 
 
-
 def count_per_image(predictions, references, **options):
     """TP, FP, FN per image: (n_images, 3) int64 array (columns tp, fp, fn)."""
     g_img, tp, fp, fn = count_per_group(predictions, references, **options)
@@ -286,7 +284,14 @@ def prf(tp, fp, fn) -> tuple[float, float, float]:
 def scores(tp, fp, fn) -> dict:
     """``{"f1", "precision", "recall", "tp", "fp", "fn"}`` as floats (f1 first)."""
     precision, recall, f1 = prf(tp, fp, fn)
-    return {"f1": f1, "precision": precision, "recall": recall, "tp": float(tp), "fp": float(fp), "fn": float(fn)}
+    return {
+        "f1": f1,
+        "precision": precision,
+        "recall": recall,
+        "tp": float(tp),
+        "fp": float(fp),
+        "fn": float(fn),
+    }
 
 
 def det_f1(predictions, references, return_per_example: bool = False, **options):

@@ -16,7 +16,16 @@ PAIR_CHUNK = 1 << 20  # (prediction, ground truth) pairs whose IoUs are held in 
 
 
 def _hit_pairs(
-    pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs=True, safe=None, pred_group=None
+    pr_raw,
+    gt_raw,
+    box_format,
+    n_gt,
+    n_pred,
+    iou_threshold,
+    iou_boundary,
+    want_pairs=True,
+    safe=None,
+    pred_group=None,
 ):
     """(pred_idx, gt_idx, iou) of the (prediction, ground truth) pairs of every group that pass the
     threshold (when ``want_pairs`` is False: only the predictions that pass with some ground-truth box,
@@ -71,13 +80,21 @@ def _hit_pairs(
     return tuple(found)
 
 
-
 def count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_boundary, matching, safe=None):
     """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`; ``safe``: as :func:`_hit_pairs`)."""
     n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
     hit_pred, hit_gt, hit_iou = _hit_pairs(
-        pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, matching != "any", safe, pred_group
+        pr_raw,
+        gt_raw,
+        box_format,
+        n_gt,
+        n_pred,
+        iou_threshold,
+        iou_boundary,
+        matching != "any",
+        safe,
+        pred_group,
     )
     positive = n_gt > 0
     if matching == "any":
@@ -90,7 +107,9 @@ def count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_bou
             keep[1:] = ~same
         scored = positive[pred_group]
         tp = np.bincount(pred_group, weights=(keep & hit & scored), minlength=n_groups).astype(np.int64)
-        fp_scored = np.bincount(pred_group, weights=(keep & ~hit & scored), minlength=n_groups).astype(np.int64)
+        fp_scored = np.bincount(pred_group, weights=(keep & ~hit & scored), minlength=n_groups).astype(
+            np.int64
+        )
         fp = np.where(positive, fp_scored, n_pred)
         fn = np.where(positive, np.maximum(n_gt - n_pred, 0), 0)
     else:
@@ -123,7 +142,6 @@ def _greedy_one_to_one(pred_idx, gt_idx, iou, n_pred: int, n_gt: int) -> tuple[n
 
 BOX_STATUS_PAIRS = 1 << 22  # the largest IoU matrix box_status builds (32 MiB of float64)
 GREEDY_CHUNK = 1 << 16  # candidate pairs turned into Python ints at a time by the greedy loop
-
 
 
 def box_status(prediction, reference, **options) -> dict:
@@ -164,6 +182,9 @@ def box_status(prediction, reference, **options) -> dict:
                     pred.append("dup")
                 else:
                     pred.append("tp" if any_hit[j] else "fp")
-            gt = ["hit" if h else "miss" for h in (hit.any(axis=0).tolist() if len(p_raw) else [False] * len(g_raw))]
+            gt = [
+                "hit" if h else "miss"
+                for h in (hit.any(axis=0).tolist() if len(p_raw) else [False] * len(g_raw))
+            ]
         out[c] = {"pred": pred, "gt": gt}
     return out

@@ -39,18 +39,36 @@ HIGHER_IS_BETTER = {"f1": True, "precision": True, "recall": True, "tp": None, "
 OPTIONS = OptionTable(
     "det_f1",
     [
-        Option("matching", "'any' (official script: a prediction is a TP if it hits any ground-truth box, "
-               "FN = max(0, #GT - #pred), identical consecutive predictions count once) or 'one_to_one' (greedy "
-               "by IoU, each box matched at most once; unmatched GT boxes are FN, unmatched predictions FP).",
-               choices=MATCHINGS, sig="match"),
+        Option(
+            "matching",
+            "'any' (official script: a prediction is a TP if it hits any ground-truth box, "
+            "FN = max(0, #GT - #pred), identical consecutive predictions count once) or 'one_to_one' (greedy "
+            "by IoU, each box matched at most once; unmatched GT boxes are FN, unmatched predictions FP).",
+            choices=MATCHINGS,
+            sig="match",
+        ),
         Option("iou_threshold", "IoU threshold in [0, 1].", kind="number", low=0.0, high=1.0, sig="iou"),
-        Option("iou_boundary", "'inclusive' (IoU >= threshold is a hit, the script) or 'strict' (IoU > threshold, "
-               "the seed text).", choices=BOUNDARIES, sig="bound"),
-        Option("box_format", "'xywh' ([x, y, width, height], the Fusion Brain files) or 'xyxy' ([x1, y1, x2, y2]).",
-               choices=BOX_FORMATS, sig="fmt"),
-        Option("missing_class", "what a requested class absent from the prediction means: 'error' (ValueError, "
-               "as the script's assertion) or 'empty' (no box predicted).", choices=MISSING_CLASS, sig="miss",
-               demo=False),
+        Option(
+            "iou_boundary",
+            "'inclusive' (IoU >= threshold is a hit, the script) or 'strict' (IoU > threshold, "
+            "the seed text).",
+            choices=BOUNDARIES,
+            sig="bound",
+        ),
+        Option(
+            "box_format",
+            "'xywh' ([x, y, width, height], the Fusion Brain files) or 'xyxy' ([x1, y1, x2, y2]).",
+            choices=BOX_FORMATS,
+            sig="fmt",
+        ),
+        Option(
+            "missing_class",
+            "what a requested class absent from the prediction means: 'error' (ValueError, "
+            "as the script's assertion) or 'empty' (no box predicted).",
+            choices=MISSING_CLASS,
+            sig="miss",
+            demo=False,
+        ),
     ],
     PRESETS,
 )
@@ -101,14 +119,20 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     intervals resample the images in this order."""
     counts = rows["counts"]
     values = scores(*counts.sum(axis=0).tolist())
-    signature = OPTIONS.signature(preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()})
+    signature = OPTIONS.signature(
+        preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()}
+    )
     per_example = [scores(*row) for row in counts.tolist()] if return_per_example else None
     statistic = count_statistic(counts)
     values = {**values, **interval_values(statistic, resampling)}
-    return DetF1Result(make_result(values, signature, per_example, return_per_example), counts, statistic, per_example)
+    return DetF1Result(
+        make_result(values, signature, per_example, return_per_example), counts, statistic, per_example
+    )
 
 
-def score_checked(predictions, references, preset, options, resampling, return_per_example=False) -> DetF1Result:
+def score_checked(
+    predictions, references, preset, options, resampling, return_per_example=False
+) -> DetF1Result:
     """det_f1 of checked inputs (each side as :class:`~multimodal_metrics.det_f1.core.Columns` or the Arrow
     column the evaluate module stores) with resolved ``options`` (``OPTIONS.resolve``) and a checked
     ``Resampling``. Coordinate values and missing classes are checked here (errors name the image,
@@ -126,8 +150,17 @@ def checked_images(predictions, references) -> tuple:
     return pack(predictions, "predictions"), pack(references, "references")
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> DetF1Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> DetF1Result:
     """Detection F1 of ``predictions`` against ``references``, one entry per image on each side: a class
     dict ``{class: [[x, y, w, h], ...]}`` or a record ``{"classes": [...], "boxes": [...]}``; the classes
     of ``references[i]`` are the classes requested for image i.
@@ -146,12 +179,31 @@ def score(predictions, references, preset="default", *, return_per_example=False
     return score_checked(predictions, references, preset, opts, resampling, return_per_example)
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
     resampling images; ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence,
-                          check_system=check_system, **kwargs)
+    return compare_scores(
+        score,
+        predictions_a,
+        predictions_b,
+        references,
+        test,
+        n_resamples,
+        seed,
+        confidence,
+        check_system=check_system,
+        **kwargs,
+    )
 
 
 class State(MetricState):

@@ -285,7 +285,9 @@ class ClipScorer:
 
         if preprocess == "processor":
             if self.image_processor is None:
-                raise ValueError("`clip_preprocess='processor'` needs the checkpoint's preprocessor_config.json")
+                raise ValueError(
+                    "`clip_preprocess='processor'` needs the checkpoint's preprocessor_config.json"
+                )
             return self.image_processor(images=list(images), return_tensors="pt")["pixel_values"]
         size = self.image_size
         mean = np.asarray(self.mean, dtype=np.float32)[:, None, None]
@@ -331,15 +333,19 @@ def load_clip(path) -> ClipScorer:
     if is_ruclip_dir(folder):
         return _load_ruclip(folder)
     if not (folder / "config.json").is_file():
-        raise ValueError(f"`clip_model`: {str(folder)!r} has no config.json (neither a transformers nor a ruCLIP checkpoint)")
+        raise ValueError(
+            f"`clip_model`: {str(folder)!r} has no config.json (neither a transformers nor a ruCLIP checkpoint)"
+        )
     from transformers import AutoTokenizer, CLIPModel
 
     try:  # local files only: nothing is downloaded; transformers reads .bin with torch.load(weights_only=True)
         model = CLIPModel.from_pretrained(str(folder), local_files_only=True)
         tokenizer = AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
     except Exception as err:  # noqa: BLE001 - OSError, UnpicklingError, JSON errors...: a bad checkpoint folder
-        raise ValueError(f"`clip_model`: cannot load {str(folder)!r} as a transformers CLIP checkpoint "
-                         f"({type(err).__name__}: {str(err)[:300]})") from None
+        raise ValueError(
+            f"`clip_model`: cannot load {str(folder)!r} as a transformers CLIP checkpoint "
+            f"({type(err).__name__}: {str(err)[:300]})"
+        ) from None
     processor = None
     if (folder / "preprocessor_config.json").is_file():
         from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
@@ -347,13 +353,23 @@ def load_clip(path) -> ClipScorer:
         try:
             processor = CLIPImageProcessorPil.from_pretrained(str(folder), local_files_only=True)
         except Exception as err:  # noqa: BLE001 - bad JSON or values: a bad checkpoint folder
-            raise ValueError(f"`clip_model`: cannot read {str(folder / 'preprocessor_config.json')!r} "
-                             f"({type(err).__name__}: {str(err)[:200]})") from None
+            raise ValueError(
+                f"`clip_model`: cannot read {str(folder / 'preprocessor_config.json')!r} "
+                f"({type(err).__name__}: {str(err)[:200]})"
+            ) from None
     mean = getattr(processor, "image_mean", None) or OPENAI_MEAN
     std = getattr(processor, "image_std", None) or OPENAI_STD
     cfg = model.config
-    return ClipScorer(model, "transformers", tokenizer, cfg.text_config.max_position_embeddings, mean, std,
-                      cfg.vision_config.image_size, processor)
+    return ClipScorer(
+        model,
+        "transformers",
+        tokenizer,
+        cfg.text_config.max_position_embeddings,
+        mean,
+        std,
+        cfg.vision_config.image_size,
+        processor,
+    )
 
 
 def _load_ruclip(folder: Path) -> ClipScorer:
@@ -366,15 +382,19 @@ def _load_ruclip(folder: Path) -> ClipScorer:
         weights = folder / "pytorch_model.bin"
     for path in (folder / "config.json", weights):
         if not path.is_file():
-            raise ValueError(f"`clip_model`: the ruCLIP folder {str(folder)!r} lacks {path.name} "
-                             "(expected bpe.model, config.json, pytorch_model.bin)")
+            raise ValueError(
+                f"`clip_model`: the ruCLIP folder {str(folder)!r} lacks {path.name} "
+                "(expected bpe.model, config.json, pytorch_model.bin)"
+            )
     try:
         cfg = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         tokenizer = YttmBpe(folder / "bpe.model")
         model = CLIPModel(ruclip_to_hf_config(cfg))
     except Exception as err:  # noqa: BLE001 - bad JSON, missing or wrong config keys, a bad bpe.model
-        raise ValueError(f"`clip_model`: {str(folder)!r} is not a ruCLIP checkpoint (config.json / bpe.model: "
-                         f"{type(err).__name__}: {str(err)[:200]})") from None
+        raise ValueError(
+            f"`clip_model`: {str(folder)!r} is not a ruCLIP checkpoint (config.json / bpe.model: "
+            f"{type(err).__name__}: {str(err)[:200]})"
+        ) from None
     state = read_state_dict(weights, "clip_model")
     try:
         missing, unexpected = model.load_state_dict(ruclip_to_hf_state_dict(state), strict=False)
@@ -382,9 +402,18 @@ def _load_ruclip(folder: Path) -> ClipScorer:
         raise ValueError(f"`clip_model`: {str(folder)!r} does not match its ruCLIP config ({err})") from None
     missing = [k for k in missing if not k.endswith("position_ids")]
     if missing or unexpected:
-        raise ValueError(f"`clip_model`: ruCLIP checkpoint keys do not match: missing {missing[:5]}, unexpected {unexpected[:5]}")
-    return ClipScorer(model, "ruclip", tokenizer, cfg["context_length"], cfg.get("mean", OPENAI_MEAN),
-                      cfg.get("std", OPENAI_STD), cfg["image_resolution"])
+        raise ValueError(
+            f"`clip_model`: ruCLIP checkpoint keys do not match: missing {missing[:5]}, unexpected {unexpected[:5]}"
+        )
+    return ClipScorer(
+        model,
+        "ruclip",
+        tokenizer,
+        cfg["context_length"],
+        cfg.get("mean", OPENAI_MEAN),
+        cfg.get("std", OPENAI_STD),
+        cfg["image_resolution"],
+    )
 
 
 def clip_scores(cos, scale: float, clamp: str):

@@ -140,13 +140,19 @@ class FrechetStats:
         self._next = 0  # the default index of the next vector
 
     # -- accumulation ------------------------------------------------------------------------
-    def update(self, features, arg: str = "features", start: int | None = None, index=None, copy: bool = True) -> "FrechetStats":
+    def update(
+        self, features, arg: str = "features", start: int | None = None, index=None, copy: bool = True
+    ) -> "FrechetStats":
         """Add a (B, dims) batch of feature vectors with their global ``index`` (B whole numbers; default:
         the next ones after the largest index added); errors name `arg` and the example index (``start``:
         the index of the first vector in messages, default the first index of the batch). ``copy=False``:
         the array is not changed afterwards (a new array the caller gives away), so vectors waiting for
         their block may stay in it."""
-        first = (self._next if index is None or not len(index) else int(np.min(index))) if start is None else start
+        first = (
+            (self._next if index is None or not len(index) else int(np.min(index)))
+            if start is None
+            else start
+        )
         x = check_features(features, arg, self.dims, first)
         if self._fixed is not None:
             raise ValueError("these statistics were loaded from mu/sigma only: they cannot be updated")
@@ -161,8 +167,12 @@ class FrechetStats:
         self._add_pending(idx, x)
         self.n += len(x)
         self._settle()
-        if copy and isinstance(features, np.ndarray):  # vectors still pending are kept: the caller may reuse its buffer
-            self._pending = [(i, r.copy() if np.may_share_memory(r, features) else r) for i, r in self._pending]
+        if copy and isinstance(
+            features, np.ndarray
+        ):  # vectors still pending are kept: the caller may reuse its buffer
+            self._pending = [
+                (i, r.copy() if np.may_share_memory(r, features) else r) for i, r in self._pending
+            ]
         return self
 
     def _add_pending(self, idx: np.ndarray, x: np.ndarray) -> None:
@@ -288,7 +298,9 @@ class FrechetStats:
     def shift_index(self, offset: int) -> None:
         """Add ``offset`` to the index of every vector held (those added to the moments keep their pieces)."""
         self._pending = [(idx + offset, rows) for idx, rows in self._pending]
-        blocks = np.concatenate([p[0] for p in self._pending]) // BLOCK if self._pending else np.zeros(0, np.int64)
+        blocks = (
+            np.concatenate([p[0] for p in self._pending]) // BLOCK if self._pending else np.zeros(0, np.int64)
+        )
         values, counts = np.unique(blocks, return_counts=True)
         self._blocks = dict(zip(values.tolist(), counts.tolist()))
         self._next += offset
@@ -347,7 +359,9 @@ class FrechetStats:
             for piece, _ in _pieces(idx):
                 part = rows[piece]
                 c = part[0].copy()
-                shift, total, count = _first_moments(shift, total, count, c, (part - c).sum(axis=0), len(part))
+                shift, total, count = _first_moments(
+                    shift, total, count, c, (part - c).sum(axis=0), len(part)
+                )
         return shift + total / count
 
     @property
@@ -423,7 +437,9 @@ class FrechetStats:
                 raise ValueError(f"{where}: 'index' must be 1-D")
             stats._add_pending(idx.copy(), get("vectors", (len(idx), dims)).copy())
         if stats._count + stats._pending_rows != n or n < 0 or next_index < 0:
-            raise ValueError(f"{where}: the counts do not add up ({count} + {stats._pending_rows} vectors, n = {n})")
+            raise ValueError(
+                f"{where}: the counts do not add up ({count} + {stats._pending_rows} vectors, n = {n})"
+            )
         stats.n, stats._next = n, max(stats._next, next_index)
         return stats
 
@@ -448,17 +464,23 @@ def load_stats(source, arg: str = "reference_stats") -> FrechetStats:
         for i, part in enumerate(source):
             stats = load_stats(part, f"{arg}[{i}]")
             if stats._fixed is not None:
-                raise ValueError(f"`{arg}[{i}]`: statistics without `n` (their count) cannot be merged with others")
+                raise ValueError(
+                    f"`{arg}[{i}]`: statistics without `n` (their count) cannot be merged with others"
+                )
             if merged is not None and stats.dims != merged.dims:
                 raise ValueError(f"`{arg}[{i}]` holds {stats.dims}-d statistics, `{arg}[0]` {merged.dims}-d")
             merged = (merged or FrechetStats(stats.dims)).merge(stats)
         return merged
     if isinstance(source, dict):
         if "mu" not in source or "sigma" not in source:
-            raise ValueError(f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(map(str, source))[:10]}")
+            raise ValueError(
+                f"`{arg}` must have the keys 'mu' and 'sigma', got {sorted(map(str, source))[:10]}"
+            )
         return FrechetStats.from_moments(source["mu"], source["sigma"], source.get("n"), arg)
     if not isinstance(source, str) and not hasattr(source, "__fspath__"):
-        raise TypeError(f"`{arg}` must be a .npz path, a dict with 'mu' and 'sigma', or FrechetStats; got {type(source).__name__}")
+        raise TypeError(
+            f"`{arg}` must be a .npz path, a dict with 'mu' and 'sigma', or FrechetStats; got {type(source).__name__}"
+        )
     mu, sigma, n = _read_npz(source, arg)
     return FrechetStats.from_moments(mu, sigma, n, arg)
 
@@ -484,11 +506,15 @@ def _read_npz(source, arg: str):
         if not stat.S_ISREG(mode):
             raise ValueError(f"`{arg}`: {path!r} is not a regular file (expected a pytorch-fid .npz)")
         if not zipfile.is_zipfile(path):
-            raise ValueError(f"`{arg}`: {path!r} is not an .npz archive (a zip of .npy arrays with keys mu and sigma)")
+            raise ValueError(
+                f"`{arg}`: {path!r} is not an .npz archive (a zip of .npy arrays with keys mu and sigma)"
+            )
         with np.load(path, allow_pickle=False) as data:
             keys = set(data.files)
             if not {"mu", "sigma"} <= keys:
-                raise ValueError(f"`{arg}`: {path!r} has keys {sorted(keys)[:10]}; expected 'mu' and 'sigma' (pytorch-fid .npz)")
+                raise ValueError(
+                    f"`{arg}`: {path!r} has keys {sorted(keys)[:10]}; expected 'mu' and 'sigma' (pytorch-fid .npz)"
+                )
             for key in ("mu", "sigma", "n"):
                 if key in keys and data.zip.getinfo(key + ".npy").file_size > MAX_STATS_BYTES:
                     raise ValueError(f"`{arg}`: {path!r}: {key!r} is larger than {MAX_STATS_BYTES >> 30} GiB")
@@ -496,9 +522,22 @@ def _read_npz(source, arg: str):
     except ValueError as err:
         if str(err).startswith(f"`{arg}`"):
             raise
-        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz of numeric arrays ({err})") from None
-    except (OSError, EOFError, KeyError, TypeError, MemoryError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as err:
-        raise ValueError(f"`{arg}`: {str(source)!r} is not a readable .npz file ({type(err).__name__}: {err})") from None
+        raise ValueError(
+            f"`{arg}`: {str(source)!r} is not a readable .npz of numeric arrays ({err})"
+        ) from None
+    except (
+        OSError,
+        EOFError,
+        KeyError,
+        TypeError,
+        MemoryError,
+        zipfile.BadZipFile,
+        RuntimeError,
+        NotImplementedError,
+    ) as err:
+        raise ValueError(
+            f"`{arg}`: {str(source)!r} is not a readable .npz file ({type(err).__name__}: {err})"
+        ) from None
 
 
 def _real_array(value, what: str, arg: str) -> np.ndarray:
@@ -519,10 +558,16 @@ def _check_count(n, arg: str):
     x = np.asarray(n) if not isinstance(n, int | float) else n
     if isinstance(x, np.ndarray):
         if x.ndim != 0 or x.dtype.kind not in "iuf":
-            raise ValueError(f"`{arg}`: n must be a single whole number >= 0, got an array of dtype {x.dtype} and shape {x.shape}")
+            raise ValueError(
+                f"`{arg}`: n must be a single whole number >= 0, got an array of dtype {x.dtype} and shape {x.shape}"
+            )
         x = x.item()
-    if isinstance(x, int) and not isinstance(x, bool) and x >= 2**63:  # math.isfinite would raise OverflowError
-        raise ValueError(f"`{arg}`: n must be a whole number below 2**63, got an integer of {x.bit_length()} bits")
+    if (
+        isinstance(x, int) and not isinstance(x, bool) and x >= 2**63
+    ):  # math.isfinite would raise OverflowError
+        raise ValueError(
+            f"`{arg}`: n must be a whole number below 2**63, got an integer of {x.bit_length()} bits"
+        )
     if isinstance(x, bool) or not isinstance(x, int | float) or not math.isfinite(x) or x < 0 or x != int(x):
         raise ValueError(f"`{arg}`: n must be a whole number >= 0, got {x!r}"[:200])
     return int(x)
@@ -537,25 +582,33 @@ def check_moments(mu, sigma, arg: str = "statistics") -> tuple[np.ndarray, np.nd
     mu = _real_array(mu, "mu", arg)
     sigma = _real_array(sigma, "sigma", arg)
     if mu.ndim != 1 or mu.size == 0 or sigma.shape != (len(mu), len(mu)):
-        raise ValueError(f"`{arg}`: mu must have shape (d,) and sigma (d, d); got {mu.shape} and {sigma.shape}")
+        raise ValueError(
+            f"`{arg}`: mu must have shape (d,) and sigma (d, d); got {mu.shape} and {sigma.shape}"
+        )
     if not (np.isfinite(mu).all() and np.isfinite(sigma).all()):
         raise ValueError(f"`{arg}`: mu/sigma contain NaN or infinite values")
     if np.abs(mu).max() > MAX_FEATURE or np.abs(sigma).max() > MAX_FEATURE**2:
-        raise ValueError(f"`{arg}`: mu beyond ±{MAX_FEATURE:g} or sigma beyond ±{MAX_FEATURE**2:g} "
-                         "(the distance would overflow)")
+        raise ValueError(
+            f"`{arg}`: mu beyond ±{MAX_FEATURE:g} or sigma beyond ±{MAX_FEATURE**2:g} "
+            "(the distance would overflow)"
+        )
     scale = float(np.abs(sigma).max())
     if scale > 0 and np.abs(sigma - sigma.T).max() > 1e-6 * scale:
         raise ValueError(f"`{arg}`: sigma is not symmetric (a covariance matrix is)")
     sigma = (sigma + sigma.T) / 2
     diag = np.diag(sigma)
     if (diag < 0).any():
-        raise ValueError(f"`{arg}`: sigma has a negative variance on its diagonal (index {int(np.argmax(diag < 0))})")
+        raise ValueError(
+            f"`{arg}`: sigma has a negative variance on its diagonal (index {int(np.argmax(diag < 0))})"
+        )
     tol = 1e-6 * float(diag.max()) if len(diag) else 0.0
     if tol > 0:
         try:
             np.linalg.cholesky(sigma + tol * np.eye(len(sigma)))
         except np.linalg.LinAlgError:
-            raise ValueError(f"`{arg}`: sigma is not positive semi-definite (a covariance matrix is)") from None
+            raise ValueError(
+                f"`{arg}`: sigma is not positive semi-definite (a covariance matrix is)"
+            ) from None
     elif scale > 0:  # zero diagonal with non-zero entries: indefinite
         raise ValueError(f"`{arg}`: sigma is not positive semi-definite (a covariance matrix is)")
     return mu, sigma
@@ -577,13 +630,17 @@ def check_features(features, arg: str, dims: int | None = None, start: int = 0) 
     try:
         x = np.asarray(features, dtype=np.float64)
     except (TypeError, ValueError):
-        raise TypeError(f"`{arg}` must be a (N, d) array of numbers (one feature vector per example)") from None
+        raise TypeError(
+            f"`{arg}` must be a (N, d) array of numbers (one feature vector per example)"
+        ) from None
     if x.ndim == 1 and dims is not None and x.size == dims:
         x = x[None, :]
     if x.ndim != 2:
         raise ValueError(f"`{arg}` must be a 2-D (N, d) array of feature vectors, got shape {x.shape}")
     if dims is not None and x.shape[1] != dims:
-        raise ValueError(f"`{arg}` has {x.shape[1]}-d feature vectors; expected {dims}-d (as the other vectors)")
+        raise ValueError(
+            f"`{arg}` has {x.shape[1]}-d feature vectors; expected {dims}-d (as the other vectors)"
+        )
     if x.size and _in_range(x):
         return x
     bad = ~np.isfinite(x).all(axis=1)
@@ -591,8 +648,10 @@ def check_features(features, arg: str, dims: int | None = None, start: int = 0) 
         raise ValueError(f"`{arg}[{start + int(np.argmax(bad))}]` contains NaN or infinite values")
     big = (np.abs(x) > MAX_FEATURE).any(axis=1)
     if big.any():
-        raise ValueError(f"`{arg}[{start + int(np.argmax(big))}]`: feature values beyond ±{MAX_FEATURE:g} "
-                         "would overflow the distance (products of four values)")
+        raise ValueError(
+            f"`{arg}[{start + int(np.argmax(big))}]`: feature values beyond ±{MAX_FEATURE:g} "
+            "would overflow the distance (products of four values)"
+        )
     return x
 
 
@@ -640,7 +699,9 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     s1 = stats1 if isinstance(stats1, FrechetStats) else FrechetStats.from_moments(*stats1)
     s2 = stats2 if isinstance(stats2, FrechetStats) else FrechetStats.from_moments(*stats2)
     if s1.dims != s2.dims:
-        raise ValueError(f"feature sizes differ: {s1.dims}-d vs {s2.dims}-d (use the same extractor on both sides)")
+        raise ValueError(
+            f"feature sizes differ: {s1.dims}-d vs {s2.dims}-d (use the same extractor on both sides)"
+        )
     for name, s in (("predictions", s1), ("references", s2)):
         if s._fixed is None and s.n < 2:
             raise ValueError(f"FID needs at least 2 images per side; `{name}` has {s.n}")
@@ -656,10 +717,14 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     b1, b2 = s1.centred_rows(), s2.centred_rows()
     if b1 is None and b2 is None:  # the d x d route
         sigma1, sigma2 = s1.covariance, s2.covariance
-        return float(diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * trace_sqrt_product(sigma1, sigma2))
+        return float(
+            diff @ diff + np.trace(sigma1) + np.trace(sigma2) - 2.0 * trace_sqrt_product(sigma1, sigma2)
+        )
     # a side with N < d vectors: the N x N route, and its Tr(S) = sum of squares of B (no d x d matrix)
-    traces = [float(np.einsum("ij,ij->", b, b)) if b is not None else float(np.trace(s.covariance))
-              for b, s in ((b1, s1), (b2, s2))]
+    traces = [
+        float(np.einsum("ij,ij->", b, b)) if b is not None else float(np.trace(s.covariance))
+        for b, s in ((b1, s1), (b2, s2))
+    ]
     if b1 is not None and b2 is not None:
         tr = trace_sqrt_small(b1, b2=b2)
     elif b1 is not None:
@@ -680,4 +745,3 @@ def generation_score(clip_score, fid):
 def captioning_score(meteor: float, clip_score: float) -> float:
     """AIJ 2022 image captioning: 0.5 * (METEOR + CLIP), METEOR as the ru_meteor module computes it."""
     return 0.5 * (meteor + clip_score)
-

@@ -120,8 +120,15 @@ def process_batches(items: list, batch_size: int, convert, collate, workers: int
     from torch.utils.data import DataLoader
 
     dataset = _BatchDataset(items, batch_size, convert, collate)
-    loader = DataLoader(dataset, batch_size=None, shuffle=False, num_workers=min(workers, len(dataset)),
-                        multiprocessing_context="fork", pin_memory=pin_memory, prefetch_factor=2)
+    loader = DataLoader(
+        dataset,
+        batch_size=None,
+        shuffle=False,
+        num_workers=min(workers, len(dataset)),
+        multiprocessing_context="fork",
+        pin_memory=pin_memory,
+        prefetch_factor=2,
+    )
     for start, batch in loader:
         if isinstance(batch, BaseException):
             raise batch
@@ -151,7 +158,9 @@ def decoded_batches(items: list, batch_size: int, convert, workers: int | None):
         def submit():
             start = next(queue, None)
             if start is not None:
-                ahead.append((start, [pool.submit(convert, item) for item in items[start : start + batch_size]]))
+                ahead.append(
+                    (start, [pool.submit(convert, item) for item in items[start : start + batch_size]])
+                )
 
         submit()
         submit()
@@ -172,12 +181,19 @@ def feature_batches(items: list, arg: str, opts: dict):
         dims = [len(item["data"]) // 8 for item in items]
         bad = next((i for i, d in enumerate(dims) if d != dims[0]), None)
         if bad is not None:
-            raise ValueError(f"`{arg}[{bad}]` has a {dims[bad]}-d feature vector but `{arg}[0]` has {dims[0]}-d")
+            raise ValueError(
+                f"`{arg}[{bad}]` has a {dims[bad]}-d feature vector but `{arg}[0]` has {dims[0]}-d"
+            )
 
         def chunks():
             for start in range(0, len(items), 4096):
                 chunk = items[start : start + 4096]
-                yield start, np.frombuffer(b"".join(c["data"] for c in chunk), dtype=np.float64).reshape(len(chunk), -1)
+                yield (
+                    start,
+                    np.frombuffer(b"".join(c["data"] for c in chunk), dtype=np.float64).reshape(
+                        len(chunk), -1
+                    ),
+                )
 
         return "features", chunks()
     if "features" in kinds:
@@ -203,19 +219,31 @@ def _image_batches(items: list, arg: str, opts: dict):
         batch_size = max(1, min(batch_size, BATCH_BYTES // (3 * 4 * pre * pre)))
     workers = default_workers() if opts.get("num_workers") is None else opts["num_workers"]
     if workers > 0 and len(items) > batch_size and can_fork():
-        batches = process_batches(indexed, batch_size, tensor, stack_if_same_size, workers,
-                                  pin_memory=str(opts["device"]).startswith("cuda"))
+        batches = process_batches(
+            indexed,
+            batch_size,
+            tensor,
+            stack_if_same_size,
+            workers,
+            pin_memory=str(opts["device"]).startswith("cuda"),
+        )
     else:
         batches = (
             (start, stack_if_same_size(tensors))
             for start, tensors in decoded_batches(indexed, batch_size, tensor, workers)
         )
     batches = closing(batches)
-    with batches as batches, _progress(len(items), opts, f"fid_clip: {arg} features") as bar, torch.inference_mode():
+    with (
+        batches as batches,
+        _progress(len(items), opts, f"fid_clip: {arg} features") as bar,
+        torch.inference_mode(),
+    ):
         for start, tensors in batches:
             feats = _forward_grouped(model, tensors, opts["device"])
             if feats.ndim != 2:
-                raise ValueError(f"`feature_extractor` must return (B, d) features, got shape {tuple(feats.shape)}")
+                raise ValueError(
+                    f"`feature_extractor` must return (B, d) features, got shape {tuple(feats.shape)}"
+                )
             yield start, feats
             bar.update(len(tensors))
 
@@ -282,8 +310,11 @@ def clip_cosines(pairs: list, opts: dict) -> np.ndarray:
     scorer = MODELS[key].to(opts["device"])
     bs = opts["batch_size"]
     out = []
-    batches = closing(decoded_batches(pairs, bs, lambda pair: unpack(pair[0], max_pixels=opts["max_pixels"])[1],
-                                      opts.get("num_workers")))
+    batches = closing(
+        decoded_batches(
+            pairs, bs, lambda pair: unpack(pair[0], max_pixels=opts["max_pixels"])[1], opts.get("num_workers")
+        )
+    )
     with batches as batches, _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
         for start, images in batches:
             chunk = pairs[start : start + bs]

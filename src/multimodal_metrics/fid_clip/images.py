@@ -74,12 +74,16 @@ def _opened(source, where: str, max_pixels: int | None, decode: bool = False):
 
     def too_big(pixels, size=None) -> ValueError:
         dims = f"{size[0]} x {size[1]} = " if size else ""
-        return ValueError(f"`{where}`: {_describe(source)} is {dims}{pixels:,} pixels, over the limit of {limit:,} "
-                          "(option `max_pixels`; a decompression bomb is refused from its header)")
+        return ValueError(
+            f"`{where}`: {_describe(source)} is {dims}{pixels:,} pixels, over the limit of {limit:,} "
+            "(option `max_pixels`; a decompression bomb is refused from its header)"
+        )
 
     try:
         if not isinstance(source, io.BytesIO) and not stat.S_ISREG(os.stat(source).st_mode):
-            raise ValueError(f"`{where}`: {_describe(source)} is not a regular file (a FIFO, device or folder)")
+            raise ValueError(
+                f"`{where}`: {_describe(source)} is not a regular file (a FIFO, device or folder)"
+            )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", Image.DecompressionBombWarning)
             try:
@@ -91,7 +95,9 @@ def _opened(source, where: str, max_pixels: int | None, decode: bool = False):
                 if not decode:
                     yield None, pixels
                     return
-                with _PIL_LIMIT:  # within our limit, above PIL's: lift PIL's to this image's size to decode it
+                with (
+                    _PIL_LIMIT
+                ):  # within our limit, above PIL's: lift PIL's to this image's size to decode it
                     saved = Image.MAX_IMAGE_PIXELS
                     Image.MAX_IMAGE_PIXELS = pixels
                     try:
@@ -113,10 +119,25 @@ def _opened(source, where: str, max_pixels: int | None, decode: bool = False):
     except ValueError as err:
         if str(err).startswith(f"`{where}`"):
             raise
-        raise ValueError(f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})") from None
-    except (UnidentifiedImageError, OSError, SyntaxError, EOFError, MemoryError, Image.DecompressionBombError,
-            IndexError, KeyError, TypeError, struct.error, zlib.error) as err:
-        raise ValueError(f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})") from None
+        raise ValueError(
+            f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})"
+        ) from None
+    except (
+        UnidentifiedImageError,
+        OSError,
+        SyntaxError,
+        EOFError,
+        MemoryError,
+        Image.DecompressionBombError,
+        IndexError,
+        KeyError,
+        TypeError,
+        struct.error,
+        zlib.error,
+    ) as err:
+        raise ValueError(
+            f"`{where}`: {_describe(source)} is not a decodable image ({type(err).__name__}: {err})"
+        ) from None
 
 
 def check_header(source, where: str, max_pixels: int | None = None) -> int:
@@ -141,7 +162,9 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
     if x.ndim == 3:
         first_ok, last_ok = x.shape[0] in (1, 3, 4), x.shape[2] in (1, 3, 4)
         if not (first_ok or last_ok):
-            raise ValueError(f"`{where}`: image array of shape {x.shape} has no channel axis of size 1, 3 or 4")
+            raise ValueError(
+                f"`{where}`: image array of shape {x.shape} has no channel axis of size 1, 3 or 4"
+            )
         if (channels_first and first_ok) or not last_ok:
             x = x.transpose(1, 2, 0)
         if x.shape[2] == 1:
@@ -154,11 +177,15 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
         if not np.isfinite(x).all():
             raise ValueError(f"`{where}`: image contains NaN or infinite values")
         if x.min() < 0 or x.max() > 1:
-            raise ValueError(f"`{where}`: float images must be in [0, 1], got values in [{x.min()}, {x.max()}]")
+            raise ValueError(
+                f"`{where}`: float images must be in [0, 1], got values in [{x.min()}, {x.max()}]"
+            )
         x = np.rint(x * 255.0).astype(np.uint8)
     elif np.issubdtype(x.dtype, np.integer):
         if x.min() < 0 or x.max() > 255:
-            raise ValueError(f"`{where}`: integer images must be in [0, 255], got values in [{x.min()}, {x.max()}]")
+            raise ValueError(
+                f"`{where}`: integer images must be in [0, 255], got values in [{x.min()}, {x.max()}]"
+            )
         x = x.astype(np.uint8)
     else:
         raise TypeError(f"`{where}`: unsupported array dtype {x.dtype}")
@@ -166,8 +193,15 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
 
 
 def _features(x, where: str) -> dict:
-    if isinstance(x, np.ndarray) and x.dtype.kind not in "iuf" and not (
-        x.dtype == object and all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in x)
+    if (
+        isinstance(x, np.ndarray)
+        and x.dtype.kind not in "iuf"
+        and not (
+            x.dtype == object
+            and all(
+                isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool) for v in x
+            )
+        )
     ):
         raise TypeError(f"`{where}`: a feature vector must contain real numbers, got dtype {x.dtype}")
     try:
@@ -187,8 +221,10 @@ def _features(x, where: str) -> dict:
 
 def _png(img, where: str = "", max_pixels: int | None = None) -> bytes:
     if max_pixels is not None and img.size[0] * img.size[1] > max_pixels:
-        raise ValueError(f"`{where}`: the image is {img.size[0]} x {img.size[1]} pixels, over the limit of "
-                         f"{max_pixels:,} (option `max_pixels`)")
+        raise ValueError(
+            f"`{where}`: the image is {img.size[0]} x {img.size[1]} pixels, over the limit of "
+            f"{max_pixels:,} (option `max_pixels`)"
+        )
     buf = io.BytesIO()
     img.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
@@ -202,7 +238,9 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
     if item is None:
         raise TypeError(f"`{where}` is None: expected an image or a feature vector")
     is_array = isinstance(item, np.ndarray) or _is_tensor(item)
-    is_image = isinstance(item, str | os.PathLike | bytes | bytearray | memoryview) or type(item).__module__.startswith("PIL.")
+    is_image = isinstance(item, str | os.PathLike | bytes | bytearray | memoryview) or type(
+        item
+    ).__module__.startswith("PIL.")
     if is_image or (is_array and item.ndim > 1):
         require("fid_clip with images", ["PIL", "torch"], ["vision"])  # decoded by Pillow, scored in torch
     if isinstance(item, str) or isinstance(item, os.PathLike):
@@ -228,14 +266,24 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
         item_np = item.detach().cpu().numpy()
         if item_np.ndim == 1:
             return _features(item_np, where)
-        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item_np, where, channels_first=True), where, max_pixels)}
+        return {
+            "kind": "image",
+            "text": "",
+            "data": _png(_array_to_pil(item_np, where, channels_first=True), where, max_pixels),
+        }
     if isinstance(item, np.ndarray):
         if item.ndim == 1:
             return _features(item, where)
-        return {"kind": "image", "text": "", "data": _png(_array_to_pil(item, where, channels_first=False), where, max_pixels)}
+        return {
+            "kind": "image",
+            "text": "",
+            "data": _png(_array_to_pil(item, where, channels_first=False), where, max_pixels),
+        }
     if isinstance(item, list | tuple):
-        if not all(isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
-                   for v in item):
+        if not all(
+            isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+            for v in item
+        ):
             raise TypeError(f"`{where}`: a feature vector must be a list of real numbers")
         return _features(item, where)
     raise TypeError(

@@ -181,8 +181,19 @@ def _modules(width: float):
             x = 2 * x - 1
             x = self.maxpool1(self.Conv2d_2b_3x3(self.Conv2d_2a_3x3(self.Conv2d_1a_3x3(x))))
             x = self.maxpool2(self.Conv2d_4a_3x3(self.Conv2d_3b_1x1(x)))
-            for block in (self.Mixed_5b, self.Mixed_5c, self.Mixed_5d, self.Mixed_6a, self.Mixed_6b,
-                          self.Mixed_6c, self.Mixed_6d, self.Mixed_6e, self.Mixed_7a, self.Mixed_7b, self.Mixed_7c):
+            for block in (
+                self.Mixed_5b,
+                self.Mixed_5c,
+                self.Mixed_5d,
+                self.Mixed_6a,
+                self.Mixed_6b,
+                self.Mixed_6c,
+                self.Mixed_6d,
+                self.Mixed_6e,
+                self.Mixed_7a,
+                self.Mixed_7b,
+                self.Mixed_7c,
+            ):
                 x = block(x)
             return self.avgpool(x).flatten(1)
 
@@ -221,7 +232,9 @@ def weights_tag(weights=None) -> str:
     the path given, or None for the torch hub cache."""
     path = default_weights_path() if weights is None else Path(os.fspath(weights))
     digest = weights_digest(path)
-    return FID_WEIGHTS_TAG if digest.startswith(FID_WEIGHTS_SHA256_PREFIX) else f"inception-sha256-{digest[:12]}"
+    return (
+        FID_WEIGHTS_TAG if digest.startswith(FID_WEIGHTS_SHA256_PREFIX) else f"inception-sha256-{digest[:12]}"
+    )
 
 
 def read_state_dict(path: Path, arg: str) -> dict:
@@ -238,9 +251,13 @@ def read_state_dict(path: Path, arg: str) -> dict:
         else:
             state = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # noqa: BLE001 - UnpicklingError, RuntimeError, EOFError, ...: all user errors here
-        raise ValueError(f"`{arg}`: cannot read {str(path)!r} as a torch state dict (torch.load with weights_only, "
-                         f"or safetensors; {type(err).__name__}: {str(err)[:200]})") from None
-    if not isinstance(state, dict) or not all(isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise ValueError(
+            f"`{arg}`: cannot read {str(path)!r} as a torch state dict (torch.load with weights_only, "
+            f"or safetensors; {type(err).__name__}: {str(err)[:200]})"
+        ) from None
+    if not isinstance(state, dict) or not all(
+        isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()
+    ):
         raise ValueError(f"`{arg}`: {str(path)!r} is not a state dict (a mapping of names to tensors)")
     return state
 
@@ -265,8 +282,10 @@ def load_fid_inception(weights=None):
             raise ValueError(_missing_message(path, given=True))
     state = read_state_dict(path, "inception_weights")
     if "Conv2d_1a_3x3.conv.weight" not in state or state["Conv2d_1a_3x3.conv.weight"].ndim != 4:
-        raise ValueError(f"`inception_weights`: {str(path)!r} is not a FID Inception state dict "
-                         "(no 'Conv2d_1a_3x3.conv.weight'; expected pytorch-fid's pt_inception-2015-12-05)")
+        raise ValueError(
+            f"`inception_weights`: {str(path)!r} is not a FID Inception state dict "
+            "(no 'Conv2d_1a_3x3.conv.weight'; expected pytorch-fid's pt_inception-2015-12-05)"
+        )
     width = state["Conv2d_1a_3x3.conv.weight"].shape[0] / 32
     model = build(width)
     # torch-fidelity-style conversions carry no BatchNorm counters; they do not affect eval outputs
@@ -277,17 +296,26 @@ def load_fid_inception(weights=None):
     try:
         model.load_state_dict(state, strict=True)
     except RuntimeError as err:
-        raise ValueError(f"`inception_weights`: {str(path)!r} does not fit the FID Inception network: {err}") from None
+        raise ValueError(
+            f"`inception_weights`: {str(path)!r} does not fit the FID Inception network: {err}"
+        ) from None
     return model.eval()
 
 
 def _missing_message(path: Path, given: bool = False) -> str:
-    where = f"`inception_weights` file {str(path)!r} does not exist" if given else (
-        f"`inception_weights`: FID Inception weights not found in the torch hub cache ({str(path)!r}); "
-        "nothing is downloaded")
-    return (f"{where}. Download {FID_WEIGHTS_URL} once and either put it at {str(default_weights_path())!r} "
-            "or pass inception_weights='/path/to/" + FID_WEIGHTS_FILE + "'; or pass any torch module as "
-            "`feature_extractor`.")
+    where = (
+        f"`inception_weights` file {str(path)!r} does not exist"
+        if given
+        else (
+            f"`inception_weights`: FID Inception weights not found in the torch hub cache ({str(path)!r}); "
+            "nothing is downloaded"
+        )
+    )
+    return (
+        f"{where}. Download {FID_WEIGHTS_URL} once and either put it at {str(default_weights_path())!r} "
+        "or pass inception_weights='/path/to/" + FID_WEIGHTS_FILE + "'; or pass any torch module as "
+        "`feature_extractor`."
+    )
 
 
 def check_extractor_output(feats, batch: int):
@@ -297,10 +325,14 @@ def check_extractor_output(feats, batch: int):
     import torch
 
     if not isinstance(feats, torch.Tensor):
-        raise TypeError(f"`feature_extractor` must return a torch tensor of (B, d) features, got {type(feats).__name__}")
+        raise TypeError(
+            f"`feature_extractor` must return a torch tensor of (B, d) features, got {type(feats).__name__}"
+        )
     if feats.ndim < 2 or feats.shape[0] != batch or feats[0].numel() < 1:
-        raise ValueError(f"`feature_extractor` must return (B, d) features (one row per image), got shape "
-                         f"{tuple(feats.shape)} for a batch of {batch} images")
+        raise ValueError(
+            f"`feature_extractor` must return (B, d) features (one row per image), got shape "
+            f"{tuple(feats.shape)} for a batch of {batch} images"
+        )
     if feats.is_complex() or feats.dtype == torch.bool:
         raise TypeError(f"`feature_extractor` must return real numbers, got dtype {feats.dtype}")
     return feats

@@ -83,7 +83,12 @@ def trace_sqrt_weighted(a: np.ndarray, counts: np.ndarray) -> float:
 
 
 def bootstrap_fid(
-    features, mu_ref, sigma_ref, n_resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED, overwrite=False,
+    features,
+    mu_ref,
+    sigma_ref,
+    n_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    overwrite=False,
     ref_factor=None,
 ) -> np.ndarray:
     """FID(resample of the generated images, fixed reference) of ``n_resamples`` bootstrap resamples.

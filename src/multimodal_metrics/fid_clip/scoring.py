@@ -51,12 +51,16 @@ def check_folder_name(value, arg: str) -> None:
     """A path whose every component fits the file system's name limit (ValueError naming `arg`)."""
     text = os.fspath(value)
     if isinstance(text, bytes) or not text or "\0" in text:
-        raise ValueError(f"`{arg}` must be a non-empty folder path (text without NUL characters), got {value!r}")
+        raise ValueError(
+            f"`{arg}` must be a non-empty folder path (text without NUL characters), got {value!r}"
+        )
     for part in Path(text).parts:
         try:
             size = len(os.fsencode(part))
         except UnicodeError:
-            raise ValueError(f"`{arg}`: the folder name {part[:40]!r}... cannot be encoded for this file system") from None
+            raise ValueError(
+                f"`{arg}`: the folder name {part[:40]!r}... cannot be encoded for this file system"
+            ) from None
         if size > NAME_MAX:
             raise ValueError(
                 f"`{arg}`: the folder name {part[:40]!r}... is {size} bytes long; file systems allow at most "
@@ -71,8 +75,10 @@ def _path(value, arg: str):
     if isinstance(text, bytes):
         text = os.fsdecode(text)
     if not text.strip() or "\0" in text:
-        raise ValueError(f"`{arg}` must be a non-empty path without NUL characters, got {value!r}; "
-                         "leave it out (None) for the default")
+        raise ValueError(
+            f"`{arg}` must be a non-empty path without NUL characters, got {value!r}; "
+            "leave it out (None) for the default"
+        )
     return value
 
 
@@ -96,7 +102,11 @@ def _one_field(template: str) -> bool:
     """``template.format(text)`` is valid and inserts the text exactly once: one replacement field ``{}``
     (no name, index, conversion or format spec); other braces doubled (``{{`` / ``}}``)."""
     try:
-        fields = [(name, spec, conv) for _, name, spec, conv in string.Formatter().parse(template) if name is not None]
+        fields = [
+            (name, spec, conv)
+            for _, name, spec, conv in string.Formatter().parse(template)
+            if name is not None
+        ]
     except ValueError:  # "Single '}' encountered", "unmatched '{'", ...
         return False
     return fields == [("", "", None)]
@@ -109,8 +119,10 @@ def _templates(templates, arg: str) -> tuple:
         if not isinstance(t, str):
             raise TypeError(f"`{arg}[{i}]` must be a string with exactly one '{{}}', got {type(t).__name__}")
         if not _one_field(t):
-            raise ValueError(f"`{arg}[{i}]` must be a string with exactly one '{{}}' (other braces doubled: "
-                             f"'{{{{' and '}}}}'), got {t[:80]!r}")
+            raise ValueError(
+                f"`{arg}[{i}]` must be a string with exactly one '{{}}' (other braces doubled: "
+                f"'{{{{' and '}}}}'), got {t[:80]!r}"
+            )
     return tuple(str(t) for t in templates)
 
 
@@ -191,50 +203,136 @@ HIGHER_IS_BETTER = {"fid": False, "clip_score": True, "score": True}
 OPTIONS = OptionTable(
     "fid_clip",
     [
-        Option("pre_resize", "resize every image to this square size with PIL bilinear before the extractor "
-               "(Fusion Brain 2022: 256); 0 = no resize (pytorch-fid).", kind="integer", low=0, high=4096,
-               sig="pre"),
-        Option("inception_weights", "path to pytorch-fid's `pt_inception-2015-12-05-6726825d.pth` (or .safetensors); "
-               "None: the torch hub cache ($TORCH_HOME/hub/checkpoints/). Nothing is downloaded.", kind="path",
-               check=_path),
-        Option("clip_model", "local folder of a transformers CLIP checkpoint, or of ruCLIP (bpe.model, "
-               "config.json, pytorch_model.bin); required for the CLIP score.", kind="path", check=_path, sig="clip"),
-        Option("save_stats", "a directory: writes `predictions.npz` / `references.npz` (mu, sigma, n) for the "
-               "sides computed here (pytorch-fid format, reusable as `reference_stats`).", kind="path",
-               check=_folder, demo=False),
-        Option("reference_stats", "a pytorch-fid `.npz` (keys mu, sigma) or a dict with mu and sigma, used as "
-               "the reference side of FID instead of `references`; a list of them (each with its count n, as "
-               "`save_stats` writes) is their merge.", kind="custom", check=_as_given,
-               doc_type="str or dict", cli=False, demo=False),
-        Option("feature_extractor", "any torch module mapping (B, 3, H, W) images in [0, 1] to (B, d) features, "
-               "used instead of the FID Inception network (set to eval mode, moved to `device`).", kind="custom",
-               check=_extractor, sig="feat", doc_type="torch.nn.Module", cli=False, demo=False),
-        Option("clip_templates", "prompt templates containing \"{}\"; text embeddings are averaged over them "
-               "(unnormalised) and L2-normalised.", kind="custom", check=_templates, sig="tmpl",
-               doc_type="list of str", cli=False, demo=False),
+        Option(
+            "pre_resize",
+            "resize every image to this square size with PIL bilinear before the extractor "
+            "(Fusion Brain 2022: 256); 0 = no resize (pytorch-fid).",
+            kind="integer",
+            low=0,
+            high=4096,
+            sig="pre",
+        ),
+        Option(
+            "inception_weights",
+            "path to pytorch-fid's `pt_inception-2015-12-05-6726825d.pth` (or .safetensors); "
+            "None: the torch hub cache ($TORCH_HOME/hub/checkpoints/). Nothing is downloaded.",
+            kind="path",
+            check=_path,
+        ),
+        Option(
+            "clip_model",
+            "local folder of a transformers CLIP checkpoint, or of ruCLIP (bpe.model, "
+            "config.json, pytorch_model.bin); required for the CLIP score.",
+            kind="path",
+            check=_path,
+            sig="clip",
+        ),
+        Option(
+            "save_stats",
+            "a directory: writes `predictions.npz` / `references.npz` (mu, sigma, n) for the "
+            "sides computed here (pytorch-fid format, reusable as `reference_stats`).",
+            kind="path",
+            check=_folder,
+            demo=False,
+        ),
+        Option(
+            "reference_stats",
+            "a pytorch-fid `.npz` (keys mu, sigma) or a dict with mu and sigma, used as "
+            "the reference side of FID instead of `references`; a list of them (each with its count n, as "
+            "`save_stats` writes) is their merge.",
+            kind="custom",
+            check=_as_given,
+            doc_type="str or dict",
+            cli=False,
+            demo=False,
+        ),
+        Option(
+            "feature_extractor",
+            "any torch module mapping (B, 3, H, W) images in [0, 1] to (B, d) features, "
+            "used instead of the FID Inception network (set to eval mode, moved to `device`).",
+            kind="custom",
+            check=_extractor,
+            sig="feat",
+            doc_type="torch.nn.Module",
+            cli=False,
+            demo=False,
+        ),
+        Option(
+            "clip_templates",
+            'prompt templates containing "{}"; text embeddings are averaged over them '
+            "(unnormalised) and L2-normalised.",
+            kind="custom",
+            check=_templates,
+            sig="tmpl",
+            doc_type="list of str",
+            cli=False,
+            demo=False,
+        ),
         Option("clip_lowercase", "lower-case and strip the texts first.", kind="bool", sig="lower"),
-        Option("clip_preprocess", "'processor' (the checkpoint's CLIP image processor) or 'center_square_bilinear' "
-               "(ruCLIP: centred max square, bilinear resize).", choices=PREPROCESS, sig="crop"),
-        Option("clip_truncation", "'keep_end' (cut long texts, keep the end token) or 'slice' (cut the token ids, "
-               "as torchmetrics: the end token is lost).", choices=TRUNCATION, sig="trunc"),
-        Option("clip_scale", "multiply the cosine (1 raw, 2.5 CLIP-S, 100 torchmetrics); > 0.", kind="number",
-               low=0.0, check=_scale, sig="scale"),
-        Option("clip_clamp", "'none', 'per_example' (max(s, 0) per pair, CLIP-S) or 'mean' (max(mean, 0), "
-               "torchmetrics).", choices=CLAMP, sig="clamp"),
-        Option("meteor", "a METEOR value in [0, 1] (e.g. from the ru_meteor module): adds score = 0.5 * (METEOR "
-               "+ CLIP) (Fusion Brain 2022 captioning).", kind="number", low=0.0, high=1.0),
-        Option("device", "'cpu', 'cuda' or 'cuda:N': where the networks run.", kind="custom", check=_device,
-               doc_type="str"),
+        Option(
+            "clip_preprocess",
+            "'processor' (the checkpoint's CLIP image processor) or 'center_square_bilinear' "
+            "(ruCLIP: centred max square, bilinear resize).",
+            choices=PREPROCESS,
+            sig="crop",
+        ),
+        Option(
+            "clip_truncation",
+            "'keep_end' (cut long texts, keep the end token) or 'slice' (cut the token ids, "
+            "as torchmetrics: the end token is lost).",
+            choices=TRUNCATION,
+            sig="trunc",
+        ),
+        Option(
+            "clip_scale",
+            "multiply the cosine (1 raw, 2.5 CLIP-S, 100 torchmetrics); > 0.",
+            kind="number",
+            low=0.0,
+            check=_scale,
+            sig="scale",
+        ),
+        Option(
+            "clip_clamp",
+            "'none', 'per_example' (max(s, 0) per pair, CLIP-S) or 'mean' (max(mean, 0), torchmetrics).",
+            choices=CLAMP,
+            sig="clamp",
+        ),
+        Option(
+            "meteor",
+            "a METEOR value in [0, 1] (e.g. from the ru_meteor module): adds score = 0.5 * (METEOR "
+            "+ CLIP) (Fusion Brain 2022 captioning).",
+            kind="number",
+            low=0.0,
+            high=1.0,
+        ),
+        Option(
+            "device",
+            "'cpu', 'cuda' or 'cuda:N': where the networks run.",
+            kind="custom",
+            check=_device,
+            doc_type="str",
+        ),
         Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
-        Option("num_workers", "workers that decode the next images while the network runs: forked worker "
-               "processes for FID's image path on Linux when there is more than one batch, threads otherwise (0: "
-               "decode in the calling thread; None: 0 when this process may use fewer than 4 CPUs, where workers "
-               "slow it down, else those CPUs, at most 8); does not change the values.",
-               kind="integer", low=0, high=1024, demo=False),
+        Option(
+            "num_workers",
+            "workers that decode the next images while the network runs: forked worker "
+            "processes for FID's image path on Linux when there is more than one batch, threads otherwise (0: "
+            "decode in the calling thread; None: 0 when this process may use fewer than 4 CPUs, where workers "
+            "slow it down, else those CPUs, at most 8); does not change the values.",
+            kind="integer",
+            low=0,
+            high=1024,
+            demo=False,
+        ),
         Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
-        Option("max_pixels", f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
-               "own decompression-bomb threshold): larger images and decompression bombs are refused from their "
-               "header, before any pixel is decoded.", kind="integer", low=1),
+        Option(
+            "max_pixels",
+            f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
+            "own decompression-bomb threshold): larger images and decompression bombs are refused from their "
+            "header, before any pixel is decoded.",
+            kind="integer",
+            low=1,
+        ),
     ],
     PRESETS,
 )
@@ -263,7 +361,9 @@ def pack_batch(predictions, references, texts, max_pixels: int | None = None) ->
         texts = [check_string(t, f"texts[{i}]") for i, t in enumerate(as_list(texts, "texts"))]
         side, name = (preds, "predictions") if preds else (refs, "references")
         if len(texts) != len(side):
-            raise ValueError(f"`texts` has {len(texts)} entries but `{name}` has {len(side)}: one text per image")
+            raise ValueError(
+                f"`texts` has {len(texts)} entries but `{name}` has {len(side)}: one text per image"
+            )
     if not preds and not refs:
         raise ValueError("`predictions` and `references` are both empty: give images or feature vectors")
     packed_p = [pack(x, f"predictions[{i}]", max_pixels) for i, x in enumerate(preds)]
@@ -278,8 +378,17 @@ def pack_batch(predictions, references, texts, max_pixels: int | None = None) ->
 # ----------------------------------------------------------------------------------------------
 # scoring
 # ----------------------------------------------------------------------------------------------
-def score_checked(predictions, references, texts, preset, options, resampling, return_per_example=False,
-                  default_resamples=False, pixels_checked=False) -> Result:
+def score_checked(
+    predictions,
+    references,
+    texts,
+    preset,
+    options,
+    resampling,
+    return_per_example=False,
+    default_resamples=False,
+    pixels_checked=False,
+) -> Result:
     """FID / CLIP score / score of stored examples (rows of ``pack_batch``: ``NONE`` where a side has no
     example; ``texts`` with None where a row has no text) with resolved ``options`` (``OPTIONS.resolve``)
     and a checked ``Resampling``; ``default_resamples``: ``n_resamples`` was not given (FID then takes
@@ -316,7 +425,9 @@ def score_checked(predictions, references, texts, preset, options, resampling, r
             check_pixels(side, name, opts["max_pixels"])
         cos = clip_cosines(pairs, opts)
         fields.update(clip_fields(opts))
-    if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):  # images decoded and resized by Pillow
+    if any(
+        item["kind"] in ("path", "image") for item in (*preds, *refs)
+    ):  # images decoded and resized by Pillow
         fields["pil"] = pillow_version()
     return finish_scores(preset, opts, resampling, return_per_example, default_resamples, fields, fid, cos)
 
@@ -359,8 +470,10 @@ def clip_pairs(side: list, texts: list, name: str) -> list:
     pairs = []
     for i, (item, text) in enumerate(zip(side, texts)):
         if (item["kind"] == "none") != (text is None):
-            raise ValueError(f"`texts`: example {i} has {'no text' if text is None else 'a text but no image'}"
-                             f"; give one text per image of `{name}`")
+            raise ValueError(
+                f"`texts`: example {i} has {'no text' if text is None else 'a text but no image'}"
+                f"; give one text per image of `{name}`"
+            )
         if text is not None:
             if item["kind"] == "features":
                 raise ValueError(f"`{name}` example {i} is a feature vector: the CLIP score needs images")
@@ -368,8 +481,9 @@ def clip_pairs(side: list, texts: list, name: str) -> list:
     return pairs
 
 
-def finish_scores(preset, opts, resampling, return_per_example, default_resamples, fields, fid=None,
-                  cos=None) -> Result:
+def finish_scores(
+    preset, opts, resampling, return_per_example, default_resamples, fields, fid=None, cos=None
+) -> Result:
     """The result from what was computed (``score_checked`` and a merged state both end here): ``fid``
     (the value, the generated images' features for the bootstrap or None, the reference statistics) or
     None; ``cos``: the CLIP cosines of the pairs in example order, or None; ``fields``: the signature
@@ -390,8 +504,10 @@ def finish_scores(preset, opts, resampling, return_per_example, default_resample
     # ---- combinations -------------------------------------------------------------------
     if opts["meteor"] is not None:
         if "fid" in scores or "clip_score" not in scores:
-            raise ValueError("`meteor` combines with a CLIP score only (captioning): give `texts` and "
-                             "the captioned images as `references`, without `predictions`")
+            raise ValueError(
+                "`meteor` combines with a CLIP score only (captioning): give `texts` and "
+                "the captioned images as `references`, without `predictions`"
+            )
         scores["score"] = captioning_score(opts["meteor"], scores["clip_score"])
         fields["comb"] = "captioning"
     elif "fid" in scores and "clip_score" in scores:
@@ -407,8 +523,10 @@ def finish_scores(preset, opts, resampling, return_per_example, default_resample
     statistic = _clip_statistic(per_example, opts["clip_clamp"]) if "clip_score" in scores else None
     if resampling.enabled and "fid" in scores:
         if fid[1] is None:
-            raise ValueError("`confidence`: FID's interval resamples the generated images' feature vectors, "
-                             "which this state did not keep: create it with keep_features=True")
+            raise ValueError(
+                "`confidence`: FID's interval resamples the generated images' feature vectors, "
+                "which this state did not keep: create it with keep_features=True"
+            )
         samples = fid_generation_samples(scores, fid[1], fid[2], statistic, resampling)
         scores = {**scores, **_intervals(samples, resampling.confidence)}
     elif statistic is not None:
@@ -417,8 +535,18 @@ def finish_scores(preset, opts, resampling, return_per_example, default_resample
     return Result(values, "fid_clip", clip_per_example, statistic)  # compare() pairs CLIP scores
 
 
-def score(predictions=None, references=None, preset="default", *, texts=None, return_per_example=False,
-          confidence=None, n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions=None,
+    references=None,
+    preset="default",
+    *,
+    texts=None,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """FID between ``predictions`` (generated images or feature vectors) and ``references`` (real images
     or feature vectors, any number; or ``reference_stats=``), the CLIP score of the images with their
     ``texts`` (one per generated image; without ``predictions``, one per reference image: captioning),
@@ -436,12 +564,31 @@ def score(predictions=None, references=None, preset="default", *, texts=None, re
     check_bool(return_per_example, "return_per_example")
     opts = OPTIONS.resolve(preset, options)
     predictions, references, texts = pack_batch(predictions, references, texts, opts["max_pixels"])
-    return score_checked(predictions, references, texts, preset, opts, resampling, return_per_example,
-                         default_resamples=n_resamples is None, pixels_checked=True)
+    return score_checked(
+        predictions,
+        references,
+        texts,
+        preset,
+        opts,
+        resampling,
+        return_per_example,
+        default_resamples=n_resamples is None,
+        pixels_checked=True,
+    )
 
 
-def compare(predictions_a, predictions_b, references=None, test="approximate_randomization", *, texts=None,
-            n_resamples=None, seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references=None,
+    test="approximate_randomization",
+    *,
+    texts=None,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired test of the CLIP scores of two image sets on the same ``texts`` (required; see
     ``stats.paired_comparison``): FID is a set-level score without per-example values, so it has no
     paired test. ``kwargs``: ``preset`` and the options, the same for both."""
@@ -450,8 +597,19 @@ def compare(predictions_a, predictions_b, references=None, test="approximate_ran
             "`texts`: compare() runs a paired test of CLIP scores (one per image-text pair); FID has no "
             "per-example values to pair (use `confidence=` for its bootstrap interval)"
         )
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence,
-                          check_system=None, texts=texts, **kwargs)
+    return compare_scores(
+        score,
+        predictions_a,
+        predictions_b,
+        references,
+        test,
+        n_resamples,
+        seed,
+        confidence,
+        check_system=None,
+        texts=texts,
+        **kwargs,
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -461,7 +619,9 @@ def feature_tag(opts: dict) -> str:
     """The extractor the image features came from: the weights file read, named by its content (the file
     the features came from: loaded just before), or ``custom(<class name>)``."""
     extractor = opts["feature_extractor"]
-    return weights_tag(opts["inception_weights"]) if extractor is None else f"custom({type(extractor).__name__})"
+    return (
+        weights_tag(opts["inception_weights"]) if extractor is None else f"custom({type(extractor).__name__})"
+    )
 
 
 def fid_fields(opts: dict, kinds: set, tag: str | None = None) -> dict:
@@ -504,14 +664,24 @@ def fid_generation_samples(scores: dict, features, reference, statistic, resampl
     resamples of the generated images; the reference moments stay fixed. The FID values are moved by
     the bootstrap bias estimate ``mean(FID*) - FID`` (resamples hold ~63% distinct images, so their
     FID is biased upwards by about as much as FID at n is above FID at infinity)."""
-    rows = reference.centred_rows() if isinstance(reference, FrechetStats) else None  # < d vectors: thin factor
-    fid = bootstrap_fid(features, reference.mean, reference.covariance, *_rs(resampling), overwrite=True,
-                        ref_factor=None if rows is None else rows.T)
+    rows = (
+        reference.centred_rows() if isinstance(reference, FrechetStats) else None
+    )  # < d vectors: thin factor
+    fid = bootstrap_fid(
+        features,
+        reference.mean,
+        reference.covariance,
+        *_rs(resampling),
+        overwrite=True,
+        ref_factor=None if rows is None else rows.T,
+    )
     fid -= fid.mean() - scores["fid"]
     samples = {"fid": fid}
     if statistic is not None:
         if statistic.n != len(features):
-            raise RuntimeError(f"{statistic.n} CLIP pairs for {len(features)} generated images: cannot pair resamples")
+            raise RuntimeError(
+                f"{statistic.n} CLIP pairs for {len(features)} generated images: cannot pair resamples"
+            )
         (sums,) = bootstrap_sums([statistic.stats], *_rs(resampling))  # the same row indices as bootstrap_fid
         samples["clip_score"] = statistic.scores(sums)[:, 0]
         if "score" in scores:
@@ -537,7 +707,9 @@ def save_statistics(folder, predictions: FrechetStats, references: FrechetStats 
         if references is not None:
             references.save(path / "references.npz")
     except OSError as err:
-        raise ValueError(f"`save_stats`: cannot write the statistics into {str(path)!r} ({err.strerror or err})") from None
+        raise ValueError(
+            f"`save_stats`: cannot write the statistics into {str(path)!r} ({err.strerror or err})"
+        ) from None
 
 
 def _clip_statistic(per_example, clamp: str) -> Statistic:

@@ -110,5 +110,3 @@ def checked_features(features):
 
         _CHECKED_FEATURES.append(CheckedFeatures)
     return _CHECKED_FEATURES[0](features)
-
-

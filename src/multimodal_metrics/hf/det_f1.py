@@ -53,12 +53,22 @@ class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsChecke
         """Add one image (checked like a batch of one)."""
         return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
-    def _compute(self, predictions, references, confidence=None, n_resamples=None, seed=None,
-                 return_per_example=False, **options):
+    def _compute(
+        self,
+        predictions,
+        references,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
+        return_per_example=False,
+        **options,
+    ):
         # the packed columns arrive as Arrow arrays (info.format = "arrow": list offsets and values as
         # numpy, no Python object per box); **options: compute() has already refused unknown options
         resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options(options)
         return self.scored(
-            self.library.score_checked(predictions, references, self.config_name, opts, resampling, return_per_example)
+            self.library.score_checked(
+                predictions, references, self.config_name, opts, resampling, return_per_example
+            )
         )

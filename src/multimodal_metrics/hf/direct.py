@@ -131,7 +131,9 @@ class OptionsCheckedFirst:
     def __init__(self, config_name=None, *args, **kwargs):
         if config_name is not None and (not isinstance(config_name, str) or not config_name):
             kind = TypeError if not isinstance(config_name, str) else ValueError
-            raise kind(f"`config_name` must be a preset name (a non-empty string) or None, got {short_repr(config_name)}")
+            raise kind(
+                f"`config_name` must be a preset name (a non-empty string) or None, got {short_repr(config_name)}"
+            )
         super().__init__(str(config_name) if config_name is not None else None, *args, **kwargs)
 
     def _options(self, passed: Mapping[str, object]) -> dict:
@@ -149,7 +151,10 @@ class OptionsCheckedFirst:
         self._options(options)
         self._mm_finalized = False
         self._mm_direct = (
-            self.writer is None and self.num_process == 1 and not self.keep_in_memory and direct_path_supported()
+            self.writer is None
+            and self.num_process == 1
+            and not self.keep_in_memory
+            and direct_path_supported()
         )
         self._mm_inputs = None
         try:
@@ -166,7 +171,9 @@ class OptionsCheckedFirst:
                     self.writer, self.data, self.selected_feature_format = None, None, None
                     self.file_paths, self.filelocks = None, None
         if self.num_process > 1 and self.process_id != 0 and direct_path_supported():
-            wait_for_process_0(self)  # else a next compute could overwrite the rows process 0 has yet to gather
+            wait_for_process_0(
+                self
+            )  # else a next compute could overwrite the rows process 0 has yet to gather
         return result
 
     def add_batch(self, **inputs):
@@ -188,7 +195,9 @@ class OptionsCheckedFirst:
             return
         # evaluate's add_batch, first batch of a direct compute: no file, no lock
         features, size = self.selected_feature_format, self.writer_batch_size
-        known = self.__dict__.get("_mm_writer_format")  # (features, size, record batch size, schema) of the last one
+        known = self.__dict__.get(
+            "_mm_writer_format"
+        )  # (features, size, record batch size, schema) of the last one
         self.buf_writer = None
         if known is not None and known[0] is features and known[1] == size:
             self.writer = captured_batches(features, known[2], known[3])
@@ -224,7 +233,9 @@ def _captured_batches_class():
             schema) but appends the table to ``tables`` instead of a file or stream."""
 
             def __init__(self, features, writer_batch_size=None, schema=None):
-                super().__init__(features=features, stream=pa.BufferOutputStream(), writer_batch_size=writer_batch_size)
+                super().__init__(
+                    features=features, stream=pa.BufferOutputStream(), writer_batch_size=writer_batch_size
+                )
                 self.tables = []
                 self._mm_schema = schema
 
@@ -241,7 +252,8 @@ def _captured_batches_class():
                 values, is skipped."""
                 schema = self.schema
                 if set(batch_examples) == set(schema.names) and all(
-                    isinstance(batch_examples[field.name], pa.Array) and batch_examples[field.name].type == field.type
+                    isinstance(batch_examples[field.name], pa.Array)
+                    and batch_examples[field.name].type == field.type
                     for field in schema
                 ):
                     columns = [batch_examples[name] for name in schema.names]
@@ -294,7 +306,9 @@ class DirectData:
         from datasets.features.features import require_decoding
 
         self.format = type
-        simple = type == "arrow" or (type in (None, "python") and not any(map(require_decoding, self.features.values())))
+        simple = type == "arrow" or (
+            type in (None, "python") and not any(map(require_decoding, self.features.values()))
+        )
         if simple and not kwargs:
             self._dataset = None
             return
@@ -332,5 +346,3 @@ def release_cache(metric) -> None:
             pass
         if lock is not None:
             lock.release()
-
-

@@ -25,12 +25,20 @@ class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsChec
     def fid_clip_features():
         import datasets
 
-        item = {"kind": datasets.Value("string"), "text": datasets.Value("string"), "data": datasets.Value("binary")}
+        item = {
+            "kind": datasets.Value("string"),
+            "text": datasets.Value("string"),
+            "data": datasets.Value("binary"),
+        }
         # add_batch checks every example and packs it to the stored Python types (str, bytes, None):
         # evaluate's per-value encoding is skipped
         return checked_features(
             datasets.Features(
-                {"predictions": dict(item), "references": dict(item), "texts": datasets.Sequence(datasets.Value("string"))}
+                {
+                    "predictions": dict(item),
+                    "references": dict(item),
+                    "texts": datasets.Sequence(datasets.Value("string")),
+                }
             )
         )
 
@@ -53,15 +61,30 @@ class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsChec
             **kwargs,
         )
 
-    def _compute(self, predictions, references, texts, confidence=None, n_resamples=None, seed=None,
-                 return_per_example=False, **options):
+    def _compute(
+        self,
+        predictions,
+        references,
+        texts,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
+        return_per_example=False,
+        **options,
+    ):
         # **options: compute() has already refused unknown options (OptionsCheckedFirst)
         resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options(options)
         check_bool(return_per_example, "return_per_example")
         result = self.library.score_checked(
-            predictions, references, [t[0] if t else None for t in texts], self.config_name, opts, resampling,
-            return_per_example, default_resamples=n_resamples is None,
+            predictions,
+            references,
+            [t[0] if t else None for t in texts],
+            self.config_name,
+            opts,
+            resampling,
+            return_per_example,
+            default_resamples=n_resamples is None,
         )
         # compare() pairs CLIP scores: no statistic when only FID was computed
         self._last_statistic = None if result.statistic is None else (result.statistic, result.signature)

@@ -68,7 +68,9 @@ class TrainerResults:
             elif isinstance(for_trainer, str) and for_trainer.strip():
                 prefix = for_trainer
             else:
-                raise TypeError(f"`for_trainer` must be True, False or a non-empty key prefix, got {for_trainer!r}")
+                raise TypeError(
+                    f"`for_trainer` must be True, False or a non-empty key prefix, got {for_trainer!r}"
+                )
             if kwargs.get("return_per_example", False) is not False:
                 raise ValueError(
                     "`return_per_example=True` cannot be combined with `for_trainer`: Trainer logs only numbers; "
@@ -117,7 +119,9 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
         predictions, pred_array = strings_to_arrow(predictions, "predictions")
         flat, counts, ref_array = reference_lists_to_arrow(references, "references")
         check_same_length("predictions", predictions, "references", counts)
-        result = super().add_batch(predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **kwargs)
+        result = super().add_batch(
+            predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **kwargs
+        )
         if self._mm_direct:  # a direct compute (OptionsCheckedFirst): keep the checked inputs for text_pairs
             self._mm_inputs = (predictions, flat, counts)
         return result
@@ -222,7 +226,9 @@ class PairedComparison:
             for arg, predictions in systems:
                 self._last_statistic = None
                 with naming_system(arg):  # errors name predictions_a / predictions_b
-                    self.compute(predictions=predictions, references=references, **kwargs)  # waits for process 0
+                    self.compute(
+                        predictions=predictions, references=references, **kwargs
+                    )  # waits for process 0
                 if gathered_elsewhere:
                     continue
                 if self._last_statistic is None:
@@ -271,8 +277,16 @@ class TextPairMetric(LibraryMetric, TextPairInputs, PairedComparison):
     whose ``score_checked(predictions, flat_references, counts, preset, options, resampling,
     return_per_example)`` returns a ``Result``. ``class Anls(TextPairMetric, evaluate.Metric)``."""
 
-    def _compute(self, predictions, references, confidence=None, n_resamples=None, seed=None,
-                 return_per_example=False, **options):
+    def _compute(
+        self,
+        predictions,
+        references,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
+        return_per_example=False,
+        **options,
+    ):
         # **options: compute() has already refused unknown options (OptionsCheckedFirst)
         resampling = Resampling(confidence, n_resamples, seed)
         opts = self._options(options)

@@ -55,12 +55,16 @@ class VqaAccMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheck
         self.library.unknown_inputs(self.config_name, kwargs)
         columns = self.library.check_extra_inputs(self.config_name, predictions, kwargs)
         columns = {name: ArrowColumn(pa.array(values, type=pa.string())) for name, values in columns.items()}
-        return super().add_batch(predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **columns)
+        return super().add_batch(
+            predictions=ArrowColumn(pred_array), references=ArrowColumn(ref_array), **columns
+        )
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
         return self.add_batch(
-            predictions=[prediction], references=[reference], **{k: [v] for k, v in kwargs.items() if v is not None}
+            predictions=[prediction],
+            references=[reference],
+            **{k: [v] for k, v in kwargs.items() if v is not None},
         )
 
     def _options(self, passed):

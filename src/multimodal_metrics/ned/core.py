@@ -113,7 +113,9 @@ def ned_per_example(
     """
     counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
     flat_refs = [ref for refs in references for ref in refs]
-    return ned_per_example_flat(predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty, cer_strip)
+    return ned_per_example_flat(
+        predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty, cer_strip
+    )
 
 
 def ned_per_example_flat(
@@ -146,7 +148,9 @@ def ned_per_example_flat(
     edits, ref_chars = dist[chosen], ref_len[chosen]
     if cer_strip:  # jiwer's CER: the chosen pair again, both strings stripped
         stripped_refs = [flat_references[k].strip() for k in chosen.tolist()]
-        _, edits, ref_chars = pair_scores([p.strip() for p in predictions], stripped_refs, case_fold, fullwidth_to_halfwidth)
+        _, edits, ref_chars = pair_scores(
+            [p.strip() for p in predictions], stripped_refs, case_fold, fullwidth_to_halfwidth
+        )
     return {
         "one_minus_ned": best,
         "string_accuracy": exact,

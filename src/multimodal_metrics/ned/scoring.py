@@ -13,9 +13,19 @@ PRESETS = {
     # Official AIJ 2022 FusionBrain calculate_NED.py (seeds_reference.md section 1.6).
     "default": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 0.0, "cer_strip": False},
     # ICDAR 2019 ReCTS task rules: Latin case-insensitive, full-width = half-width, "" vs "" = 1.
-    "icdar2019": {"case_fold": "latin", "fullwidth_to_halfwidth": True, "both_empty": 1.0, "cer_strip": False},
+    "icdar2019": {
+        "case_fold": "latin",
+        "fullwidth_to_halfwidth": True,
+        "both_empty": 1.0,
+        "cer_strip": False,
+    },
     # Official AIJ 2022 except that two empty strings score 1 (mmocr OneMinusNormEditDistance).
-    "empty_match": {"case_fold": "none", "fullwidth_to_halfwidth": False, "both_empty": 1.0, "cer_strip": False},
+    "empty_match": {
+        "case_fold": "none",
+        "fullwidth_to_halfwidth": False,
+        "both_empty": 1.0,
+        "cer_strip": False,
+    },
 }
 
 
@@ -31,18 +41,38 @@ HIGHER_IS_BETTER = {"one_minus_ned": True, "string_accuracy": True, "cer": False
 OPTIONS = OptionTable(
     "ned",
     [
-        Option("case_fold", "letter-case folding before comparing: 'none' (official, case-sensitive), 'latin' "
-               "(ASCII A-Z folded to a-z, ICDAR 2019 ReCTS), 'all' (`str.lower()` on every script).",
-               choices=CASE_FOLDS, sig="case"),
-        Option("fullwidth_to_halfwidth", "treat full-width forms U+FF01..U+FF5E and U+3000 as their ASCII "
-               "counterparts (ICDAR 2019 ReCTS).", kind="bool", sig="fw2hw"),
-        Option("both_empty", "score of a pair of two empty strings, 0 (official AIJ 2022) or 1 (ICDAR / mmocr); "
-               "a pair with one empty string always scores 0.", choices=BOTH_EMPTY_SCORES,
-               check=_check_both_empty, cli=float, doc_type="float", sig="empty"),
+        Option(
+            "case_fold",
+            "letter-case folding before comparing: 'none' (official, case-sensitive), 'latin' "
+            "(ASCII A-Z folded to a-z, ICDAR 2019 ReCTS), 'all' (`str.lower()` on every script).",
+            choices=CASE_FOLDS,
+            sig="case",
+        ),
+        Option(
+            "fullwidth_to_halfwidth",
+            "treat full-width forms U+FF01..U+FF5E and U+3000 as their ASCII "
+            "counterparts (ICDAR 2019 ReCTS).",
+            kind="bool",
+            sig="fw2hw",
+        ),
+        Option(
+            "both_empty",
+            "score of a pair of two empty strings, 0 (official AIJ 2022) or 1 (ICDAR / mmocr); "
+            "a pair with one empty string always scores 0.",
+            choices=BOTH_EMPTY_SCORES,
+            check=_check_both_empty,
+            cli=float,
+            doc_type="float",
+            sig="empty",
+        ),
         # In the signature only when set (``cer:jiwer``), so the signatures recorded before it stay valid.
-        Option("cer_strip", "strip both strings before the CER's edit distance and length, as jiwer 4's default "
-               "`cer` (False: no stripping, as torchmetrics' CharErrorRate); 1 - NED and string accuracy are "
-               "unchanged.", kind="bool"),
+        Option(
+            "cer_strip",
+            "strip both strings before the CER's edit distance and length, as jiwer 4's default "
+            "`cer` (False: no stripping, as torchmetrics' CharErrorRate); 1 - NED and string accuracy are "
+            "unchanged.",
+            kind="bool",
+        ),
     ],
     PRESETS,
 )
@@ -54,7 +84,11 @@ def _statistic(one_minus_ned, exact, edits, ref_chars) -> Statistic:
 
     def scores(sums):
         return np.stack(
-            [sums[..., 0] / max(n, 1), sums[..., 1] / max(n, 1), sums[..., 2] / np.maximum(sums[..., 3], 1.0)],
+            [
+                sums[..., 0] / max(n, 1),
+                sums[..., 1] / max(n, 1),
+                sums[..., 2] / np.maximum(sums[..., 3], 1.0),
+            ],
             axis=-1,
         )
 
@@ -85,25 +119,40 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     cer_field = {"cer": "jiwer"} if options.get("cer_strip") else {}
     fields = {**OPTIONS.signature_fields(options), **cer_field, **resampling.signature_fields()}
     signature = OPTIONS.signature(preset, fields)
-    statistic = _statistic(columns["one_minus_ned"], columns["string_accuracy"], columns["edits"], columns["ref_chars"])
+    statistic = _statistic(
+        columns["one_minus_ned"], columns["string_accuracy"], columns["edits"], columns["ref_chars"]
+    )
     values = {
         "one_minus_ned": mean(ned_scores),
         "string_accuracy": mean(exact),
         "cer": corpus_cer(columns["edits"], columns["ref_chars"]),
         **interval_values(statistic, resampling),
     }
-    return Result(make_result(values, signature, per_example, return_per_example), "ned", per_example, statistic)
+    return Result(
+        make_result(values, signature, per_example, return_per_example), "ned", per_example, statistic
+    )
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+) -> Result:
     """1 - NED, string accuracy and CER of checked inputs (``predictions``, every reference in order,
     references per example) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
     columns, context = example_rows(predictions, flat_references, counts, preset, options)
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """1 - NED, ``string_accuracy`` and the corpus ``cer`` of ``predictions`` (one recognised text per
     example) against ``references`` (one transcription, or a list of accepted transcriptions, per example).
 
@@ -114,16 +163,37 @@ def score(predictions, references, preset="default", *, return_per_example=False
     (``one_minus_ned``, ``string_accuracy``, ``cer``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
     """
-    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
-                            n_resamples, seed, options)
+    return score_text_pairs(
+        score_checked,
+        OPTIONS,
+        predictions,
+        references,
+        preset,
+        return_per_example,
+        confidence,
+        n_resamples,
+        seed,
+        options,
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
     per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
     the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 class State(TextPairState):

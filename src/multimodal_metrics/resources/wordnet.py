@@ -149,7 +149,11 @@ def open_wordnet(wordnet_path=None, alternative: str = "", needed: bool = True):
             reader = _reader(location)
         except (LookupError, OSError, ValueError, AssertionError, IndexError, KeyError) as err:
             # files missing, unreadable or not WordNet's format (a garbage `lexnames`) in a directory that looked right
-            where = f" in {location}" if wordnet_path is None else f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
+            where = (
+                f" in {location}"
+                if wordnet_path is None
+                else f" under `wordnet_path`={str(wordnet_path)[:200]!r}"
+            )
             raise _missing(f"{where} ({type(err).__name__}: {str(err)[:200]})", alternative) from err
         yield reader
 

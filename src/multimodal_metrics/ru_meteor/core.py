@@ -90,7 +90,7 @@ MISSING_RUWORDNET = (
     "The RuWordNet database was not found{where}. It is not on PyPI (the `ruwordnet` package downloads it): "
     "on a machine with access run `pip install ruwordnet && ruwordnet download` (or `python -m ruwordnet "
     "download`), then copy `ruwordnet/static/ruwordnet.db` (or ruwordnet-2021.db) and pass "
-    "`ruwordnet_path=` its path, or set RUWORDNET_DB; or pass `synonyms=\"none\"` to run the exact and stem "
+    '`ruwordnet_path=` its path, or set RUWORDNET_DB; or pass `synonyms="none"` to run the exact and stem '
     "stages only."
 )
 
@@ -132,7 +132,9 @@ def fb_caption_postprocess(text: str, is_hypothesis: bool) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _morph():
-    pymorphy3 = _require("pymorphy3", "pymorphy3 and its Russian dictionary", "pymorphy3==2.0.6 pymorphy3-dicts-ru")
+    pymorphy3 = _require(
+        "pymorphy3", "pymorphy3 and its Russian dictionary", "pymorphy3==2.0.6 pymorphy3-dicts-ru"
+    )
     return pymorphy3.MorphAnalyzer(lang="ru")
 
 
@@ -270,9 +272,7 @@ class WordNetSynonyms:
     def __call__(self, key: str) -> frozenset:
         found = self.cache.get(key)
         if found is None:
-            names = {
-                lemma.name() for synset in self.reader.synsets(key) for lemma in synset.lemmas()
-            }
+            names = {lemma.name() for synset in self.reader.synsets(key) for lemma in synset.lemmas()}
             found = self.cache[key] = frozenset(n for n in names if "_" not in n) | {key}
         return found
 
@@ -308,8 +308,12 @@ def _connect_ruwordnet(ruwordnet_path):
     import sqlite3
 
     path = ruwordnet_path if ruwordnet_path is not None else default_ruwordnet_path()
-    where = f" at `ruwordnet_path`={str(ruwordnet_path)!r}" if ruwordnet_path is not None else (
-        f" at {path!r}" if path else " (no `ruwordnet_path`, no RUWORDNET_DB, no ruwordnet/static/*.db)"
+    where = (
+        f" at `ruwordnet_path`={str(ruwordnet_path)!r}"
+        if ruwordnet_path is not None
+        else (
+            f" at {path!r}" if path else " (no `ruwordnet_path`, no RUWORDNET_DB, no ruwordnet/static/*.db)"
+        )
     )
     if path is None or not Path(path).is_file():
         raise ValueError(MISSING_RUWORDNET.format(where=where))
@@ -318,9 +322,13 @@ def _connect_ruwordnet(ruwordnet_path):
         connection = sqlite3.connect(f"{Path(path).as_uri()}?mode=ro", uri=True, check_same_thread=False)
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
     except sqlite3.DatabaseError as err:
-        raise ValueError(MISSING_RUWORDNET.format(where=f"{where}: not a RuWordNet SQLite file ({err})")) from err
+        raise ValueError(
+            MISSING_RUWORDNET.format(where=f"{where}: not a RuWordNet SQLite file ({err})")
+        ) from err
     if not {"sense", "synset"} <= tables:
-        raise ValueError(MISSING_RUWORDNET.format(where=f"{where}: no `sense`/`synset` tables (not a RuWordNet DB)"))
+        raise ValueError(
+            MISSING_RUWORDNET.format(where=f"{where}: no `sense`/`synset` tables (not a RuWordNet DB)")
+        )
     stat = os.stat(path)
     return connection, tables, f"ruwordnet-{_db_fingerprint(path, stat.st_size, stat.st_mtime)}"
 
@@ -348,7 +356,9 @@ class RuWordNetFB:
     def __call__(self, key: str) -> frozenset:
         found = self.cache.get(key)
         if found is None:
-            rows = self.connection.execute(self.query, (key.upper().strip(),)).fetchall() if self.query else []
+            rows = (
+                self.connection.execute(self.query, (key.upper().strip(),)).fetchall() if self.query else []
+            )
             found = self.cache[key] = frozenset(row[0].lower() for row in rows if row[0] is not None) | {key}
         return found
 
@@ -361,7 +371,9 @@ class RuWordNetSynsets:
         connection, _, self.tag = _connect_ruwordnet(ruwordnet_path)
         members: dict[str, set] = {}
         by_lemma: dict[str, set] = {}
-        for lemma, synset_id in connection.execute("SELECT lemma, synset_id FROM sense WHERE synset_id IS NOT NULL"):
+        for lemma, synset_id in connection.execute(
+            "SELECT lemma, synset_id FROM sense WHERE synset_id IS NOT NULL"
+        ):
             if not lemma:
                 continue
             key = lemma.lower().replace("ё", "е").strip()
@@ -370,7 +382,8 @@ class RuWordNetSynsets:
                 members.setdefault(synset_id, set()).add(key)
         connection.close()
         self.synonyms = {
-            key: frozenset().union(*(members.get(s, ()) for s in synsets)) | {key} for key, synsets in by_lemma.items()
+            key: frozenset().union(*(members.get(s, ()) for s in synsets)) | {key}
+            for key, synsets in by_lemma.items()
         }
 
     def __call__(self, key: str) -> frozenset:
@@ -401,7 +414,7 @@ def synonym_source(synonyms: str, wordnet=None, ruwordnet_path=None):
     if synonyms == "wordnet":
         if wordnet is None or not hasattr(wordnet, "synsets"):
             raise TypeError(
-                f"`synonyms=\"wordnet\"` needs `wordnet`, a WordNet reader (resources.wordnet.open_wordnet), "
+                f'`synonyms="wordnet"` needs `wordnet`, a WordNet reader (resources.wordnet.open_wordnet), '
                 f"got {type(wordnet).__name__}"
             )
         return _wordnet_synonyms(wordnet)
@@ -411,8 +424,14 @@ def synonym_source(synonyms: str, wordnet=None, ruwordnet_path=None):
         if resolved is not None:
             Path(resolved).is_file()  # a name no file system takes (too long) raises here
     except (OSError, ValueError) as err:  # a NUL byte, a name too long: no such file
-        where = f" at `ruwordnet_path`={short_repr(str(path))}" if ruwordnet_path is not None else f" at {short_repr(path)}"
-        raise ValueError(MISSING_RUWORDNET.format(where=f"{where} ({type(err).__name__}: {str(err)[:200]})")) from None
+        where = (
+            f" at `ruwordnet_path`={short_repr(str(path))}"
+            if ruwordnet_path is not None
+            else f" at {short_repr(path)}"
+        )
+        raise ValueError(
+            MISSING_RUWORDNET.format(where=f"{where} ({type(err).__name__}: {str(err)[:200]})")
+        ) from None
     return _synonym_source(synonyms, resolved)
 
 
@@ -424,7 +443,11 @@ def resource_tag(synonyms: str, wordnet=None, ruwordnet_path=None) -> str:
 def libraries(opts: dict) -> list[str]:
     """The distributions these options use (nltk, razdel, wordtodigits, pymorphy3 and its dictionary)."""
     used = []
-    if opts["tokenizer"] == "nltk" or opts["stemmer"] in ("porter", "snowball_ru") or opts["synonyms"] == "wordnet":
+    if (
+        opts["tokenizer"] == "nltk"
+        or opts["stemmer"] in ("porter", "snowball_ru")
+        or opts["synonyms"] == "wordnet"
+    ):
         used.append("nltk")
     if opts["preprocess"] == "fb_captioning" or opts["tokenizer"] == "razdel":
         used.append("razdel")
@@ -538,7 +561,9 @@ def alignment_stats(alignment: list) -> tuple[int, int]:
     return matches, chunks
 
 
-def meteor_formula(matches: int, hyp_len: int, ref_len: int, chunks: int, alpha: float, beta: float, gamma: float) -> float:
+def meteor_formula(
+    matches: int, hyp_len: int, ref_len: int, chunks: int, alpha: float, beta: float, gamma: float
+) -> float:
     """NLTK's ``single_meteor_score`` arithmetic, operation for operation (0.0 where it divides by zero)."""
     try:
         precision = float(matches) / hyp_len
@@ -658,7 +683,13 @@ def corpus_meteor(stats: list, alpha: float = 0.9, beta: float = 3.0, gamma: flo
         raise ValueError("the corpus score needs alignment statistics: the numeric branch has none")
     matches = sum(s[0] for s in stats)
     return meteor_formula(
-        matches, sum(s[1] for s in stats), sum(s[2] for s in stats), sum(s[3] for s in stats), alpha, beta, gamma
+        matches,
+        sum(s[1] for s in stats),
+        sum(s[2] for s in stats),
+        sum(s[3] for s in stats),
+        alpha,
+        beta,
+        gamma,
     )
 
 
@@ -686,11 +717,15 @@ def explain(
     rows = []
     for reference in references:
         ref = prepare(reference, False, preprocess, number_words, tokenizer)
-        score, _, alignment = _pair(hyp, hyp_keys, ref, stem_tokens(ref, stemmer), source, numeric, alpha, beta, gamma)
+        score, _, alignment = _pair(
+            hyp, hyp_keys, ref, stem_tokens(ref, stemmer), source, numeric, alpha, beta, gamma
+        )
         rows.append({"tokens": ref, "score": score, "alignment": alignment})
     best = max(range(len(rows)), key=lambda k: (rows[k]["score"], -k))
     pairs = [
-        {"hyp": i, "ref": j, "stage": STAGE_NAMES[stage]} for i, (j, stage) in enumerate(rows[best]["alignment"]) if j >= 0
+        {"hyp": i, "ref": j, "stage": STAGE_NAMES[stage]}
+        for i, (j, stage) in enumerate(rows[best]["alignment"])
+        if j >= 0
     ]
     return {
         "hypothesis": hyp,

@@ -110,7 +110,9 @@ def _corpus_needs_no_numeric(options: dict, preset: str) -> dict:
     """The rule between options (the corpus score pools alignment statistics, which the numeric branch lacks),
     then the libraries the options need: one error naming every missing library and the extras."""
     if options["corpus_score"] and options["numeric"] != "none":
-        raise ValueError('`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool')
+        raise ValueError(
+            '`corpus_score=True` needs `numeric="none"`: the numeric branch has no statistics to pool'
+        )
     require_libraries(options)
     return options
 
@@ -131,37 +133,98 @@ HIGHER_IS_BETTER = {"meteor": True, "meteor_corpus": True}
 OPTIONS = OptionTable(
     "ru_meteor",
     [
-        Option("preprocess", "the text pipeline before tokenising, one of 'fb_captioning' (the official captioning "
-               "post-processing), 'fb_vqa' (the official VQA punctuation removal, whole-answer lemma and number "
-               "map), 'ru' (lower-case, yo -> e) or 'none'.", choices=PREPROCESSES, sig="prep"),
-        Option("number_words", "one of 'wordtodigits' (English number words of the prediction to digits, "
-               "official) or 'none'.", choices=NUMBER_WORDS, sig="num"),
-        Option("tokenizer", "one of 'nltk' (the tokens of nltk.word_tokenize, offline) or 'razdel' (razdel word "
-               "tokens).", choices=TOKENIZERS, sig="tok"),
-        Option("stemmer", "stage 2, one of 'snowball_ru', 'porter', 'pymorphy3' (lemmas) or 'none'.",
-               choices=STEMMERS, sig="stem"),
-        Option("synonyms", "stage 3, one of 'ruwordnet_fb' (official: hypernym titles and derivations), "
-               "'ruwordnet_synsets' (synset members), 'wordnet' (English WordNet, NLTK) or 'none' (no stage 3).",
-               choices=SYNONYMS, sig="syn"),
-        Option("alpha", "METEOR's alpha, the weight of precision against recall in Fmean, in [0, 1].",
-               kind="number", low=0.0, high=1.0, sig="a"),
-        Option("beta", "METEOR's beta, the exponent of the fragmentation penalty, in [0, 100].",
-               kind="number", low=0.0, high=100.0, sig="b"),
-        Option("gamma", "METEOR's gamma, the weight of the fragmentation penalty, in [0, 1].",
-               kind="number", low=0.0, high=1.0, sig="g"),
-        Option("numeric", "one of 'fusion_brain' (the official VQA numeric branch for one-number references) "
-               "or 'none'.", choices=NUMERICS, sig="numeric"),
-        Option("reference_agg", "one of 'max' (the best reference, official and NLTK) or 'mean' over the "
-               "references.", choices=REFERENCE_AGGS, sig="refs"),
-        Option("corpus_score", "also return `meteor_corpus`, METEOR of the pooled statistics (needs "
-               "numeric='none').", kind="bool", sig="corpus"),
-        Option("wordnet_path", "'wordnet' synonyms: an NLTK data directory holding corpora/wordnet, that "
-               "corpora/wordnet, or a WordNet 3.0 dict directory (default: NLTK's data path, then Debian's "
-               "wordnet-base files in /usr/share/wordnet; nothing is downloaded).",
-               kind="path", check=_check_resource_path, demo=False),
-        Option("ruwordnet_path", "the RuWordNet SQLite file (default: $RUWORDNET_DB, then the `ruwordnet` "
-               "package's static/ruwordnet-2021.db or static/ruwordnet.db).",
-               kind="path", check=_check_resource_path, demo=False),
+        Option(
+            "preprocess",
+            "the text pipeline before tokenising, one of 'fb_captioning' (the official captioning "
+            "post-processing), 'fb_vqa' (the official VQA punctuation removal, whole-answer lemma and number "
+            "map), 'ru' (lower-case, yo -> e) or 'none'.",
+            choices=PREPROCESSES,
+            sig="prep",
+        ),
+        Option(
+            "number_words",
+            "one of 'wordtodigits' (English number words of the prediction to digits, official) or 'none'.",
+            choices=NUMBER_WORDS,
+            sig="num",
+        ),
+        Option(
+            "tokenizer",
+            "one of 'nltk' (the tokens of nltk.word_tokenize, offline) or 'razdel' (razdel word tokens).",
+            choices=TOKENIZERS,
+            sig="tok",
+        ),
+        Option(
+            "stemmer",
+            "stage 2, one of 'snowball_ru', 'porter', 'pymorphy3' (lemmas) or 'none'.",
+            choices=STEMMERS,
+            sig="stem",
+        ),
+        Option(
+            "synonyms",
+            "stage 3, one of 'ruwordnet_fb' (official: hypernym titles and derivations), "
+            "'ruwordnet_synsets' (synset members), 'wordnet' (English WordNet, NLTK) or 'none' (no stage 3).",
+            choices=SYNONYMS,
+            sig="syn",
+        ),
+        Option(
+            "alpha",
+            "METEOR's alpha, the weight of precision against recall in Fmean, in [0, 1].",
+            kind="number",
+            low=0.0,
+            high=1.0,
+            sig="a",
+        ),
+        Option(
+            "beta",
+            "METEOR's beta, the exponent of the fragmentation penalty, in [0, 100].",
+            kind="number",
+            low=0.0,
+            high=100.0,
+            sig="b",
+        ),
+        Option(
+            "gamma",
+            "METEOR's gamma, the weight of the fragmentation penalty, in [0, 1].",
+            kind="number",
+            low=0.0,
+            high=1.0,
+            sig="g",
+        ),
+        Option(
+            "numeric",
+            "one of 'fusion_brain' (the official VQA numeric branch for one-number references) or 'none'.",
+            choices=NUMERICS,
+            sig="numeric",
+        ),
+        Option(
+            "reference_agg",
+            "one of 'max' (the best reference, official and NLTK) or 'mean' over the references.",
+            choices=REFERENCE_AGGS,
+            sig="refs",
+        ),
+        Option(
+            "corpus_score",
+            "also return `meteor_corpus`, METEOR of the pooled statistics (needs numeric='none').",
+            kind="bool",
+            sig="corpus",
+        ),
+        Option(
+            "wordnet_path",
+            "'wordnet' synonyms: an NLTK data directory holding corpora/wordnet, that "
+            "corpora/wordnet, or a WordNet 3.0 dict directory (default: NLTK's data path, then Debian's "
+            "wordnet-base files in /usr/share/wordnet; nothing is downloaded).",
+            kind="path",
+            check=_check_resource_path,
+            demo=False,
+        ),
+        Option(
+            "ruwordnet_path",
+            "the RuWordNet SQLite file (default: $RUWORDNET_DB, then the `ruwordnet` "
+            "package's static/ruwordnet-2021.db or static/ruwordnet.db).",
+            kind="path",
+            check=_check_resource_path,
+            demo=False,
+        ),
     ],
     {name: {**values, **dict.fromkeys(RESOURCE_OPTIONS)} for name, values in PRESETS.items()},
     after_check=_corpus_needs_no_numeric,
@@ -196,7 +259,9 @@ def _statistic(scores, stats, alpha: float, beta: float, gamma: float) -> Statis
         corpus = np.where(defined, (1 - penalty) * fmean, 0.0)
         return np.stack([s[..., 0] / max(n, 1), corpus], axis=-1)
 
-    return Statistic(("meteor", "meteor_corpus"), np.column_stack([scores, np.asarray(stats, dtype=float)]), fn)
+    return Statistic(
+        ("meteor", "meteor_corpus"), np.column_stack([scores, np.asarray(stats, dtype=float)]), fn
+    )
 
 
 def example_rows(predictions, flat_references, counts, preset, options) -> tuple[dict, dict]:
@@ -211,7 +276,9 @@ def example_rows(predictions, flat_references, counts, preset, options) -> tuple
     path, needed = opts.pop("wordnet_path"), opts["synonyms"] == "wordnet"
     with open_wordnet(path, _NO_WORDNET, needed=needed) as wordnet:
         resources = resource_tag(opts["synonyms"], wordnet, opts["ruwordnet_path"])
-        scores, stats = meteor_per_example(predictions, references, return_stats=True, wordnet=wordnet, **opts)
+        scores, stats = meteor_per_example(
+            predictions, references, return_stats=True, wordnet=wordnet, **opts
+        )
     numeric = np.fromiter((s is None for s in stats), dtype=bool, count=len(stats))
     alignment = np.array([(0, 0, 0, 0) if s is None else s for s in stats], dtype=np.int64).reshape(-1, 4)
     columns = {"meteor": np.asarray(scores, dtype=np.float64), "alignment": alignment, "numeric": numeric}
@@ -224,25 +291,41 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     corpus = opts.pop("corpus_score")
     opts.pop("wordnet_path")
     scores = columns["meteor"].tolist()
-    stats = [None if numeric else tuple(row) for numeric, row in zip(columns["numeric"].tolist(), columns["alignment"].tolist())]
+    stats = [
+        None if numeric else tuple(row)
+        for numeric, row in zip(columns["numeric"].tolist(), columns["alignment"].tolist())
+    ]
     values = {"meteor": mean(scores)}
     if corpus:
         values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])
-    signature = _signature(preset, {**opts, "corpus_score": corpus}, context["res"], context["lib"], resampling)
+    signature = _signature(
+        preset, {**opts, "corpus_score": corpus}, context["res"], context["lib"], resampling
+    )
     statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
     values = {**values, **interval_values(statistic, resampling)}
     return Result(make_result(values, signature, scores, return_per_example), "ru_meteor", scores, statistic)
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+) -> Result:
     """METEOR of checked inputs (``predictions``, every reference in order, references per example) with
     resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
     columns, context = example_rows(predictions, flat_references, counts, preset, options)
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """METEOR of ``predictions`` (one caption or answer per example) against ``references`` (one
     reference, or a list of references, per example).
 
@@ -253,15 +336,36 @@ def score(predictions, references, preset="default", *, return_per_example=False
     score; ``n_resamples`` resamples of the examples, ``seed``). Returns a
     :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's ``compute`` returns.
     """
-    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
-                            n_resamples, seed, options)
+    return score_text_pairs(
+        score_checked,
+        OPTIONS,
+        predictions,
+        references,
+        preset,
+        return_per_example,
+        confidence,
+        n_resamples,
+        seed,
+        options,
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 class State(TextPairState):

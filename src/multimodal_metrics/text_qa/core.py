@@ -159,7 +159,8 @@ def text_qa_per_example(
     keep_hyphen=True`` is the official MathQA). Inputs are assumed valid (``scoring.score`` and the
     evaluate module check them)."""
     return [
-        example_score(pred, golds, measure, keep_hyphen, letter_fallback) for pred, golds in zip(predictions, references)
+        example_score(pred, golds, measure, keep_hyphen, letter_fallback)
+        for pred, golds in zip(predictions, references)
     ]
 
 

@@ -26,13 +26,26 @@ HIGHER_IS_BETTER = {"exact_match": True, "f1": True}
 OPTIONS = OptionTable(
     "text_qa",
     [
-        Option("measure", "'f1' (SQuAD-style token F1, AIJ 2022 TextQA) or 'exact_match' (AIJ 2022 MathQA); "
-               "it names the result key.", choices=MEASURES, sig="measure"),
-        Option("keep_hyphen", "keep `-` when deleting ASCII punctuation (MathQA: negative numbers).",
-               kind="bool", sig="hyphen"),
-        Option("letter_fallback", "the official [abcde] fallback: when an example scores <= 0.5 and the raw "
-               "prediction holds one of the Latin letters a-e, the first such letter is scored instead.",
-               kind="bool", sig="fallback"),
+        Option(
+            "measure",
+            "'f1' (SQuAD-style token F1, AIJ 2022 TextQA) or 'exact_match' (AIJ 2022 MathQA); "
+            "it names the result key.",
+            choices=MEASURES,
+            sig="measure",
+        ),
+        Option(
+            "keep_hyphen",
+            "keep `-` when deleting ASCII punctuation (MathQA: negative numbers).",
+            kind="bool",
+            sig="hyphen",
+        ),
+        Option(
+            "letter_fallback",
+            "the official [abcde] fallback: when an example scores <= 0.5 and the raw "
+            "prediction holds one of the Latin letters a-e, the first such letter is scored instead.",
+            kind="bool",
+            sig="fallback",
+        ),
     ],
     PRESETS,
 )
@@ -58,15 +71,26 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     return Result(make_result(values, signature, scores, return_per_example), "text_qa", scores, statistic)
 
 
-def score_checked(predictions, flat_references, counts, preset, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+) -> Result:
     """Token F1 or exact match of checked inputs (``predictions``, every accepted answer in order, answers
     per question) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
     columns, context = example_rows(predictions, flat_references, counts, preset, options)
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
 
 
-def score(predictions, references, preset="default", *, return_per_example=False, confidence=None,
-          n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """Token F1 (``f1``) or exact match (``exact_match``) of ``predictions`` (one answer per question)
     against ``references`` (one answer, or a list of accepted answers, per question), after the AIJ 2022
     normalisation (lower-case, ASCII punctuation deleted, pymorphy3 lemmas, Russian number words as digits).
@@ -76,15 +100,36 @@ def score(predictions, references, preset="default", *, return_per_example=False
     resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to
     what the evaluate module's ``compute`` returns.
     """
-    return score_text_pairs(score_checked, OPTIONS, predictions, references, preset, return_per_example, confidence,
-                            n_resamples, seed, options)
+    return score_text_pairs(
+        score_checked,
+        OPTIONS,
+        predictions,
+        references,
+        preset,
+        return_per_example,
+        confidence,
+        n_resamples,
+        seed,
+        options,
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 class State(TextPairState):

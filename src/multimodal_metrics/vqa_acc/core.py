@@ -52,7 +52,29 @@ NORMALIZE_MODES = ("official", "always", "never", "lmms_eval", "vlmevalkit")
 HARNESSES = ("lmms_eval", "vlmevalkit")
 LANGUAGES = ("en", "ru")
 
-PUNCT = (";", "/", "[", "]", '"', "{", "}", "(", ")", "=", "+", "\\", "_", "-", ">", "<", "@", "`", ",", "?", "!")
+PUNCT = (
+    ";",
+    "/",
+    "[",
+    "]",
+    '"',
+    "{",
+    "}",
+    "(",
+    ")",
+    "=",
+    "+",
+    "\\",
+    "_",
+    "-",
+    ">",
+    "<",
+    "@",
+    "`",
+    ",",
+    "?",
+    "!",
+)
 ARTICLES = ("a", "an", "the")
 MANUAL_MAP = {
     "none": "0", "zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
@@ -163,7 +185,9 @@ def process_digit_article(text: str, lang: str = "en") -> str:
     return " ".join(CONTRACTIONS.get(w, w) for w in out if w not in ARTICLES)
 
 
-def normalize_answer(text: str, lang: str = "en", ascii_digits: bool = True, harness: str | None = None) -> str:
+def normalize_answer(
+    text: str, lang: str = "en", ascii_digits: bool = True, harness: str | None = None
+) -> str:
     """Full normalisation of one answer: whitespace clean-up, punctuation, digits/articles."""
     return process_digit_article(process_punctuation(clean_whitespace(text), ascii_digits, harness), lang)
 
@@ -178,7 +202,10 @@ def _ids(strings, index: dict) -> np.ndarray:
 
 
 def vqa_v2_per_question(
-    predictions: list[str], references: list[list[str]], normalize: str = "official", ascii_digits: bool = True
+    predictions: list[str],
+    references: list[list[str]],
+    normalize: str = "official",
+    ascii_digits: bool = True,
 ) -> np.ndarray:
     """Official VQA accuracy of every question, as a fraction (the reference reports 100x, rounded).
 
@@ -236,7 +263,9 @@ def vqa_v2_scores_from_ids(
     if use_norm.any():
         norm_index: dict = {}
         harness = normalize if normalize in HARNESSES else None
-        norm_of_clean = _ids([normalize_answer(s, "en", ascii_digits, harness) for s in clean_index], norm_index)
+        norm_of_clean = _ids(
+            [normalize_answer(s, "en", ascii_digits, harness) for s in clean_index], norm_index
+        )
         gt_sel = np.where(np.repeat(use_norm, counts), norm_of_clean[gt_c], gt_c)
         pred_sel = np.where(use_norm, norm_of_clean[pred_c], pred_c)
     sizes = np.unique(counts)
@@ -285,7 +314,10 @@ def _harness_means(grid: np.ndarray, harness: str) -> np.ndarray:
 
 
 def vqa_v2_reference_loop(
-    predictions: list[str], references: list[list[str]], normalize: str = "official", ascii_digits: bool = True
+    predictions: list[str],
+    references: list[list[str]],
+    normalize: str = "official",
+    ascii_digits: bool = True,
 ) -> list[float]:
     """A line-by-line transcription of the reference's per-question loop (slow; the oracle of the tests
     and the benchmark). Answer dicts carry an ``answer_id`` so exclusion is by position, as there."""

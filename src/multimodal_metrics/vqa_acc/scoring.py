@@ -130,28 +130,77 @@ HIGHER_IS_BETTER = {
 OPTIONS = OptionTable(
     "vqa_acc",
     [
-        Option("num_answers", "exact number of GT answers each question must have (0 = any); a question with "
-               "another number is an error naming it.", kind="integer", low=0, check=_check_num_answers, sig="answers",
-               sig_value=lambda n: n or "any"),
-        Option("normalize", "vqa_v2: one of 'official' (normalise only when the GT answers disagree), 'always' "
-               "(the official normalisation on every question), 'never', 'lmms_eval' (lmms-eval 0.7.3's VQAv2 "
-               "scoring, equal to it question by question), 'vlmevalkit' (VLMEvalKit's vqa_score, equal to it "
-               "question by question).", choices=NORMALIZE_MODES, sig="norm", per_preset=True),
-        Option("epsilon", "tdiuc: added to every per-type accuracy on the 0-100 scale.", kind="number",
-               low=0.0, high=1.0, sig="eps", demo=False, per_preset=True),
-        Option("answer_key", "tdiuc: the answers of the official script's answer key; a GT answer outside it is "
-               "always wrong and all such GTs form one answer class in N-MPT (None: no key).", kind="custom",
-               check=check_strings, sig="key", demo=False, doc_type="list of str", per_preset=True,
-               sig_value=lambda key: "none" if key is None else answer_key_digest(tuple(key))),
-        Option("threshold", "wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1 (plain set "
-               "accuracy, no WordNet).", kind="number", low=-1.0, high=1.0, check=_check_threshold, sig="thr",
-               per_preset=True),
-        Option("wordnet_path", "wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0), that "
-               "corpora/wordnet, or a WordNet dict directory; None: NLTK's data path (NLTK_DATA), then Debian's "
-               "wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on NLTK's data "
-               "path only while the computation runs.", kind="path", demo=False, per_preset=True),
-        Option("lowercase", "bleu1: lower-case before the whitespace split.", kind="bool", sig="tok", per_preset=True,
-               sig_value=lambda lower: "lower+split" if lower else "split"),
+        Option(
+            "num_answers",
+            "exact number of GT answers each question must have (0 = any); a question with "
+            "another number is an error naming it.",
+            kind="integer",
+            low=0,
+            check=_check_num_answers,
+            sig="answers",
+            sig_value=lambda n: n or "any",
+        ),
+        Option(
+            "normalize",
+            "vqa_v2: one of 'official' (normalise only when the GT answers disagree), 'always' "
+            "(the official normalisation on every question), 'never', 'lmms_eval' (lmms-eval 0.7.3's VQAv2 "
+            "scoring, equal to it question by question), 'vlmevalkit' (VLMEvalKit's vqa_score, equal to it "
+            "question by question).",
+            choices=NORMALIZE_MODES,
+            sig="norm",
+            per_preset=True,
+        ),
+        Option(
+            "epsilon",
+            "tdiuc: added to every per-type accuracy on the 0-100 scale.",
+            kind="number",
+            low=0.0,
+            high=1.0,
+            sig="eps",
+            demo=False,
+            per_preset=True,
+        ),
+        Option(
+            "answer_key",
+            "tdiuc: the answers of the official script's answer key; a GT answer outside it is "
+            "always wrong and all such GTs form one answer class in N-MPT (None: no key).",
+            kind="custom",
+            check=check_strings,
+            sig="key",
+            demo=False,
+            doc_type="list of str",
+            per_preset=True,
+            sig_value=lambda key: "none" if key is None else answer_key_digest(tuple(key)),
+        ),
+        Option(
+            "threshold",
+            "wups: 0.9 (WUPS@0.9), 0.0 (WUPS@0.0), any value in [0, 1], or -1 (plain set "
+            "accuracy, no WordNet).",
+            kind="number",
+            low=-1.0,
+            high=1.0,
+            check=_check_threshold,
+            sig="thr",
+            per_preset=True,
+        ),
+        Option(
+            "wordnet_path",
+            "wups: an NLTK data directory holding corpora/wordnet (WordNet 3.0), that "
+            "corpora/wordnet, or a WordNet dict directory; None: NLTK's data path (NLTK_DATA), then Debian's "
+            "wordnet-base files in /usr/share/wordnet. Nothing is downloaded; the folder is on NLTK's data "
+            "path only while the computation runs.",
+            kind="path",
+            demo=False,
+            per_preset=True,
+        ),
+        Option(
+            "lowercase",
+            "bleu1: lower-case before the whitespace split.",
+            kind="bool",
+            sig="tok",
+            per_preset=True,
+            sig_value=lambda lower: "lower+split" if lower else "split",
+        ),
     ],
     PRESETS,
     open_resources=_wordnet_present,
@@ -251,14 +300,20 @@ def example_rows(preset, predictions, references, columns, options) -> tuple[dic
         gt = answers.take(np.cumsum(counts) - counts)
         (pred_ids, gt_ids), strings = string_ids(predictions, gt)
         correct = tdiuc_correct(pred_ids, gt_ids, strings, options["answer_key"])
-        rows = {"score": correct.astype(np.float64), "question_types": columns["question_types"], "answers": gt}
+        rows = {
+            "score": correct.astype(np.float64),
+            "question_types": columns["question_types"],
+            "answers": gt,
+        }
     else:
         predictions = predictions.to_pylist()
         flat = iter(answers.to_pylist())
         references = [list(itertools.islice(flat, k)) for k in counts.tolist()]
         if scorer == "fusion_brain_2021":
             languages = columns.get("languages")
-            languages = string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
+            languages = (
+                string_column(languages).to_pylist() if languages is not None else ["en"] * len(predictions)
+            )
             scores = fusion_brain_per_question(predictions, references, languages)
             rows = {"score": scores, "languages": languages}
             context = {"ru": _lemmatizer()}
@@ -331,10 +386,14 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     signature = OPTIONS.signature(preset, fields)
     per_example = scores.tolist()
     values = {**values, **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, per_example, return_per_example), "vqa_acc", per_example, statistic)
+    return Result(
+        make_result(values, signature, per_example, return_per_example), "vqa_acc", per_example, statistic
+    )
 
 
-def score_checked(preset, predictions, references, columns, options, resampling, return_per_example=False) -> Result:
+def score_checked(
+    preset, predictions, references, columns, options, resampling, return_per_example=False
+) -> Result:
     """The result of checked inputs: ``predictions`` and ``references`` as Arrow columns (what evaluate
     stores) or Python lists, ``columns`` the per-question inputs of the preset (name -> column or list;
     None or absent where not given), ``options`` from :func:`checked_options` and a checked ``Resampling``."""
@@ -359,8 +418,20 @@ def checked_inputs(preset, predictions, references, given) -> tuple:
     return prediction_array, reference_array, columns
 
 
-def score(predictions, references, preset="default", *, question_types=None, answer_types=None, languages=None,
-          return_per_example=False, confidence=None, n_resamples=None, seed=None, **options) -> Result:
+def score(
+    predictions,
+    references,
+    preset="default",
+    *,
+    question_types=None,
+    answer_types=None,
+    languages=None,
+    return_per_example=False,
+    confidence=None,
+    n_resamples=None,
+    seed=None,
+    **options,
+) -> Result:
     """VQA accuracy of ``predictions`` (one answer per question) against ``references`` (per question the
     annotator answers, the accepted answers, or the single GT answer: see the presets).
 
@@ -377,14 +448,27 @@ def score(predictions, references, preset="default", *, question_types=None, ans
     takes = extra_inputs(preset)
     opts = checked_options(preset, {**{k: v for k, v in given.items() if k not in takes}, **options})
     prediction_array, reference_array, columns = checked_inputs(preset, predictions, references, given)
-    return score_checked(preset, prediction_array, reference_array, columns, opts, resampling, return_per_example)
+    return score_checked(
+        preset, prediction_array, reference_array, columns, opts, resampling, return_per_example
+    )
 
 
-def compare(predictions_a, predictions_b, references, test="approximate_randomization", *, n_resamples=None,
-            seed=None, confidence=0.95, **kwargs) -> dict:
+def compare(
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    *,
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    **kwargs,
+) -> dict:
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset``, the per-question inputs and the options, the same for both."""
-    return compare_scores(score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs)
+    return compare_scores(
+        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
+    )
 
 
 class State(MetricState):
@@ -401,8 +485,9 @@ class State(MetricState):
     metric = "vqa_acc"
     options = OPTIONS
 
-    def update(self, predictions, references, question_types=None, answer_types=None, languages=None,
-               index=None) -> "State":
+    def update(
+        self, predictions, references, question_types=None, answer_types=None, languages=None, index=None
+    ) -> "State":
         """Score a batch: ``predictions`` (one answer per question), ``references`` (the answers of each
         question), the per-question inputs of the preset (as ``score`` takes them) and ``index`` (the
         global index of each question; default: after the last one held). The checks and errors are
@@ -411,10 +496,14 @@ class State(MetricState):
 
         preset = self.preset
         given = {"question_types": question_types, "answer_types": answer_types, "languages": languages}
-        unknown_inputs(preset, [k for k, v in given.items() if v is not None and k not in extra_inputs(preset)])
+        unknown_inputs(
+            preset, [k for k, v in given.items() if v is not None and k not in extra_inputs(preset)]
+        )
         predictions, references, columns = checked_inputs(preset, predictions, references, given)
         rows, context = example_rows(preset, predictions, references, columns, dict(self.options_resolved))
-        rows = {k: v.to_pylist() if isinstance(v, (pa.Array, pa.ChunkedArray)) else v for k, v in rows.items()}
+        rows = {
+            k: v.to_pylist() if isinstance(v, (pa.Array, pa.ChunkedArray)) else v for k, v in rows.items()
+        }
         return self._add(index, rows, context)
 
     def _reduce(self, columns, resampling, return_per_example):
@@ -463,7 +552,9 @@ def _tdiuc_statistic(correct, type_rank, n_types: int, epsilon: float) -> Statis
         k = present.sum(axis=-1)
         arithmetic = np.where(present, acc, 0.0).sum(axis=-1) / np.maximum(k, 1) / 100
         harmonic = k / np.where(present, 1.0 / acc, 0.0).sum(axis=-1) / 100
-        return np.stack([s[..., 0] / max(n, 1), np.minimum(arithmetic, 1.0), np.minimum(harmonic, 1.0)], axis=-1)
+        return np.stack(
+            [s[..., 0] / max(n, 1), np.minimum(arithmetic, 1.0), np.minimum(harmonic, 1.0)], axis=-1
+        )
 
     return _StatisticOnDemand(("accuracy", "arithmetic_mpt", "harmonic_mpt"), rows, scores)
 

@@ -116,7 +116,9 @@ def tdiuc_scores_from_ids(
     # one answer class per (type, GT answer); every GT outside the key of a type is one class (id -1)
     missing = len(answers)
     pair = rank * (missing + 1) + np.where(known, gt_ids, missing)
-    uniq, first, inverse, class_totals = np.unique(pair, return_index=True, return_inverse=True, return_counts=True)
+    uniq, first, inverse, class_totals = np.unique(
+        pair, return_index=True, return_inverse=True, return_counts=True
+    )
     class_hits = np.bincount(inverse.reshape(-1), weights=correct, minlength=len(uniq)).astype(np.int64)
     order = np.lexsort((first, uniq // (missing + 1)))
     unq_acc = [0] * n_types
@@ -137,7 +139,8 @@ def tdiuc_scores_from_ids(
         "harmonic_nmpt": hmean(nmpt) if types else 0.0,
     }
     summary = {"accuracy": float(np.mean(correct)) if n else 0.0} | {
-        k: min(v / 100, 1.0) for k, v in summary.items()  # 100 + eps of a perfect model is reported as 1.0
+        k: min(v / 100, 1.0)
+        for k, v in summary.items()  # 100 + eps of a perfect model is reported as 1.0
     }
     return (
         summary,

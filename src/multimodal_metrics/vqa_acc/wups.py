@@ -181,7 +181,9 @@ def _max_wup_nltk(wordnet, a: str, b: str) -> float:
 def _require(wordnet):
     if wordnet is None or not hasattr(wordnet, "synsets"):
         got = type(wordnet).__name__
-        raise TypeError(f"`wordnet` must be a WordNet reader (multimodal_metrics.resources.wordnet.open_wordnet), got {got}")
+        raise TypeError(
+            f"`wordnet` must be a WordNet reader (multimodal_metrics.resources.wordnet.open_wordnet), got {got}"
+        )
     return wordnet
 
 
