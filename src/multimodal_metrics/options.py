@@ -6,7 +6,7 @@ option defaults). Every surface reads that table:
 
 * the checks (:meth:`OptionTable.resolve`: the preset's defaults updated with the passed values, every
   value checked strictly: no arrays, no 1 for True; an unknown option or preset is a ValueError);
-* the signature fields (:attr:`Option.sig`, :meth:`OptionTable.signature`);
+* the signature (:attr:`Option.sig`, :meth:`OptionTable.signature`: a ``results.Signature``);
 * the evaluate docstring (:meth:`OptionTable.describe`);
 * the ``mm-score`` flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_arguments`);
 * the demo widgets (``multimodal_metrics.demo.option_widgets``).
@@ -22,7 +22,7 @@ import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .results import build_signature
+from .results import Signature
 
 
 # ----------------------------------------------------------------------------------------------
@@ -357,9 +357,15 @@ class OptionTable:
                 fields[sig] = option.signature_value(options[option.name])
         return fields
 
-    def signature(self, preset: str, fields: Mapping[str, object]) -> str:
-        """The sacrebleu-style signature of a result of this metric (see ``results.build_signature``)."""
-        return build_signature(self.metric, preset, fields)
+    def signature(
+        self, preset: str, options: Mapping[str, object], resampling=None, extra: Mapping[str, object] = ()
+    ) -> Signature:
+        """The :class:`~multimodal_metrics.results.Signature` of a result of this metric: the fields of the
+        resolved ``options`` (:meth:`signature_fields`), then ``extra`` (what the metric records besides its
+        options: a resource's version, the tokenizer), then the fields of ``resampling`` (a
+        ``stats.Resampling``; none without an interval), the version last."""
+        signature = Signature(self.metric, preset, {**self.signature_fields(options), **dict(extra)})
+        return signature if resampling is None else signature.with_fields(resampling.signature_fields())
 
     def describe(self, indent: str = "    ", help: Mapping[str, str] | None = None) -> str:
         """The ``Args`` lines of every option (for the evaluate docstring), with the default preset's values;

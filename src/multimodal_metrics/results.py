@@ -31,16 +31,74 @@ def _format_option(value) -> str:
     return str(value)
 
 
-def build_signature(name: str, preset: str, fields: Mapping[str, object]) -> str:
-    """sacrebleu-style signature: ``name|preset:P|key:value|...|v:VERSION``.
+class Signature:
+    """What a number depends on, as data, in the manner of sacrebleu's ``Signature``
+    (``sacrebleu/metrics/base.py``): the metric's name, the preset, ``fields`` (a dict: short key -> value
+    of every option, resource and resampling setting that changes the number, in a fixed order) and the
+    collection's version. :meth:`format` (also ``str(signature)``) writes it in one place, the version
+    always last::
 
-    ``fields`` maps a short key to every option value that changes the number, in a fixed order.
+        anls|preset:default|thr:0.5|bound:inclusive|norm:ws+lower|len:raw_upper|v:0.4.0
+
+    Values are kept as given (``0.5``, ``True``) and written by :meth:`format` (``0.5``, ``yes``). A
+    signature is immutable: :meth:`with_fields` returns a new one with more fields (before the version).
     Two runs with the same signature on the same data give the same number.
     """
-    parts = [name, f"preset:{preset}"]
-    parts += [f"{key}:{_format_option(value)}" for key, value in fields.items()]
-    parts.append(f"v:{COLLECTION_VERSION}")
-    return "|".join(parts)
+
+    __slots__ = ("_fields", "metric", "preset", "version")
+
+    def __init__(
+        self, metric: str, preset: str, fields: Mapping[str, object] = (), version: str | None = None
+    ):
+        self.metric = metric
+        self.preset = preset
+        self._fields = dict(fields)
+        self.version = COLLECTION_VERSION if version is None else version
+
+    @property
+    def fields(self) -> dict:
+        """``{short key: value}`` between the preset and the version, in signature order (a copy)."""
+        return dict(self._fields)
+
+    def with_fields(self, fields: Mapping[str, object] = (), /, **more) -> "Signature":
+        """This signature with ``fields`` then ``more`` added after its fields, the version still last (a
+        resampling's ``signature_fields()``, a paired test's fields). A key it holds already is a ValueError:
+        a signature names each setting once."""
+        added = {**dict(fields), **more}
+        clash = [key for key in added if key in self._fields]
+        if clash:
+            raise ValueError(f"the signature already has the field(s) {clash}: {self}")
+        return Signature(self.metric, self.preset, {**self._fields, **added}, self.version)
+
+    def as_dict(self) -> dict:
+        """Every field in signature order: ``{"metric": name, "preset": P, **fields, "v": VERSION}``."""
+        return {"metric": self.metric, "preset": self.preset, **self._fields, "v": self.version}
+
+    def format(self) -> str:
+        """``name|preset:P|key:value|...|v:VERSION``: the string a result's ``"signature"`` key holds."""
+        parts = [self.metric, f"preset:{self.preset}"]
+        parts += [f"{key}:{_format_option(value)}" for key, value in self._fields.items()]
+        parts.append(f"v:{self.version}")
+        return "|".join(parts)
+
+    __str__ = format
+
+    def __repr__(self) -> str:
+        return f"Signature({self.format()!r})"
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, Signature):
+            return NotImplemented
+        return list(self.as_dict().items()) == list(other.as_dict().items())
+
+    def __hash__(self) -> int:
+        return hash(self.format())
+
+
+def build_signature(name: str, preset: str, fields: Mapping[str, object]) -> str:
+    """The formatted :class:`Signature` ``name|preset:P|key:value|...|v:VERSION`` (``fields``: short key ->
+    value of every option that changes the number, in a fixed order)."""
+    return Signature(name, preset, fields).format()
 
 
 def mean(values: Sequence[float]) -> float:
@@ -49,15 +107,16 @@ def mean(values: Sequence[float]) -> float:
 
 
 def make_result(
-    scores: Mapping[str, float], signature: str, per_example=None, return_per_example=False
+    scores: Mapping[str, float], signature: "Signature | str", per_example=None, return_per_example=False
 ) -> dict:
-    """Flat result: the scores (primary key first) as floats, ``signature``, optional ``per_example``."""
+    """Flat result: the scores (primary key first) as floats, ``signature`` (formatted), optional
+    ``per_example``."""
     if not isinstance(return_per_example, bool):
         raise TypeError(
             f"`return_per_example` must be True or False, got {type(return_per_example).__name__}"
         )
     result = {key: float(value) for key, value in scores.items()}
-    result["signature"] = signature
+    result["signature"] = str(signature)
     if return_per_example:
         result["per_example"] = per_example() if type(per_example) is LazyRows else list(per_example)
     return result
@@ -137,20 +196,41 @@ class Result(dict):
     """A metric's result: the flat dict ``compute`` returns (``r["anls"]``, ``r["signature"]``, and with
     ``return_per_example=True`` ``r["per_example"]``), plus
 
-    * ``signature``: the signature string; ``per_example``: the per-example scores (also when they
-      were not asked for in the dict; ``None`` for a set-level score such as FID);
+    * ``signature``: the signature string (``r["signature"]``); ``get_signature()``: the same as a
+      :class:`Signature` (data: ``.metric``, ``.preset``, ``.fields``, ``.version``; ``.with_fields(...)``
+      adds fields before the version), as sacrebleu's ``metric.get_signature()``; ``signature_fields``:
+      its fields (``{"thr": 0.5, "bound": "inclusive", ..., "conf": 0.95, "bs": 1000, "seed": 12345}``);
+    * ``options``: every option of the metric's table as this call resolved it (the preset's defaults
+      updated with the passed values, checked: ``{"threshold": 0.5, "boundary": "inclusive", ...}``);
+      ``preset``: the preset's name;
+    * ``per_example``: the per-example scores (also when they were not asked for in the dict; ``None``
+      for a set-level score such as FID);
     * ``statistic``: the per-example sufficient statistics (``multimodal_metrics.stats.Statistic``),
       what ``compare`` pairs; ``None`` where there are none;
     * ``to_dict()``: the plain dict; ``for_trainer(prefix)``: the numbers under prefixed keys (raw
       counts left out unless ``counts=True``);
     * ``higher_is_better``: ``{key: True | False | None}`` for every number (None: a raw count).
+
+    A ``Result`` built without ``signature`` / ``options`` (by hand) has ``get_signature()`` None,
+    ``signature_fields`` and ``options`` empty.
     """
 
-    def __init__(self, values: Mapping, metric: str, per_example=None, statistic=None):
+    def __init__(
+        self,
+        values: Mapping,
+        metric: str,
+        per_example=None,
+        statistic=None,
+        *,
+        signature: Signature | None = None,
+        options: Mapping | None = None,
+    ):
         super().__init__(values)
         self.metric = metric
         self._per_example = per_example  # a list, or LazyRows made into one on first use
         self.statistic = statistic
+        self._signature = signature
+        self.options = dict(options or {})
 
     @property
     def per_example(self):
@@ -165,7 +245,22 @@ class Result(dict):
 
     @property
     def signature(self) -> str:
+        """The signature string (``self["signature"]``)."""
         return self["signature"]
+
+    def get_signature(self) -> Signature | None:
+        """The signature as a :class:`Signature` (None for a ``Result`` built without one)."""
+        return self._signature
+
+    @property
+    def signature_fields(self) -> dict:
+        """The signature's fields between the preset and the version (``{}`` without a signature)."""
+        return {} if self._signature is None else self._signature.fields
+
+    @property
+    def preset(self) -> str | None:
+        """The preset's name (None without a signature)."""
+        return None if self._signature is None else self._signature.preset
 
     def to_dict(self) -> dict:
         """Exactly the dict ``evaluate``'s ``compute`` returns."""

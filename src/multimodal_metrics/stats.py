@@ -48,6 +48,7 @@ import numpy as np
 
 from .inputs import check_text_system, naming_system
 from .options import Option, OptionTable, check_choice
+from .results import Signature
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -518,7 +519,7 @@ def paired_test(
 def paired_comparison(
     a: Statistic,
     b: Statistic,
-    signature: str,
+    signature,
     test="approximate_randomization",
     n_resamples=None,
     seed=None,
@@ -527,7 +528,9 @@ def paired_comparison(
 ) -> dict:
     """The flat result of ``compare``: per score key ``<key>_a``, ``<key>_b``, ``<key>_difference`` (A - B),
     ``<key>_difference_ci_low``/``_high`` and ``<key>_p_value``, then ``signature`` (the scoring
-    signature of A plus the test, its size, seed and p-value rule, before ``v:``)."""
+    signature of A plus the test, its size, seed and p-value rule, before ``v:``). ``signature``: A's
+    :class:`~multimodal_metrics.results.Signature` (``result.get_signature()``), or its string for a caller
+    that kept only the string (the fields are then written before its last ``|v:`` field)."""
     results, fields = paired_test(a, b, test, n_resamples, seed, confidence, p_value)
     out = {}
     for key, values in results.items():
@@ -537,9 +540,12 @@ def paired_comparison(
         out[f"{key}_difference_ci_low"] = values["ci_low"]
         out[f"{key}_difference_ci_high"] = values["ci_high"]
         out[f"{key}_p_value"] = values["p_value"]
-    head, _, version = signature.rpartition("|v:")
-    extra = "|".join(f"{k}:{v}" for k, v in fields.items())
-    out["signature"] = f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
+    if isinstance(signature, Signature):
+        out["signature"] = signature.with_fields(fields).format()
+    else:  # a string kept by a caller without the Signature
+        head, _, version = signature.rpartition("|v:")
+        extra = "|".join(f"{k}:{v}" for k, v in fields.items())
+        out["signature"] = f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
     return out
 
 
@@ -580,5 +586,12 @@ def compare_scores(
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
     return paired_comparison(
-        a.statistic, b.statistic, a.signature, test, n_resamples, seed, confidence, p_value
+        a.statistic,
+        b.statistic,
+        a.get_signature() or a.signature,
+        test,
+        n_resamples,
+        seed,
+        confidence,
+        p_value,
     )

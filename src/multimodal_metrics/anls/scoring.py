@@ -84,12 +84,11 @@ def example_rows(predictions, flat_references, counts, preset, options) -> tuple
 def reduce_rows(columns, context, preset, options, resampling, return_per_example=False) -> Result:
     """ANLS from the per-question rows in example order (what ``score`` and a merged state both call)."""
     scores = columns["anls"].tolist()
-    signature = OPTIONS.signature(
-        preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()}
-    )
+    signature = OPTIONS.signature(preset, options, resampling)
     statistic = mean_statistic({"anls": scores})
     values = {"anls": mean(scores), **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, scores, return_per_example), "anls", scores, statistic)
+    values = make_result(values, signature, scores, return_per_example)
+    return Result(values, "anls", scores, statistic, signature=signature, options=options)
 
 
 def score_checked(

@@ -339,13 +339,11 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
             dict(corpus_scores([row], opts["weights"], opts["missing_dataflow"])[0], dataflow_limited=flag)
             for row, flag in zip(stats, columns["dataflow_limited"].tolist())
         ]
-    fields = {**OPTIONS.signature_fields(opts), "tok": "split", **context, **resampling.signature_fields()}
-    signature = OPTIONS.signature(preset, fields)
+    signature = OPTIONS.signature(preset, opts, resampling, {"tok": "split", **context})
     statistic = _statistic(columns["stats"], opts["weights"], opts["missing_dataflow"])
     values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
-    return Result(
-        make_result(values, signature, per_example, return_per_example), "codebleu", per_example, statistic
-    )
+    values = make_result(values, signature, per_example, return_per_example)
+    return Result(values, "codebleu", per_example, statistic, signature=signature, options=options)
 
 
 def score_checked(

@@ -91,9 +91,9 @@ class DetF1Result(Result):
     (n_images, 3) int64 array). ``per_example`` (one scores dict per image) is built on first use, so a
     ``compute`` that does not ask for it does not pay for it."""
 
-    def __init__(self, values, counts, statistic, per_example=None):
+    def __init__(self, values, counts, statistic, per_example=None, **described):
         self.counts = counts
-        super().__init__(values, "det_f1", per_example, statistic)
+        super().__init__(values, "det_f1", per_example, statistic, **described)
 
     @property
     def per_example(self) -> list[dict]:
@@ -119,15 +119,12 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     intervals resample the images in this order."""
     counts = rows["counts"]
     values = scores(*counts.sum(axis=0).tolist())
-    signature = OPTIONS.signature(
-        preset, {**OPTIONS.signature_fields(options), **resampling.signature_fields()}
-    )
+    signature = OPTIONS.signature(preset, options, resampling)
     per_example = [scores(*row) for row in counts.tolist()] if return_per_example else None
     statistic = count_statistic(counts)
     values = {**values, **interval_values(statistic, resampling)}
-    return DetF1Result(
-        make_result(values, signature, per_example, return_per_example), counts, statistic, per_example
-    )
+    values = make_result(values, signature, per_example, return_per_example)
+    return DetF1Result(values, counts, statistic, per_example, signature=signature, options=options)
 
 
 def score_checked(

@@ -20,7 +20,7 @@ import numpy as np
 from ..extras import require
 from ..inputs import as_list, check_string
 from ..options import Option, OptionTable, check_bool, check_number
-from ..results import Result, make_result
+from ..results import Result, Signature, make_result
 from ..stats import (
     Resampling,
     Statistic,
@@ -519,7 +519,7 @@ def finish_scores(
     interval_fields = resampling.signature_fields()
     if interval_fields and "fid" in scores:  # FID's interval is moved by the bootstrap bias estimate
         interval_fields = {"ci": "bs-pct", "fidci": "bias-shift", **interval_fields}
-    signature = OPTIONS.signature(preset, {**fields, **interval_fields})
+    signature = Signature(OPTIONS.metric, preset, fields).with_fields(interval_fields)
     statistic = _clip_statistic(per_example, opts["clip_clamp"]) if "clip_score" in scores else None
     if resampling.enabled and "fid" in scores:
         if fid[1] is None:
@@ -532,7 +532,9 @@ def finish_scores(
     elif statistic is not None:
         scores = {**scores, **interval_values(statistic, resampling)}
     values = make_result(scores, signature, per_example, return_per_example)
-    return Result(values, "fid_clip", clip_per_example, statistic)  # compare() pairs CLIP scores
+    return Result(  # compare() pairs CLIP scores
+        values, "fid_clip", clip_per_example, statistic, signature=signature, options=opts
+    )
 
 
 def score(

@@ -117,8 +117,7 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     if return_per_example is True:
         per_example = per_example()
     cer_field = {"cer": "jiwer"} if options.get("cer_strip") else {}
-    fields = {**OPTIONS.signature_fields(options), **cer_field, **resampling.signature_fields()}
-    signature = OPTIONS.signature(preset, fields)
+    signature = OPTIONS.signature(preset, options, resampling, cer_field)
     statistic = _statistic(
         columns["one_minus_ned"], columns["string_accuracy"], columns["edits"], columns["ref_chars"]
     )
@@ -128,9 +127,8 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
         "cer": corpus_cer(columns["edits"], columns["ref_chars"]),
         **interval_values(statistic, resampling),
     }
-    return Result(
-        make_result(values, signature, per_example, return_per_example), "ned", per_example, statistic
-    )
+    values = make_result(values, signature, per_example, return_per_example)
+    return Result(values, "ned", per_example, statistic, signature=signature, options=options)
 
 
 def score_checked(

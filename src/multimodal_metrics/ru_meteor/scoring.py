@@ -12,7 +12,7 @@ import numpy as np
 from ..inputs import nest, score_text_pairs
 from ..options import Option, OptionTable
 from ..resources.wordnet import load_wordnet, open_wordnet
-from ..results import Result, make_result, mean
+from ..results import Result, Signature, make_result, mean
 from ..state import TextPairState
 from ..stats import Resampling, Statistic, compare_scores, interval_values, mean_statistic, ratio
 from .core import (
@@ -232,7 +232,9 @@ OPTIONS = OptionTable(
 )
 
 
-def _signature(preset: str, options: dict, resources: str, libraries: str, resampling: Resampling) -> str:
+def _signature(
+    preset: str, options: dict, resources: str, libraries: str, resampling: Resampling
+) -> Signature:
     """``ru_meteor|preset:P|prep:..|...|syn:..|res:<resource>|a:..|...|corpus:..|lib:<versions>|...``."""
     fields = {}
     for key, value in OPTIONS.signature_fields(options).items():
@@ -240,7 +242,7 @@ def _signature(preset: str, options: dict, resources: str, libraries: str, resam
         if key == "syn":
             fields["res"] = resources
     fields["lib"] = libraries
-    return OPTIONS.signature(preset, {**fields, **resampling.signature_fields()})
+    return Signature(OPTIONS.metric, preset, fields).with_fields(resampling.signature_fields())
 
 
 def _statistic(scores, stats, alpha: float, beta: float, gamma: float) -> Statistic:
@@ -303,7 +305,8 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     )
     statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
     values = {**values, **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, scores, return_per_example), "ru_meteor", scores, statistic)
+    values = make_result(values, signature, scores, return_per_example)
+    return Result(values, "ru_meteor", scores, statistic, signature=signature, options=options)
 
 
 def score_checked(

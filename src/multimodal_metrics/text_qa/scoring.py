@@ -64,11 +64,11 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     state both call); the signature records the lemmatiser of ``context``."""
     key = options["measure"]
     scores = columns[key].tolist()
-    fields = {**OPTIONS.signature_fields(options), "lemma": context["lemma"], **resampling.signature_fields()}
-    signature = OPTIONS.signature(preset, fields)
+    signature = OPTIONS.signature(preset, options, resampling, {"lemma": context["lemma"]})
     statistic = mean_statistic({key: scores})
     values = {key: mean(scores), **interval_values(statistic, resampling)}
-    return Result(make_result(values, signature, scores, return_per_example), "text_qa", scores, statistic)
+    values = make_result(values, signature, scores, return_per_example)
+    return Result(values, "text_qa", scores, statistic, signature=signature, options=options)
 
 
 def score_checked(

@@ -382,13 +382,11 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     else:  # bleu1
         values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus_bleu1(rows["counts"])}
         statistic = _bleu1_statistic(scores, rows["counts"])
-    fields = {**OPTIONS.signature_fields(options), **extra, **resampling.signature_fields()}
-    signature = OPTIONS.signature(preset, fields)
+    signature = OPTIONS.signature(preset, options, resampling, extra)
     per_example = scores.tolist()
     values = {**values, **interval_values(statistic, resampling)}
-    return Result(
-        make_result(values, signature, per_example, return_per_example), "vqa_acc", per_example, statistic
-    )
+    values = make_result(values, signature, per_example, return_per_example)
+    return Result(values, "vqa_acc", per_example, statistic, signature=signature, options=options)
 
 
 def score_checked(
