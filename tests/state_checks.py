@@ -66,7 +66,24 @@ def assert_same_result(merged, reference) -> None:
     assert list(merged) == list(reference)  # the same keys in the same order (per-type keys included)
     assert dict(merged) == dict(reference)
     assert merged.signature == reference.signature
+    assert merged.get_signature() == reference.get_signature()  # the signature as data, too
+    assert_same_options(merged, reference)
     assert merged.per_example == reference.per_example
+
+
+def assert_same_options(merged, reference) -> None:
+    """The options a merged state's result reports are those ``score`` resolved; fid_clip's local ones
+    (device, batch size, an extractor module, ...: how this process computes) and its reference statistics
+    (kept as their digest) are this process's own after bytes, so only their names are compared."""
+    skip = ()
+    if reference.metric == "fid_clip":
+        from multimodal_metrics.fid_clip.mergeable import LOCAL
+
+        skip = (*LOCAL, "reference_stats")
+    assert merged.options.keys() == reference.options.keys()
+    assert {k: v for k, v in merged.options.items() if k not in skip} == {
+        k: v for k, v in reference.options.items() if k not in skip
+    }
 
 
 def check_merges_equal_score(case: StateCase, seed: int = 0, splits: int = 3) -> None:
@@ -93,3 +110,19 @@ def check_round_trip(case: StateCase) -> None:
     again = type(state).from_bytes(blob)
     assert again.to_bytes() == blob
     assert_same_result(again.result(**case.result_kwargs), state.result(**case.result_kwargs))
+
+
+def check_case(case: StateCase, splits: int = 3) -> None:
+    """:func:`check_merges_equal_score` and :func:`check_round_trip` of one case."""
+    check_merges_equal_score(case, splits=splits)
+    check_round_trip(case)
+
+
+def case_id(options: dict) -> str:
+    """A short test id of a case's options."""
+    return "-".join(str(v)[:12] for v in options.values())
+
+
+def assert_covers_presets(cases, module) -> None:
+    """Every preset of ``module`` has a case."""
+    assert {o["preset"] for o in cases} == set(module.PRESETS)

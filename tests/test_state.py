@@ -221,3 +221,22 @@ def test_text_qa_states_of_another_lemmatiser_are_refused():
     b.context = {"lemma": "pymorphy3-0.0.1/ru-old"}
     with pytest.raises(ValueError, match="'lemma' is 'pymorphy3-0.0.1/ru-old' in one"):
         a.merge(b)
+
+
+@pytest.mark.parametrize("name", ["anls", "ned", "text_qa", "ru_meteor", "codebleu", "det_f1", "vqa_acc"])
+def test_each_metric_api_is_its_module_own(name):
+    """``score``, ``compare``, ``State`` and ``state`` made by the shared factories are the scoring module's
+    own names: pickled by reference, with the explicit call signature and the metric's docstring."""
+    import importlib
+    import inspect
+    import pickle
+
+    module = importlib.import_module(f"multimodal_metrics.{name}.scoring")
+    for obj in (module.score, module.compare, module.State, module.state, module.score_checked):
+        assert obj.__module__ == module.__name__ and pickle.loads(pickle.dumps(obj)) is obj
+    assert module.State.metric == name and module.State.options is module.OPTIONS
+    assert list(inspect.signature(module.score).parameters)[:3] == ["predictions", "references", "preset"]
+    assert list(inspect.signature(module.state).parameters) == ["preset", "options"]
+    assert "p_value" in inspect.signature(module.compare).parameters
+    assert module.score.__doc__ and module.State.__doc__ and module.compare.__doc__
+    assert inspect.signature(module.state).parameters["preset"].default == module.OPTIONS.default_preset

@@ -6,7 +6,14 @@ import random
 
 import numpy as np
 import pytest
-from state_checks import StateCase, assert_same_result, check_merges_equal_score, check_round_trip
+from state_checks import (
+    StateCase,
+    assert_covers_presets,
+    assert_same_result,
+    case_id,
+    check_case,
+    check_merges_equal_score,
+)
 
 from multimodal_metrics import det_f1, vqa_acc
 from multimodal_metrics import state as mmstate
@@ -62,15 +69,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("options", CASES, ids=lambda o: "-".join(str(v) for v in o.values()))
+@pytest.mark.parametrize("options", CASES, ids=case_id)
 def test_merged_states_equal_score(options):
-    case = det_case(**options)
-    check_merges_equal_score(case, splits=3)
-    check_round_trip(case)
+    check_case(det_case(**options), splits=3)
 
 
 def test_every_preset_is_covered():
-    assert {o["preset"] for o in CASES} == set(det_f1.PRESETS)
+    assert_covers_presets(CASES, det_f1)
 
 
 def test_records_and_the_counts_of_the_result():

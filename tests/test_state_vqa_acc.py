@@ -7,7 +7,13 @@ import random
 import struct
 
 import pytest
-from state_checks import StateCase, assert_same_result, check_merges_equal_score, check_round_trip
+from state_checks import (
+    StateCase,
+    assert_covers_presets,
+    assert_same_result,
+    case_id,
+    check_case,
+)
 
 from multimodal_metrics import det_f1, vqa_acc
 from multimodal_metrics import state as mmstate
@@ -77,15 +83,13 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("options", CASES, ids=lambda o: "-".join(str(v)[:12] for v in o.values()))
+@pytest.mark.parametrize("options", CASES, ids=case_id)
 def test_merged_states_equal_score(options):
-    case = vqa_case(**options)
-    check_merges_equal_score(case, splits=2)
-    check_round_trip(case)
+    check_case(vqa_case(**options), splits=2)
 
 
 def test_every_preset_is_covered():
-    assert {o["preset"] for o in CASES} == set(vqa_acc.PRESETS)
+    assert_covers_presets(CASES, vqa_acc)
 
 
 def test_keys_of_the_merged_result():

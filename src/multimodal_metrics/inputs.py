@@ -4,6 +4,7 @@ Errors name the argument and the example index (``predictions[3]``) and say what
 """
 
 import contextlib
+import functools
 import itertools
 import re
 from collections.abc import Mapping, Sequence
@@ -225,3 +226,56 @@ def score_text_pairs(
     resampling = Resampling(confidence, n_resamples, seed)
     predictions, flat_references, counts = text_pairs(predictions, references)
     return score_checked(predictions, flat_references, counts, preset, opts, resampling, return_per_example)
+
+
+def score_function(run, doc: str, module: str):
+    """A metric's ``score(predictions, references, preset="default", *, return_per_example=False,
+    confidence=None, n_resamples=None, seed=None, **options)``: ``run(predictions, references, preset,
+    return_per_example, confidence, n_resamples, seed, options)`` with ``doc`` as its docstring, defined in
+    ``module`` as ``score``."""
+
+    def score(
+        predictions,
+        references,
+        preset="default",
+        *,
+        return_per_example=False,
+        confidence=None,
+        n_resamples=None,
+        seed=None,
+        **options,
+    ):
+        return run(
+            predictions, references, preset, return_per_example, confidence, n_resamples, seed, options
+        )
+
+    score.__doc__, score.__module__, score.__qualname__ = doc, module, "score"
+    return score
+
+
+def text_pair_score_checked(example_rows, reduce_rows):
+    """A text-pair metric's ``score_checked(predictions, flat_references, counts, preset, options, resampling,
+    return_per_example=False)``: its ``example_rows`` of checked inputs (``predictions``, every reference in
+    order, references per example) with resolved ``options`` (``OPTIONS.resolve``), then its ``reduce_rows``
+    with a checked ``Resampling`` (what a merged state runs on its rows too)."""
+
+    def score_checked(
+        predictions, flat_references, counts, preset, options, resampling, return_per_example=False
+    ):
+        columns, context = example_rows(predictions, flat_references, counts, preset, options)
+        return reduce_rows(columns, context, preset, options, resampling, return_per_example)
+
+    score_checked.__doc__ = (
+        f"The result of checked inputs: ``{example_rows.__module__}.example_rows`` then ``reduce_rows`` "
+        "(see ``multimodal_metrics.inputs.text_pair_score_checked``)."
+    )
+    score_checked.__module__, score_checked.__qualname__ = reduce_rows.__module__, "score_checked"
+    return score_checked
+
+
+def text_pair_score(score_checked, table, doc: str):
+    """A text-pair metric's ``score`` (:func:`score_function`): :func:`score_text_pairs` then its
+    ``score_checked``, with the options of ``table``."""
+
+    run = functools.partial(score_text_pairs, score_checked, table)
+    return score_function(run, doc, score_checked.__module__)

@@ -3,8 +3,10 @@
 A result is a flat dict of floats: the primary key first, then ``signature`` (string), and with
 ``return_per_example=True`` a ``per_example`` list. The library's ``score(...)`` functions return a
 :class:`Result`: that dict (``r["anls"]``, ``dict(r)`` is exactly what ``compute`` returns) with the
-signature, the per-example list, the Trainer form and, for ``compare``, the per-example sufficient
-statistics as attributes.
+signature as data (:class:`Signature`, ``r.get_signature()``), the options the call resolved
+(``r.options``), the per-example list, the Trainer form and, for ``compare``, the per-example sufficient
+statistics as attributes. The signature string is written by :meth:`Signature.format` only; code that
+needs a field reads ``r.signature_fields`` (or ``r.options``), never the string.
 
 Directions (as torchmetrics' ``higher_is_better``): every metric declares once, beside its option table,
 ``HIGHER_IS_BETTER = {key: True | False | None}`` in its ``scoring`` module: True for a score to maximise
@@ -231,6 +233,15 @@ class Result(dict):
         self.statistic = statistic
         self._signature = signature
         self.options = dict(options or {})
+
+    @classmethod
+    def from_values(
+        cls, values: Mapping, signature: Signature, per_example, statistic, options, return_per_example=False
+    ) -> "Result":
+        """The result of a metric (``signature.metric``) from its scores ``values`` (:func:`make_result`: the
+        per-example list in the dict with ``return_per_example``), with its signature and resolved options."""
+        flat = make_result(values, signature, per_example, return_per_example)
+        return cls(flat, signature.metric, per_example, statistic, signature=signature, options=options)
 
     @property
     def per_example(self):

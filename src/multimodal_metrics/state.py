@@ -70,6 +70,9 @@ __all__ = [
     "check_index",
     "from_bytes",
     "merge_all",
+    "state_function",
+    "text_pair_metric",
+    "text_pair_state",
 ]
 
 
@@ -159,14 +162,24 @@ def _check_columns(columns: Mapping[str, object], n: int, metric: str) -> dict[s
 class MetricState:
     """The mergeable state of one metric under one preset and set of options (see the module docstring).
 
-    A metric subclasses it (or :class:`TextPairState`) and sets ``metric`` (its name), ``options`` (its
-    :class:`~multimodal_metrics.options.OptionTable`), and implements ``update`` (check a batch, compute its
-    rows with the metric's own per-example function, then :meth:`_add`), :meth:`_reduce` (the metric's own
-    reduction of rows in index order) and :meth:`_empty_error`.
+    A metric subclasses it (or :class:`TextPairState`: :func:`text_pair_state` makes one) and sets
+    ``options`` (its :class:`~multimodal_metrics.options.OptionTable`; ``metric``, its name, defaults to
+    the table's), ``reduce_rows(columns, context, preset, options, resampling, return_per_example) ->
+    Result`` (the metric's own reduction of rows in index order: what its ``score`` runs too) and ``score``
+    (whose error on no examples is the empty state's), and implements ``update`` (check a batch, compute its
+    rows with the metric's own per-example function, then :meth:`_add`). A state that is more than rows
+    overrides :meth:`_reduce` and :meth:`_empty_error` (or :meth:`result`) instead.
     """
 
     metric: str = ""
     options = None  # the metric's OptionTable
+    reduce_rows = None
+    score = None
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.metric and cls.options is not None:
+            cls.metric = cls.options.metric
 
     def __init__(self, preset: str | None = None, **options):
         table = type(self).options
@@ -225,10 +238,19 @@ class MetricState:
         raise NotImplementedError
 
     def _reduce(self, columns: dict[str, np.ndarray], resampling, return_per_example: bool):
-        raise NotImplementedError  # pragma: no cover
+        """The metric's ``reduce_rows`` of the rows in index order, with this state's preset and options."""
+        reduce_rows = type(self).reduce_rows
+        return reduce_rows(
+            columns, self.context, self.preset, dict(self.options_resolved), resampling, return_per_example
+        )
 
     def _empty_error(self) -> Exception:
-        raise NotImplementedError  # pragma: no cover
+        """The error of the metric's ``score`` on no examples, with this state's preset and options."""
+        try:
+            type(self).score([], [], self.preset, **self.options_resolved)
+        except (ValueError, TypeError) as err:
+            return err
+        return ValueError(f"{self.metric}: no examples to score")  # pragma: no cover - score refuses none
 
     # -- what the bytes hold besides the rows ------------------------------------------------------
     def _portable_options(self) -> dict:
@@ -504,13 +526,11 @@ class MetricState:
 class TextPairState(MetricState):
     """The state of a text-pair metric (one prediction, one or several references per example).
 
-    Subclasses set ``example_rows(predictions, flat_references, counts, preset, options) -> (columns,
-    context)`` and ``reduce_rows(columns, context, preset, options, resampling, return_per_example) ->
-    Result`` (the two halves of the metric's ``score_checked``), and ``score`` (for the empty error)."""
+    Subclasses (:func:`text_pair_state`) set ``example_rows(predictions, flat_references, counts, preset,
+    options) -> (columns, context)`` and ``reduce_rows`` (the two halves of the metric's ``score_checked``),
+    and ``score`` (for the empty error)."""
 
     example_rows = None
-    reduce_rows = None
-    score = None
 
     def update(self, predictions, references, index=None) -> TextPairState:
         """Score a batch: ``predictions`` (one string per example), ``references`` (one string or a list of
@@ -524,18 +544,61 @@ class TextPairState(MetricState):
         )
         return self._add(index, columns, context)
 
-    def _reduce(self, columns, resampling, return_per_example):
-        reduce_rows = type(self).reduce_rows
-        return reduce_rows(
-            columns, self.context, self.preset, dict(self.options_resolved), resampling, return_per_example
-        )
 
-    def _empty_error(self) -> Exception:
-        try:
-            type(self).score([], [], self.preset, **self.options_resolved)
-        except (ValueError, TypeError) as err:
-            return err
-        return ValueError(f"{self.metric}: no examples to score")
+def text_pair_state(options, example_rows, reduce_rows, score, doc: str) -> type[TextPairState]:
+    """The ``State`` class of a text-pair metric: a :class:`TextPairState` with the metric's option table,
+    the two halves of its ``score_checked``, its ``score`` and ``doc`` (what a state of it holds per
+    example), defined in the metric's module (that of ``reduce_rows``) as ``State``."""
+    namespace = {
+        "__doc__": doc,
+        "__module__": reduce_rows.__module__,
+        "__qualname__": "State",
+        "options": options,
+        "example_rows": staticmethod(example_rows),
+        "reduce_rows": staticmethod(reduce_rows),
+        "score": staticmethod(score),
+    }
+    return type("State", (TextPairState,), namespace)
+
+
+def text_pair_metric(
+    options,
+    example_rows,
+    reduce_rows,
+    score_doc: str,
+    state_doc: str,
+    compare_doc=None,
+    score_checked=None,
+    state_note=None,
+) -> tuple:
+    """``(score_checked, score, compare, State, state)`` of a text-pair metric from its option table, the two
+    halves of its scoring (``example_rows``, ``reduce_rows``) and the docstrings of ``score`` and ``State``
+    (``compare_doc``: ``compare``'s, default the generic one; ``score_checked``: the metric's own, default
+    ``example_rows`` then ``reduce_rows``; ``state_note``: what ``state``'s docstring adds)."""
+    from .inputs import text_pair_score, text_pair_score_checked
+    from .stats import compare_function
+
+    score_checked = score_checked or text_pair_score_checked(example_rows, reduce_rows)
+    score = text_pair_score(score_checked, options, score_doc)
+    compare = compare_function(score, compare_doc)
+    state_class = text_pair_state(options, example_rows, reduce_rows, score, state_doc)
+    return score_checked, score, compare, state_class, state_function(state_class, state_note)
+
+
+def state_function(state_class: type[MetricState], doc: str | None = None):
+    """A metric's ``state(preset="default", **options)``: an empty ``state_class`` with ``preset`` and
+    ``options`` checked and fixed (as ``score`` takes them); ``doc`` says more where the metric needs it."""
+
+    def state(preset=state_class.options.default_preset, **options):
+        return state_class(preset, **options)
+
+    state.__doc__ = (
+        "An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)"
+        + (f"; {doc}" if doc else ".")
+    )
+    state.__module__, state.__qualname__ = state_class.__module__, "state"
+    state.__annotations__["return"] = state_class
+    return state
 
 
 # ----------------------------------------------------------------------------------------------

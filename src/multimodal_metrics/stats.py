@@ -549,49 +549,68 @@ def paired_comparison(
     return out
 
 
-def compare_scores(
-    score,
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    p_value=DEFAULT_P_VALUE,
-    *,
-    check_system=check_text_system,
-    **kwargs,
-) -> dict:
-    """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
-    same options, no resampling options), then :func:`paired_comparison` of their statistics
-    (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
-    both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``."""
+def check_compare(test, p_value, options: Mapping) -> str:
+    """``compare``'s checks of its own arguments, before anything is scored: the name of the ``test`` (returned
+    as the plain ``str``), the ``p_value`` rule, and no resampling option or ``return_per_example`` among the
+    ``options`` of the two scoring runs."""
     test = check_test(test)
     check_p_value(p_value)
     for arg in (*RESAMPLING.names, "return_per_example"):
-        if arg in kwargs:
+        if arg in options:
             raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
-    systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+    return test
+
+
+def check_systems(systems, references, check_system=check_text_system) -> None:
+    """``compare``'s check of both systems (``(("predictions_a", ...), ("predictions_b", ...))``) before either
+    is scored: each given, and ``check_system(predictions, arg, references)`` (None: no such check)."""
     for arg, predictions in systems:
         if predictions is None:
             raise ValueError(f"`{arg}` is required (got None)")
         if check_system is not None:
             check_system(predictions, arg, references)
-    results = []
-    for arg, predictions in systems:
-        with naming_system(arg):
-            results.append(score(predictions, references, **kwargs))
-    a, b = results
-    if a.statistic is None:
-        raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
-    return paired_comparison(
-        a.statistic,
-        b.statistic,
-        a.get_signature() or a.signature,
-        test,
-        n_resamples,
-        seed,
-        confidence,
-        p_value,
-    )
+
+
+COMPARE_DOC = """Paired significance test of systems A and B on the same references (see
+    ``stats.paired_comparison``); ``kwargs``: ``preset`` and the options, the same for both."""
+
+
+def compare_function(score, doc: str | None = None, check_system=check_text_system):
+    """A metric's ``compare(predictions_a, predictions_b, references, test="approximate_randomization", *,
+    n_resamples=None, seed=None, confidence=0.95, p_value="ge", **kwargs)``, with ``doc`` as its docstring
+    (default :data:`COMPARE_DOC`), defined in ``score``'s module: ``score(predictions, references, **kwargs)``
+    of systems A and B (the same options, no resampling options), then :func:`paired_comparison` of their
+    statistics (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg,
+    references)`` checks both systems before either is scored (None: no such check); errors name
+    ``predictions_a``/``_b``."""
+
+    def compare(
+        predictions_a,
+        predictions_b,
+        references,
+        test="approximate_randomization",
+        *,
+        n_resamples=None,
+        seed=None,
+        confidence=0.95,
+        p_value=DEFAULT_P_VALUE,
+        **kwargs,
+    ) -> dict:
+        test = check_compare(test, p_value, kwargs)
+        systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+        check_systems(systems, references, check_system)
+        results = []
+        for arg, predictions in systems:
+            with naming_system(arg):
+                results.append(score(predictions, references, **kwargs))
+        a, b = results
+        if a.statistic is None:
+            raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
+        signature = a.get_signature() or a.signature
+        return paired_comparison(
+            a.statistic, b.statistic, signature, test, n_resamples, seed, confidence, p_value
+        )
+
+    compare.__doc__ = doc or COMPARE_DOC
+    compare.__module__, compare.__qualname__ = score.__module__, "compare"
+    return compare

@@ -1,10 +1,9 @@
 """ANLS's option table, presets and ``score``: the functional API the evaluate module calls too."""
 
-from ..inputs import score_text_pairs
 from ..options import Option, OptionTable
-from ..results import Result, make_result, mean
-from ..state import TextPairState
-from ..stats import compare_scores, interval_values, mean_statistic
+from ..results import Result, mean
+from ..state import text_pair_metric
+from ..stats import interval_values, mean_statistic
 from .core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 
 PRESETS = {
@@ -87,82 +86,22 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     signature = OPTIONS.signature(preset, options, resampling)
     statistic = mean_statistic({"anls": scores})
     values = {"anls": mean(scores), **interval_values(statistic, resampling)}
-    values = make_result(values, signature, scores, return_per_example)
-    return Result(values, "anls", scores, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, scores, statistic, options, return_per_example)
 
 
-def score_checked(
-    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
-) -> Result:
-    """ANLS of checked inputs (``predictions``, every reference in order, references per question) with
-    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    columns, context = example_rows(predictions, flat_references, counts, preset, options)
-    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
-
-
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
-) -> Result:
-    """ANLS of ``predictions`` (one answer per question) against ``references`` (one answer, or a list of
+score_checked, score, compare, State, state = text_pair_metric(
+    OPTIONS,
+    example_rows,
+    reduce_rows,
+    score_doc="""ANLS of ``predictions`` (one answer per question) against ``references`` (one answer, or a list of
     accepted answers, per question).
 
     ``preset`` and ``options`` (``threshold``, ``boundary``, ``text_norm``, ``length_norm``: see
     ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap interval ``anls_ci_low``/``_high``
     (``n_resamples`` resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
-    """
-    return score_text_pairs(
-        score_checked,
-        OPTIONS,
-        predictions,
-        references,
-        preset,
-        return_per_example,
-        confidence,
-        n_resamples,
-        seed,
-        options,
-    )
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
-    ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
-
-
-class State(TextPairState):
-    """ANLS's mergeable state (see :mod:`multimodal_metrics.state`): per-question scores kept with their
+    """,
+    state_doc="""ANLS's mergeable state (see :mod:`multimodal_metrics.state`): per-question scores kept with their
     global index; ``result`` equals ``score`` on all questions bit for bit. 8 bytes per question plus
-    8 for its index."""
-
-    metric = "anls"
-    options = OPTIONS
-    example_rows = staticmethod(example_rows)
-    reduce_rows = staticmethod(reduce_rows)
-    score = staticmethod(score)
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+    8 for its index.""",
+)

@@ -7,11 +7,11 @@ import warnings
 
 import numpy as np
 
-from ..inputs import nest, score_text_pairs
+from ..inputs import nest
 from ..options import Option, OptionTable, check_number
-from ..results import Result, make_result
-from ..state import TextPairState
-from ..stats import Statistic, bleu, compare_scores, interval_values, ratio
+from ..results import Result
+from ..state import text_pair_metric
+from ..stats import Statistic, bleu, interval_values, ratio
 from .corpus import KEYS, MISSING_DATAFLOW, STATS_COLUMNS, corpus_codebleu, corpus_scores
 from .dataflow import DATAFLOW_WORK_PER_TOKEN
 from .keywords import COMMENT_RULES, KEYWORD_SETS, LANGUAGES
@@ -342,8 +342,7 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     signature = OPTIONS.signature(preset, opts, resampling, {"tok": "split", **context})
     statistic = _statistic(columns["stats"], opts["weights"], opts["missing_dataflow"])
     values = {**{key: scores[key] for key in KEYS}, **interval_values(statistic, resampling)}
-    values = make_result(values, signature, per_example, return_per_example)
-    return Result(values, "codebleu", per_example, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, per_example, statistic, options, return_per_example)
 
 
 def score_checked(
@@ -356,60 +355,6 @@ def score_checked(
     columns, context, notes = _rows(predictions, flat_references, counts, preset, options)
     _warn(notes, options["lang"], corpus=False)
     return reduce_rows(columns, context, preset, options, resampling, return_per_example)
-
-
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
-) -> Result:
-    """CodeBLEU of ``predictions`` (one code snippet per example) against ``references`` (one snippet,
-    or a list of snippets, per example).
-
-    ``preset`` and ``options`` (``lang``, required outside ``fusion_brain_2021``; ``weights``,
-    ``keywords``, ``remove_comments``, ``strip``, ``missing_dataflow``, ``ast_clipping``,
-    ``grammar_library``: see ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap
-    intervals ``<key>_ci_low``/``_high`` of the 5 scores (``n_resamples`` resamples of the code pairs,
-    ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's
-    ``compute`` returns; ``.per_example`` holds the per-example dicts with ``return_per_example=True``
-    (else None).
-    """
-    return score_text_pairs(
-        score_checked,
-        OPTIONS,
-        predictions,
-        references,
-        preset,
-        return_per_example,
-        confidence,
-        n_resamples,
-        seed,
-        options,
-    )
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
-    ``kwargs``: ``preset`` and the options (``lang``), the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
 
 
 def _list(idx) -> str:
@@ -457,20 +402,27 @@ def _warn_no_dataflow(stacklevel: int) -> None:
     )
 
 
-class State(TextPairState):
-    """CodeBLEU's mergeable state (see :mod:`multimodal_metrics.state`): per example its 24 pooled counts
+score_checked, score, compare, State, state = text_pair_metric(
+    OPTIONS,
+    example_rows,
+    reduce_rows,
+    score_doc="""CodeBLEU of ``predictions`` (one code snippet per example) against ``references`` (one snippet,
+    or a list of snippets, per example).
+
+    ``preset`` and ``options`` (``lang``, required outside ``fusion_brain_2021``; ``weights``,
+    ``keywords``, ``remove_comments``, ``strip``, ``missing_dataflow``, ``ast_clipping``,
+    ``grammar_library``: see ``OPTIONS``) set the convention; ``confidence`` adds the bootstrap
+    intervals ``<key>_ci_low``/``_high`` of the 5 scores (``n_resamples`` resamples of the code pairs,
+    ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's
+    ``compute`` returns; ``.per_example`` holds the per-example dicts with ``return_per_example=True``
+    (else None).
+    """,
+    state_doc="""CodeBLEU's mergeable state (see :mod:`multimodal_metrics.state`): per example its 24 pooled counts
     (:data:`~.corpus.STATS_COLUMNS`, 192 bytes), its data-flow-limited flag (1 byte) and its global index
     (8 bytes); every merged state must share the grammars (the context). ``result`` equals ``score`` on
-    all examples bit for bit; the parse warnings of ``update`` name indices within the batch."""
-
-    metric = "codebleu"
-    options = OPTIONS
-    example_rows = staticmethod(example_rows)
-    reduce_rows = staticmethod(reduce_rows)
-    score = staticmethod(score)
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them;
-    ``lang`` is required outside ``fusion_brain_2021``)."""
-    return State(preset, **options)
+    all examples bit for bit; the parse warnings of ``update`` name indices within the batch.""",
+    compare_doc="""Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
+    ``kwargs``: ``preset`` and the options (``lang``), the same for both.""",
+    score_checked=score_checked,
+    state_note="``lang`` is required outside ``fusion_brain_2021``.",
+)

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from ..inputs import check_list, check_same_length
+from ..inputs import check_list, check_same_length, score_function
 from ..options import Option, OptionTable, check_bool
 from ..results import Result, make_result
-from ..state import MetricState
-from ..stats import Resampling, Statistic, compare_scores, interval_values, precision_recall_f1
+from ..state import MetricState, state_function
+from ..stats import Resampling, Statistic, compare_function, interval_values, precision_recall_f1
 from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS
 from .columns import pack
 from .core import count_per_image, scores
@@ -147,17 +147,21 @@ def checked_images(predictions, references) -> tuple:
     return pack(predictions, "predictions"), pack(references, "references")
 
 
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
+def _score(
+    predictions, references, preset, return_per_example, confidence, n_resamples, seed, options
 ) -> DetF1Result:
+    """``score``: the checks in compute's order (preset, resampling, ``return_per_example``, options, then
+    the inputs), then :func:`score_checked`."""
+    OPTIONS.check_preset(preset)  # evaluate.load checks it
+    resampling = Resampling(confidence, n_resamples, seed)  # compute checks these first (PairedComparison)
+    check_bool(return_per_example, "return_per_example")
+    opts = OPTIONS.resolve(preset, options)
+    predictions, references = checked_images(predictions, references)
+    return score_checked(predictions, references, preset, opts, resampling, return_per_example)
+
+
+score = score_function(
+    _score,
     """Detection F1 of ``predictions`` against ``references``, one entry per image on each side: a class
     dict ``{class: [[x, y, w, h], ...]}`` or a record ``{"classes": [...], "boxes": [...]}``; the classes
     of ``references[i]`` are the classes requested for image i.
@@ -167,73 +171,9 @@ def score(
     ``f1_ci_low``/``_high``, ... (``n_resamples`` resamples of the images, ``seed``). Returns a
     :class:`DetF1Result` equal to what the evaluate module's ``compute`` returns; its errors are
     compute's, in compute's order (preset, resampling, ``return_per_example``, options, then the inputs).
-    """
-    OPTIONS.check_preset(preset)  # evaluate.load checks it
-    resampling = Resampling(confidence, n_resamples, seed)  # compute checks these first (PairedComparison)
-    check_bool(return_per_example, "return_per_example")
-    opts = OPTIONS.resolve(preset, options)
-    predictions, references = checked_images(predictions, references)
-    return score_checked(predictions, references, preset, opts, resampling, return_per_example)
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
-    resampling images; ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(
-        score,
-        predictions_a,
-        predictions_b,
-        references,
-        test,
-        n_resamples,
-        seed,
-        confidence,
-        check_system=check_system,
-        **kwargs,
-    )
-
-
-class State(MetricState):
-    """det_f1's mergeable state (see :mod:`multimodal_metrics.state`): per image its (tp, fp, fn) counts
-    kept with its global index; ``result`` equals ``score`` on all images bit for bit. 32 bytes per image
-    (24 for the counts, 8 for the index)."""
-
-    metric = "det_f1"
-    options = OPTIONS
-
-    def update(self, predictions, references, index=None) -> "State":
-        """Score a batch: ``predictions`` and ``references`` (one entry per image each, as ``score`` takes
-        them) and ``index`` (the global index of each image; default: after the last one held). The checks
-        and errors are those of ``score``."""
-        predictions, references = checked_images(predictions, references)
-        rows, context = example_rows(predictions, references, self.preset, dict(self.options_resolved))
-        return self._add(index, rows, context)
-
-    def _reduce(self, columns, resampling, return_per_example):
-        options = dict(self.options_resolved)
-        return reduce_rows(columns, self.context, self.preset, options, resampling, return_per_example)
-
-    def _empty_error(self) -> Exception:
-        try:
-            score([], [], self.preset, **self.options_resolved)
-        except (ValueError, TypeError) as err:
-            return err
-        return ValueError("det_f1: no images to score")  # pragma: no cover - score refuses no images
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+    """,
+    __name__,
+)
 
 
 def check_system(predictions, arg: str, references) -> None:
@@ -243,3 +183,32 @@ def check_system(predictions, arg: str, references) -> None:
     if references is not None:
         check_same_length(arg, predictions, "references", check_list(references, "references"))
     pack(predictions, arg)
+
+
+compare = compare_function(
+    score,
+    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
+    resampling images; ``kwargs``: ``preset`` and the options, the same for both.""",
+    check_system=check_system,
+)
+
+
+class State(MetricState):
+    """det_f1's mergeable state (see :mod:`multimodal_metrics.state`): per image its (tp, fp, fn) counts
+    kept with its global index; ``result`` equals ``score`` on all images bit for bit. 32 bytes per image
+    (24 for the counts, 8 for the index)."""
+
+    options = OPTIONS
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
+
+    def update(self, predictions, references, index=None) -> "State":
+        """Score a batch: ``predictions`` and ``references`` (one entry per image each, as ``score`` takes
+        them) and ``index`` (the global index of each image; default: after the last one held). The checks
+        and errors are those of ``score``."""
+        predictions, references = checked_images(predictions, references)
+        rows, context = example_rows(predictions, references, self.preset, dict(self.options_resolved))
+        return self._add(index, rows, context)
+
+
+state = state_function(State)

@@ -25,7 +25,7 @@ from ..stats import (
     Resampling,
     Statistic,
     bootstrap_sums,
-    compare_scores,
+    compare_function,
     interval_values,
     percentile_interval,
 )
@@ -599,19 +599,13 @@ def compare(
             "`texts`: compare() runs a paired test of CLIP scores (one per image-text pair); FID has no "
             "per-example values to pair (use `confidence=` for its bootstrap interval)"
         )
-    return compare_scores(
-        score,
-        predictions_a,
-        predictions_b,
-        references,
-        test,
-        n_resamples,
-        seed,
-        confidence,
-        check_system=None,
-        texts=texts,
-        **kwargs,
+    resampling = {"n_resamples": n_resamples, "seed": seed, "confidence": confidence}
+    return _compare_clip_scores(
+        predictions_a, predictions_b, references, test, texts=texts, **resampling, **kwargs
     )
+
+
+_compare_clip_scores = compare_function(score, check_system=None)  # the paired test, once `texts` is checked
 
 
 # ----------------------------------------------------------------------------------------------

@@ -2,11 +2,10 @@
 
 import numpy as np
 
-from ..inputs import score_text_pairs
 from ..options import Option, OptionTable, check_choice, check_number
-from ..results import LazyRows, Result, make_result, mean
-from ..state import TextPairState
-from ..stats import Statistic, compare_scores, interval_values
+from ..results import LazyRows, Result, mean
+from ..state import text_pair_metric
+from ..stats import Statistic, interval_values
 from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
 
 PRESETS = {
@@ -127,31 +126,14 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
         "cer": corpus_cer(columns["edits"], columns["ref_chars"]),
         **interval_values(statistic, resampling),
     }
-    values = make_result(values, signature, per_example, return_per_example)
-    return Result(values, "ned", per_example, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, per_example, statistic, options, return_per_example)
 
 
-def score_checked(
-    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
-) -> Result:
-    """1 - NED, string accuracy and CER of checked inputs (``predictions``, every reference in order,
-    references per example) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    columns, context = example_rows(predictions, flat_references, counts, preset, options)
-    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
-
-
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
-) -> Result:
-    """1 - NED, ``string_accuracy`` and the corpus ``cer`` of ``predictions`` (one recognised text per
+score_checked, score, compare, State, state = text_pair_metric(
+    OPTIONS,
+    example_rows,
+    reduce_rows,
+    score_doc="""1 - NED, ``string_accuracy`` and the corpus ``cer`` of ``predictions`` (one recognised text per
     example) against ``references`` (one transcription, or a list of accepted transcriptions, per example).
 
     ``preset`` and ``options`` (``case_fold``, ``fullwidth_to_halfwidth``, ``both_empty``, ``cer_strip``: see
@@ -160,52 +142,11 @@ def score(
     scores (``n_resamples`` resamples of the examples, ``seed``). ``per_example``: one dict per example
     (``one_minus_ned``, ``string_accuracy``, ``cer``). Returns a :class:`~multimodal_metrics.results.Result`
     equal to what the evaluate module's ``compute`` returns.
-    """
-    return score_text_pairs(
-        score_checked,
-        OPTIONS,
-        predictions,
-        references,
-        preset,
-        return_per_example,
-        confidence,
-        n_resamples,
-        seed,
-        options,
-    )
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
-    per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
-    the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
-
-
-class State(TextPairState):
-    """NED's mergeable state (see :mod:`multimodal_metrics.state`): per example 1 - NED, exact match, the
+    """,
+    state_doc="""NED's mergeable state (see :mod:`multimodal_metrics.state`): per example 1 - NED, exact match, the
     CER's edits and reference length (8 bytes each) and the global index (8 bytes); ``result`` equals
-    ``score`` on all examples bit for bit."""
-
-    metric = "ned"
-    options = OPTIONS
-    example_rows = staticmethod(example_rows)
-    reduce_rows = staticmethod(reduce_rows)
-    score = staticmethod(score)
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+    ``score`` on all examples bit for bit.""",
+    compare_doc="""Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
+    per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
+    the same for both.""",
+)

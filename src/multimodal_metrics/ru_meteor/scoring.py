@@ -9,12 +9,12 @@ refused with the other options, before anything is scored (or cached by evaluate
 
 import numpy as np
 
-from ..inputs import nest, score_text_pairs
+from ..inputs import nest
 from ..options import Option, OptionTable
 from ..resources.wordnet import load_wordnet, open_wordnet
-from ..results import Result, Signature, make_result, mean
-from ..state import TextPairState
-from ..stats import Resampling, Statistic, compare_scores, interval_values, mean_statistic, ratio
+from ..results import Result, Signature, mean
+from ..state import text_pair_metric
+from ..stats import Resampling, Statistic, interval_values, mean_statistic, ratio
 from .core import (
     NUMBER_WORDS,
     NUMERICS,
@@ -305,31 +305,14 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     )
     statistic = _statistic(scores, stats if corpus else None, opts["alpha"], opts["beta"], opts["gamma"])
     values = {**values, **interval_values(statistic, resampling)}
-    values = make_result(values, signature, scores, return_per_example)
-    return Result(values, "ru_meteor", scores, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, scores, statistic, options, return_per_example)
 
 
-def score_checked(
-    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
-) -> Result:
-    """METEOR of checked inputs (``predictions``, every reference in order, references per example) with
-    resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    columns, context = example_rows(predictions, flat_references, counts, preset, options)
-    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
-
-
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
-) -> Result:
-    """METEOR of ``predictions`` (one caption or answer per example) against ``references`` (one
+score_checked, score, compare, State, state = text_pair_metric(
+    OPTIONS,
+    example_rows,
+    reduce_rows,
+    score_doc="""METEOR of ``predictions`` (one caption or answer per example) against ``references`` (one
     reference, or a list of references, per example).
 
     ``preset`` (``captioning`` = ``default``, ``vqa``, ``nltk``, ``ru``) and ``options`` (see
@@ -338,52 +321,9 @@ def score(
     bootstrap interval ``meteor_ci_low``/``_high`` (and ``meteor_corpus_ci_low``/``_high`` with the corpus
     score; ``n_resamples`` resamples of the examples, ``seed``). Returns a
     :class:`~multimodal_metrics.results.Result` equal to what the evaluate module's ``compute`` returns.
-    """
-    return score_text_pairs(
-        score_checked,
-        OPTIONS,
-        predictions,
-        references,
-        preset,
-        return_per_example,
-        confidence,
-        n_resamples,
-        seed,
-        options,
-    )
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
-    ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
-
-
-class State(TextPairState):
-    """METEOR's mergeable state (see :mod:`multimodal_metrics.state`): per example its score, the alignment
+    """,
+    state_doc="""METEOR's mergeable state (see :mod:`multimodal_metrics.state`): per example its score, the alignment
     counts of its best reference and the numeric-branch flag (49 bytes) and its global index (8 bytes);
     every merged state must share the synonym resource and library versions. ``result`` equals ``score``
-    on all examples bit for bit."""
-
-    metric = "ru_meteor"
-    options = OPTIONS
-    example_rows = staticmethod(example_rows)
-    reduce_rows = staticmethod(reduce_rows)
-    score = staticmethod(score)
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+    on all examples bit for bit.""",
+)

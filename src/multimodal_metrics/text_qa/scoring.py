@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from ..inputs import nest, score_text_pairs
+from ..inputs import nest
 from ..options import Option, OptionTable
-from ..results import Result, make_result, mean
-from ..state import TextPairState
-from ..stats import compare_scores, interval_values, mean_statistic
+from ..results import Result, mean
+from ..state import text_pair_metric
+from ..stats import interval_values, mean_statistic
 from .core import MEASURES, lemmatizer_version, text_qa_per_example
 
 PRESETS = {
@@ -67,31 +67,14 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     signature = OPTIONS.signature(preset, options, resampling, {"lemma": context["lemma"]})
     statistic = mean_statistic({key: scores})
     values = {key: mean(scores), **interval_values(statistic, resampling)}
-    values = make_result(values, signature, scores, return_per_example)
-    return Result(values, "text_qa", scores, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, scores, statistic, options, return_per_example)
 
 
-def score_checked(
-    predictions, flat_references, counts, preset, options, resampling, return_per_example=False
-) -> Result:
-    """Token F1 or exact match of checked inputs (``predictions``, every accepted answer in order, answers
-    per question) with resolved ``options`` (``OPTIONS.resolve``) and a checked ``Resampling``."""
-    columns, context = example_rows(predictions, flat_references, counts, preset, options)
-    return reduce_rows(columns, context, preset, options, resampling, return_per_example)
-
-
-def score(
-    predictions,
-    references,
-    preset="default",
-    *,
-    return_per_example=False,
-    confidence=None,
-    n_resamples=None,
-    seed=None,
-    **options,
-) -> Result:
-    """Token F1 (``f1``) or exact match (``exact_match``) of ``predictions`` (one answer per question)
+score_checked, score, compare, State, state = text_pair_metric(
+    OPTIONS,
+    example_rows,
+    reduce_rows,
+    score_doc="""Token F1 (``f1``) or exact match (``exact_match``) of ``predictions`` (one answer per question)
     against ``references`` (one answer, or a list of accepted answers, per question), after the AIJ 2022
     normalisation (lower-case, ASCII punctuation deleted, pymorphy3 lemmas, Russian number words as digits).
 
@@ -99,51 +82,8 @@ def score(
     the convention; ``confidence`` adds the bootstrap interval ``<key>_ci_low``/``_high`` (``n_resamples``
     resamples of the questions, ``seed``). Returns a :class:`~multimodal_metrics.results.Result` equal to
     what the evaluate module's ``compute`` returns.
-    """
-    return score_text_pairs(
-        score_checked,
-        OPTIONS,
-        predictions,
-        references,
-        preset,
-        return_per_example,
-        confidence,
-        n_resamples,
-        seed,
-        options,
-    )
-
-
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
-    """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
-    ``kwargs``: ``preset`` and the options, the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
-
-
-class State(TextPairState):
-    """text_qa's mergeable state (see :mod:`multimodal_metrics.state`): per question its score (8 bytes)
+    """,
+    state_doc="""text_qa's mergeable state (see :mod:`multimodal_metrics.state`): per question its score (8 bytes)
     and global index (8 bytes), and the lemmatiser's version, which every merged state must share;
-    ``result`` equals ``score`` on all questions bit for bit."""
-
-    metric = "text_qa"
-    options = OPTIONS
-    example_rows = staticmethod(example_rows)
-    reduce_rows = staticmethod(reduce_rows)
-    score = staticmethod(score)
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+    ``result`` equals ``score`` on all questions bit for bit.""",
+)

@@ -22,9 +22,9 @@ from ..arrow_inputs import reference_lists_to_arrow, strings_to_arrow
 from ..inputs import check_same_length, check_strings
 from ..options import Option, OptionTable, check_bool, check_number
 from ..resources.wordnet import load_wordnet, open_wordnet
-from ..results import Result, make_result, mean
-from ..state import MetricState
-from ..stats import Resampling, Statistic, bleu, compare_scores, interval_values, mean_statistic
+from ..results import Result, mean
+from ..state import MetricState, state_function
+from ..stats import Resampling, Statistic, bleu, compare_function, interval_values, mean_statistic
 from .bleu import bleu1_scores, corpus_bleu1
 from .core import (
     LANGUAGES,
@@ -385,8 +385,7 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
     signature = OPTIONS.signature(preset, options, resampling, extra)
     per_example = scores.tolist()
     values = {**values, **interval_values(statistic, resampling)}
-    values = make_result(values, signature, per_example, return_per_example)
-    return Result(values, "vqa_acc", per_example, statistic, signature=signature, options=options)
+    return Result.from_values(values, signature, per_example, statistic, options, return_per_example)
 
 
 def score_checked(
@@ -451,22 +450,11 @@ def score(
     )
 
 
-def compare(
-    predictions_a,
-    predictions_b,
-    references,
-    test="approximate_randomization",
-    *,
-    n_resamples=None,
-    seed=None,
-    confidence=0.95,
-    **kwargs,
-) -> dict:
+compare = compare_function(
+    score,
     """Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
-    ``kwargs``: ``preset``, the per-question inputs and the options, the same for both."""
-    return compare_scores(
-        score, predictions_a, predictions_b, references, test, n_resamples, seed, confidence, **kwargs
-    )
+    ``kwargs``: ``preset``, the per-question inputs and the options, the same for both.""",
+)
 
 
 class State(MetricState):
@@ -480,8 +468,9 @@ class State(MetricState):
     the library version, the preset, the options and the resource versions of the context (the Russian
     lemmatiser for fusion_brain_2021, even for shards without Russian questions; WordNet for wups)."""
 
-    metric = "vqa_acc"
     options = OPTIONS
+    reduce_rows = staticmethod(reduce_rows)
+    score = staticmethod(score)
 
     def update(
         self, predictions, references, question_types=None, answer_types=None, languages=None, index=None
@@ -504,21 +493,8 @@ class State(MetricState):
         }
         return self._add(index, rows, context)
 
-    def _reduce(self, columns, resampling, return_per_example):
-        options = dict(self.options_resolved)
-        return reduce_rows(columns, self.context, self.preset, options, resampling, return_per_example)
 
-    def _empty_error(self) -> Exception:
-        try:
-            score([], [], self.preset, **self.options_resolved)
-        except (ValueError, TypeError) as err:
-            return err
-        return ValueError("vqa_acc: no questions to score")  # pragma: no cover - score refuses no questions
-
-
-def state(preset="default", **options) -> State:
-    """An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)."""
-    return State(preset, **options)
+state = state_function(State)
 
 
 # ----------------------------------------------------------------------------------------------
