@@ -22,7 +22,10 @@ __all__ = [
     "flatten_references",
     "naming_system",
     "nest",
+    "score_function",
     "score_text_pairs",
+    "text_pair_score",
+    "text_pair_score_checked",
     "text_pairs",
 ]
 
