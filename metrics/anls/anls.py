@@ -1,8 +1,4 @@
-"""ANLS (Average Normalized Levenshtein Similarity) for DocVQA / InfographicVQA / ST-VQA, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.anls`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""ANLS (Average Normalized Levenshtein Similarity) for DocVQA / InfographicVQA / ST-VQA, as an evaluate module."""
 
 import evaluate
 
@@ -10,22 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 anls = multimodal_metrics.require("0.1.0", "anls")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@inproceedings{biten2019scene,
-  title={Scene Text Visual Question Answering},
-  author={Biten, Ali Furkan and Tito, Ruben and Mafla, Andres and Gomez, Lluis and Rusinol, Mar{\\c{c}}al
-          and Valveny, Ernest and Jawahar, C. V. and Karatzas, Dimosthenis},
-  booktitle={ICCV},
-  year={2019}
-}
-@inproceedings{mathew2021docvqa,
-  title={DocVQA: A Dataset for VQA on Document Images},
-  author={Mathew, Minesh and Karatzas, Dimosthenis and Jawahar, C. V.},
-  booktitle={WACV},
-  year={2021}
-}
-"""
 
 _DESCRIPTION = """\
 ANLS scores a predicted answer against the accepted answers of a question with the normalised
@@ -67,12 +47,4 @@ class Anls(hf.TextPairMetric, evaluate.Metric):
     library = anls
 
     def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://rrc.cvc.uab.es/?ch=17",
-            reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

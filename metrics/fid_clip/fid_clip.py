@@ -1,8 +1,4 @@
-"""FID, CLIP score and the AIJ 2022 Fusion Brain generation / captioning scores, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.fid_clip`): the options, presets,
-checks, feature extraction and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""FID, CLIP score and the AIJ 2022 Fusion Brain generation / captioning scores, as an evaluate module."""
 
 import evaluate
 
@@ -11,27 +7,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 fid_clip = multimodal_metrics.require("0.1.0", "fid_clip")
 hf = multimodal_metrics.require("0.1.0", "hf")
 hf_fid_clip = multimodal_metrics.require("0.1.0", "hf.fid_clip")
-
-_CITATION = """\
-@inproceedings{heusel2017gans,
-  title={GANs Trained by a Two Time-Scale Update Rule Converge to a Local Nash Equilibrium},
-  author={Heusel, Martin and Ramsauer, Hubert and Unterthiner, Thomas and Nessler, Bernhard and Hochreiter, Sepp},
-  booktitle={NeurIPS},
-  year={2017}
-}
-@inproceedings{hessel2021clipscore,
-  title={CLIPScore: A Reference-free Evaluation Metric for Image Captioning},
-  author={Hessel, Jack and Holtzman, Ari and Forbes, Maxwell and Le Bras, Ronan and Choi, Yejin},
-  booktitle={EMNLP},
-  year={2021}
-}
-@misc{fusionbrain2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022)},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-"""
 
 _DESCRIPTION = """\
 FID (Frechet Inception Distance) between generated and real images, CLIP score of (image, text)
@@ -103,15 +78,4 @@ class FidClip(hf_fid_clip.FidClipMetric, evaluate.Metric):
     library = fid_clip
 
     def _info(self):
-        return self.metric_info(
-            self.fid_clip_features(),
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://github.com/mseitzer/pytorch-fid",
-                "https://github.com/ai-forever/ru-clip",
-                "https://arxiv.org/abs/2104.08718",
-            ],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -1,8 +1,4 @@
-"""1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.ned`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module."""
 
 import evaluate
 
@@ -10,27 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 ned = multimodal_metrics.require("0.1.0", "ned")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@misc{fusion_brain_aij2021,
-  title={Fusion Brain Challenge (AI Journey 2021): evaluation code},
-  author={{Sber AI}},
-  year={2021},
-  howpublished={\\url{https://github.com/ai-forever/fusion_brain_aij2021}}
-}
-@inproceedings{liu2019rects,
-  title={ICDAR 2019 Robust Reading Challenge on Reading Chinese Text on Signboard},
-  author={Liu, Xi and Zhang, Rui and Zhou, Yongsheng and Jiang, Qianyi and Song, Qi and Li, Nan and others},
-  booktitle={ICDAR},
-  year={2019}
-}
-"""
 
 _DESCRIPTION = """\
 1 - NED scores a recognised text line against its accepted transcriptions with 1 - Levenshtein /
@@ -80,16 +55,4 @@ class Ned(hf.TextPairMetric, evaluate.Metric):
     library = ned
 
     def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://github.com/ai-forever/fusion_brain_aij2021",
-                "https://rrc.cvc.uab.es/?ch=12",
-                "https://github.com/clovaai/deep-text-recognition-benchmark",
-            ],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

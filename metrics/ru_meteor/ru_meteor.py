@@ -1,9 +1,4 @@
-"""METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.ru_meteor`): the options, presets,
-checks, resources (WordNet, RuWordNet from local files) and scoring live there; this file declares the
-features, the citation and the docs.
-"""
+"""METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK), as an evaluate module."""
 
 import evaluate
 
@@ -11,29 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 ru_meteor = multimodal_metrics.require("0.1.0", "ru_meteor")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@inproceedings{lavie2007meteor,
-  title={METEOR: An Automatic Metric for MT Evaluation with High Levels of Correlation with Human Judgments},
-  author={Lavie, Alon and Agarwal, Abhaya},
-  booktitle={Proceedings of the Second Workshop on Statistical Machine Translation},
-  pages={228--231},
-  year={2007}
-}
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@inproceedings{loukachevitch2016ruwordnet,
-  title={Creating a General Russian Sentiment Lexicon},
-  author={Loukachevitch, Natalia and Lashevich, German and Gerasimova, Anastasia and Ivanov, Vladimir and
-          Dobrov, Boris},
-  booktitle={RuWordNet: Proceedings of the 8th Global WordNet Conference},
-  year={2016}
-}
-"""
 
 _DESCRIPTION = """\
 METEOR aligns the words of a prediction with those of a reference in three stages (exact, stem,
@@ -81,16 +53,4 @@ class RuMeteor(hf.TextPairMetric, evaluate.Metric):
     library = ru_meteor
 
     def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://www.cs.cmu.edu/~alavie/METEOR/pdf/Lavie-Agarwal-2007-METEOR.pdf",
-                "https://www.nltk.org/api/nltk.translate.meteor_score.html",
-                "https://ruwordnet.ru/en",
-            ],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

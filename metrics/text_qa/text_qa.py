@@ -1,8 +1,4 @@
-"""Russian text QA: token F1 (AIJ 2022 TextQA) and exact match (AIJ 2022 MathQA), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.text_qa`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""Russian text QA: token F1 (AIJ 2022 TextQA) and exact match (AIJ 2022 MathQA), as an evaluate module."""
 
 import evaluate
 
@@ -10,21 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 text_qa = multimodal_metrics.require("0.1.0", "text_qa")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@inproceedings{rajpurkar2016squad,
-  title={SQuAD: 100,000+ Questions for Machine Comprehension of Text},
-  author={Rajpurkar, Pranav and Zhang, Jian and Lopyrev, Konstantin and Liang, Percy},
-  booktitle={EMNLP},
-  year={2016}
-}
-"""
 
 _DESCRIPTION = """\
 Scores short Russian (or mixed) answers against their accepted answers the way the AIJ 2022
@@ -67,12 +48,4 @@ class TextQa(hf.TextPairMetric, evaluate.Metric):
     library = text_qa
 
     def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

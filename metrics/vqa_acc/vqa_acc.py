@@ -1,9 +1,4 @@
-"""VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.vqa_acc`): the options, presets,
-checks and scoring live there, the evaluate glue in `multimodal_metrics.hf.vqa_acc`; this file declares
-the features, the citation and the docs.
-"""
+"""VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
 
 import evaluate
 
@@ -12,33 +7,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 vqa_acc = multimodal_metrics.require("0.1.0", "vqa_acc")
 hf = multimodal_metrics.require("0.1.0", "hf")
 hf_vqa_acc = multimodal_metrics.require("0.1.0", "hf.vqa_acc")
-
-_CITATION = """\
-@inproceedings{goyal2017making,
-  title={Making the {V} in {VQA} Matter: Elevating the Role of Image Understanding in Visual Question Answering},
-  author={Goyal, Yash and Khot, Tejas and Summers-Stay, Douglas and Batra, Dhruv and Parikh, Devi},
-  booktitle={CVPR},
-  year={2017}
-}
-@inproceedings{kafle2017analysis,
-  title={An Analysis of Visual Question Answering Algorithms},
-  author={Kafle, Kushal and Kanan, Christopher},
-  booktitle={ICCV},
-  year={2017}
-}
-@inproceedings{malinowski2014multi,
-  title={A Multi-World Approach to Question Answering about Real-World Scenes based on Uncertain Input},
-  author={Malinowski, Mateusz and Fritz, Mario},
-  booktitle={NeurIPS},
-  year={2014}
-}
-@inproceedings{papineni2002bleu,
-  title={{BLEU}: a Method for Automatic Evaluation of Machine Translation},
-  author={Papineni, Kishore and Roukos, Salim and Ward, Todd and Zhu, Wei-Jing},
-  booktitle={ACL},
-  year={2002}
-}
-"""
 
 _DESCRIPTION = """\
 Accuracy metrics for visual question answering, one preset per reference. `default`/`vqa_v2`: the
@@ -104,18 +72,4 @@ class VqaAcc(hf_vqa_acc.VqaAccMetric, evaluate.Metric):
     library = vqa_acc
 
     def _info(self):
-        return self.metric_info(
-            self.vqa_features(),  # the preset's per-question inputs are columns of their own
-            arrow=True,  # _compute reads the stored columns as Arrow (answers as ids of a dictionary built in C)
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://visualqa.org/evaluation.html",
-            reference_urls=[
-                "https://github.com/GT-Vision-Lab/VQA",
-                "https://github.com/ai-forever/fusion_brain_aij2021",
-                "https://kushalkafle.com/projects/tdiuc.html",
-                "https://arxiv.org/abs/1410.0210",
-                "https://flageval.baai.ac.cn/docs/en/multimodal/Visual-Question-Answering/metrics.html",
-            ],
-        )
+        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)
