@@ -17,12 +17,9 @@ and the PyPI `anls` package: NL < 0.5 strictly) and `layoutlmv2` (the widely cop
 snippet) reproduce the other conventions; every choice is an option and is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted answer per question.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted answer(s) per question.
-{anls.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(anls, "one predicted answer per question", "the accepted answer(s) per question")
+    + """\
 Returns:
     anls (`float`): mean score over questions, in [0, 1].
     anls_ci_low, anls_ci_high (`float`): with `confidence`, the bootstrap interval of `anls`.
@@ -40,11 +37,9 @@ Examples:
     >>> r["anls"], r["anls_ci_low"], r["anls_ci_high"], r["signature"].split("|")[-5:]
     (0.75, 0.25, 1.0, ['ci:bs-pct', 'conf:0.9', 'bs:1000', 'seed:12345', 'v:0.1.0'])
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Anls(hf.TextPairMetric, evaluate.Metric):
     library = anls
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -27,16 +27,20 @@ _CONFIDENCE = (
     "None (no interval)."
 )
 
+_PER_EXAMPLE = (
+    "also return a dict of the 5 scores per example (each computed\n        as a corpus of one), plus "
+    "`dataflow_limited` (True when a data flow of the example was left out\n        by the work limit). Default False."
+)
+
 _KWARGS_DESCRIPTION = (
-    f"""
-Args:
-    predictions (`list` of `str`): one generated code snippet per example.
-    references (`list` of `str` or `list` of `list` of `str`): the reference snippet(s) per example.
-{codebleu.OPTIONS.describe()}
-{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
-    return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
-        as a corpus of one), plus `dataflow_limited` (True when a data flow of the example was left out
-        by the work limit). Default False.
+    hf.text_pair_args(
+        codebleu,
+        "one generated code snippet per example",
+        "the reference snippet(s) per example",
+        help={"confidence": _CONFIDENCE},
+        per_example=_PER_EXAMPLE,
+    )
+    + """\
 Returns:
     codebleu (`float`): the weighted combination, in [0, 1] when the weights sum to 1.
     ngram_match (`float`), weighted_ngram_match (`float`), syntax_match (`float`), dataflow_match (`float`).
@@ -44,8 +48,6 @@ Returns:
         bootstrap interval of each of the 5 scores.
     signature (`str`): every option that changes the number.
     per_example (`list` of `dict`): with `return_per_example=True`.
-"""
-    + """\
 Examples:
     >>> codebleu = evaluate.load("metrics/codebleu")
     >>> r = codebleu.compute(predictions=["def add(a, b):\\n    return a + b"],
@@ -61,9 +63,6 @@ Examples:
 )
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Codebleu(hf.TextPairMetric, evaluate.Metric):
     library = codebleu
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -31,16 +31,15 @@ Args:
     references (`list` of `dict`): the same forms; the classes of `references[i]` are the classes
         requested for image i (an empty box list = the class is absent: any prediction is an FP).
 """
-    + det_f1.OPTIONS.describe()
-    + "\n"
-    + hf.RESAMPLING.describe(
+    + hf.options_doc(
+        det_f1,
         help={
             "confidence": "e.g. 0.95: also return percentile bootstrap intervals of f1, precision and recall, "
             "resampling images (micro scores recomputed from the resampled counts). Default None (no interval)."
-        }
+        },
+        per_example="also return the scores and counts of every image.",
     )
     + """
-    return_per_example (`bool`, optional): also return the scores and counts of every image.
 Returns:
     f1 (`float`): micro F1 over all (image, requested class) groups, in [0, 1].
     precision (`float`): TP / (TP + FP), 0 when there is no prediction.
@@ -71,9 +70,6 @@ Examples:
 )
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DetF1(hf_det_f1.DetF1Metric, evaluate.Metric):
     library = det_f1
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

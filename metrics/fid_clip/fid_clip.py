@@ -34,21 +34,22 @@ Args:
         generated caption (captioning). Without texts no CLIP score is computed.
 """
 
-_RESAMPLING = hf.RESAMPLING.describe(
-    help={
-        "confidence": "e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high` of `fid`, `clip_score` "
-        "and the generation `score`, resampling the generated images (with their texts); the reference side of "
-        "FID is held fixed. `clip_score`: percentile interval; `fid` (and `score`): percentile interval moved by "
-        "the bootstrap bias estimate (resampled FIDs are biased upwards, see the card). Keeps the generated "
-        "features in memory (n x d float64). Default None (no interval).",
-        "n_resamples": f"bootstrap resamples of `confidence`: {fid_clip.FID_RESAMPLES} when FID is computed (one "
-        "eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else the default.",
-    }
+_RESAMPLING_HELP = {
+    "confidence": "e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high` of `fid`, `clip_score` "
+    "and the generation `score`, resampling the generated images (with their texts); the reference side of "
+    "FID is held fixed. `clip_score`: percentile interval; `fid` (and `score`): percentile interval moved by "
+    "the bootstrap bias estimate (resampled FIDs are biased upwards, see the card). Keeps the generated "
+    "features in memory (n x d float64). Default None (no interval).",
+    "n_resamples": f"bootstrap resamples of `confidence`: {fid_clip.FID_RESAMPLES} when FID is computed (one "
+    "eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else the default.",
+}
+
+_PER_EXAMPLE = (
+    "also return the CLIP score of every pair (an empty list\n        when only FID is computed: FID has no "
+    "per-example value)."
 )
 
 _RETURNS_AND_EXAMPLES = """
-    return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
-        when only FID is computed: FID has no per-example value).
 Returns:
     fid (`float`): the Frechet distance (when both FID sides are given; >= 0 up to round-off).
     clip_score (`float`): mean CLIP score over the pairs (when `texts` are given).
@@ -70,12 +71,11 @@ Examples:
 """
 
 
-_KWARGS_DESCRIPTION = _ARGS + fid_clip.OPTIONS.describe() + "\n" + _RESAMPLING + _RETURNS_AND_EXAMPLES
+_KWARGS_DESCRIPTION = (
+    _ARGS + hf.options_doc(fid_clip, help=_RESAMPLING_HELP, per_example=_PER_EXAMPLE) + _RETURNS_AND_EXAMPLES
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class FidClip(hf_fid_clip.FidClipMetric, evaluate.Metric):
     library = fid_clip
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

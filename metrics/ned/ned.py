@@ -18,12 +18,9 @@ half-width, two empty strings score 1) and `empty_match` (only the two-empty-str
 cover the other conventions; every choice is an option and is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one recognised text per example.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted transcription(s) per example.
-{ned.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(ned, "one recognised text per example", "the accepted transcription(s) per example")
+    + """\
 Returns:
     one_minus_ned (`float`): mean over examples of the best 1 - NED, in [0, 1].
     string_accuracy (`float`): fraction of examples whose prediction equals a reference exactly
@@ -46,13 +43,11 @@ Examples:
     >>> ned.compute(predictions=["abc"], references=["ABC"], case_fold="latin")["one_minus_ned"]
     1.0
     >>> ned.compute(predictions=["", "a"], references=["", "b"], return_per_example=True)["per_example"][0]
-    {{'one_minus_ned': 0.0, 'string_accuracy': 1.0, 'cer': 0.0}}
+    {'one_minus_ned': 0.0, 'string_accuracy': 1.0, 'cer': 0.0}
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Ned(hf.TextPairMetric, evaluate.Metric):
     library = ned
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

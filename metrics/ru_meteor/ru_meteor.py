@@ -21,12 +21,11 @@ Everything runs offline: WordNet and RuWordNet come from local files; `synonyms=
 preset without the synonym stage. Every choice is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted caption / answer per example.
-    references (`list` of `str` or `list` of `list` of `str`): the reference(s) of every example.
-{ru_meteor.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(
+        ru_meteor, "one predicted caption / answer per example", "the reference(s) of every example"
+    )
+    + """\
 Returns:
     meteor (`float`): mean over examples of the per-example METEOR, in [0, 1].
     meteor_corpus (`float`): with `corpus_score=True` (preset `ru`), METEOR of the pooled matches,
@@ -46,11 +45,9 @@ Examples:
     ...                          synonyms="none")["meteor"], 4)
     0.996
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class RuMeteor(hf.TextPairMetric, evaluate.Metric):
     library = ru_meteor
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

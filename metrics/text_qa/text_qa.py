@@ -18,12 +18,9 @@ is replaced by the first such letter and re-scored (the score can go down). It i
 `letter_fallback`; preset `plain` is token F1 without it. Every choice is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted answer per question.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted answer(s) per question.
-{text_qa.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(text_qa, "one predicted answer per question", "the accepted answer(s) per question")
+    + """\
 Returns:
     f1 or exact_match (`float`): mean over questions of the best score over accepted answers, in [0, 1].
     f1_ci_low, f1_ci_high (or exact_match_ci_low, ...) (`float`): with `confidence`, its bootstrap interval.
@@ -41,11 +38,9 @@ Examples:
     >>> mathqa.compute(predictions=["d) -3", "3", "answer is d"], references=[["d -3"], ["-3"], ["d"]])["exact_match"]
     0.3333333333333333
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class TextQa(hf.TextPairMetric, evaluate.Metric):
     library = text_qa
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

@@ -27,6 +27,8 @@ _CONFIDENCE = (
     "N-MPTs. Default None (no interval)."
 )
 
+_PER_EXAMPLE = "also return the score of every question. Default False."
+
 _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (`list` of `str`): one predicted answer per question.
@@ -37,9 +39,7 @@ Args:
         type); tdiuc: required, the TDIUC question type of every question (free-form labels).
     answer_types (`list` of `str`, optional): vqa_v2 only; adds `accuracy_answer_type/<t>` keys.
     languages (`list` of `str`, optional): fusion_brain_2021 only; "en" (default) or "ru" per question.
-{vqa_acc.OPTIONS.describe()}
-{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
-    return_per_example (`bool`, optional): also return the score of every question. Default False.
+{hf.options_doc(vqa_acc, help={"confidence": _CONFIDENCE}, per_example=_PER_EXAMPLE)}
 Returns:
     accuracy (`float`): vqa_v2, fusion_brain_2021, tdiuc (overall exact-match accuracy): mean over
         questions, in [0, 1]. vqa_v2 may add `accuracy_question_type/<t>` and `accuracy_answer_type/<t>`;
@@ -67,9 +67,6 @@ Examples:
 """
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class VqaAcc(hf_vqa_acc.VqaAccMetric, evaluate.Metric):
     library = vqa_acc
-
-    def _info(self):
-        return self.metric_info(_DESCRIPTION, _KWARGS_DESCRIPTION)

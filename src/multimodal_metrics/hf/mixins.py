@@ -5,7 +5,9 @@
 * :class:`TextPairInputs`: the two feature schemas of text pairs, checked ``add_batch``/``add``, the
   inputs read back for ``_compute``; with ``TrainerResults`` and ``OptionsCheckedFirst``.
 * :class:`LibraryMetric`: the link from a thin script to its library module (``library``): options
-  from the module's ``OPTIONS`` table, ``MetricInfo`` with the preset checked first.
+  from the module's ``OPTIONS`` table, ``_compute`` over its ``score_checked``, and ``MetricInfo`` with the
+  preset checked first, built from the script's docs (:func:`documented`) and the metric's sources
+  (``sources.SOURCES``).
 
 evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of these is one.
 """
@@ -228,18 +230,10 @@ class PairedComparison:
 
         with metric_lock(self):  # the statistics read back are this call's own
             try:
+                systems = (predictions_a, predictions_b, references)
+                test_options = dict(test=test, n_resamples=n_resamples, seed=seed, confidence=confidence)
                 return compare_scores(
-                    score,
-                    predictions_a,
-                    predictions_b,
-                    references,
-                    test,
-                    n_resamples,
-                    seed,
-                    confidence,
-                    p_value,
-                    check_system=self.check_system,
-                    **kwargs,
+                    score, *systems, p_value=p_value, check_system=self.check_system, **test_options, **kwargs
                 )
             except _GatheredElsewhere:
                 return None
@@ -257,19 +251,34 @@ class _GatheredElsewhere(Exception):
     """Ends ``compare`` in a process other than 0 once both scoring runs have met process 0's."""
 
 
+def documented(description: str, inputs_description: str):
+    """Class decorator of a metric script, ``@documented(_DESCRIPTION, _KWARGS_DESCRIPTION)``: evaluate's
+    ``add_start_docstrings`` (the class docstring is the two texts: its examples run as doctests) and the
+    two texts kept as ``script_docs`` for the ``MetricInfo`` (``LibraryMetric._info``)."""
+    from evaluate.utils.file_utils import add_start_docstrings
+
+    def document(cls):
+        cls = add_start_docstrings(description, inputs_description)(cls)
+        cls.script_docs = (description, inputs_description)
+        return cls
+
+    return document
+
+
 class LibraryMetric:
     """Mixin linking a thin ``evaluate.Metric`` script to its library module.
 
     The script sets ``library`` to the metric's module (``multimodal_metrics.anls``), which holds the
     option table ``OPTIONS``; ``_options`` resolves and checks through it (``OptionsCheckedFirst`` runs it
-    before evaluate touches its cache). ``metric_info(description, inputs_description)`` checks the preset
-    first and builds the ``evaluate.MetricInfo``: the features of ``input_features()`` (defined by the
-    input mixin), stored as Arrow when ``arrow_inputs``, and the citation, home page and references of the
-    metric's row of :data:`~multimodal_metrics.hf.sources.SOURCES`. ``_compute`` hands the stored inputs
+    before evaluate touches its cache). ``_info`` checks the preset first and builds the
+    ``evaluate.MetricInfo``: the script's docs (:func:`documented`), the features of ``input_features()``
+    (defined by the input mixin), stored as Arrow when ``arrow_inputs``, and the citation, home page and
+    references of the metric's row of :data:`~multimodal_metrics.hf.sources.SOURCES`. ``_compute`` hands the stored inputs
     to the library's ``score_checked`` (:meth:`score_stored`) and keeps the result's statistic for ``compare``.
     """
 
     library = None
+    script_docs = ("", "")  # (description, inputs description) of the script: set by documented
     arrow_inputs = False  # _compute reads the stored columns as Arrow (info.format = "arrow")
     extra_inputs = ()  # the stored input columns after predictions and references, passed to score_stored
 
@@ -277,18 +286,18 @@ class LibraryMetric:
         """The preset's options updated with the passed ones (None = not passed), all checked."""
         return self.library.OPTIONS.resolve(self.config_name, passed)
 
-    def metric_info(self, description: str, inputs_description: str):
-        """The ``evaluate.MetricInfo`` of the script (``_info``): its docs, the features of the preset,
-        the sources of the metric."""
+    def _info(self):
+        """evaluate's ``MetricInfo`` of the script: the docs given to :func:`documented`, the features of the
+        preset (``input_features``, the preset checked first), the metric's sources."""
         import evaluate
 
         self.library.OPTIONS.check_preset(self.config_name)
         sources = SOURCES[self.library.__name__.rpartition(".")[2]]
         info = evaluate.MetricInfo(
             features=self.input_features(),
-            description=description,
+            description=self.script_docs[0],
             citation=sources.citation,
-            inputs_description=inputs_description,
+            inputs_description=self.script_docs[1],
             homepage=sources.homepage,
             reference_urls=list(sources.reference_urls),
         )

@@ -3,8 +3,8 @@
 Declared once, as data: :data:`BIBTEX` holds every cited work once, by its BibTeX key (a work that several
 metrics cite, such as the Fusion Brain evaluation code, is one entry); :data:`SOURCES` gives per metric the
 keys of the works it cites, in order, its home page (the official scorer or the challenge) and its further
-references. ``LibraryMetric.metric_info`` builds the ``MetricInfo`` of a thin script from the row of its
-``library``, so the scripts under ``metrics/`` keep only their features and docs. The cards
+references. ``LibraryMetric._info`` builds the ``MetricInfo`` of a thin script from the row of its
+``library``, so the scripts under ``metrics/`` keep only their class and docs. The cards
 (``metrics/<metric>/README.md``) cite a selection of the same works under the same keys.
 """
 
