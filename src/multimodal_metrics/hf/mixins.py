@@ -228,10 +228,10 @@ class PairedComparison:
                 raise RuntimeError("compute did not record its sufficient statistics")
             return _Scored(self.name, *self._last_statistic)
 
+        systems = (predictions_a, predictions_b, references)
+        test_options = dict(test=test, n_resamples=n_resamples, seed=seed, confidence=confidence)
         with metric_lock(self):  # the statistics read back are this call's own
             try:
-                systems = (predictions_a, predictions_b, references)
-                test_options = dict(test=test, n_resamples=n_resamples, seed=seed, confidence=confidence)
                 return compare_scores(
                     score, *systems, p_value=p_value, check_system=self.check_system, **test_options, **kwargs
                 )
@@ -273,8 +273,9 @@ class LibraryMetric:
     before evaluate touches its cache). ``_info`` checks the preset first and builds the
     ``evaluate.MetricInfo``: the script's docs (:func:`documented`), the features of ``input_features()``
     (defined by the input mixin), stored as Arrow when ``arrow_inputs``, and the citation, home page and
-    references of the metric's row of :data:`~multimodal_metrics.hf.sources.SOURCES`. ``_compute`` hands the stored inputs
-    to the library's ``score_checked`` (:meth:`score_stored`) and keeps the result's statistic for ``compare``.
+    references of the metric's row of :data:`~multimodal_metrics.hf.sources.SOURCES`. ``_compute`` hands
+    the stored inputs to the library's ``score_checked`` (:meth:`score_stored`) and keeps the result's
+    statistic for ``compare``.
     """
 
     library = None
