@@ -161,7 +161,7 @@ def run_integral(contest: str, tasks: list, combine: Callable, args, score: Call
 
 def _default_ruwordnet():
     """Where ru_meteor finds RuWordNet without ``ruwordnet_path`` ($RUWORDNET_DB, the ruwordnet package), or None."""
-    from ..ru_meteor.core import default_ruwordnet_path
+    from ..ru_meteor.synonyms import default_ruwordnet_path
 
     return default_ruwordnet_path()
 
