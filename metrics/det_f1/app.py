@@ -4,7 +4,6 @@ Run `python app.py` in this folder (or in the Space). `build_ui()` is reused by 
 page is the library's (`multimodal_metrics.demo.MetricPage`), the picture `multimodal_metrics.det_f1.drawing`.
 """
 
-import json
 from pathlib import Path
 
 from multimodal_metrics import det_f1
@@ -26,21 +25,9 @@ INTRO = (
 )
 
 
-def one_image_per_line(value: dict) -> str:
-    """JSON with one image per line (a person reads boxes at a glance)."""
-    return "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()) + "\n}"
-
-
 def read(run) -> tuple[dict, dict]:
-    """Both boxes as images (Fusion Brain dicts aligned by image key): (kwargs, table columns)."""
-    refs = parsing.parse_images(run.values["refs"], "references", HINT)
-    preds = parsing.parse_images(run.values["preds"], "predictions", HINT)
-    if isinstance(refs, dict) and isinstance(preds, dict):
-        preds, refs, names = det_f1.from_fusion_brain(refs, preds)
-    elif isinstance(refs, dict) or isinstance(preds, dict):
-        raise ValueError("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
-    else:
-        names = [f"image {i}" for i in range(len(refs))]
+    """Both boxes as images: (kwargs, table columns)."""
+    preds, refs, names = parsing.image_pairs(run.values["refs"], run.values["preds"], HINT)
     return {"predictions": preds, "references": refs}, {"image": names}
 
 
@@ -58,8 +45,8 @@ def outputs(prefix: str) -> list:
 
 
 DEMO = MetricPage(det_f1, HERE / "det_f1.py", INTRO, read=read, outputs=outputs, extras=picture, table_label="per image",
-                  boxes=[Box("refs", "references (ground truth)", one_image_per_line(REFS), lines=5, code=True),
-                         Box("preds", "predictions", one_image_per_line(PREDS), lines=5, code=True)])  # fmt: skip
+                  boxes=[Box("refs", "references (ground truth)", parsing.one_key_per_line(REFS), lines=5, code=True),
+                         Box("preds", "predictions", parsing.one_key_per_line(PREDS), lines=5, code=True)])  # fmt: skip
 compute, build_ui = DEMO.compute, DEMO.build_ui
 demo = DEMO.blocks("det_f1", "# det_f1: zero-shot detection F1 @ IoU", HERE / "README.md")
 

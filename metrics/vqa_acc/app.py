@@ -23,9 +23,7 @@ BY_SCORER = {
     "wups": ("cat\ntable, chair\ncouch", "dog\nchair,table\nsofa", "", ""),
     "bleu1": ("dog\na dog\ndog", "dog\ndog\nblack dog | dog", "", ""),
 }  # fmt: skip
-EXAMPLES = {
-    preset: BY_SCORER[vqa_acc.SCORERS[preset]] for preset in vqa_acc.PRESETS
-}  # a preset's: its scorer's
+EXAMPLES = {preset: BY_SCORER[vqa_acc.SCORERS[preset]] for preset in vqa_acc.PRESETS}  # its scorer's
 INTRO = (
     "**VQA accuracy** (VQA v2 official, Fusion Brain 2021, TDIUC, WUPS, BLEU-1). One answer per line; a "
     "reference line lists the annotator / accepted answers separated by ` | ` (space, bar, space; a bar "
@@ -34,13 +32,6 @@ INTRO = (
     "empty) use the preset's value. Picking a preset never touches the inputs: *load the preset's example* "
     "replaces them by the preset's example."
 )
-
-
-def example_of(preset: str) -> tuple:
-    """The preset's example (predictions, references, the two per-question columns)."""
-    if preset not in EXAMPLES:
-        raise ValueError(f"`preset` must be one of {', '.join(EXAMPLES)}, got {preset!r}")
-    return EXAMPLES[preset]
 
 
 def read(run) -> tuple[dict, dict]:
@@ -55,27 +46,12 @@ def read(run) -> tuple[dict, dict]:
     return kwargs, {**columns, **{name: kwargs[name] for name in COLUMNS if kwargs.get(name)}}
 
 
-def load_button(prefix: str) -> dict:
-    import gradio as gr
-
-    return {"load_example": gr.Button("load the preset's example", elem_id=f"{prefix}load_example")}
-
-
-def wire(
-    page, parts: dict, panel, prefix: str
-) -> None:  # an explicit action: a preset leaves the inputs alone
-    boxes = [parts[name] for name in ("preds", "refs", "types_a", "types_b")]
-    parts["load_example"].click(
-        example_of, inputs=parts["preset"], outputs=boxes, api_name=f"{prefix}example"
-    )
-
-
 first = EXAMPLES[vqa_acc.OPTIONS.default_preset]
-DEMO = MetricPage(vqa_acc, HERE / "vqa_acc.py", INTRO, read=read, options_first=True, below=load_button, wire=wire,
+DEMO = MetricPage(vqa_acc, HERE / "vqa_acc.py", INTRO, read=read, options_first=True, examples=EXAMPLES,
                   boxes=[[Box("preds", "predictions", first[0]), Box("refs", "references", first[1])],
                          [Box("types_a", "question_types (vqa_v2, tdiuc)", first[2], lines=4),
                           Box("types_b", "answer_types (vqa_v2) / languages (fusion_brain_2021)", first[3], lines=4)]])  # fmt: skip
-compute, build_ui = DEMO.compute, DEMO.build_ui
+compute, build_ui, example_of = DEMO.compute, DEMO.build_ui, DEMO.example_of
 demo = DEMO.blocks(
     "VQA accuracy", "# VQA accuracy: VQA v2, Fusion Brain 2021, TDIUC, WUPS, BLEU-1", HERE / "README.md"
 )

@@ -74,14 +74,15 @@ class MetricPage:
     * ``outputs(prefix)``: components under Compute, filled by ``extras(run) -> tuple``; ``below(prefix)``:
       other components under them ({name: component}, e.g. a second form);
     * ``wire(page, parts, panel, prefix)``: other events (``parts``: every component by name);
-    * ``errors(err, run) -> Exception``: the exception shown for a ValueError of the metric.
+    * ``errors(err, run) -> Exception``: the exception shown for a ValueError of the metric;
+    * ``examples``: {preset: the boxes' texts}: a button loads the chosen preset's example.
 
     ``compute`` is the API endpoint (the inputs, the preset, the option widgets, the controls, in that
     order); ``build_ui`` lays the page out (the playground reuses it); ``blocks`` is the Space's page."""
 
     def __init__(self, library, script: Path, intro: str, *, boxes=(), inputs=None, read=None, options=None,
                  offered=None, prefilled=None, notes=None, shown: int = 4, options_first: bool = False,
-                 controls=None, outputs=None, below=None, extras=None, wire=None, errors=None,
+                 controls=None, outputs=None, below=None, extras=None, wire=None, errors=None, examples=None,
                  table_label: str = "per example", score: str | None = None):  # fmt: skip
         self.library, self.script, self.intro = library, Path(script), intro
         self.table = library.OPTIONS
@@ -95,8 +96,8 @@ class MetricPage:
         self.options = sorted(options, key=lambda o: o.name not in self.offered)  # filtered choices first
         self.prefilled, self.notes, self.shown = prefilled or {}, notes or {}, shown
         self.options_first, self.table_label, self.score = options_first, table_label, score
-        self.presets = list(library.PRESETS)
-        self.names = []  # the compute's inputs by name, in API order (set by build_ui)
+        self.presets, self.examples = list(library.PRESETS), examples
+        self.names, self.components = [], []  # the compute's inputs by name, in API order (set by build_ui)
 
     # ---- scoring -----------------------------------------------------------------------------
     def prepare(self, *sent) -> Run:
@@ -181,7 +182,12 @@ class MetricPage:
                 if not self.options_first:
                     controls = self._options(api_prefix, parts)
                 parts.update(inputs)
-                parts["go"] = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
+                with gr.Row():
+                    if self.examples:
+                        parts["load_example"] = gr.Button(
+                            "load the preset's example", elem_id=f"{api_prefix}load_example"
+                        )
+                    parts["go"] = gr.Button("Compute", variant="primary", elem_id=f"{api_prefix}go")
                 if self.hooks["outputs"]:
                     outputs = self.hooks["outputs"](api_prefix)
                 if self.hooks["below"]:
@@ -191,6 +197,7 @@ class MetricPage:
         widgets = [f"opt_{o.name}" for o in self.options]
         inputs = [name for name, c in inputs.items() if not isinstance(c, NOT_INPUTS)]
         self.names = [*inputs, "preset", *widgets, *controls]
+        self.components = [parts[n] for n in self.names]  # the compute's inputs, as last built
         connect(
             parts["go"], self.compute, [parts[n] for n in self.names], panel, f"{api_prefix}compute", outputs
         )
@@ -198,8 +205,19 @@ class MetricPage:
         follow_preset(parts["preset"], [parts[f"opt_{o.name}"] for o in plain], plain, self.table)
         for name, offered in self.offered.items():
             follow_offered(parts["preset"], parts[f"opt_{name}"], self.table[name], self.table, offered)
+        if self.examples:  # an explicit action: choosing a preset leaves what was typed alone
+            boxes = [parts[box.name] for row in self.rows for box in row]
+            parts["load_example"].click(
+                self.example_of, parts["preset"], boxes, api_name=f"{api_prefix}example"
+            )
         if self.hooks["wire"]:
             self.hooks["wire"](self, {**parts, "outputs": outputs}, panel, api_prefix)
+
+    def example_of(self, preset: str) -> tuple:
+        """The texts of the boxes in the preset's example (``examples``: {preset: texts, in box order})."""
+        if preset not in self.examples:
+            raise ValueError(f"`preset` must be one of {', '.join(self.examples)}, got {preset!r}")
+        return tuple(self.examples[preset])
 
     def blocks(self, title: str, heading: str, card: Path):
         """The Space's page: the heading, the demo and the metric card."""

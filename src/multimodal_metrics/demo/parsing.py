@@ -82,3 +82,23 @@ def parse_images(text: str, arg: str, hint: str = "paste a JSON value"):
     if isinstance(value, dict) and value and all(isinstance(v, dict) for v in value.values()):
         return value
     return [value]
+
+
+def image_pairs(
+    references: str, predictions: str, hint: str = "paste a JSON value"
+) -> tuple[list, list, list]:
+    """Both boxes of det_f1's page as images: (predictions, references, image names). Fusion Brain dicts
+    on both sides are aligned by image key (``det_f1.from_fusion_brain``); lists are images 0, 1, ..."""
+    from ..det_f1 import from_fusion_brain
+
+    refs, preds = parse_images(references, "references", hint), parse_images(predictions, "predictions", hint)
+    if isinstance(refs, dict) and isinstance(preds, dict):
+        return from_fusion_brain(refs, preds)
+    if isinstance(refs, dict) or isinstance(preds, dict):
+        raise ValueError("give both sides as {image: {class: boxes}} or both as lists of per-image dicts")
+    return preds, refs, [f"image {i}" for i in range(len(refs))]
+
+
+def one_key_per_line(value: dict) -> str:
+    """A dict as JSON with one key per line (a person reads each image's boxes at a glance)."""
+    return "{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items()) + "\n}"
