@@ -18,6 +18,13 @@ from .widgets import follow_offered, follow_preset, option_value, option_widget
 MORE_OPTIONS = "more options (empty / preset: the preset's value)"
 
 
+def shows_only(component) -> bool:
+    """A component a compute does not read (a button, Markdown, HTML)."""
+    import gradio as gr
+
+    return isinstance(component, gr.Button | gr.Markdown | gr.HTML)
+
+
 @dataclass(frozen=True)
 class Box:
     """A text input of a page: ``name`` (its key in the inputs the ``read`` hook gets, and its elem id
@@ -80,7 +87,7 @@ class MetricPage:
     ``compute`` is the API endpoint (the inputs, the preset, the option widgets, the controls, in that
     order); ``build_ui`` lays the page out (the playground reuses it); ``blocks`` is the Space's page."""
 
-    def __init__(self, library, script: Path, intro: str, *, boxes=(), inputs=None, read=None, options=None,
+    def __init__(self, library, script: Path, intro: str, *, boxes=(), inputs=None, read=None,
                  offered=None, prefilled=None, notes=None, shown: int = 4, options_first: bool = False,
                  controls=None, outputs=None, below=None, extras=None, wire=None, errors=None, examples=None,
                  table_label: str = "per example", score: str | None = None):  # fmt: skip
@@ -91,7 +98,7 @@ class MetricPage:
         )
         self.hooks = dict(inputs=inputs, read=read, controls=controls, outputs=outputs, below=below,
                           extras=extras, wire=wire, errors=errors)  # fmt: skip
-        options = [o for o in self.table if o.demo] if options is None else list(options)
+        options = [o for o in self.table if o.demo]  # the rows the demo shows, in table order
         self.offered = {o.name: offered(o) for o in options if offered and offered(o)}
         self.options = sorted(options, key=lambda o: o.name not in self.offered)  # filtered choices first
         self.prefilled, self.notes, self.shown = prefilled or {}, notes or {}, shown
@@ -137,8 +144,6 @@ class MetricPage:
         """The preset, the option widgets and the controls (into `parts`); the controls' input names."""
         import gradio as gr
 
-        NOT_INPUTS = (gr.Button, gr.Markdown, gr.HTML)  # noqa: N806 - what a compute does not read
-
         first, controls = self.table.default_preset, {}
 
         def widget(o):
@@ -161,13 +166,12 @@ class MetricPage:
                 for o in self.options[self.shown :]:
                     widget(o)
         parts.update(controls)
-        return [name for name, c in controls.items() if not isinstance(c, NOT_INPUTS)]
+        return [name for name, c in controls.items() if not shows_only(c)]
 
     def build_ui(self, api_prefix: str = "") -> None:
         """The demo's components and events, inside the caller's gr.Blocks context."""
         import gradio as gr
 
-        NOT_INPUTS = (gr.Button, gr.Markdown, gr.HTML)  # noqa: N806 - what a compute does not read
         gr.Markdown(self.intro)
         parts, inputs, outputs = {}, {}, []
         with gr.Row():
@@ -195,7 +199,7 @@ class MetricPage:
             with gr.Column():
                 panel = ResultPanel(api_prefix, table_label=self.table_label)
         widgets = [f"opt_{o.name}" for o in self.options]
-        inputs = [name for name, c in inputs.items() if not isinstance(c, NOT_INPUTS)]
+        inputs = [name for name, c in inputs.items() if not shows_only(c)]
         self.names = [*inputs, "preset", *widgets, *controls]
         self.components = [parts[n] for n in self.names]  # the compute's inputs, as last built
         connect(
