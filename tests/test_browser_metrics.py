@@ -11,6 +11,7 @@ from _browser import DESKTOP, error_badges, shot
 from helpers import load_metric
 
 from multimodal_metrics.demo import fmt  # the rounding the page shows
+from multimodal_metrics.det_f1 import drawing
 
 pytest_plugins = ["_browser", "_browser_cases"]  # the fixtures browser, served, page, resources
 
@@ -18,7 +19,7 @@ pytest_plugins = ["_browser", "_browser_cases"]  # the fixtures browser, served,
 def test_det_f1_picture_explains_its_boxes(page, served):
     """det_f1's example: dashed "missed" boxes while recall reads 1: a note beside the picture says why,
     and the box labels are drawn at least 12 px tall in the page."""
-    module, url = served("det_f1")
+    _, url = served("det_f1")
     page.set_viewport_size(DESKTOP)
     page.goto(url)
     ui.compute(page, "")
@@ -32,7 +33,7 @@ def test_det_f1_picture_explains_its_boxes(page, served):
     text = note.inner_text()
     assert re.search(r"dashed", text) and re.search(r"recall", text) and re.search(r"any", text), text
     shown, natural = picture.evaluate("img => [img.getBoundingClientRect().width, img.naturalWidth]")
-    label_px = getattr(module, "LABEL_PX", 10) * shown / natural  # Pillow's default font is 10 px
+    label_px = drawing.LABEL_PX * shown / natural  # the labels as drawn in the page
     assert label_px >= 12, (label_px, shown, natural)
 
 

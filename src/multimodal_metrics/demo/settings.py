@@ -4,7 +4,7 @@ from ..stats import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 PRESET = "preset"  # the option choice that means "the preset's value"
 DIGITS = 4  # headline and table numbers are rounded to this many decimals
-CONFIDENCE = 0.95  # every demo's bootstrap interval (the module's resamples and seed: in the signature)
+CONFIDENCE = 0.95  # every demo's bootstrap interval
 # the resampling every page passes with CONFIDENCE (the library's defaults; fid_clip's FID: its own)
 RESAMPLING = {"confidence": CONFIDENCE, "n_resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED}
 CI_SUFFIXES = ("_ci_low", "_ci_high")
