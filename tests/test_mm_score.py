@@ -663,51 +663,6 @@ def test_fusion_brain_2022_integral_unsplit_files(tmp_path, capsys):
     )
 
 
-def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
-    """Image folders + prompts + predictions with tiny random Inception / ruCLIP models built here."""
-    from _fid_clip_fixtures import random_images, tiny_inception_weights, tiny_ruclip
-    from helpers import load_core
-    from PIL import Image
-
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), tmp_path)
-    tiny_ruclip(tmp_path / "ruclip")
-    split = tmp_path / "generation"
-    for folder, seed in (("gt_images", 1), ("images", 2)):
-        (split / folder).mkdir(parents=True)
-        for i, array in enumerate(random_images(4, seed=seed, size=(40, 32))):
-            Image.fromarray(array).save(split / folder / f"{i}.png")
-    prompts = {"0": [{"type": "text", "content": "Сгенерируй изображение."}, {"type": "text", "content": "Кот"}],
-               "1": [{"type": "text", "content": "Нарисуй. Собака в парке"}],
-               "2": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Дом"}],
-               "3": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Лес"}]}  # fmt: skip
-    pred = {
-        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "012"
-    }
-    pred["3"] = [{"type": "image", "content": "images/3.png"}]  # image not at element 1: CLIP 0 (official)
-    argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
-            "--input", _write(split, "generation_input.json", prompts), "--pred", _write(split, "generation_pred.json", pred),
-            "--inception-weights", str(weights), "--clip-model", str(tmp_path / "ruclip"), "--no-progress"]  # fmt: skip
-    code, out, err = run(capsys, *argv, "--json", "--per-example", str(tmp_path / "per.jsonl"))
-    assert code == 0 and "1 example(s) have no existing image" in err, err
-    out = json.loads(out)
-    metric = load_metric("fid_clip", "fusion_brain_2022")
-    files = [str(split / d / f"{i}.png") for d in ("images", "gt_images") for i in range(4)]
-    fid = metric.compute(predictions=files[:4], references=files[4:], inception_weights=str(weights))["fid"]
-    clip = metric.compute(predictions=files[:3], texts=["Кот", "Собака в парке", "Дом"], clip_model=str(tmp_path / "ruclip"),
-                          return_per_example=True)["per_example"]  # fmt: skip
-    assert out["fid"] == pytest.approx(fid, rel=1e-9) and out["clip_score"] == pytest.approx(
-        sum(clip) / 4, abs=1e-9
-    )
-    assert out["score"] == pytest.approx(0.5 * (sum(clip) / 4 + (200 - min(200, fid)) / 200), abs=1e-9)
-    assert "fusion_brain_2022" in out["signature_fid"] and "clip:ruclip" in out["signature_clip"]
-    rows = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["0", "1", "2", "3"] and rows[3]["clip_score"] == 0.0
-    Image.fromarray(random_images(1, seed=5)[0]).save(split / "images" / "extra.png")
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and out == "" and "Traceback" not in err
-    assert "images: holds 5 images but" in err.strip().splitlines()[-1] and "holds 4" in err
-
-
 # ------------------------------------------------------------------------------------------------
 # Hostile paths and files (issue 21 family 5; every subcommand in test_mm_score_hostile.py)
 # ------------------------------------------------------------------------------------------------

@@ -533,9 +533,16 @@ def _run_generation(args) -> int:
     options["progress"] = args.progress
     if options["clip_model"] is None:  # no CLIP model: FID alone (the CLIP and generation scores need one)
         return run_fid_alone(args, gt_images, pred_images, options, resampling)
+    if args.shard or args.save_state:  # fid_clip's state of the (image, prompt) pairs and the real images
+        if not _aligned(loaded, pred_images):
+            raise ValueError(
+                f"--shard / --save-state with --clip-model score the (image, prompt) pairs in one state: every "
+                f"prompt's image must exist and be a file of {args.pred_images}"
+            )
+        return run_generation_jointly(args, loaded, gt_images, options, resampling)
     if resampling["confidence"] is not None:
         if _aligned(loaded, pred_images):
-            return run_generation_jointly(args, loaded, gt_images, {**options, **resampling})
+            return run_generation_jointly(args, loaded, gt_images, options, resampling)
         print(
             "mm-score fid-clip: warning: no score interval: it needs every prompt's image to exist and be a file "
             f"of {args.pred_images} (one joint resampling); fid and clip_score get separate intervals",
@@ -619,35 +626,43 @@ def run_fid_alone(args, gt_images: list, pred_images: list, options: dict, resam
         gt_path=args.gt_images,
         pred_path=args.pred_images,
     )
-    fid = score("fid_clip", args.preset, folders, {**options, **resampling}, False, args.progress)
-    print(
+    warning = (
         "mm-score fid-clip: warning: no --clip-model: FID alone (clip_score and score need a CLIP checkpoint "
-        "folder, e.g. ruCLIP's for --preset fusion_brain_2022)",
-        file=sys.stderr,
+        "folder, e.g. ruCLIP's for --preset fusion_brain_2022)"
     )
-    result = {key: value for key, value in fid.items() if key.startswith("fid")}
-    result.update(signature_fid=fid["signature"], examples=len(pred_images))
-    print_result(result, args.json)
-    return 0
+    return score_generation(args, folders, options, resampling, warning)
 
 
-def run_generation_jointly(args, loaded: Loaded, gt_images: list, options: dict) -> int:
-    """--confidence with one existing generated image per prompt: one fid_clip computation gives FID, the
-    CLIP score, the score and their intervals from the same resamples of the (image, prompt) pairs."""
+def run_generation_jointly(args, loaded: Loaded, gt_images: list, options: dict, resampling: dict) -> int:
+    """--confidence (or --shard / --save-state) with one existing generated image per prompt: one fid_clip
+    computation gives FID, the CLIP score, the score and their intervals from the same resamples of the
+    (image, prompt) pairs."""
     pairs = Loaded(
         loaded.ids, loaded.predictions, gt_images, {"texts": loaded.columns["texts"]}, args.input, args.pred
     )
-    joint = score("fid_clip", args.preset, pairs, options, True, args.progress)
-    result = {key: joint[key] for key in ("score", "fid", "clip_score")}
-    result.update({f"{key}{end}": joint[f"{key}{end}"] for key in result for end in ("_ci_low", "_ci_high")})
-    result.update(
-        signature_fid=joint["signature"], signature_clip=joint["signature"], examples=len(loaded.ids)
-    )
-    if args.per_example:
-        write_per_example(
-            args.per_example_out, loaded, {"clip_score": 0.0, "per_example": joint["per_example"]}
+    return score_generation(args, pairs, options, resampling)
+
+
+def score_generation(args, examples: Loaded, options: dict, resampling: dict, warning: str = "") -> int:
+    """One fid_clip computation of ``examples`` (the two folders, or the pairs with the real images), or of
+    --shard's block of them through fid_clip's state (--save-state), printed as ``generation_result``
+    (``warning`` on stderr once it is computed)."""
+    if args.shard or args.save_state:
+        values, ids = mm_state.score_generation_shard(args, examples, options, resampling)
+    else:
+        per_example = bool(args.per_example)
+        values = score(
+            "fid_clip", args.preset, examples, {**options, **resampling}, per_example, args.progress
         )
-    print_result(result, args.json)
+        ids = examples.ids
+    if warning:
+        print(warning, file=sys.stderr)
+    if args.per_example:
+        rows = {"clip_score": 0.0, "per_example": values["per_example"] if values else []}
+        write_per_example(args.per_example_out, Loaded(ids, [], []), rows)
+    print_result(
+        mm_state.generation_result(values, len(ids)) if values else {"examples": len(ids)}, args.json
+    )
     return 0
 
 
@@ -713,6 +728,12 @@ def add_generation_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr"
+    )
+    mm_state.add_arguments(
+        p,
+        "the examples (with --clip-model the prompts of --input, else the files of --pred-images; each with "
+        "the file of --gt-images at its place)",
+        "example",
     )
 
 

@@ -26,7 +26,7 @@ import os
 import sys
 
 SHARD_HELP = (
-    "score only block I of N contiguous blocks of the ground-truth records (0 <= I < N), keeping each "
+    "score only block I of N contiguous blocks of {records} (0 <= I < N), keeping each "
     "example's position in the whole file as its index; with --save-state, `mm-score merge` joins the blocks"
 )
 
@@ -56,23 +56,37 @@ def _count(text: str) -> int:
     return value
 
 
-def add_arguments(parser) -> None:
-    """The flags of a metric command: ``--save-state``, ``--shard``, ``--index-start``."""
+def add_arguments(
+    parser, records: str = "the ground-truth records", first: str = "ground-truth record"
+) -> None:
+    """The flags of a metric command: ``--save-state``, ``--shard`` (blocks of ``records``), ``--index-start``
+    (the index of the ``first``)."""
     group = parser.add_argument_group("shards and mergeable state (see `mm-score merge --help`)")
     group.add_argument("--save-state", metavar="FILE", help="write the scoring state of the examples scored")
-    group.add_argument("--shard", type=_shard, metavar="I/N", help=SHARD_HELP)
+    group.add_argument("--shard", type=_shard, metavar="I/N", help=SHARD_HELP.format(records=records))
     group.add_argument(
         "--index-start",
         type=_count,
         default=0,
         metavar="K",
-        help="the index of the first ground-truth record (for files split beforehand; default 0)",
+        help=f"the index of the first {first} (for files split beforehand; default 0)",
     )
 
 
 # ----------------------------------------------------------------------------------------------
 # A metric command: the shard, then the state
 # ----------------------------------------------------------------------------------------------
+def block(args, n: int) -> tuple[int, int]:
+    """(start, stop) of ``--shard``'s block of ``n`` records (all of them without ``--shard``), and
+    ``args.state_index``: the global index of each record of the block."""
+    start, stop = 0, n
+    if args.shard:
+        i, parts = args.shard
+        start, stop = n * i // parts, n * (i + 1) // parts
+    args.state_index = list(range(args.index_start + start, args.index_start + stop))
+    return start, stop
+
+
 def select(args, loaded):
     """``loaded`` cut to ``--shard``'s block; ``args.state_index``: the global index of each example kept."""
     from .formats import Loaded
@@ -80,11 +94,7 @@ def select(args, loaded):
     if args.compare_pred and (args.shard or args.save_state):
         raise ValueError("--compare-pred compares whole files: leave out --shard and --save-state")
     n = len(loaded.ids)
-    start, stop = 0, n
-    if args.shard:
-        i, parts = args.shard
-        start, stop = n * i // parts, n * (i + 1) // parts
-    args.state_index = list(range(args.index_start + start, args.index_start + stop))
+    start, stop = block(args, n)
     if (start, stop) == (0, n):
         return loaded
     return Loaded(
@@ -147,6 +157,67 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
         return {"per_example": []} if args.per_example else {}
     resampling = {k: options.get(k) for k in mm_main.RESAMPLING}
     return dict(state.result(return_per_example=bool(args.per_example), **resampling))
+
+
+# ----------------------------------------------------------------------------------------------
+# mm-score fid-clip: a block of the images, then fid_clip's state
+# ----------------------------------------------------------------------------------------------
+def generation_result(values, examples: int) -> dict:
+    """What `mm-score fid-clip` prints of fid_clip's result computed in one go (FID of the two folders alone,
+    or FID, CLIP score and score of the (image, prompt) pairs): the scores, their intervals, the signature
+    of each score and the number of examples. `mm-score merge` prints merged fid_clip states the same way."""
+    keys = [key for key in ("score", "fid", "clip_score") if key in values]
+    result = {key: values[key] for key in keys}
+    ends = ("_ci_low", "_ci_high")
+    result.update({key + end: values[key + end] for key in keys for end in ends if key + end in values})
+    result["signature_fid"] = values["signature"]
+    if "clip_score" in values:
+        result["signature_clip"] = values["signature"]
+    result["examples"] = examples
+    return result
+
+
+def score_generation_shard(args, examples, options: dict, resampling: dict) -> tuple[dict, list]:
+    """`mm-score fid-clip --shard I/N --save-state FILE`: fid_clip's state of block I of ``examples`` (the
+    ``Loaded`` one ``mm-score fid-clip`` scores in one go: the two image folders, or the (image, prompt)
+    pairs with the real images), written to --save-state; returns the block's result and the ids of its
+    examples. The feature vectors
+    are kept (``keep_features``) when --confidence asks for FID's interval, which needs them."""
+    from .. import fid_clip
+    from . import paths as mm_paths
+    from .words import locate
+
+    out = mm_paths.Output(args.save_state, "--save-state") if args.save_state else None
+    try:
+        start, stop = block(args, len(examples.ids))
+        kwargs = {k: v for k, v in options.items() if v is not None}
+        state = fid_clip.state(args.preset, keep_features=resampling["confidence"] is not None, **kwargs)
+        if stop > start:
+            texts = {k: v[start:stop] for k, v in examples.columns.items()}  # texts: the CLIP side
+            try:
+                state.update(predictions=examples.predictions[start:stop], references=examples.references[start:stop],
+                             index=args.state_index, reference_index=args.state_index, **texts)  # fmt: skip
+            except (ValueError, TypeError) as err:
+                raise ValueError(locate(err, examples, start)) from None
+        if out is not None:
+            _write_bytes(args.save_state, "--save-state", state.to_bytes(), out)
+    finally:
+        if out is not None:
+            out.discard()
+    ids = examples.ids[start:stop]
+    if stop == start:
+        print("mm-score fid-clip: note: no examples in this shard: saved an empty state", file=sys.stderr)
+        return {}, ids
+    try:
+        return dict(state.result(return_per_example=bool(args.per_example), **resampling)), ids
+    except ValueError as err:  # e.g. FID of a one-image block: the saved state still merges
+        if not args.save_state:
+            raise
+        print(
+            f"mm-score fid-clip: note: saved the state; this shard alone gives no score: {err}",
+            file=sys.stderr,
+        )
+        return {}, ids
 
 
 # ----------------------------------------------------------------------------------------------
@@ -246,13 +317,18 @@ def run_merge(args) -> int:
             seed=args.seed,
         )
     )
+    if args.per_example and merged.metric == "fid_clip" and "clip_score" not in result:
+        raise ValueError("--per-example writes the CLIP score of every prompt: these states hold FID alone")
     if args.per_example:
-        primary = next(iter(result))
+        primary = "clip_score" if merged.metric == "fid_clip" else next(iter(result))
         lines = []
         for i, value in zip(merged.index.tolist(), result.pop("per_example"), strict=True):
             row = {"index": i, **value} if isinstance(value, dict) else {"index": i, primary: value}
             lines.append(json.dumps(row, ensure_ascii=False) + "\n")
         args.per_example_out.write("".join(lines))
-    result["examples"] = len(merged)
+    if merged.metric == "fid_clip":  # as `mm-score fid-clip` prints it
+        result = generation_result(result, len(merged))
+    else:
+        result["examples"] = len(merged)
     mm_main.print_result(result, args.json)
     return 0
