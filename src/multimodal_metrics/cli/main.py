@@ -43,6 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from ..stats import RESAMPLING  # the resampling options beside every metric's own
 from . import formats as mm_formats
 from . import integral as mm_integral
 from . import paths as mm_paths
@@ -53,7 +54,6 @@ from .words import command_flags, in_flags, joined_negative_values, locate, miss
 
 PROGRESS_MIN = 2000  # a progress report from this many examples on (on a terminal)
 CHUNK = 1000  # kept for callers sizing inputs by it (the library scores all examples in one call)
-RESAMPLING = ("confidence", "n_resamples", "seed")  # the resampling options beside every metric's own
 
 
 def library(metric: str):
@@ -216,13 +216,52 @@ def presets_help(metric: str, notes: dict) -> str:
     return ", ".join(f"{name} ({notes[name]})" if name in notes else name for name in library(metric).PRESETS)
 
 
-def add_metric_options(cmd: Command, group) -> None:
-    """The metric's option flags, from its option table (``OPTIONS.add_arguments``), then the options read
-    from files (``cmd.files``) and the command's own flags."""
-    library(cmd.metric).OPTIONS.add_arguments(group, skip=cmd.files)
-    for name, (help_, _) in cmd.files.items():
+def add_preset_argument(parser, metric: str, help_: str, default=None) -> None:
+    """``--preset``: one of the metric's ``PRESETS``."""
+    parser.add_argument("--preset", default=default, choices=list(library(metric).PRESETS), metavar="PRESET",
+                        help=help_)  # fmt: skip
+
+
+def add_option_arguments(parser, metric: str, skip=(), files=None, own=None) -> None:
+    """The metric's option flags, from its option table (``OPTIONS.add_arguments``, skipping ``skip``; the
+    flags naming paths recorded for ``paths.check_paths``), then the options read from files (``files``:
+    name -> (help, reader)) and the command's own flags (``own(group)``), then the resampling flags; the
+    dests of all of them in ``option_dests``."""
+    table = library(metric).OPTIONS
+    files = files or {}
+    before = {a.dest for a in parser._actions}
+    group = parser.add_argument_group("metric options (override the preset; default: the preset's value)")
+    table.add_arguments(group, skip=(*skip, *files))
+    mm_paths.register(parser, mm_paths.table_roles(table, skip=(*skip, *files)))
+    for name, (help_, _) in files.items():
         group.add_argument("--" + name.replace("_", "-"), dest=name, metavar="FILE", help=help_)
-    cmd.add_options(group)
+    if own is not None:
+        own(group)
+    return before
+
+
+def add_resampling_arguments(parser, title: str, n_resamples: str) -> None:
+    """``--confidence``, ``--n-resamples``, ``--seed``: the options of ``stats.RESAMPLING`` (flag, type and
+    default from the table; ``n_resamples``: this command's help of the number of resamples)."""
+    defaults = RESAMPLING.presets[RESAMPLING.default_preset]
+    help_ = {
+        "confidence": "add the C interval of the scores, e.g. 0.95",
+        "n_resamples": n_resamples.format(default=defaults["n_resamples"]),
+        "seed": f"seed of the resampling (default {defaults['seed']})",
+    }
+    metavar = {"confidence": "C", "n_resamples": "N"}
+    group = parser.add_argument_group(title)
+    for option in RESAMPLING:
+        group.add_argument("--" + option.name.replace("_", "-"), dest=option.name, type=option.cli,
+                           metavar=metavar.get(option.name), help=help_[option.name])  # fmt: skip
+
+
+def add_output_arguments(parser, per_example: str, progress: str | None) -> None:
+    """``--per-example FILE`` (a path checked before scoring), ``--json`` and ``--progress`` (unless None)."""
+    mm_paths.add_argument(parser, "--per-example", "output", metavar="FILE", help=per_example)
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    if progress is not None:
+        parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None, help=progress)
 
 
 @command(
@@ -325,7 +364,7 @@ def input_columns(lib, preset: str, columns: dict) -> dict:
     """The per-example columns a format read that the metric's ``score`` takes: its keyword-only inputs
     (``question_types=``, ``texts=``, found from its signature), for vqa_acc only those of the preset."""
     params = inspect.signature(lib.score).parameters.values()
-    takes = {p.name for p in params if p.kind is p.KEYWORD_ONLY} - {"return_per_example", *RESAMPLING}
+    takes = {p.name for p in params if p.kind is p.KEYWORD_ONLY} - {"return_per_example", *RESAMPLING.names}
     if hasattr(lib, "extra_inputs"):  # vqa_acc: each preset takes its own per-question inputs
         takes &= set(lib.extra_inputs(preset))
     return {name: values for name, values in columns.items() if name in takes}
@@ -528,7 +567,7 @@ def _run_generation(args) -> int:
             f"{len(gt_images)}: one generated image per prompt (official assertion)",
         )
     options = {dest: getattr(args, dest) for dest in args.option_dests}
-    resampling = {key: options.pop(key) for key in RESAMPLING}
+    resampling = {key: options.pop(key) for key in RESAMPLING.names}
     # the library's bar over the images follows --progress / --no-progress (None: its own default)
     options["progress"] = args.progress
     if options["clip_model"] is None:  # no CLIP model: FID alone (the CLIP and generation scores need one)
@@ -686,6 +725,8 @@ def score_clip(preset: str, pairs: Loaded, options: dict) -> dict:
 
 
 def add_generation_parser(sub) -> None:
+    from ..fid_clip.scoring import FID_RESAMPLES  # (a light module: torch is imported when scoring)
+
     summary = "FID, CLIP score and the Fusion Brain 2022 image generation score (fid_clip)"
     p = sub.add_parser(
         "fid-clip",
@@ -701,34 +742,18 @@ def add_generation_parser(sub) -> None:
     p.add_argument(
         "--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)"
     )
-    p.add_argument(
-        "--preset",
-        default="fusion_brain_2022",
-        choices=list(library("fid_clip").PRESETS),
-        metavar="PRESET",
-        help="one of " + presets_help("fid_clip", {"fusion_brain_2022": "default here"}),
-    )
-    before = {a.dest for a in p._actions}
-    g = p.add_argument_group("metric options (override the preset; default: the preset's value)")
+    preset = "fusion_brain_2022"
+    add_preset_argument(p, "fid_clip", "one of " + presets_help("fid_clip", {preset: "default here"}), preset)
     # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
     # score) has no place in the generation score
-    library("fid_clip").OPTIONS.add_arguments(g, skip=("progress", "meteor"))
-    stats = p.add_argument_group(
-        "confidence interval (bootstrap over the generated images and their prompts)"
+    before = add_option_arguments(p, "fid_clip", skip=("progress", "meteor"))
+    add_resampling_arguments(
+        p,
+        "confidence interval (bootstrap over the generated images and their prompts)",
+        f"bootstrap resamples (default {FID_RESAMPLES} with FID)",
     )
-    stats.add_argument(
-        "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
-    )
-    stats.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default 200 with FID)"
-    )
-    stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
     p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before], run=run_generation)
-    p.add_argument("--per-example", metavar="FILE", help="write the CLIP score of every prompt as JSON lines")
-    p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument(
-        "--progress", action=argparse.BooleanOptionalAction, default=None, help="progress bar on stderr"
-    )
+    add_output_arguments(p, "write the CLIP score of every prompt as JSON lines", "progress bar on stderr")
     mm_state.add_arguments(
         p,
         "the examples (with --clip-model the prompts of --input, else the files of --pred-images; each with "
@@ -810,28 +835,18 @@ def build_parser() -> argparse.ArgumentParser:
         for f in cmd.formats.values():
             for flag, help_ in f.extra_files:
                 p.add_argument(flag, metavar="FILE", help=help_)
-        p.add_argument(
-            "--preset",
-            choices=list(library(cmd.metric).PRESETS),
-            metavar="PRESET",
-            help="metric preset, one of "
-            + presets_help(cmd.metric, cmd.presets)
-            + " (default: the one that reproduces the official scoring of --format)",
+        add_preset_argument(
+            p,
+            cmd.metric,
+            f"metric preset, one of {presets_help(cmd.metric, cmd.presets)} (default: the one that reproduces "
+            "the official scoring of --format)",
         )
-        before = {a.dest for a in p._actions}
-        group = p.add_argument_group("metric options (override the preset; default: the preset's value)")
-        add_metric_options(cmd, group)
-        stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
-        stats.add_argument(
-            "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+        before = add_option_arguments(p, cmd.metric, files=cmd.files, own=cmd.add_options)
+        add_resampling_arguments(
+            p,
+            "confidence interval (bootstrap over the examples)",
+            "bootstrap resamples (default {default}); with --compare-pred: resamples or trials",
         )
-        stats.add_argument(
-            "--n-resamples",
-            type=int,
-            metavar="N",
-            help="bootstrap resamples (default 1000); with --compare-pred: resamples or trials",
-        )
-        stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
         p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before])
         paired = p.add_argument_group("paired comparison (sacrebleu's paired tests)")
         paired.add_argument(
@@ -854,13 +869,10 @@ def build_parser() -> argparse.ArgumentParser:
             f"{mm_stats.DEFAULT_P_VALUE}: trials as far apart as A and B count, ties included; "
             "sacrebleu: sacrebleu's strict count); recorded in the signature as p:RULE",
         )
-        p.add_argument("--per-example", metavar="FILE", help="write per-example scores as JSON lines")
-        p.add_argument("--json", action="store_true", help="print the result as JSON")
-        p.add_argument(
-            "--progress",
-            action=argparse.BooleanOptionalAction,
-            default=None,
-            help=f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)",
+        add_output_arguments(
+            p,
+            "write per-example scores as JSON lines",
+            f"progress bar on stderr (default: on a terminal, from {PROGRESS_MIN} examples on)",
         )
         mm_state.add_arguments(p)
     add_generation_parser(sub)

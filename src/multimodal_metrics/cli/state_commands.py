@@ -22,8 +22,9 @@ repeated examples the merge drops when their rows are identical).
 
 import argparse
 import importlib
-import os
 import sys
+
+from ..stats import RESAMPLING
 
 SHARD_HELP = (
     "score only block I of N contiguous blocks of {records} (0 <= I < N), keeping each "
@@ -108,25 +109,6 @@ def select(args, loaded):
     )
 
 
-def _write_bytes(path: str, flag: str, blob: bytes, out=None) -> None:
-    """``blob`` into ``path`` through the checked temporary file of ``paths.Output`` (nothing half written)."""
-    from . import paths as mm_paths
-
-    out = out or mm_paths.Output(path, flag)
-    try:
-        with open(out.tmp, "wb") as f:
-            f.write(blob)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(out.tmp, 0o666 & ~umask)
-        os.replace(out.tmp, out.real)
-        out.tmp = None
-    except OSError as err:
-        raise ValueError(f"{flag} {path!r}: cannot be written ({err.strerror})") from None
-    finally:
-        out.discard()
-
-
 def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
     """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
     written to ``--save-state``. An empty shard saves an empty state and prints no score."""
@@ -142,20 +124,20 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
             )
         lib.OPTIONS.check_preset(preset)
         columns = mm_main.input_columns(lib, preset, loaded.columns)
-        kwargs = {k: v for k, v in options.items() if v is not None and k not in mm_main.RESAMPLING}
+        kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
         state = lib.state(preset, **kwargs)
         if loaded.ids:
             try:
                 state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
             except (ValueError, TypeError) as err:
                 raise ValueError(mm_main.locate(err, loaded)) from None
-        _write_bytes(args.save_state, "--save-state", state.to_bytes(), out)
+        out.write(state.to_bytes())
     finally:
         out.discard()
     if not loaded.ids:
         print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
         return {"per_example": []} if args.per_example else {}
-    resampling = {k: options.get(k) for k in mm_main.RESAMPLING}
+    resampling = {k: options.get(k) for k in RESAMPLING.names}
     return dict(state.result(return_per_example=bool(args.per_example), **resampling))
 
 
@@ -200,7 +182,7 @@ def score_generation_shard(args, examples, options: dict, resampling: dict) -> t
             except (ValueError, TypeError) as err:
                 raise ValueError(locate(err, examples, start)) from None
         if out is not None:
-            _write_bytes(args.save_state, "--save-state", state.to_bytes(), out)
+            out.write(state.to_bytes())
     finally:
         if out is not None:
             out.discard()
@@ -235,6 +217,8 @@ Two files holding the same example index are refused (two shards given the same 
 
 
 def add_merge_parser(sub) -> None:
+    from . import paths as mm_paths
+
     summary = "merge saved scoring states (--save-state) into the one-process result"
     p = sub.add_parser(
         "merge",
@@ -244,20 +228,16 @@ def add_merge_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="states written by --save-state (any order)")
-    stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
-    stats.add_argument(
-        "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+    _main().add_resampling_arguments(
+        p, "confidence interval (bootstrap over the examples)", "bootstrap resamples (default: the metric's)"
     )
-    stats.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: the metric's)"
-    )
-    stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
     p.add_argument(
         "--allow-duplicates",
         action="store_true",
         help="accept an example index held by several files (dropped when its rows are identical)",
     )
-    p.add_argument("--per-example", metavar="FILE", help='write {"index": ..., "<score>": ...} JSON lines')
+    mm_paths.add_argument(p, "--per-example", "output", metavar="FILE",
+                          help='write {"index": ..., "<score>": ...} JSON lines')  # fmt: skip
     p.add_argument("--save-state", metavar="FILE", help="write the merged state")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run_merge)
@@ -305,7 +285,7 @@ def run_merge(args) -> int:
         except ValueError as err:
             raise ValueError(f"{' '.join(args.files)}: {err}") from None
         if save is not None:
-            _write_bytes(args.save_state, "--save-state", merged.to_bytes(), save)
+            save.write(merged.to_bytes())
     finally:
         if save is not None:
             save.discard()
