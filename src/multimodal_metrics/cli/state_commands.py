@@ -21,20 +21,20 @@ repeated examples the merge drops when their rows are identical).
 """
 
 import argparse
-import importlib
 import sys
 
 from ..stats import RESAMPLING
+from . import paths as mm_paths
+from .arguments import add_resampling_arguments
+from .formats import FormatError, Loaded, read_bytes
+from .output import generation_result, print_result
+from .scoring import input_columns, library
+from .words import locate
 
 SHARD_HELP = (
     "score only block I of N contiguous blocks of {records} (0 <= I < N), keeping each "
     "example's position in the whole file as its index; with --save-state, `mm-score merge` joins the blocks"
 )
-
-
-def _main():
-    """The module cli/main.py (the package exports its function ``main`` under the same name)."""
-    return importlib.import_module(".main", __package__)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -90,8 +90,6 @@ def block(args, n: int) -> tuple[int, int]:
 
 def select(args, loaded):
     """``loaded`` cut to ``--shard``'s block; ``args.state_index``: the global index of each example kept."""
-    from .formats import Loaded
-
     if args.compare_pred and (args.shard or args.save_state):
         raise ValueError("--compare-pred compares whole files: leave out --shard and --save-state")
     n = len(loaded.ids)
@@ -112,25 +110,22 @@ def select(args, loaded):
 def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
     """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
     written to ``--save-state``. An empty shard saves an empty state and prints no score."""
-    mm_main = _main()
-    from . import paths as mm_paths
-
     out = mm_paths.Output(args.save_state, "--save-state")  # checked before any scoring starts
     try:
-        lib = mm_main.library(cmd.metric)
+        lib = library(cmd.metric)
         if not hasattr(lib, "state"):
             raise ValueError(
                 f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
             )
         lib.OPTIONS.check_preset(preset)
-        columns = mm_main.input_columns(lib, preset, loaded.columns)
+        columns = input_columns(lib, preset, loaded.columns)
         kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
         state = lib.state(preset, **kwargs)
         if loaded.ids:
             try:
                 state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
             except (ValueError, TypeError) as err:
-                raise ValueError(mm_main.locate(err, loaded)) from None
+                raise ValueError(locate(err, loaded)) from None
         out.write(state.to_bytes())
     finally:
         out.discard()
@@ -139,67 +134,6 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
         return {"per_example": []} if args.per_example else {}
     resampling = {k: options.get(k) for k in RESAMPLING.names}
     return dict(state.result(return_per_example=bool(args.per_example), **resampling))
-
-
-# ----------------------------------------------------------------------------------------------
-# mm-score fid-clip: a block of the images, then fid_clip's state
-# ----------------------------------------------------------------------------------------------
-def generation_result(values, examples: int) -> dict:
-    """What `mm-score fid-clip` prints of fid_clip's result computed in one go (FID of the two folders alone,
-    or FID, CLIP score and score of the (image, prompt) pairs): the scores, their intervals, the signature
-    of each score and the number of examples. `mm-score merge` prints merged fid_clip states the same way."""
-    keys = [key for key in ("score", "fid", "clip_score") if key in values]
-    result = {key: values[key] for key in keys}
-    ends = ("_ci_low", "_ci_high")
-    result.update({key + end: values[key + end] for key in keys for end in ends if key + end in values})
-    result["signature_fid"] = values["signature"]
-    if "clip_score" in values:
-        result["signature_clip"] = values["signature"]
-    result["examples"] = examples
-    return result
-
-
-def score_generation_shard(args, examples, options: dict, resampling: dict) -> tuple[dict, list]:
-    """`mm-score fid-clip --shard I/N --save-state FILE`: fid_clip's state of block I of ``examples`` (the
-    ``Loaded`` one ``mm-score fid-clip`` scores in one go: the two image folders, or the (image, prompt)
-    pairs with the real images), written to --save-state; returns the block's result and the ids of its
-    examples. The feature vectors
-    are kept (``keep_features``) when --confidence asks for FID's interval, which needs them."""
-    from .. import fid_clip
-    from . import paths as mm_paths
-    from .words import locate
-
-    out = mm_paths.Output(args.save_state, "--save-state") if args.save_state else None
-    try:
-        start, stop = block(args, len(examples.ids))
-        kwargs = {k: v for k, v in options.items() if v is not None}
-        state = fid_clip.state(args.preset, keep_features=resampling["confidence"] is not None, **kwargs)
-        if stop > start:
-            texts = {k: v[start:stop] for k, v in examples.columns.items()}  # texts: the CLIP side
-            try:
-                state.update(predictions=examples.predictions[start:stop], references=examples.references[start:stop],
-                             index=args.state_index, reference_index=args.state_index, **texts)  # fmt: skip
-            except (ValueError, TypeError) as err:
-                raise ValueError(locate(err, examples, start)) from None
-        if out is not None:
-            out.write(state.to_bytes())
-    finally:
-        if out is not None:
-            out.discard()
-    ids = examples.ids[start:stop]
-    if stop == start:
-        print("mm-score fid-clip: note: no examples in this shard: saved an empty state", file=sys.stderr)
-        return {}, ids
-    try:
-        return dict(state.result(return_per_example=bool(args.per_example), **resampling)), ids
-    except ValueError as err:  # e.g. FID of a one-image block: the saved state still merges
-        if not args.save_state:
-            raise
-        print(
-            f"mm-score fid-clip: note: saved the state; this shard alone gives no score: {err}",
-            file=sys.stderr,
-        )
-        return {}, ids
 
 
 # ----------------------------------------------------------------------------------------------
@@ -217,8 +151,6 @@ Two files holding the same example index are refused (two shards given the same 
 
 
 def add_merge_parser(sub) -> None:
-    from . import paths as mm_paths
-
     summary = "merge saved scoring states (--save-state) into the one-process result"
     p = sub.add_parser(
         "merge",
@@ -228,7 +160,7 @@ def add_merge_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="states written by --save-state (any order)")
-    _main().add_resampling_arguments(
+    add_resampling_arguments(
         p, "confidence interval (bootstrap over the examples)", "bootstrap resamples (default: the metric's)"
     )
     p.add_argument(
@@ -250,13 +182,8 @@ def run_merge(args) -> int:
 
     from .. import state as mm_state
 
-    mm_main = _main()
-    from .formats import FormatError, read_bytes
-
     save = None
     if args.save_state:
-        from . import paths as mm_paths
-
         save = mm_paths.Output(args.save_state, "--save-state")
     try:
         states = []
@@ -310,5 +237,5 @@ def run_merge(args) -> int:
         result = generation_result(result, len(merged))
     else:
         result["examples"] = len(merged)
-    mm_main.print_result(result, args.json)
+    print_result(result, args.json)
     return 0
