@@ -7,33 +7,13 @@ import random
 
 import pytest
 from _fid_clip_fixtures import random_images, tiny_inception_weights, tiny_ruclip
+from _mm_score_cli import run, run_json, write_json
 from PIL import Image
 
 from multimodal_metrics import fid_clip
-from multimodal_metrics.cli import main as cli_main
 from multimodal_metrics.fid_clip import inception
 
 PROMPTS = ["Кот", "Собака в парке", "Дом", "Лес", "Река", "Гора", "Море"]
-
-
-def _write(folder, name, obj):
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def run(capsys, *argv):
-    """main() in-process: (exit status, stdout, stderr)."""
-    code = cli_main([*argv, "--no-progress"] if argv[0] == "fid-clip" else list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def generation_split(tmp_path, n: int) -> tuple:
@@ -53,8 +33,8 @@ def generation_split(tmp_path, n: int) -> tuple:
         for i in range(n)
     }
     files = ["--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
-             "--input", _write(split, "generation_input.json", prompts),
-             "--pred", _write(split, "generation_pred.json", pred)]  # fmt: skip
+             "--input", write_json(split, "generation_input.json", prompts),
+             "--pred", write_json(split, "generation_pred.json", pred)]  # fmt: skip
     return split, files, ["--inception-weights", str(weights)], ["--clip-model", str(tmp_path / "ruclip")]
 
 
@@ -63,7 +43,7 @@ def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
     split, files, weights, clip_model = generation_split(tmp_path, 4)
     pred = json.loads((split / "generation_pred.json").read_text())
     pred["3"] = [{"type": "image", "content": "images/3.png"}]  # image not at element 1: CLIP 0 (official)
-    _write(split, "generation_pred.json", pred)
+    write_json(split, "generation_pred.json", pred)
     argv = ["fid-clip", *files, *weights, *clip_model]
     code, out, err = run(capsys, *argv, "--json", "--per-example", str(tmp_path / "per.jsonl"))
     assert code == 0 and "1 example(s) have no existing image" in err, err
@@ -147,8 +127,8 @@ def test_index_start_places_folders_split_beforehand(tmp_path, capsys):
     prompts = json.loads((split / "generation_input.json").read_text())
     pred = json.loads((split / "generation_pred.json").read_text())
     tail_files = ["--gt-images", str(tail / "gt_images"), "--pred-images", str(tail / "images"),
-                  "--input", _write(tail, "in.json", {k: prompts[k] for k in "34"}),
-                  "--pred", _write(tail, "pred.json", {k: pred[k] for k in "34"})]  # fmt: skip
+                  "--input", write_json(tail, "in.json", {k: prompts[k] for k in "34"}),
+                  "--pred", write_json(tail, "pred.json", {k: pred[k] for k in "34"})]  # fmt: skip
     head, middle, rest = (str(tmp_path / f"{name}.state") for name in ("head", "middle", "tail"))
     assert run(capsys, *argv, "--shard", "0/2", "--save-state", head)[0] == 0  # examples 0-1
     code, out, err = run(capsys, *argv, "--shard", "2/5", "--save-state", middle, "--json")  # example 2 alone
