@@ -2,16 +2,23 @@
 
 Components are found by the elem_ids every app.py sets (`<prefix>preds`, `<prefix>preset`,
 `<prefix>opt_<option>`, `<prefix>go`, `<prefix>headline`, ...; the prefix is `<metric>_` in the
-playground). Nothing here knows a metric: the cases live in tests/test_browser.py.
+playground). Nothing here knows a metric: the cases live in tests/_browser_cases.py. The fixtures
+(`browser`, `served`, `page`) are imported by each tests/test_browser*.py.
 """
 
 import importlib.util
+import os
 import re
 import shutil
 import sys
 from pathlib import Path
 
-from helpers import free_port
+import pytest
+from helpers import ROOT, free_port
+
+SHOTS = ROOT / ".build" / "screenshots"
+DESKTOP, PHONE = {"width": 1280, "height": 800}, {"width": 390, "height": 844}
+VIEWPORTS = pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["1280x800", "390x844"])
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's chromium (scripts/setup.d/chromium.sh); never `playwright install`
 FLAGS = [
@@ -287,3 +294,76 @@ def column_header_box(page, prefix: str, header: str) -> dict | None:
         }""",
         [f"#{prefix}table", header],
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# Fixtures: one browser per test module, each app served once per module
+# ------------------------------------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    playwright = sync_playwright().start()
+    try:
+        browser = launch_browser(playwright)  # no skip: a browser that cannot start fails the tests
+    except Exception:
+        playwright.stop()
+        raise
+    yield browser
+    browser.close()
+    playwright.stop()
+
+
+@pytest.fixture(scope="module")
+def served():
+    """name -> (app module, url); apps start on first use and stop when the module's tests end."""
+    apps = {}
+
+    def serve(name):
+        if name not in apps:
+            path = (
+                ROOT / "spaces" / "playground" / "app.py"
+                if name == "playground"
+                else ROOT / "metrics" / name / "app.py"
+            )
+            apps[name] = start_app(path)
+        return apps[name]
+
+    yield serve
+    for module, _ in apps.values():
+        module.demo.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1360, "height": 900})
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    yield page
+    context.close()
+
+
+def save_docs_screenshot(shot) -> None:
+    """docs/playground.png: the screenshot, scaled to 1000 px wide and palette-quantised (small)."""
+    from PIL import Image
+
+    image = Image.open(shot).convert("RGB")
+    image = image.resize((1000, round(image.height * 1000 / image.width)), Image.LANCZOS)
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(
+        ROOT / "docs" / "playground.png", optimize=True
+    )
+
+
+PAGE_SHOTS = SHOTS / os.environ.get("MM_SHOTS_TAG", "page")  # MM_SHOTS_TAG=before: the same states on main
+
+
+def shot(page, name: str, full_page: bool = True) -> None:
+    """A screenshot of the page once it has finished computing and drawing (ui.settled)."""
+    settled(page)
+    PAGE_SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(PAGE_SHOTS / f"{name}.png"), full_page=full_page)
+
+
+def error_badges(page) -> int:
+    """How many Gradio status trackers show their bare "Error" (a failure the page did not explain)."""
+    return page.locator("[data-testid=status-tracker]").get_by_text(re.compile(r"^\s*Error\s*$")).count()

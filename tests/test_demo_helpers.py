@@ -1,7 +1,5 @@
 """The demos' shared helpers (multimodal_metrics.demo) on their own, without a browser."""
 
-import json
-
 import pytest
 
 
@@ -88,11 +86,11 @@ def test_headline_shows_the_interval_beside_its_number(demo):
         "f1_ci_low": 0.25,
         "f1_ci_high": 0.91234,
         "fid": 12.5,  # no interval: just the value
-        "signature": "x|ci:bs-pct|conf:0.9|bs:1000|seed:7|v:1",
+        "signature": "x|ci:bs-pct|conf:0.5|bs:9|seed:1|v:1",  # never read back: the page's resampling is
     }
     assert demo.primary_key(result) == "f1"
     assert list(demo.numbers_of(result)) == ["f1", "fid"]  # the bounds are not rows of their own
-    lines = demo.headline(result).splitlines()
+    lines = demo.headline(result, {"confidence": 0.9, "n_resamples": 1000, "seed": 7}).splitlines()
     # the primary number on a line of its own, its interval joined by non-breaking spaces (one line)
     assert lines[:5] == [
         "**f1:\xa00.6667\xa0[0.25,\xa00.9123]**",
@@ -106,6 +104,13 @@ def test_headline_shows_the_interval_beside_its_number(demo):
         == "[low, high]: 90% percentile bootstrap interval over the examples (1000 resamples, seed 7)"
     )
     assert "bootstrap" not in demo.headline({"f1": 0.5, "signature": "x|v:1"})
+    # the page's default resampling, and FID's bias shift said where the result has FID's interval
+    note = demo.confidence_note({"fid": 3.0, "fid_ci_low": 2.0, "fid_ci_high": 4.0}, {"n_resamples": 200})
+    assert note == (
+        "[low, high]: 95% percentile bootstrap interval over the examples (200 resamples, seed 12345); "
+        "FID's interval is moved by the bootstrap bias estimate, the reference images held fixed"
+    )
+    assert "bias" not in demo.confidence_note({"clip_score": 0.3, "clip_score_ci_low": 0.2})
 
 
 def test_histogram_html_counts_whole_examples(demo):
@@ -120,7 +125,7 @@ def test_histogram_html_counts_whole_examples(demo):
     assert ticks == [0, 1, 2]
     assert demo.histogram_html([]) == ""
     for top in range(1, 400):
-        ticks = demo._count_ticks(top)
+        ticks = demo.count_ticks(top)
         assert (
             ticks[0] == 0 and ticks[-1] >= top and len(ticks) <= 6 and all(isinstance(t, int) for t in ticks)
         )
@@ -240,9 +245,11 @@ def test_every_vqa_acc_preset_has_an_example_that_scores(root):
     """Every preset of the dropdown loads an example, and that example computes under the preset."""
     pytest.importorskip("gradio")
     app = import_app(root, "vqa_acc")
-    for preset in app.PRESETS:
+    for preset in app.vqa_acc.PRESETS:
         predictions, references, types_a, types_b = app.example_of(preset)
-        result, _ = app.compute(predictions, references, preset, types_a, types_b, "preset", "", "", "preset")
+        result = app.compute(
+            predictions, references, types_a, types_b, preset, "", "preset", "", "preset"
+        ).result
         assert result["signature"].startswith(f"vqa_acc|preset:{preset}|"), (preset, result)
     with pytest.raises(ValueError, match="`preset` must be one of"):
         app.example_of("nope")
@@ -346,6 +353,29 @@ def test_warnings_of_two_requests_at_once_stay_apart(demo):
     assert got == {"a": ["codebleu: `weights` sum to 2, not 1"], "b": []}, got
 
 
+DET_F1_REFS = {
+    "street.jpg": {"cat": [[20, 20, 100, 80], [200, 40, 60, 60], [300, 150, 80, 60]], "dog": []},
+    "room.jpg": {"a red chair": [[40, 60, 120, 140]], "a lamp": [[250, 30, 40, 120]]},
+}
+DET_F1_PREDS = {
+    "street.jpg": {
+        "cat": [[22, 18, 100, 80], [25, 25, 95, 80], [18, 22, 100, 78]],
+        "dog": [[200, 40, 60, 60]],
+    },
+    "room.jpg": {"a red chair": [[60, 90, 120, 140]], "a lamp": [[250, 30, 40, 120], [320, 200, 30, 30]]},
+}
+
+
+def fid_clip_run(values: dict, **chosen):
+    """A run of fid_clip's page (what `MetricPage.prepare` gives its `read` hook): uploads and options."""
+    from multimodal_metrics import fid_clip
+    from multimodal_metrics.demo.metric_page import Run
+
+    values = {"gen": None, "real": None, "weights_file": None, "prompts": "", **values}
+    options = {o.name: None for o in fid_clip.OPTIONS if o.demo}
+    return Run(fid_clip.OPTIONS, "default", values, {**options, **chosen})
+
+
 def _rss_mib(pid: int) -> int:
     import os
 
@@ -430,40 +460,39 @@ def test_a_request_over_the_input_cap_is_refused_and_memory_stays_bounded(anls_s
     assert refused < 150 and _rss_mib(pid) - start < 400, (start, refused, _rss_mib(pid))
 
 
-def test_det_f1_labels_never_cover_each_other(root):
-    """det_f1's picture: labels of neighbouring boxes (three predictions on one cat, the example's street
+def test_det_f1_labels_never_cover_each_other():
+    """det_f1's picture: labels of neighbouring boxes (three predictions on one cat, the demo's street
     image) are moved to free rows; no two label boxes overlap in any panel."""
-    pytest.importorskip("gradio")
-    app = import_app(root, "det_f1")
-    preds, refs, names = app.det_f1.from_fusion_brain(
-        json.loads(app.EXAMPLE_REFERENCES), json.loads(app.EXAMPLE_PREDICTIONS)
-    )
+    from multimodal_metrics import det_f1
+    from multimodal_metrics.det_f1 import drawing
+
+    preds, refs, names = det_f1.from_fusion_brain(DET_F1_REFS, DET_F1_PREDS)
     crowded = {
         "cat": [[10, 10, 50, 50], [12, 11, 50, 50], [11, 12, 49, 50], [60, 10, 40, 40]],
         "dog": [[14, 14, 40, 40]],
     }
-    options = {"matching": "any", "iou_threshold": 0.5, "iou_boundary": "inclusive", "box_format": "xywh"}
+    options = det_f1.OPTIONS.resolve("default", {})
     for picture in (
-        app.draw_images(names, preds, refs, options),
-        app.draw_images(
+        drawing.draw_images(names, preds, refs, options),
+        drawing.draw_images(
             ["crowded"], [crowded], [{"cat": [[10, 10, 50, 50]], "dog": [[15, 15, 40, 40]]}], options
         ),
     ):
         labels = picture.info["labels"]
         assert len(labels) >= 5
-        clashes = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if app._overlap(a, b)]
+        clashes = [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if drawing.overlap(a, b)]
         assert not clashes, clashes
         assert all(
             0 <= x1 < x2 <= picture.width and 0 <= y1 < y2 <= picture.height for x1, y1, x2, y2 in labels
         )
 
 
-def test_fid_clip_on_a_space_reads_only_uploads_and_known_folders(root, tmp_path, monkeypatch):
+def test_fid_clip_on_a_space_reads_only_uploads_and_known_folders(tmp_path, monkeypatch):
     """On a Space (SPACE_ID set) a typed path is read only inside the operator's folders (MM_DEMO_PATHS) or
     the caches, symbolic links and `..` resolved first; a server file and a missing file get the same
     words (the message told them apart); off a Space a path is used as typed. pre_resize is capped."""
-    pytest.importorskip("gradio")
-    app = import_app(root, "fid_clip")
+    from multimodal_metrics.demo import uploads
+
     known, outside = tmp_path / "weights", tmp_path / "elsewhere"
     known.mkdir()
     outside.mkdir()
@@ -475,15 +504,19 @@ def test_fid_clip_on_a_space_reads_only_uploads_and_known_folders(root, tmp_path
     for path in ("/etc/shadow", "/etc/no_such_file.pth", str(outside / "secret.pth"), str(known / "escape.pth"),
                  str(known / ".." / "elsewhere" / "secret.pth")):  # fmt: skip
         with pytest.raises(ValueError, match="is not in a folder this Space reads") as err:
-            app.allowed_path(path, "inception_weights")
+            uploads.allowed_path(path, "inception_weights")
         refused.append(str(err.value).replace(repr(path), "PATH"))
     assert len(set(refused)) == 1, refused
     (known / "pt.pth").write_bytes(b"x")
-    assert app.allowed_path(str(known / "pt.pth"), "inception_weights") == str((known / "pt.pth").resolve())
+    assert uploads.allowed_path(str(known / "pt.pth"), "inception_weights") == str(
+        (known / "pt.pth").resolve()
+    )
     monkeypatch.delenv("SPACE_ID")
-    assert app.allowed_path("/etc/shadow", "inception_weights") == "/etc/shadow"  # the operator's own machine
+    assert (
+        uploads.allowed_path("/etc/shadow", "inception_weights") == "/etc/shadow"
+    )  # the operator's own machine
     with pytest.raises(ValueError, match=r"`pre_resize` is at most 1024 here"):
-        app.compute(["a.png", "b.png"], [], "", "default", "", "", "4096")
+        uploads.read_images(fid_clip_run({"gen": ["a.png", "b.png"]}, pre_resize=4096))
 
 
 def test_an_upload_over_the_cap_is_refused_and_leaves_no_file(anls_server, tmp_path):

@@ -1,6 +1,7 @@
 """The command line (multimodal_metrics.cli, console script `mm-score`) on small files in each official
-format, and on malformed files: one error line naming the file, the record and the field, exit 2. It
-scores with the library's functional API: no evaluate, datasets or transformers in the process."""
+format and the contests' integral scores: the values of the library's functional API, no evaluate,
+datasets or transformers in the process; its --help, flags and progress report. Bad input is in
+test_mm_score_errors.py and test_mm_score_hostile.py, fid-clip in test_mm_score_fid_clip.py."""
 
 import json
 import re
@@ -8,65 +9,25 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT, load_metric, load_script
+from _mm_score_cli import DOCVQA_GT, DOCVQA_SUB, assert_error, run, run_json, write_files, write_json
+from helpers import ROOT, load_metric
+from test_mm_score_errors import MALFORMED  # the good files of each format, first
 
-cli = load_script("mm_score")
-formats = load_script("mm_formats")
-
-
-def _write(folder, name, obj):
-    path = folder / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
-    return str(path)
-
-
-def run(capsys, *argv):
-    """main() in-process: (exit status, stdout, stderr)."""
-    code = cli.main([*argv, "--no-progress"] if argv[0] not in ("--help",) else list(argv))
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
-
-
-def assert_error(capsys, argv, *fragments):
-    code, out, err = run(capsys, *argv)
-    assert code == 2, (out, err)
-    assert out == "" and "Traceback" not in err
-    lines = err.strip().splitlines()
-    assert len(lines) == 1, err
-    for fragment in fragments:
-        assert fragment in lines[0], (fragment, lines[0])
-    return lines[0]
+from multimodal_metrics.cli import formats, main
+from multimodal_metrics.cli.commands import COMMANDS
+from multimodal_metrics.cli.integral import INTEGRALS
+from multimodal_metrics.cli.main import build_parser
+from multimodal_metrics.cli.scoring import CHUNK
 
 
 # ------------------------------------------------------------------------------------------------
 # Official files, one command each
 # ------------------------------------------------------------------------------------------------
-DOCVQA_GT = {
-    "dataset_name": "docvqa",
-    "dataset_version": "1.0",
-    "dataset_split": "val",
-    "data": [
-        {"questionId": 337, "question": "What is the total?", "answers": ["$ 12.50", "12.50"], "docId": 1},
-        {"questionId": 338, "question": "To whom?", "answers": ["T. F. Riehl"], "docId": 1},
-        {"questionId": 339, "question": "Which city?", "answers": ["Paris"], "docId": 2},
-    ],
-}
-DOCVQA_SUB = [
-    {"questionId": 339, "answer": "paris"},
-    {"questionId": 337, "answer": "12.5"},
-    {"questionId": 338, "answer": "T.F. Riehl"},
-]
-
-
 def test_anls_docvqa_files(tmp_path, capsys):
-    gt, sub = _write(tmp_path, "val_v1.0.json", DOCVQA_GT), _write(tmp_path, "submission.json", DOCVQA_SUB)
+    gt, sub = (
+        write_json(tmp_path, "val_v1.0.json", DOCVQA_GT),
+        write_json(tmp_path, "submission.json", DOCVQA_SUB),
+    )
     per = tmp_path / "per.jsonl"
     out = run_json(capsys, "anls", "--gt", gt, "--pred", sub, "--per-example", str(per))
     direct = load_metric("anls").compute(
@@ -86,15 +47,15 @@ def test_anls_docvqa_files(tmp_path, capsys):
 def test_vqa_acc_vqa_v2_and_tdiuc_files(tmp_path, capsys):
     refs1 = ["2", "2", "two", "2", "3", "2", "2", "2", "2", "2"]
     refs2 = ["blue"] * 2 + ["navy"] * 8
-    questions = _write(tmp_path, "q.json", {"questions": [
+    questions = write_json(tmp_path, "q.json", {"questions": [
         {"question_id": 1, "image_id": 9, "question": "How many?"},
         {"question_id": 2, "image_id": 9, "question": "What color?"}]})  # fmt: skip
-    annotations = _write(tmp_path, "a.json", {"annotations": [
+    annotations = write_json(tmp_path, "a.json", {"annotations": [
         {"question_id": 1, "question_type": "how many", "answer_type": "number", "multiple_choice_answer": "2",
          "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs1)]},
         {"question_id": 2, "question_type": "what color", "answer_type": "other", "multiple_choice_answer": "navy",
          "answers": [{"answer": a, "answer_id": k + 1} for k, a in enumerate(refs2)]}]})  # fmt: skip
-    results = _write(
+    results = write_json(
         tmp_path, "r.json", [{"question_id": 2, "answer": "blue"}, {"question_id": 1, "answer": "two"}]
     )
     per = tmp_path / "per.jsonl"
@@ -122,11 +83,11 @@ def test_vqa_acc_vqa_v2_and_tdiuc_files(tmp_path, capsys):
 
 def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
     vqa = run_json(capsys, "vqa-acc", "--format", "fusion_brain_2021",
-                   "--gt", _write(tmp_path, "true_VQA.json", {
+                   "--gt", write_json(tmp_path, "true_VQA.json", {
                        "0": {"answer": "2", "question_id": 0, "lang": "en"},
                        "1": {"answer": ["red", "dark red"], "question_id": 1, "lang": "en"},
                        "2": {"answer": "кошка", "question_id": 2, "lang": "ru"}}),
-                   "--pred", _write(tmp_path, "prediction_VQA.json", {"0": "Two.", "1": "Dark-red", "2": "Кошки"}))  # fmt: skip
+                   "--pred", write_json(tmp_path, "prediction_VQA.json", {"0": "Two.", "1": "Dark-red", "2": "Кошки"}))  # fmt: skip
     assert vqa["accuracy"] == 1.0 and "preset:fusion_brain_2021" in vqa["signature"]
     code_gt = {"0": "def f ( x ) : NEW_LINE INDENT return x + 1 NEW_LINE DEDENT",
                "1": "def g ( a , b ) : NEW_LINE INDENT return a * b NEW_LINE DEDENT"}  # fmt: skip
@@ -135,21 +96,21 @@ def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
         "0": code_gt["0"],
         "9": "x",
     }
-    c2c = run_json(capsys, "codebleu", "--gt", _write(tmp_path, "true_C2C.json", code_gt),
-                   "--pred", _write(tmp_path, "prediction_C2C.json", code_pred))  # fmt: skip
+    c2c = run_json(capsys, "codebleu", "--gt", write_json(tmp_path, "true_C2C.json", code_gt),
+                   "--pred", write_json(tmp_path, "prediction_C2C.json", code_pred))  # fmt: skip
     direct = load_metric("codebleu", "fusion_brain_2021").compute(
         predictions=[code_pred["0"], code_pred["1"]], references=[code_gt["0"], code_gt["1"]]
     )
     assert c2c["codebleu"] == direct["codebleu"] and c2c["examples"] == 2
     code, out, err = run(capsys, "ned", "--format", "fusion_brain_2021",
-                         "--gt", _write(tmp_path, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": ""}),
-                         "--pred", _write(tmp_path, "prediction_HTR.json", {"0.png": "Become", "1.png": "o"}), "--json")  # fmt: skip
+                         "--gt", write_json(tmp_path, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": ""}),
+                         "--pred", write_json(tmp_path, "prediction_HTR.json", {"0.png": "Become", "1.png": "o"}), "--json")  # fmt: skip
     assert code == 0 and "1 image(s)" in err and "scored as ''" in err  # the official '' for a missing image
     assert json.loads(out)["string_accuracy"] == pytest.approx(2 / 3)  # "" == "" counts, as in the script
     zsod = run_json(capsys, "det-f1",
-                    "--gt", _write(tmp_path, "true_zsOD.json", {"9.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]],
+                    "--gt", write_json(tmp_path, "true_zsOD.json", {"9.jpg": {"cat": [[0, 0, 10, 10], [50, 50, 10, 10]],
                                                                           "dog": []}, "22.jpg": {"cat": []}}),
-                    "--pred", _write(tmp_path, "prediction_zsOD.json", {"22.jpg": {"cat": [[1, 1, 2, 2]]},
+                    "--pred", write_json(tmp_path, "prediction_zsOD.json", {"22.jpg": {"cat": [[1, 1, 2, 2]]},
                                      "9.jpg": {"dog": [], "cat": [[0, 0, 10, 5]], "bird": [[0, 0, 10, 10]]}}))  # fmt: skip
     assert (zsod["tp"], zsod["fp"], zsod["fn"]) == (1.0, 1.0, 1.0)
     strict = run_json(capsys, "det-f1", "--gt", str(tmp_path / "true_zsOD.json"),
@@ -158,7 +119,7 @@ def test_fusion_brain_2021_files_each_subtask(tmp_path, capsys):
 
 
 def test_fusion_brain_2022_text_files(tmp_path, capsys):
-    gt = _write(
+    gt = write_json(
         tmp_path,
         "textqa_gt.json",
         {
@@ -166,7 +127,7 @@ def test_fusion_brain_2022_text_files(tmp_path, capsys):
             "1": {"type": "text", "content": ["Авиаконструктора Сухого"]},
         },
     )  # the README's unwrapped form
-    pred = _write(tmp_path, "textqa_pred.json", {
+    pred = write_json(tmp_path, "textqa_pred.json", {
         "0": [{"type": "image", "content": "x.jpg"}, {"type": "text", "content": "a)"}],
         "1": [{"type": "text", "content": "улица Авиаконструктора Сухого"}]})  # fmt: skip
     out = run_json(capsys, "text-qa", "--gt", gt, "--pred", pred)
@@ -175,13 +136,13 @@ def test_fusion_brain_2022_text_files(tmp_path, capsys):
                                                         ["Авиаконструктора Сухого"]])  # fmt: skip
     assert out["f1"] == direct["f1"]
     math = run_json(capsys, "text-qa", "--preset", "mathqa",
-                    "--gt", _write(tmp_path, "mathqa_gt.json", {"0": [{"type": "text", "content": ["b", "-3"]}]}),
-                    "--pred", _write(tmp_path, "mathqa_pred.json", {"0": [{"type": "text", "content": "-3"}]}))  # fmt: skip
+                    "--gt", write_json(tmp_path, "mathqa_gt.json", {"0": [{"type": "text", "content": ["b", "-3"]}]}),
+                    "--pred", write_json(tmp_path, "mathqa_pred.json", {"0": [{"type": "text", "content": "-3"}]}))  # fmt: skip
     assert math["exact_match"] == 1.0
     ocr = run_json(capsys, "ned",
-                   "--gt", _write(tmp_path, "tr_gt.json", {"0": [{"type": "text", "content": ["СТОП"]}],
+                   "--gt", write_json(tmp_path, "tr_gt.json", {"0": [{"type": "text", "content": ["СТОП"]}],
                                                            "1": [{"type": "text", "content": ["выход"]}]}),
-                   "--pred", _write(tmp_path, "tr_pred.json", {"0": [{"type": "text", "content": "СТОП"}],
+                   "--pred", write_json(tmp_path, "tr_pred.json", {"0": [{"type": "text", "content": "СТОП"}],
                                                                "1": [{"type": "image", "content": "a.jpg"}]}))  # fmt: skip
     assert ocr["one_minus_ned"] == 0.5  # no text element: the prediction is "" (scores 0)
 
@@ -190,15 +151,17 @@ def test_fusion_brain_2022_text_files(tmp_path, capsys):
 # Integral scores from a folder
 # ------------------------------------------------------------------------------------------------
 def _fb2021_folder(folder):
-    _write(folder, "C2C/true_C2C.json", {"0": "def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"})
-    _write(folder, "C2C/prediction_C2C.json", {"0": "def f ( y ) : NEW_LINE INDENT return y NEW_LINE DEDENT"})
-    _write(folder, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "success"})
-    _write(folder, "prediction_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "sucess"})
-    _write(folder, "true_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": []}})
-    _write(folder, "prediction_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": [[5, 5, 2, 2]]}})
-    _write(folder, "true_VQA.json", {"0": {"answer": "yes", "lang": "en"}, "1": {"answer": "2", "lang": "en"},
+    write_json(folder, "C2C/true_C2C.json", {"0": "def f ( x ) : NEW_LINE INDENT return x NEW_LINE DEDENT"})
+    write_json(
+        folder, "C2C/prediction_C2C.json", {"0": "def f ( y ) : NEW_LINE INDENT return y NEW_LINE DEDENT"}
+    )
+    write_json(folder, "true_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "success"})
+    write_json(folder, "prediction_HTR.json", {"0.png": "Become", "1.png": "a", "2.png": "sucess"})
+    write_json(folder, "true_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": []}})
+    write_json(folder, "prediction_zsOD.json", {"1.jpg": {"cat": [[0, 0, 10, 10]], "dog": [[5, 5, 2, 2]]}})
+    write_json(folder, "true_VQA.json", {"0": {"answer": "yes", "lang": "en"}, "1": {"answer": "2", "lang": "en"},
                                      "2": {"answer": "red", "lang": "en"}})  # fmt: skip
-    _write(folder, "prediction_VQA.json", {"0": "yes", "1": "two", "2": "blue"})
+    write_json(folder, "prediction_VQA.json", {"0": "yes", "1": "two", "2": "blue"})
 
 
 def test_fusion_brain_2021_integral(tmp_path, capsys):
@@ -223,17 +186,21 @@ def test_fusion_brain_2021_integral(tmp_path, capsys):
 
 def test_fusion_brain_2022_integral_split_layout(tmp_path, capsys):
     split = tmp_path / "split"
-    _write(split, "textqa/textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
-    _write(split, "textqa/textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
-    _write(split, "mathqa/mathqa_gt.json", {"0": [{"type": "text", "content": ["a", "5"]}],
+    write_json(split, "textqa/textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
+    write_json(split, "textqa/textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
+    write_json(split, "mathqa/mathqa_gt.json", {"0": [{"type": "text", "content": ["a", "5"]}],
                                             "1": [{"type": "text", "content": ["b"]}]})  # fmt: skip
-    _write(
+    write_json(
         split,
         "mathqa/mathqa_pred.json",
         {"0": [{"type": "text", "content": "5"}], "1": [{"type": "text", "content": "c"}]},
     )
-    _write(split, "text_recognition/text_recognition_gt.json", {"0": [{"type": "text", "content": ["abcd"]}]})
-    _write(split, "text_recognition/text_recognition_pred.json", {"0": [{"type": "text", "content": "abce"}]})
+    write_json(
+        split, "text_recognition/text_recognition_gt.json", {"0": [{"type": "text", "content": ["abcd"]}]}
+    )
+    write_json(
+        split, "text_recognition/text_recognition_pred.json", {"0": [{"type": "text", "content": "abce"}]}
+    )
     line = assert_error(capsys, ["fusion-brain-2022", str(tmp_path)], "generation", "--partial")
     assert "mm-score fid-clip" in line
     out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
@@ -244,189 +211,15 @@ def test_fusion_brain_2022_integral_split_layout(tmp_path, capsys):
     assert out["score"] == pytest.approx((1 + 0.5 + 0.75) / 15)
 
 
-# ------------------------------------------------------------------------------------------------
-# Malformed files: one line naming the file, the record and the field; exit status 2
-# ------------------------------------------------------------------------------------------------
-def _files(tmp_path, gt, pred):
-    return _write(tmp_path, "gt.json", gt), _write(tmp_path, "pred.json", pred)
-
-
-MALFORMED = {
-    # command argv prefix, good gt, good pred, [(which file, broken content, fragments of the message)]
-    "anls": (
-        ["anls"],
-        DOCVQA_GT,
-        DOCVQA_SUB,
-        [
-            (
-                "pred",
-                [{"questionId": 337}] + DOCVQA_SUB[1:],
-                ["pred.json", "record 0 (questionId 337)", "field 'answer'", "missing"],
-            ),
-            (
-                "pred",
-                [{"questionId": 337, "answer": 12.5}] + DOCVQA_SUB[1:],
-                ["record 0", "field 'answer'", "expected a string"],
-            ),
-            (
-                "gt",
-                {**DOCVQA_GT, "data": [{"questionId": 337, "answers": "12.50"}]},
-                ["gt.json", "record 0 (questionId 337)", "field 'answers'", "non-empty list of strings"],
-            ),
-            ("gt", {"data": []}, ["gt.json", "field 'dataset_name'", "missing"]),
-            ("pred", DOCVQA_SUB[:2], ["pred.json", "no answer for questionId 338"]),
-        ],
-    ),
-    "vqa_v2": (
-        ["vqa-acc"],
-        {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}] * 10}]},
-        [{"question_id": 1, "answer": "yes"}],
-        [
-            (
-                "pred",
-                [{"question_id": 1, "answer": None}],
-                ["pred.json", "record 0 (question_id 1)", "field 'answer'", "null"],
-            ),
-            (
-                "gt",
-                {"annotations": [{"question_id": 1, "answers": [{"text": "yes"}]}]},
-                ["gt.json", "record 0 (question_id 1) answers[0]", "field 'answer'", "missing"],
-            ),
-            (
-                "gt",
-                {"annotations": [{"question_id": 1, "answers": [{"answer": "yes"}]}]},
-                ["gt.json", "record 1: field 'answers': has 1 answers but --num-answers 10"],
-            ),
-        ],
-    ),
-    "fb2021_vqa": (
-        ["vqa-acc", "--format", "fusion_brain_2021"],
-        {"0": {"answer": "yes", "lang": "en"}},
-        {"0": "yes"},
-        [
-            ("gt", {"0": {"answers": "yes"}}, ["gt.json", "record '0'", "field 'answer'", "missing"]),
-            ("pred", {"0": ["yes"]}, ["pred.json", "record '0'", "expected a string"]),
-            (
-                "gt",
-                {"0": {"answer": "yes", "lang": "de"}},
-                ["gt.json", "record '0': field 'lang': must be one of"],
-            ),
-        ],
-    ),
-    "c2c": (
-        ["codebleu"],
-        {"0": "x = 1"},
-        {"0": "x = 1"},
-        [
-            ("pred", {"1": "x = 1"}, ["pred.json", "record '0'", "no prediction for id '0'"]),
-            ("gt", {"0": ["x = 1"]}, ["gt.json", "record '0'", "expected a string"]),
-        ],
-    ),
-    "htr": (
-        ["ned", "--format", "fusion_brain_2021"],
-        {"0.png": "a"},
-        {"0.png": "a"},
-        [
-            ("pred", {"0.png": 5}, ["pred.json", "record '0.png'", "expected a string, got int"]),
-        ],
-    ),
-    "zsod": (
-        ["det-f1"],
-        {"1.jpg": {"cat": [[0, 0, 1, 1]]}},
-        {"1.jpg": {"cat": [[0, 0, 1, 1]]}},
-        [
-            ("pred", {"1.jpg": {"dog": []}}, ["pred.json", "record '1.jpg'", "field 'cat'", "missing"]),
-            (
-                "pred",
-                {"1.jpg": {"cat": "0,0,1,1"}},
-                ["pred.json", "record '1.jpg'", "field 'cat'", "list of [x, y, w, h]"],
-            ),
-            (
-                "pred",
-                {"1.jpg": {"cat": [[0, 0, "1", 1]]}},
-                ["pred.json", "record '1.jpg'", "class 'cat'", "box 0"],
-            ),
-            ("gt", {"1.jpg": [[0, 0, 1, 1]]}, ["gt.json", "record '1.jpg'", "expected an object"]),
-        ],
-    ),
-    "fb2022": (
-        ["text-qa"],
-        {"0": [{"type": "text", "content": ["a"]}]},
-        {"0": [{"type": "text", "content": "a"}]},
-        [
-            (
-                "pred",
-                {"0": [{"content": "a"}]},
-                ["pred.json", "record '0' element 0", "field 'type'", "missing"],
-            ),
-            (
-                "pred",
-                {"0": [{"type": "text", "content": ["a"]}]},
-                ["pred.json", "record '0' element 0", "field 'content'"],
-            ),
-            (
-                "gt",
-                {"0": [{"type": "text", "content": "a"}]},
-                ["gt.json", "record '0'", "field 'content'", "list of strings"],
-            ),
-            ("pred", {"1": [{"type": "text", "content": "a"}]}, ["pred.json", "record '0'", "no prediction"]),
-        ],
-    ),
-}
-
-
-@pytest.mark.parametrize("case", sorted(MALFORMED))
-def test_malformed_files_give_one_line_and_status_2(tmp_path, capsys, case):
-    argv, gt, pred, broken = MALFORMED[case]
-    gt_path, pred_path = _files(tmp_path, gt, pred)
-    assert run(capsys, *argv, "--gt", gt_path, "--pred", pred_path)[0] == 0
-    for which, content, fragments in broken:
-        bad = _write(tmp_path, f"{which}.json", content)
-        paths = ["--gt", bad, "--pred", pred_path] if which == "gt" else ["--gt", gt_path, "--pred", bad]
-        assert_error(capsys, argv + paths, *fragments)
-        _files(tmp_path, gt, pred)
-    # truncated JSON and a missing file, for both sides
-    for which in ("gt", "pred"):
-        text = (tmp_path / f"{which}.json").read_text(encoding="utf-8")
-        (tmp_path / f"{which}.json").write_text(text[: len(text) // 2], encoding="utf-8")
-        assert_error(
-            capsys,
-            argv + ["--gt", gt_path, "--pred", pred_path],
-            f"{which}.json",
-            "not valid JSON",
-            "truncated",
-        )
-        _files(tmp_path, gt, pred)
-    assert_error(
-        capsys, argv + ["--gt", str(tmp_path / "nope.json"), "--pred", pred_path], "nope.json: file not found"
-    )
-
-
-def test_bad_option_names_the_flag(tmp_path, capsys):
-    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
-    assert_error(
-        capsys, ["anls", "--gt", gt, "--pred", sub, "--boundary", "sideways"], "--boundary must be one of"
-    )
-    assert_error(
-        capsys,
-        ["anls", "--gt", gt, "--pred", sub, "--preset", "nope"],
-        "argument --preset: invalid choice: 'nope'",
-        "anls_star",
-    )
-
-
-# ------------------------------------------------------------------------------------------------
-# --help and flag style
-# ------------------------------------------------------------------------------------------------
 def test_help_describes_every_format_with_an_example(capsys):
-    parser = cli.build_parser()
-    commands = list(cli.COMMANDS) + list(cli.INTEGRALS)
+    parser = build_parser()
+    commands = list(COMMANDS) + list(INTEGRALS)
     with pytest.raises(SystemExit):
         parser.parse_args(["--help"])
     top = capsys.readouterr().out
     for name in commands:
         assert name in top
-    for name, cmd in cli.COMMANDS.items():
+    for name, cmd in COMMANDS.items():
         with pytest.raises(SystemExit):
             parser.parse_args([name, "--help"])
         text = capsys.readouterr().out
@@ -435,7 +228,7 @@ def test_help_describes_every_format_with_an_example(capsys):
             assert "--gt" in fmt.doc and "--pred" in fmt.doc  # a minimal example of each file
             assert "{" in fmt.doc or fmt.suffix == ".txt" and "one prediction per line" in fmt.doc
         assert "--per-example" in text and "--json" in text and "--preset" in text and "exit status 2" in text
-    for name in cli.INTEGRALS:
+    for name in INTEGRALS:
         with pytest.raises(SystemExit):
             parser.parse_args([name, "--help"])
         assert "--partial" in capsys.readouterr().out
@@ -446,7 +239,7 @@ def test_help_describes_every_format_with_an_example(capsys):
 
 
 def test_flags_are_kebab_case_everywhere():
-    parser = cli.build_parser()
+    parser = build_parser()
     subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     for name, sub in subparsers.choices.items():
         for action in sub._actions:
@@ -455,7 +248,7 @@ def test_flags_are_kebab_case_everywhere():
 
 
 def test_console_script_and_module_run_as_commands(tmp_path):
-    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", [DOCVQA_SUB[0]])
+    gt, sub = write_json(tmp_path, "gt.json", DOCVQA_GT), write_json(tmp_path, "sub.json", [DOCVQA_SUB[0]])
     exe = ROOT / ".venv" / "bin" / "mm-score"
     assert exe.exists(), (
         "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
@@ -474,8 +267,8 @@ def test_console_script_from_a_directory_outside_the_checkout(tmp_path):
         "setup.cfg's console_scripts entry point mm-score is not installed (bash scripts/setup_env.sh)"
     )
     assert ROOT not in tmp_path.parents
-    _write(tmp_path, "val.json", DOCVQA_GT)
-    _write(tmp_path, "submission.json", DOCVQA_SUB)
+    write_json(tmp_path, "val.json", DOCVQA_GT)
+    write_json(tmp_path, "submission.json", DOCVQA_SUB)
     done = subprocess.run([str(exe), "anls", "--gt", "val.json", "--pred", "submission.json", "--json",
                            "--per-example", "per.jsonl"], capture_output=True, text=True, cwd=tmp_path)  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -514,7 +307,7 @@ def test_main_imports_no_evaluate_stack(tmp_path, case):
     import os
 
     argv, gt, pred = LIGHT_CASES[case]
-    gt_path, pred_path = _files(tmp_path, gt, pred)
+    gt_path, pred_path = write_files(tmp_path, gt, pred)
     hf_home = tmp_path / "hf_home"
     hf_home.mkdir()
     env = {**os.environ, "HF_HOME": str(hf_home), "HF_DATASETS_CACHE": str(hf_home / "datasets")}
@@ -530,11 +323,11 @@ def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
     """--answer-key FILE: the TDIUC answer-key CSV (answer,id rows), read as the official script reads it."""
     from multimodal_metrics import vqa_acc
 
-    annotations = _write(tmp_path, "a.json", {"annotations": [
+    annotations = write_json(tmp_path, "a.json", {"annotations": [
         {"question_id": 1, "question_type": "color", "answers": [{"answer": "red"}]},
         {"question_id": 2, "question_type": "counting", "answers": [{"answer": "7"}]},
         {"question_id": 3, "question_type": "color", "answers": [{"answer": "blue"}]}]})  # fmt: skip
-    results = _write(
+    results = write_json(
         tmp_path, "r.json", [{"question_id": q, "answer": a} for q, a in ((1, "red"), (2, "7"), (3, "red"))]
     )
     key = tmp_path / "answer_key.csv"
@@ -552,30 +345,14 @@ def test_vqa_acc_tdiuc_answer_key_csv(tmp_path, capsys):
                           str(tmp_path / "none.csv")], "none.csv: file not found")  # fmt: skip
 
 
-def test_missing_optional_dependency_is_one_line(tmp_path, capsys, monkeypatch):
-    """A metric whose optional dependency is not installed (the library imports it when scoring): one
-    error line naming the module, exit 2."""
-    from multimodal_metrics import anls
-
-    def score(predictions, references, preset="default", **kwargs):
-        raise ModuleNotFoundError("No module named 'rapidfuzz'", name="rapidfuzz")
-
-    monkeypatch.setattr(anls, "score", score)
-    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
-    line = assert_error(
-        capsys, ["anls", "--gt", gt, "--pred", sub], "mm-score anls: error: No module named 'rapidfuzz'"
-    )
-    assert "pip install" in line
-
-
 def test_option_flags_come_from_the_option_tables():
     """Every command's option flags are its metric's option table (Option.cli=False: no flag), typed as the
     table says; fid-clip leaves out `progress` (its own --progress) and `meteor`."""
     import importlib
 
-    parser = cli.build_parser()
+    parser = build_parser()
     subparsers = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
-    commands = {name: cmd.metric for name, cmd in cli.COMMANDS.items()} | {"fid-clip": "fid_clip"}
+    commands = {name: cmd.metric for name, cmd in COMMANDS.items()} | {"fid-clip": "fid_clip"}
     for name, metric in commands.items():
         table = importlib.import_module(f"multimodal_metrics.{metric}").OPTIONS
         actions = {a.dest: a for a in subparsers.choices[name]._actions}
@@ -602,27 +379,27 @@ def test_option_flags_come_from_the_option_tables():
 
 
 def test_formats_module_reports_the_reader_results(tmp_path):
-    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
+    gt, sub = write_json(tmp_path, "gt.json", DOCVQA_GT), write_json(tmp_path, "sub.json", DOCVQA_SUB)
     loaded = formats.docvqa(gt, sub)
     assert loaded.ids == [337, 338, 339] and loaded.predictions == ["12.5", "T.F. Riehl", "paris"]
     with pytest.raises(
         formats.FormatError, match=r"sub\.json: record 0 \(questionId '9x'\): field 'questionId'"
     ):
-        formats.docvqa(gt, _write(tmp_path, "sub.json", [{"questionId": "9x", "answer": "a"}]))
+        formats.docvqa(gt, write_json(tmp_path, "sub.json", [{"questionId": "9x", "answer": "a"}]))
 
 
 def test_progress_bar_on_long_inputs(tmp_path, capsys):
-    n = 2 * cli.CHUNK + 5
-    gt = _write(tmp_path, "gt.json", {"dataset_name": "docvqa",
+    n = 2 * CHUNK + 5
+    gt = write_json(tmp_path, "gt.json", {"dataset_name": "docvqa",
                                       "data": [{"questionId": i, "answers": ["yes"]} for i in range(n)]})  # fmt: skip
-    sub = _write(
+    sub = write_json(
         tmp_path, "sub.json", [{"questionId": i, "answer": "yes" if i % 2 else "no"} for i in range(n)]
     )
-    code = cli.main(["anls", "--gt", gt, "--pred", sub, "--progress"])
+    code = main(["anls", "--gt", gt, "--pred", sub, "--progress"])
     out = capsys.readouterr()
     assert code == 0 and f"{n}/{n}" in out.err and "anls: scoring" in out.err
     assert re.search(r"^anls\s+0\.4997", out.out, re.M)
-    assert cli.main(["anls", "--gt", gt, "--pred", sub]) == 0  # default: no bar when stderr is not a terminal
+    assert main(["anls", "--gt", gt, "--pred", sub]) == 0  # default: no bar when stderr is not a terminal
     assert capsys.readouterr().err == ""
 
 
@@ -640,9 +417,9 @@ def test_fusion_brain_2022_integral_unsplit_files(tmp_path, capsys):
         "2": [{"type": "text", "content": "abce"}],
         "3": [{"type": "image", "content": "images/3.jpg"}],
     }
-    _write(tmp_path, "ids.json", {"0": 0, "1": 1, "2": 5, "3": 2})
-    _write(tmp_path, "ground_truth.json", gt)
-    _write(tmp_path, "predictions.json", pred)
+    write_json(tmp_path, "ids.json", {"0": 0, "1": 1, "2": 5, "3": 2})
+    write_json(tmp_path, "ground_truth.json", gt)
+    write_json(tmp_path, "predictions.json", pred)
     out = run_json(capsys, "fusion-brain-2022", str(tmp_path), "--partial")
     assert {k: v["score"] for k, v in out["sub_tasks"].items()} == {
         "textqa": 1.0,
@@ -650,66 +427,21 @@ def test_fusion_brain_2022_integral_unsplit_files(tmp_path, capsys):
         "text_recognition": 0.75,
     }
     assert out["missing"] == ["captioning", "generation", "vqa"] and out["score"] == pytest.approx(1.75 / 15)
-    _write(tmp_path, "ids.json", {"0": 0, "1": 7})
+    write_json(tmp_path, "ids.json", {"0": 0, "1": 7})
     assert_error(
         capsys,
         ["fusion-brain-2022", str(tmp_path), "--partial"],
         "ids.json: record '1'",
         "sub-task number 0-5",
     )
-    _write(tmp_path, "ids.json", {"0": 0, "9": 1})
+    write_json(tmp_path, "ids.json", {"0": 0, "9": 1})
     assert_error(
         capsys, ["fusion-brain-2022", str(tmp_path), "--partial"], "ground_truth.json: record '9'", "missing"
     )
 
 
-def test_fid_clip_fusion_brain_2022_generation(tmp_path, capsys):
-    """Image folders + prompts + predictions with tiny random Inception / ruCLIP models built here."""
-    from _fid_clip_fixtures import random_images, tiny_inception_weights, tiny_ruclip
-    from helpers import load_core
-    from PIL import Image
-
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), tmp_path)
-    tiny_ruclip(tmp_path / "ruclip")
-    split = tmp_path / "generation"
-    for folder, seed in (("gt_images", 1), ("images", 2)):
-        (split / folder).mkdir(parents=True)
-        for i, array in enumerate(random_images(4, seed=seed, size=(40, 32))):
-            Image.fromarray(array).save(split / folder / f"{i}.png")
-    prompts = {"0": [{"type": "text", "content": "Сгенерируй изображение."}, {"type": "text", "content": "Кот"}],
-               "1": [{"type": "text", "content": "Нарисуй. Собака в парке"}],
-               "2": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Дом"}],
-               "3": [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": "Лес"}]}  # fmt: skip
-    pred = {
-        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "012"
-    }
-    pred["3"] = [{"type": "image", "content": "images/3.png"}]  # image not at element 1: CLIP 0 (official)
-    argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
-            "--input", _write(split, "generation_input.json", prompts), "--pred", _write(split, "generation_pred.json", pred),
-            "--inception-weights", str(weights), "--clip-model", str(tmp_path / "ruclip"), "--no-progress"]  # fmt: skip
-    code, out, err = run(capsys, *argv, "--json", "--per-example", str(tmp_path / "per.jsonl"))
-    assert code == 0 and "1 example(s) have no existing image" in err, err
-    out = json.loads(out)
-    metric = load_metric("fid_clip", "fusion_brain_2022")
-    files = [str(split / d / f"{i}.png") for d in ("images", "gt_images") for i in range(4)]
-    fid = metric.compute(predictions=files[:4], references=files[4:], inception_weights=str(weights))["fid"]
-    clip = metric.compute(predictions=files[:3], texts=["Кот", "Собака в парке", "Дом"], clip_model=str(tmp_path / "ruclip"),
-                          return_per_example=True)["per_example"]  # fmt: skip
-    assert out["fid"] == pytest.approx(fid, rel=1e-9) and out["clip_score"] == pytest.approx(
-        sum(clip) / 4, abs=1e-9
-    )
-    assert out["score"] == pytest.approx(0.5 * (sum(clip) / 4 + (200 - min(200, fid)) / 200), abs=1e-9)
-    assert "fusion_brain_2022" in out["signature_fid"] and "clip:ruclip" in out["signature_clip"]
-    rows = [json.loads(line) for line in (tmp_path / "per.jsonl").read_text().splitlines()]
-    assert [r["id"] for r in rows] == ["0", "1", "2", "3"] and rows[3]["clip_score"] == 0.0
-    Image.fromarray(random_images(1, seed=5)[0]).save(split / "images" / "extra.png")
-    code, out, err = run(capsys, *argv)
-    assert code == 2 and out == "" and "Traceback" not in err
-    assert "images: holds 5 images but" in err.strip().splitlines()[-1] and "holds 4" in err
-
-
 # ------------------------------------------------------------------------------------------------
-# Hostile paths and files (issue 21 family 5; every subcommand in test_mm_score_hostile.py)
+# Official files through the console script; paired comparison
 # ------------------------------------------------------------------------------------------------
 def test_tdiuc_files_through_the_console_script(tmp_path):
     """Kafle's TDIUC files as distributed: annotations with answer_confidence / ans_source and no
@@ -721,10 +453,10 @@ def test_tdiuc_files_through_the_console_script(tmp_path):
 
     rows = [(1, "color", "red, white", "red, white"), (2, "counting", "2", "3"), (3, "absurd", "doesnotapply",
             "doesnotapply"), (4, "object_presence", "yes", "yes"), (5, "color", "blue", "red, white")]  # fmt: skip
-    annotations = _write(tmp_path, "mscoco_val2014_annotations.json", {"annotations": [
+    annotations = write_json(tmp_path, "mscoco_val2014_annotations.json", {"annotations": [
         {"question_id": q, "image_id": 100 + q, "question_type": t, "ans_source": "generation",
          "answers": [{"answer": gt, "answer_confidence": "yes", "answer_id": 1}]} for q, t, gt, _ in rows]})  # fmt: skip
-    results = _write(tmp_path, "results.json", [{"question_id": q, "answer": p} for q, _, _, p in rows])
+    results = write_json(tmp_path, "results.json", [{"question_id": q, "answer": p} for q, _, _, p in rows])
     key = tmp_path / "answerkey.csv"
     with open(key, "w", encoding="utf-8", newline="") as f:
         csv.writer(f).writerows(
@@ -742,118 +474,6 @@ def test_tdiuc_files_through_the_console_script(tmp_path):
     assert {k: out[k] for k in want} == dict(want) and out["accuracy"] == pytest.approx(3 / 5)
 
 
-HOSTILE_OUTPUTS = ("missing-folder", "folder", "below-a-file", "device", "fifo", "proc")
-
-
-def _hostile_output(root, kind: str, name: str) -> str:
-    import os
-
-    if kind == "missing-folder":
-        return str(root / name / "deeper" / "per.jsonl")
-    if kind == "folder":
-        (root / name).mkdir()
-        return str(root / name)
-    if kind == "below-a-file":
-        (root / name).write_text("x")
-        return str(root / name / "per.jsonl")
-    if kind == "fifo":
-        os.mkfifo(root / name)
-        return str(root / name)
-    return "/dev/full" if kind == "device" else f"/proc/{name}.jsonl"
-
-
-def test_per_example_path_is_checked_before_scoring(monkeypatch, capsys):
-    """A --per-example path that cannot be written (any of HOSTILE_OUTPUTS, any file name): one error line
-    naming the flag and the path, exit 2, and the library's score is never called; nothing left beside."""
-    import tempfile
-    from pathlib import Path
-
-    from hypothesis import HealthCheck, given, settings
-    from hypothesis import strategies as st
-
-    from multimodal_metrics import anls
-
-    calls = []
-    monkeypatch.setattr(anls, "score", lambda *a, **k: calls.append(1))
-
-    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-    @given(kind=st.sampled_from(HOSTILE_OUTPUTS),
-           name=st.text(st.characters(codec="utf-8", exclude_characters="/\x00", exclude_categories=("Cs",)),
-                        min_size=1, max_size=12).filter(lambda n: n not in (".", "..")))  # fmt: skip
-    def check(kind, name):
-        with tempfile.TemporaryDirectory() as folder:
-            root = Path(folder)
-            gt, sub = _write(root, "gt.json", DOCVQA_GT), _write(root, "sub.json", DOCVQA_SUB)
-            before = sorted(p.name for p in root.iterdir())
-            name = "out-" + name  # never one of the input files
-            path = _hostile_output(root, kind, name)
-            line = assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--per-example", path], "--per-example",
-                                repr(path))  # fmt: skip
-            assert "mm-score anls: error:" in line and calls == []
-            assert [p for p in root.iterdir() if p.name.endswith(".part")] == []
-            assert before == sorted(p.name for p in root.iterdir() if p.name != name)
-
-    check()
-
-
-def test_per_example_write_failure_leaves_the_old_file(tmp_path, capsys, monkeypatch):
-    """A full disk while writing --per-example: one line naming the flag, exit 2, the old file untouched and
-    no partial file; a good run replaces the file whole."""
-    import errno
-
-    from multimodal_metrics.cli import paths
-
-    gt, sub = _write(tmp_path, "gt.json", DOCVQA_GT), _write(tmp_path, "sub.json", DOCVQA_SUB)
-    per = tmp_path / "per.jsonl"
-    per.write_text("old\n")
-
-    def full(src, dst):
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(paths.os, "replace", full)
-    assert_error(capsys, ["anls", "--gt", gt, "--pred", sub, "--per-example", str(per)], "--per-example",
-                 "cannot be written (No space left on device)")  # fmt: skip
-    assert per.read_text() == "old\n" and sorted(p.name for p in tmp_path.iterdir()) == [
-        "gt.json",
-        "per.jsonl",
-        "sub.json",
-    ]
-    monkeypatch.undo()
-    assert run(capsys, "anls", "--gt", gt, "--pred", sub, "--per-example", str(per))[0] == 0
-    assert [json.loads(line)["id"] for line in per.read_text().splitlines()] == [337, 338, 339]
-
-
-def test_hostile_input_files(tmp_path, capsys, monkeypatch):
-    """Input files: a repeated key at any depth is refused naming the file and the key; a file larger than
-    the cap, /dev/zero and a FIFO are refused before they are read (nothing hangs)."""
-    import os
-
-    zsod = {"1.jpg": {"cat": [[0, 0, 1, 1]]}}
-    gt = _write(tmp_path, "gt.json", zsod)
-    (tmp_path / "dup.json").write_text('{"1.jpg": {"cat": [[0, 0, 1, 1]]}, "1.jpg": {"cat": []}}')
-    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", str(tmp_path / "dup.json")],
-                 "dup.json: key '1.jpg' appears twice in one JSON object")  # fmt: skip
-    (tmp_path / "dup.json").write_text('{"0": {"answer": "a", "lang": "en", "answer": "b"}}')
-    assert_error(capsys, ["vqa-acc", "--format", "fusion_brain_2021", "--gt", str(tmp_path / "dup.json"),
-                          "--pred", _write(tmp_path, "p.json", {"0": "a"})], "dup.json: key 'answer' appears twice")  # fmt: skip
-    os.mkfifo(tmp_path / "fifo.json")
-    for bad in ("/dev/zero", str(tmp_path / "fifo.json")):
-        assert_error(capsys, ["det-f1", "--gt", bad, "--pred", gt], f"{bad}: is not a regular file")
-    monkeypatch.setattr(formats, "MAX_FILE_BYTES", 10)
-    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt], "gt.json: is larger than 10 bytes")
-
-
-def test_typed_flag_error_is_one_line(tmp_path, capsys):
-    """A bad value of a typed flag, an unknown flag: one line naming the command and the flag, exit 2
-    (argparse printed ten lines of usage)."""
-    gt = _write(tmp_path, "gt.json", {"1.jpg": {"cat": [[0, 0, 1, 1]]}})
-    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt, "--iou-threshold", "abc"],
-                 "mm-score det-f1: error: argument --iou-threshold: invalid float value: 'abc'")  # fmt: skip
-    assert_error(capsys, ["det-f1", "--gt", gt, "--pred", gt, "--iou-treshold", "0.5"],
-                 "mm-score det-f1: error: unrecognized arguments: --iou-treshold 0.5")  # fmt: skip
-    assert_error(capsys, ["det-f1", "--gt", gt], "mm-score det-f1: error:", "required: --pred")
-
-
 def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
     """--p-value chooses the paired test's p-value rule from the library's declaration (stats.P_VALUES:
     "ge", ties counted, the default; "sacrebleu"); the printed signature records it as the library does
@@ -861,7 +481,7 @@ def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
     from multimodal_metrics import anls, stats
 
     answers = [f"answer{i}" for i in range(8)]
-    gt = _write(
+    gt = write_json(
         tmp_path,
         "gt.json",
         {
@@ -871,8 +491,8 @@ def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
     )
     a_preds = [a if i != 0 else "zzz" for i, a in enumerate(answers)]  # 7/8 right
     b_preds = [a if i not in (1, 2) else "zzz" for i, a in enumerate(answers)]  # 6/8: they differ on 3
-    pred_a = _write(tmp_path, "a.json", [{"questionId": i, "answer": p} for i, p in enumerate(a_preds)])
-    pred_b = _write(tmp_path, "b.json", [{"questionId": i, "answer": p} for i, p in enumerate(b_preds)])
+    pred_a = write_json(tmp_path, "a.json", [{"questionId": i, "answer": p} for i, p in enumerate(a_preds)])
+    pred_b = write_json(tmp_path, "b.json", [{"questionId": i, "answer": p} for i, p in enumerate(b_preds)])
     argv = ["anls", "--gt", gt, "--pred", pred_a, "--compare-pred", pred_b, "--n-resamples", "2000"]
     for flags, rule in (([], "ge"), (["--p-value", "ge"], "ge"), (["--p-value", "sacrebleu"], "sacrebleu")):
         out = run_json(capsys, *argv, *flags)
@@ -890,6 +510,6 @@ def test_compare_pred_p_value_rule(tmp_path, capsys, monkeypatch):
                  "--p-value", "--compare-pred")  # fmt: skip
     # one declaration: the flag's choices and default are the library's
     monkeypatch.setattr(stats, "P_VALUES", (*stats.P_VALUES, "hypothetical"))
-    action = next(a for a in cli.build_parser()._subparsers._group_actions[0].choices["anls"]._actions
+    action = next(a for a in build_parser()._subparsers._group_actions[0].choices["anls"]._actions
                   if a.dest == "p_value")  # fmt: skip
     assert list(action.choices) == list(stats.P_VALUES) and stats.DEFAULT_P_VALUE in action.help

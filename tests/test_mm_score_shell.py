@@ -9,8 +9,11 @@ import pytest
 from helpers import load_script
 
 from multimodal_metrics import codebleu
-
-cli = load_script("mm_score")
+from multimodal_metrics.cli import formats, integral, main
+from multimodal_metrics.cli.commands import COMMANDS
+from multimodal_metrics.cli.main import build_parser
+from multimodal_metrics.cli.scoring import library
+from multimodal_metrics.cli.words import in_flags, locate
 
 
 def _write(folder, name, obj):
@@ -21,7 +24,7 @@ def _write(folder, name, obj):
 
 
 def run(capsys, *argv):
-    code = cli.main(list(argv))
+    code = main(list(argv))
     out = capsys.readouterr()
     return code, out.out, out.err
 
@@ -36,7 +39,7 @@ def one_error(capsys, *argv) -> str:
 
 def help_text(capsys, *argv) -> str:
     with pytest.raises(SystemExit):
-        cli.build_parser().parse_args([*argv, "--help"])
+        build_parser().parse_args([*argv, "--help"])
     return capsys.readouterr().out
 
 
@@ -52,7 +55,7 @@ def test_version(capsys):
 
 def test_the_command_list_has_whole_lines(capsys):
     """Each command's line in `mm-score --help` is a whole phrase (fusion-brain-2021's ended at "VQA accuracy,")."""
-    parser = cli.build_parser()
+    parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction")
     for choice in sub._choices_actions:
         text = choice.help
@@ -70,19 +73,19 @@ def _listed_presets(line: str) -> list[str]:
     return [re.sub(r"\s*\(.*\)$", "", part).strip() for part in re.split(r",\s*(?![^(]*\))", line)]
 
 
-@pytest.mark.parametrize("name", [*cli.COMMANDS, "fid-clip"])
+@pytest.mark.parametrize("name", [*COMMANDS, "fid-clip"])
 def test_every_help_lists_the_presets_of_PRESETS(capsys, name):
     """--help and --preset's choices are read from the metric's PRESETS (anls_star, lmms_eval, vlmevalkit,
     k4black were missing when the list was typed by hand)."""
-    metric = cli.COMMANDS[name].metric if name in cli.COMMANDS else "fid_clip"
-    presets = list(cli.library(metric).PRESETS)
-    parser = cli.build_parser()
+    metric = COMMANDS[name].metric if name in COMMANDS else "fid_clip"
+    presets = list(library(metric).PRESETS)
+    parser = build_parser()
     sub = next(a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction").choices[name]
     action = next(a for a in sub._actions if "--preset" in a.option_strings)
     assert list(action.choices) == presets
     assert _listed_presets(action.help.split("one of ", 1)[1].split(" (default: the one")[0]) == presets
     text = help_text(capsys, name)
-    if name in cli.COMMANDS:
+    if name in COMMANDS:
         line = next(line for line in text.splitlines() if line.startswith("Presets (--preset): "))
         assert _listed_presets(line.removeprefix("Presets (--preset): ")) == presets
     code, _, err = run(capsys, name, "--preset", "no_such_preset")
@@ -129,7 +132,7 @@ def test_library_words_become_flags():
         "`predictions[3]` and max_num_answers=2 stay": "`predictions[3]` and max_num_answers=2 stay",
     }  # fmt: skip
     for message, expected in cases.items():
-        assert cli.in_flags(message, flags) == expected, message
+        assert in_flags(message, flags) == expected, message
 
 
 def test_weights_refusals_name_the_flag(capsys, c2c):
@@ -225,7 +228,7 @@ def test_fusion_brain_2022_without_ruwordnet(capsys, tmp_path, monkeypatch):
     """--partial counts VisualQA as 0 when no RuWordNet is there (it scored the rest, then refused);
     without --partial one error says how to give it; --ruwordnet-path gives it."""
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
-    monkeypatch.setattr(cli.mm_integral, "_default_ruwordnet", lambda: None)
+    monkeypatch.setattr(integral, "_default_ruwordnet", lambda: None)
     _write(tmp_path, "textqa/textqa_gt.json", {"0": [{"type": "text", "content": ["Сухого"]}]})
     _write(tmp_path, "textqa/textqa_pred.json", {"0": [{"type": "text", "content": "Сухого"}]})
     _write(tmp_path, "vqa/vqa_gt.json", {"0": [{"type": "text", "content": ["кошачий"]}]})
@@ -254,12 +257,12 @@ def test_fusion_brain_2022_without_ruwordnet(capsys, tmp_path, monkeypatch):
 # ------------------------------------------------------------------------------------------------
 def test_fid_clip_without_a_clip_model_gives_fid(capsys, tmp_path):
     from _fid_clip_fixtures import random_images, tiny_inception_weights
-    from helpers import load_core
     from PIL import Image
 
     from multimodal_metrics import fid_clip
+    from multimodal_metrics.fid_clip import inception
 
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), tmp_path)
+    weights = tiny_inception_weights(inception, tmp_path)
     split = tmp_path / "generation"
     for folder, seed in (("gt_images", 1), ("images", 2)):
         (split / folder).mkdir(parents=True)
@@ -288,14 +291,13 @@ def test_fid_clip_without_a_clip_model_gives_fid(capsys, tmp_path):
 
 
 def test_every_input_of_the_example_is_named_by_its_field():
-    formats = load_script("mm_formats")
     loaded = formats.Loaded([337, 338], ["a", "b"], [["x"], ["y", "z"]], gt_path="gt.json", pred_path="sub.json",
                             fields={"references": "answers", "predictions": "answer"})  # fmt: skip
     err = ValueError(
         "`predictions[1]` and `references[1][1]`: 5,000 and 5,000 characters more than 10 edits apart"
     )
-    assert cli.locate(err, loaded) == (
+    assert locate(err, loaded) == (
         "sub.json: record 338: field 'answer' and field 'answers' item 2: 5,000 and 5,000 characters more than "
         "10 edits apart"
     )
-    assert cli.locate(ValueError("`weights[0]` must be a number"), loaded) == "`weights[0]` must be a number"
+    assert locate(ValueError("`weights[0]` must be a number"), loaded) == "`weights[0]` must be a number"

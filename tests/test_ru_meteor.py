@@ -204,14 +204,16 @@ def test_tokenizer_equals_word_tokenize_without_sentence_split(text):
 
 
 def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
+    from multimodal_metrics.ru_meteor import text
+
     calls = []
-    real = core._nltk_word_tokenizer
+    real = text._nltk_word_tokenizer
 
     def spy():
         calls.append(1)
         return real()
 
-    monkeypatch.setattr(core, "_nltk_word_tokenizer", spy)
+    monkeypatch.setattr(text, "_nltk_word_tokenizer", spy)
     assert core.nltk_tokenize("A man rides a horse .") == ["A", "man", "rides", "a", "horse", "."]
     assert core.nltk_tokenize("две птицы летают над водой.") == [
         "две",

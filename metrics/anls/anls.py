@@ -1,8 +1,4 @@
-"""ANLS (Average Normalized Levenshtein Similarity) for DocVQA / InfographicVQA / ST-VQA, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.anls`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""ANLS (Average Normalized Levenshtein Similarity) for DocVQA / InfographicVQA / ST-VQA, as an evaluate module."""
 
 import evaluate
 
@@ -10,22 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 anls = multimodal_metrics.require("0.1.0", "anls")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@inproceedings{biten2019scene,
-  title={Scene Text Visual Question Answering},
-  author={Biten, Ali Furkan and Tito, Ruben and Mafla, Andres and Gomez, Lluis and Rusinol, Mar{\\c{c}}al
-          and Valveny, Ernest and Jawahar, C. V. and Karatzas, Dimosthenis},
-  booktitle={ICCV},
-  year={2019}
-}
-@inproceedings{mathew2021docvqa,
-  title={DocVQA: A Dataset for VQA on Document Images},
-  author={Mathew, Minesh and Karatzas, Dimosthenis and Jawahar, C. V.},
-  booktitle={WACV},
-  year={2021}
-}
-"""
 
 _DESCRIPTION = """\
 ANLS scores a predicted answer against the accepted answers of a question with the normalised
@@ -37,12 +17,9 @@ and the PyPI `anls` package: NL < 0.5 strictly) and `layoutlmv2` (the widely cop
 snippet) reproduce the other conventions; every choice is an option and is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted answer per question.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted answer(s) per question.
-{anls.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(anls, "one predicted answer per question", "the accepted answer(s) per question")
+    + """\
 Returns:
     anls (`float`): mean score over questions, in [0, 1].
     anls_ci_low, anls_ci_high (`float`): with `confidence`, the bootstrap interval of `anls`.
@@ -60,19 +37,9 @@ Examples:
     >>> r["anls"], r["anls_ci_low"], r["anls_ci_high"], r["signature"].split("|")[-5:]
     (0.75, 0.25, 1.0, ['ci:bs-pct', 'conf:0.9', 'bs:1000', 'seed:12345', 'v:0.1.0'])
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Anls(hf.TextPairMetric, evaluate.Metric):
     library = anls
-
-    def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://rrc.cvc.uab.es/?ch=17",
-            reference_urls=["https://arxiv.org/abs/1905.13648", "https://arxiv.org/abs/2007.00398"],
-        )

@@ -1,8 +1,4 @@
-"""CodeBLEU (n-gram, keyword-weighted n-gram, AST and data-flow match) for 10 programming languages, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.codebleu`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""CodeBLEU (n-gram, keyword-weighted n-gram, AST and data-flow match) for 10 programming languages, as an evaluate module."""
 
 import evaluate
 
@@ -10,22 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 codebleu = multimodal_metrics.require("0.1.0", "codebleu")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@article{ren2020codebleu,
-  title={CodeBLEU: a Method for Automatic Evaluation of Code Synthesis},
-  author={Ren, Shuo and Guo, Daya and Lu, Shuai and Zhou, Long and Liu, Shujie and Tang, Duyu and Sundaresan, Neel
-          and Zhou, Ming and Blanco, Ambrosio and Ma, Shuai},
-  journal={arXiv preprint arXiv:2009.10297},
-  year={2020}
-}
-@article{lu2021codexglue,
-  title={CodeXGLUE: A Machine Learning Benchmark Dataset for Code Understanding and Generation},
-  author={Lu, Shuai and Guo, Daya and Ren, Shuo and others},
-  journal={arXiv preprint arXiv:2102.04664},
-  year={2021}
-}
-"""
 
 _DESCRIPTION = """\
 CodeBLEU = a*BLEU + b*BLEU_weighted + c*Match_ast + d*Match_df (default 0.25 each): corpus BLEU-4 on
@@ -47,16 +27,20 @@ _CONFIDENCE = (
     "None (no interval)."
 )
 
+_PER_EXAMPLE = (
+    "also return a dict of the 5 scores per example (each computed\n        as a corpus of one), plus "
+    "`dataflow_limited` (True when a data flow of the example was left out\n        by the work limit). Default False."
+)
+
 _KWARGS_DESCRIPTION = (
-    f"""
-Args:
-    predictions (`list` of `str`): one generated code snippet per example.
-    references (`list` of `str` or `list` of `list` of `str`): the reference snippet(s) per example.
-{codebleu.OPTIONS.describe()}
-{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
-    return_per_example (`bool`, optional): also return a dict of the 5 scores per example (each computed
-        as a corpus of one), plus `dataflow_limited` (True when a data flow of the example was left out
-        by the work limit). Default False.
+    hf.text_pair_args(
+        codebleu,
+        "one generated code snippet per example",
+        "the reference snippet(s) per example",
+        help={"confidence": _CONFIDENCE},
+        per_example=_PER_EXAMPLE,
+    )
+    + """\
 Returns:
     codebleu (`float`): the weighted combination, in [0, 1] when the weights sum to 1.
     ngram_match (`float`), weighted_ngram_match (`float`), syntax_match (`float`), dataflow_match (`float`).
@@ -64,8 +48,6 @@ Returns:
         bootstrap interval of each of the 5 scores.
     signature (`str`): every option that changes the number.
     per_example (`list` of `dict`): with `return_per_example=True`.
-"""
-    + """\
 Examples:
     >>> codebleu = evaluate.load("metrics/codebleu")
     >>> r = codebleu.compute(predictions=["def add(a, b):\\n    return a + b"],
@@ -81,17 +63,6 @@ Examples:
 )
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Codebleu(hf.TextPairMetric, evaluate.Metric):
     library = codebleu
-
-    def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/microsoft/CodeXGLUE/tree/main/Code-Code/code-to-code-trans/evaluator/CodeBLEU",
-            reference_urls=["https://arxiv.org/abs/2009.10297", "https://github.com/k4black/codebleu"],
-        )

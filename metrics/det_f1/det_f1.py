@@ -1,9 +1,4 @@
-"""Zero-shot object detection F1 at an IoU threshold (AIJ 2021 Fusion Brain zsOD), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.det_f1`): the options, presets,
-checks and scoring live there, the evaluate glue in `multimodal_metrics.hf.det_f1`; this file declares
-the citation and the docs.
-"""
+"""Zero-shot object detection F1 at an IoU threshold (AIJ 2021 Fusion Brain zsOD), as an evaluate module."""
 
 import evaluate
 
@@ -12,15 +7,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 det_f1 = multimodal_metrics.require("0.1.0", "det_f1")
 hf = multimodal_metrics.require("0.1.0", "hf")
 hf_det_f1 = multimodal_metrics.require("0.1.0", "hf.det_f1")
-
-_CITATION = """\
-@misc{fusionbrain2021,
-  title={Fusion Brain Challenge (AI Journey 2021): Zero-shot Object Detection},
-  author={{Sber AI}},
-  year={2021},
-  howpublished={\\url{https://github.com/ai-forever/fusion_brain_aij2021}}
-}
-"""
 
 _DESCRIPTION = """\
 Detection F1 at a fixed IoU threshold for request-based (zero-shot) object detection: for every
@@ -45,16 +31,15 @@ Args:
     references (`list` of `dict`): the same forms; the classes of `references[i]` are the classes
         requested for image i (an empty box list = the class is absent: any prediction is an FP).
 """
-    + det_f1.OPTIONS.describe()
-    + "\n"
-    + hf.RESAMPLING.describe(
+    + hf.options_doc(
+        det_f1,
         help={
             "confidence": "e.g. 0.95: also return percentile bootstrap intervals of f1, precision and recall, "
             "resampling images (micro scores recomputed from the resampled counts). Default None (no interval)."
-        }
+        },
+        per_example="also return the scores and counts of every image.",
     )
     + """
-    return_per_example (`bool`, optional): also return the scores and counts of every image.
 Returns:
     f1 (`float`): micro F1 over all (image, requested class) groups, in [0, 1].
     precision (`float`): TP / (TP + FP), 0 when there is no prediction.
@@ -85,19 +70,6 @@ Examples:
 )
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class DetF1(hf_det_f1.DetF1Metric, evaluate.Metric):
     library = det_f1
-
-    def _info(self):
-        return self.metric_info(
-            self.image_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fusion_brain_aij2021",
-            reference_urls=[
-                "https://github.com/ai-forever/fusion_brain_aij2021/tree/main/evaluation/zsOD_F1"
-            ],
-        )

@@ -1,8 +1,4 @@
-"""FID, CLIP score and the AIJ 2022 Fusion Brain generation / captioning scores, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.fid_clip`): the options, presets,
-checks, feature extraction and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""FID, CLIP score and the AIJ 2022 Fusion Brain generation / captioning scores, as an evaluate module."""
 
 import evaluate
 
@@ -11,27 +7,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 fid_clip = multimodal_metrics.require("0.1.0", "fid_clip")
 hf = multimodal_metrics.require("0.1.0", "hf")
 hf_fid_clip = multimodal_metrics.require("0.1.0", "hf.fid_clip")
-
-_CITATION = """\
-@inproceedings{heusel2017gans,
-  title={GANs Trained by a Two Time-Scale Update Rule Converge to a Local Nash Equilibrium},
-  author={Heusel, Martin and Ramsauer, Hubert and Unterthiner, Thomas and Nessler, Bernhard and Hochreiter, Sepp},
-  booktitle={NeurIPS},
-  year={2017}
-}
-@inproceedings{hessel2021clipscore,
-  title={CLIPScore: A Reference-free Evaluation Metric for Image Captioning},
-  author={Hessel, Jack and Holtzman, Ari and Forbes, Maxwell and Le Bras, Ronan and Choi, Yejin},
-  booktitle={EMNLP},
-  year={2021}
-}
-@misc{fusionbrain2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022)},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-"""
 
 _DESCRIPTION = """\
 FID (Frechet Inception Distance) between generated and real images, CLIP score of (image, text)
@@ -59,21 +34,22 @@ Args:
         generated caption (captioning). Without texts no CLIP score is computed.
 """
 
-_RESAMPLING = hf.RESAMPLING.describe(
-    help={
-        "confidence": "e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high` of `fid`, `clip_score` "
-        "and the generation `score`, resampling the generated images (with their texts); the reference side of "
-        "FID is held fixed. `clip_score`: percentile interval; `fid` (and `score`): percentile interval moved by "
-        "the bootstrap bias estimate (resampled FIDs are biased upwards, see the card). Keeps the generated "
-        "features in memory (n x d float64). Default None (no interval).",
-        "n_resamples": f"bootstrap resamples of `confidence`: {fid_clip.FID_RESAMPLES} when FID is computed (one "
-        "eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else the default.",
-    }
+_RESAMPLING_HELP = {
+    "confidence": "e.g. 0.95: also return bootstrap intervals `<key>_ci_low`/`_high` of `fid`, `clip_score` "
+    "and the generation `score`, resampling the generated images (with their texts); the reference side of "
+    "FID is held fixed. `clip_score`: percentile interval; `fid` (and `score`): percentile interval moved by "
+    "the bootstrap bias estimate (resampled FIDs are biased upwards, see the card). Keeps the generated "
+    "features in memory (n x d float64). Default None (no interval).",
+    "n_resamples": f"bootstrap resamples of `confidence`: {fid_clip.FID_RESAMPLES} when FID is computed (one "
+    "eigendecomposition each: ~0.2-1.3 s of CPU at d = 2048), else the default.",
+}
+
+_PER_EXAMPLE = (
+    "also return the CLIP score of every pair (an empty list\n        when only FID is computed: FID has no "
+    "per-example value)."
 )
 
 _RETURNS_AND_EXAMPLES = """
-    return_per_example (`bool`, optional): also return the CLIP score of every pair (an empty list
-        when only FID is computed: FID has no per-example value).
 Returns:
     fid (`float`): the Frechet distance (when both FID sides are given; >= 0 up to round-off).
     clip_score (`float`): mean CLIP score over the pairs (when `texts` are given).
@@ -95,23 +71,11 @@ Examples:
 """
 
 
-_KWARGS_DESCRIPTION = _ARGS + fid_clip.OPTIONS.describe() + "\n" + _RESAMPLING + _RETURNS_AND_EXAMPLES
+_KWARGS_DESCRIPTION = (
+    _ARGS + hf.options_doc(fid_clip, help=_RESAMPLING_HELP, per_example=_PER_EXAMPLE) + _RETURNS_AND_EXAMPLES
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class FidClip(hf_fid_clip.FidClipMetric, evaluate.Metric):
     library = fid_clip
-
-    def _info(self):
-        return self.metric_info(
-            self.fid_clip_features(),
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://github.com/mseitzer/pytorch-fid",
-                "https://github.com/ai-forever/ru-clip",
-                "https://arxiv.org/abs/2104.08718",
-            ],
-        )

@@ -1,8 +1,4 @@
-"""1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.ned`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""1 - NED (normalised edit distance), string accuracy and CER for text recognition, as an evaluate module."""
 
 import evaluate
 
@@ -10,27 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 ned = multimodal_metrics.require("0.1.0", "ned")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@misc{fusion_brain_aij2021,
-  title={Fusion Brain Challenge (AI Journey 2021): evaluation code},
-  author={{Sber AI}},
-  year={2021},
-  howpublished={\\url{https://github.com/ai-forever/fusion_brain_aij2021}}
-}
-@inproceedings{liu2019rects,
-  title={ICDAR 2019 Robust Reading Challenge on Reading Chinese Text on Signboard},
-  author={Liu, Xi and Zhang, Rui and Zhou, Yongsheng and Jiang, Qianyi and Song, Qi and Li, Nan and others},
-  booktitle={ICDAR},
-  year={2019}
-}
-"""
 
 _DESCRIPTION = """\
 1 - NED scores a recognised text line against its accepted transcriptions with 1 - Levenshtein /
@@ -43,12 +18,9 @@ half-width, two empty strings score 1) and `empty_match` (only the two-empty-str
 cover the other conventions; every choice is an option and is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one recognised text per example.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted transcription(s) per example.
-{ned.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(ned, "one recognised text per example", "the accepted transcription(s) per example")
+    + """\
 Returns:
     one_minus_ned (`float`): mean over examples of the best 1 - NED, in [0, 1].
     string_accuracy (`float`): fraction of examples whose prediction equals a reference exactly
@@ -71,25 +43,11 @@ Examples:
     >>> ned.compute(predictions=["abc"], references=["ABC"], case_fold="latin")["one_minus_ned"]
     1.0
     >>> ned.compute(predictions=["", "a"], references=["", "b"], return_per_example=True)["per_example"][0]
-    {{'one_minus_ned': 0.0, 'string_accuracy': 1.0, 'cer': 0.0}}
+    {'one_minus_ned': 0.0, 'string_accuracy': 1.0, 'cer': 0.0}
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Ned(hf.TextPairMetric, evaluate.Metric):
     library = ned
-
-    def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://github.com/ai-forever/fusion_brain_aij2021",
-                "https://rrc.cvc.uab.es/?ch=12",
-                "https://github.com/clovaai/deep-text-recognition-benchmark",
-            ],
-        )

@@ -1,9 +1,4 @@
-"""METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.ru_meteor`): the options, presets,
-checks, resources (WordNet, RuWordNet from local files) and scoring live there; this file declares the
-features, the citation and the docs.
-"""
+"""METEOR for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK), as an evaluate module."""
 
 import evaluate
 
@@ -11,29 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 ru_meteor = multimodal_metrics.require("0.1.0", "ru_meteor")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@inproceedings{lavie2007meteor,
-  title={METEOR: An Automatic Metric for MT Evaluation with High Levels of Correlation with Human Judgments},
-  author={Lavie, Alon and Agarwal, Abhaya},
-  booktitle={Proceedings of the Second Workshop on Statistical Machine Translation},
-  pages={228--231},
-  year={2007}
-}
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@inproceedings{loukachevitch2016ruwordnet,
-  title={Creating a General Russian Sentiment Lexicon},
-  author={Loukachevitch, Natalia and Lashevich, German and Gerasimova, Anastasia and Ivanov, Vladimir and
-          Dobrov, Boris},
-  booktitle={RuWordNet: Proceedings of the 8th Global WordNet Conference},
-  year={2016}
-}
-"""
 
 _DESCRIPTION = """\
 METEOR aligns the words of a prediction with those of a reference in three stages (exact, stem,
@@ -49,12 +21,11 @@ Everything runs offline: WordNet and RuWordNet come from local files; `synonyms=
 preset without the synonym stage. Every choice is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted caption / answer per example.
-    references (`list` of `str` or `list` of `list` of `str`): the reference(s) of every example.
-{ru_meteor.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(
+        ru_meteor, "one predicted caption / answer per example", "the reference(s) of every example"
+    )
+    + """\
 Returns:
     meteor (`float`): mean over examples of the per-example METEOR, in [0, 1].
     meteor_corpus (`float`): with `corpus_score=True` (preset `ru`), METEOR of the pooled matches,
@@ -74,23 +45,9 @@ Examples:
     ...                          synonyms="none")["meteor"], 4)
     0.996
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class RuMeteor(hf.TextPairMetric, evaluate.Metric):
     library = ru_meteor
-
-    def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=[
-                "https://www.cs.cmu.edu/~alavie/METEOR/pdf/Lavie-Agarwal-2007-METEOR.pdf",
-                "https://www.nltk.org/api/nltk.translate.meteor_score.html",
-                "https://ruwordnet.ru/en",
-            ],
-        )

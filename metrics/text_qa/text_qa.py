@@ -1,8 +1,4 @@
-"""Russian text QA: token F1 (AIJ 2022 TextQA) and exact match (AIJ 2022 MathQA), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.text_qa`): the options, presets,
-checks and scoring live there; this file declares the features, the citation and the docs.
-"""
+"""Russian text QA: token F1 (AIJ 2022 TextQA) and exact match (AIJ 2022 MathQA), as an evaluate module."""
 
 import evaluate
 
@@ -10,21 +6,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 
 text_qa = multimodal_metrics.require("0.1.0", "text_qa")
 hf = multimodal_metrics.require("0.1.0", "hf")
-
-_CITATION = """\
-@misc{fbc2_aij2022,
-  title={FusionBrain Challenge 2.0 (AI Journey 2022): evaluation code},
-  author={{Sber AI}},
-  year={2022},
-  howpublished={\\url{https://github.com/ai-forever/fbc2_aij2022}}
-}
-@inproceedings{rajpurkar2016squad,
-  title={SQuAD: 100,000+ Questions for Machine Comprehension of Text},
-  author={Rajpurkar, Pranav and Zhang, Jian and Lopyrev, Konstantin and Liang, Percy},
-  booktitle={EMNLP},
-  year={2016}
-}
-"""
 
 _DESCRIPTION = """\
 Scores short Russian (or mixed) answers against their accepted answers the way the AIJ 2022
@@ -37,12 +18,9 @@ is replaced by the first such letter and re-scored (the score can go down). It i
 `letter_fallback`; preset `plain` is token F1 without it. Every choice is recorded in `signature`.
 """
 
-_KWARGS_DESCRIPTION = f"""
-Args:
-    predictions (`list` of `str`): one predicted answer per question.
-    references (`list` of `str` or `list` of `list` of `str`): the accepted answer(s) per question.
-{text_qa.OPTIONS.describe()}
-{hf.RESAMPLING_DOC}
+_KWARGS_DESCRIPTION = (
+    hf.text_pair_args(text_qa, "one predicted answer per question", "the accepted answer(s) per question")
+    + """\
 Returns:
     f1 or exact_match (`float`): mean over questions of the best score over accepted answers, in [0, 1].
     f1_ci_low, f1_ci_high (or exact_match_ci_low, ...) (`float`): with `confidence`, its bootstrap interval.
@@ -60,19 +38,9 @@ Examples:
     >>> mathqa.compute(predictions=["d) -3", "3", "answer is d"], references=[["d -3"], ["-3"], ["d"]])["exact_match"]
     0.3333333333333333
 """
+)
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class TextQa(hf.TextPairMetric, evaluate.Metric):
     library = text_qa
-
-    def _info(self):
-        return self.metric_info(
-            self.text_pair_features(),
-            arrow=True,
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://github.com/ai-forever/fbc2_aij2022",
-            reference_urls=["https://github.com/no-plagiarism/pymorphy3", "https://arxiv.org/abs/1606.05250"],
-        )

@@ -1,9 +1,4 @@
-"""VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module.
-
-A thin script over the `multimodal-metrics` library (`multimodal_metrics.vqa_acc`): the options, presets,
-checks and scoring live there, the evaluate glue in `multimodal_metrics.hf.vqa_acc`; this file declares
-the features, the citation and the docs.
-"""
+"""VQA accuracy (VQA v2 official, Fusion Brain 2021, TDIUC MPT, WUPS, BLEU-1), as an evaluate module."""
 
 import evaluate
 
@@ -12,33 +7,6 @@ import multimodal_metrics  # From: multimodal-metrics==0.1.0
 vqa_acc = multimodal_metrics.require("0.1.0", "vqa_acc")
 hf = multimodal_metrics.require("0.1.0", "hf")
 hf_vqa_acc = multimodal_metrics.require("0.1.0", "hf.vqa_acc")
-
-_CITATION = """\
-@inproceedings{goyal2017making,
-  title={Making the {V} in {VQA} Matter: Elevating the Role of Image Understanding in Visual Question Answering},
-  author={Goyal, Yash and Khot, Tejas and Summers-Stay, Douglas and Batra, Dhruv and Parikh, Devi},
-  booktitle={CVPR},
-  year={2017}
-}
-@inproceedings{kafle2017analysis,
-  title={An Analysis of Visual Question Answering Algorithms},
-  author={Kafle, Kushal and Kanan, Christopher},
-  booktitle={ICCV},
-  year={2017}
-}
-@inproceedings{malinowski2014multi,
-  title={A Multi-World Approach to Question Answering about Real-World Scenes based on Uncertain Input},
-  author={Malinowski, Mateusz and Fritz, Mario},
-  booktitle={NeurIPS},
-  year={2014}
-}
-@inproceedings{papineni2002bleu,
-  title={{BLEU}: a Method for Automatic Evaluation of Machine Translation},
-  author={Papineni, Kishore and Roukos, Salim and Ward, Todd and Zhu, Wei-Jing},
-  booktitle={ACL},
-  year={2002}
-}
-"""
 
 _DESCRIPTION = """\
 Accuracy metrics for visual question answering, one preset per reference. `default`/`vqa_v2`: the
@@ -59,6 +27,8 @@ _CONFIDENCE = (
     "N-MPTs. Default None (no interval)."
 )
 
+_PER_EXAMPLE = "also return the score of every question. Default False."
+
 _KWARGS_DESCRIPTION = f"""
 Args:
     predictions (`list` of `str`): one predicted answer per question.
@@ -69,9 +39,7 @@ Args:
         type); tdiuc: required, the TDIUC question type of every question (free-form labels).
     answer_types (`list` of `str`, optional): vqa_v2 only; adds `accuracy_answer_type/<t>` keys.
     languages (`list` of `str`, optional): fusion_brain_2021 only; "en" (default) or "ru" per question.
-{vqa_acc.OPTIONS.describe()}
-{hf.RESAMPLING.describe(help={"confidence": _CONFIDENCE})}
-    return_per_example (`bool`, optional): also return the score of every question. Default False.
+{hf.options_doc(vqa_acc, help={"confidence": _CONFIDENCE}, per_example=_PER_EXAMPLE)}
 Returns:
     accuracy (`float`): vqa_v2, fusion_brain_2021, tdiuc (overall exact-match accuracy): mean over
         questions, in [0, 1]. vqa_v2 may add `accuracy_question_type/<t>` and `accuracy_answer_type/<t>`;
@@ -99,23 +67,6 @@ Examples:
 """
 
 
-@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+@hf.documented(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class VqaAcc(hf_vqa_acc.VqaAccMetric, evaluate.Metric):
     library = vqa_acc
-
-    def _info(self):
-        return self.metric_info(
-            self.vqa_features(),  # the preset's per-question inputs are columns of their own
-            arrow=True,  # _compute reads the stored columns as Arrow (answers as ids of a dictionary built in C)
-            description=_DESCRIPTION,
-            citation=_CITATION,
-            inputs_description=_KWARGS_DESCRIPTION,
-            homepage="https://visualqa.org/evaluation.html",
-            reference_urls=[
-                "https://github.com/GT-Vision-Lab/VQA",
-                "https://github.com/ai-forever/fusion_brain_aij2021",
-                "https://kushalkafle.com/projects/tdiuc.html",
-                "https://arxiv.org/abs/1410.0210",
-                "https://flageval.baai.ac.cn/docs/en/multimodal/Visual-Question-Answering/metrics.html",
-            ],
-        )

@@ -10,7 +10,6 @@ from requirements.txt: no helper is copied.
 
 import importlib.util
 import re
-import sys
 from pathlib import Path
 
 import gradio as gr
@@ -64,17 +63,14 @@ def about_metric(card: Path, api_prefix: str = "") -> None:
 
 
 def metric_names() -> list[str]:
+    """The metric folders that hold an app and a metric script, in the order of TITLES."""
     found = [p.name for p in METRICS.iterdir() if (p / "app.py").is_file() and (p / f"{p.name}.py").is_file()]
     return sorted(found, key=lambda n: (list(TITLES).index(n) if n in TITLES else len(TITLES), n))
 
 
 def import_app(name: str):
-    """Import metrics/<name>/app.py. A folder not yet converted to the library still imports its copied
-    helpers (`_mm_demo.py`, ...) as siblings: only such a folder goes on sys.path."""
-    folder = METRICS / name
-    if any(folder.glob("_*.py")) and str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))
-    spec = importlib.util.spec_from_file_location(f"playground_app_{name}", folder / "app.py")
+    """Import metrics/<name>/app.py (it builds its page from the library's demo helpers)."""
+    spec = importlib.util.spec_from_file_location(f"playground_app_{name}", METRICS / name / "app.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import formats as mm_formats
+from . import paths as mm_paths
 from .formats import FormatError
 
 
@@ -161,7 +162,7 @@ def run_integral(contest: str, tasks: list, combine: Callable, args, score: Call
 
 def _default_ruwordnet():
     """Where ru_meteor finds RuWordNet without ``ruwordnet_path`` ($RUWORDNET_DB, the ruwordnet package), or None."""
-    from ..ru_meteor.core import default_ruwordnet_path
+    from ..ru_meteor.synonyms import default_ruwordnet_path
 
     return default_ruwordnet_path()
 
@@ -223,15 +224,19 @@ def add_parsers(sub, score: Callable, progress_min: int) -> None:
             help=f"progress bar on stderr (default: on a terminal, from {progress_min} examples on)",
         )
         if any(t.metric == "ru_meteor" for t in tasks):
-            p.add_argument(
+            mm_paths.add_argument(
+                p,
                 "--ruwordnet-path",
+                "input",
                 metavar="DB",
                 help="VisualQA METEOR: the RuWordNet SQLite file (default: $RUWORDNET_DB, then the ruwordnet "
                 "package's); without one, --partial counts VisualQA as 0",
             )
         if any(t.metric == "codebleu" for t in tasks):
-            p.add_argument(
+            mm_paths.add_argument(
+                p,
                 "--codebleu-grammar-library",
+                "input",
                 metavar="SO",
                 help="C2C: codebleu grammar_library: '2020' (default: the 2020 grammars, where built), "
                 "'wheels', or the official parser/my-languages.so",

@@ -11,6 +11,10 @@
 * ``find_bomb``: the image of a list that PIL refuses as a decompression bomb (the file to name when
   the library lets PIL's ``DecompressionBombError`` through).
 
+Which flags name paths is declared with the flags: the options of ``kind="path"`` of a metric's option
+table (``table_roles``), and the command's own flags (``register`` / ``add_argument``); ``check_paths`` reads
+what the parser of the command given recorded.
+
 Every refusal is a ValueError whose one-line message names the flag and the path.
 """
 
@@ -61,11 +65,13 @@ class Output:
         if not keep:
             self.discard()
 
-    def write(self, text: str) -> None:
-        """``text`` into the temporary file, which then replaces the target (mode as a new file's)."""
+    def write(self, data: str | bytes) -> None:
+        """``data`` (text, or bytes) into the temporary file, which then replaces the target (mode as a new
+        file's); a failed write leaves nothing behind."""
+        binary = isinstance(data, bytes)
         try:
-            with open(self.tmp, "w", encoding="utf-8") as f:
-                f.write(text)
+            with open(self.tmp, "wb" if binary else "w", encoding=None if binary else "utf-8") as f:
+                f.write(data)
             umask = os.umask(0)
             os.umask(umask)
             os.chmod(self.tmp, 0o666 & ~umask)
@@ -128,32 +134,58 @@ def check_output_folder(path, flag: str) -> None:
         raise ValueError(f"{where}: cannot be written ({existing!r} is not a writable folder)")
 
 
-# the flags naming files the command writes, the folders it writes into, and the option flags naming
-# files or folders it reads
-OUTPUT_FLAGS = ("per_example",)
-OUTPUT_FOLDERS = ("save_stats",)
-INPUT_FLAGS = (
-    "wordnet_path",
-    "ruwordnet_path",
-    "inception_weights",
-    "clip_model",
-    "grammar_library",
-    "codebleu_grammar_library",
-)
+# ----------------------------------------------------------------------------------------------
+# Which flags name paths: declared with the flags
+# ----------------------------------------------------------------------------------------------
+ROLES = ("output", "folder", "input")  # a file the command writes, a folder written into, a path it reads
+# options of an option table that the library writes into rather than reads (fid_clip's statistics folder)
+WRITTEN_FOLDERS = ("save_stats",)
+# options that name a path beside other values, so of kind "custom" in their table (codebleu's grammar:
+# '2020', 'wheels' or the path of a built library)
+ALSO_PATHS = ("grammar_library",)
+
+
+def table_roles(table, skip=()) -> dict:
+    """``{dest: role}`` of the flags of ``table`` (a metric's ``OptionTable``) that name paths: its options of
+    kind ``"path"`` (and ``ALSO_PATHS``), read unless the library writes into them (``WRITTEN_FOLDERS``)."""
+    return {
+        o.name: "folder" if o.name in WRITTEN_FOLDERS else "input"
+        for o in table.cli_options()
+        if (o.kind == "path" or o.name in ALSO_PATHS) and o.name not in skip
+    }
+
+
+def register(parser, roles: dict) -> None:
+    """Record on ``parser`` that the flags of ``roles`` (``{dest: role}``, a role of ``ROLES``) name paths."""
+    known = dict(parser.get_default("path_roles") or {})
+    known.update(roles)
+    parser.set_defaults(path_roles=known)
+
+
+def add_argument(parser, flag: str, role: str, group=None, **kwargs):
+    """``(group or parser).add_argument(flag, **kwargs)``, the flag recorded as a path of ``role``."""
+    action = (group or parser).add_argument(flag, **kwargs)
+    register(parser, {action.dest: role})
+    return action
 
 
 def check_paths(args) -> None:
-    """Before any file is read or scored: every output path can be written (``Output``), and no
-    input option names a FIFO, device or socket. ``args.per_example_out``: the --per-example Output."""
+    """Before any file is read or scored: every output path can be written (``Output``), and no input
+    path names a FIFO, device or socket (the flags the command's parser recorded, see ``register``).
+    ``args.per_example_out``: the --per-example Output (written at the end, or discarded)."""
     args.per_example_out = None
-    for dest in OUTPUT_FLAGS:
-        value = getattr(args, dest, None)
-        if value is not None:
-            out = Output(value, "--" + dest.replace("_", "-"), keep=dest == "per_example")
-            if dest == "per_example":
-                args.per_example_out = out
-    for dest in OUTPUT_FOLDERS:
-        if getattr(args, dest, None) is not None:
-            check_output_folder(getattr(args, dest), "--" + dest.replace("_", "-"))
-    for dest in INPUT_FLAGS:
-        check_input(getattr(args, dest, None), "--" + dest.replace("_", "-"))
+    roles = getattr(args, "path_roles", None) or {}
+    for role in ROLES:
+        for dest in [d for d, r in roles.items() if r == role]:
+            value = getattr(args, dest, None)
+            if value is None:
+                continue
+            flag = "--" + dest.replace("_", "-")
+            if role == "output":
+                out = Output(value, flag, keep=dest == "per_example")
+                if dest == "per_example":
+                    args.per_example_out = out
+            elif role == "folder":
+                check_output_folder(value, flag)
+            else:
+                check_input(value, flag)

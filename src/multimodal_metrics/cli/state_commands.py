@@ -21,19 +21,20 @@ repeated examples the merge drops when their rows are identical).
 """
 
 import argparse
-import importlib
-import os
 import sys
 
+from ..stats import RESAMPLING
+from . import paths as mm_paths
+from .arguments import add_resampling_arguments
+from .formats import FormatError, Loaded, read_bytes
+from .output import generation_result, print_result
+from .scoring import input_columns, library
+from .words import locate
+
 SHARD_HELP = (
-    "score only block I of N contiguous blocks of the ground-truth records (0 <= I < N), keeping each "
+    "score only block I of N contiguous blocks of {records} (0 <= I < N), keeping each "
     "example's position in the whole file as its index; with --save-state, `mm-score merge` joins the blocks"
 )
-
-
-def _main():
-    """The module cli/main.py (the package exports its function ``main`` under the same name)."""
-    return importlib.import_module(".main", __package__)
 
 
 def _shard(text: str) -> tuple[int, int]:
@@ -56,35 +57,43 @@ def _count(text: str) -> int:
     return value
 
 
-def add_arguments(parser) -> None:
-    """The flags of a metric command: ``--save-state``, ``--shard``, ``--index-start``."""
+def add_arguments(
+    parser, records: str = "the ground-truth records", first: str = "ground-truth record"
+) -> None:
+    """The flags of a metric command: ``--save-state``, ``--shard`` (blocks of ``records``), ``--index-start``
+    (the index of the ``first``)."""
     group = parser.add_argument_group("shards and mergeable state (see `mm-score merge --help`)")
     group.add_argument("--save-state", metavar="FILE", help="write the scoring state of the examples scored")
-    group.add_argument("--shard", type=_shard, metavar="I/N", help=SHARD_HELP)
+    group.add_argument("--shard", type=_shard, metavar="I/N", help=SHARD_HELP.format(records=records))
     group.add_argument(
         "--index-start",
         type=_count,
         default=0,
         metavar="K",
-        help="the index of the first ground-truth record (for files split beforehand; default 0)",
+        help=f"the index of the first {first} (for files split beforehand; default 0)",
     )
 
 
 # ----------------------------------------------------------------------------------------------
 # A metric command: the shard, then the state
 # ----------------------------------------------------------------------------------------------
-def select(args, loaded):
-    """``loaded`` cut to ``--shard``'s block; ``args.state_index``: the global index of each example kept."""
-    from .formats import Loaded
-
-    if args.compare_pred and (args.shard or args.save_state):
-        raise ValueError("--compare-pred compares whole files: leave out --shard and --save-state")
-    n = len(loaded.ids)
+def block(args, n: int) -> tuple[int, int]:
+    """(start, stop) of ``--shard``'s block of ``n`` records (all of them without ``--shard``), and
+    ``args.state_index``: the global index of each record of the block."""
     start, stop = 0, n
     if args.shard:
         i, parts = args.shard
         start, stop = n * i // parts, n * (i + 1) // parts
     args.state_index = list(range(args.index_start + start, args.index_start + stop))
+    return start, stop
+
+
+def select(args, loaded):
+    """``loaded`` cut to ``--shard``'s block; ``args.state_index``: the global index of each example kept."""
+    if args.compare_pred and (args.shard or args.save_state):
+        raise ValueError("--compare-pred compares whole files: leave out --shard and --save-state")
+    n = len(loaded.ids)
+    start, stop = block(args, n)
     if (start, stop) == (0, n):
         return loaded
     return Loaded(
@@ -98,54 +107,32 @@ def select(args, loaded):
     )
 
 
-def _write_bytes(path: str, flag: str, blob: bytes, out=None) -> None:
-    """``blob`` into ``path`` through the checked temporary file of ``paths.Output`` (nothing half written)."""
-    from . import paths as mm_paths
-
-    out = out or mm_paths.Output(path, flag)
-    try:
-        with open(out.tmp, "wb") as f:
-            f.write(blob)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(out.tmp, 0o666 & ~umask)
-        os.replace(out.tmp, out.real)
-        out.tmp = None
-    except OSError as err:
-        raise ValueError(f"{flag} {path!r}: cannot be written ({err.strerror})") from None
-    finally:
-        out.discard()
-
-
 def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
     """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
     written to ``--save-state``. An empty shard saves an empty state and prints no score."""
-    mm_main = _main()
-    from . import paths as mm_paths
-
     out = mm_paths.Output(args.save_state, "--save-state")  # checked before any scoring starts
     try:
-        lib = mm_main.library(cmd.metric)
+        lib = library(cmd.metric)
         if not hasattr(lib, "state"):
             raise ValueError(
                 f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
             )
         lib.OPTIONS.check_preset(preset)
-        columns = mm_main.input_columns(lib, preset, loaded.columns)
-        kwargs = {k: v for k, v in options.items() if v is not None and k not in mm_main.RESAMPLING}
+        columns = input_columns(lib, preset, loaded.columns)
+        kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
         state = lib.state(preset, **kwargs)
         if loaded.ids:
             try:
                 state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
             except (ValueError, TypeError) as err:
-                raise ValueError(mm_main.locate(err, loaded)) from None
-        _write_bytes(args.save_state, "--save-state", state.to_bytes(), out)
+                raise ValueError(locate(err, loaded)) from None
+        out.write(state.to_bytes())
     finally:
         out.discard()
     if not loaded.ids:
         print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
         return {"per_example": []} if args.per_example else {}
-    resampling = {k: options.get(k) for k in mm_main.RESAMPLING}
+    resampling = {k: options.get(k) for k in RESAMPLING.names}
     return dict(state.result(return_per_example=bool(args.per_example), **resampling))
 
 
@@ -173,20 +160,16 @@ def add_merge_parser(sub) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="states written by --save-state (any order)")
-    stats = p.add_argument_group("confidence interval (bootstrap over the examples)")
-    stats.add_argument(
-        "--confidence", type=float, metavar="C", help="add the C interval of the scores, e.g. 0.95"
+    add_resampling_arguments(
+        p, "confidence interval (bootstrap over the examples)", "bootstrap resamples (default: the metric's)"
     )
-    stats.add_argument(
-        "--n-resamples", type=int, metavar="N", help="bootstrap resamples (default: the metric's)"
-    )
-    stats.add_argument("--seed", type=int, help="seed of the resampling (default 12345)")
     p.add_argument(
         "--allow-duplicates",
         action="store_true",
         help="accept an example index held by several files (dropped when its rows are identical)",
     )
-    p.add_argument("--per-example", metavar="FILE", help='write {"index": ..., "<score>": ...} JSON lines')
+    mm_paths.add_argument(p, "--per-example", "output", metavar="FILE",
+                          help='write {"index": ..., "<score>": ...} JSON lines')  # fmt: skip
     p.add_argument("--save-state", metavar="FILE", help="write the merged state")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run_merge)
@@ -199,13 +182,8 @@ def run_merge(args) -> int:
 
     from .. import state as mm_state
 
-    mm_main = _main()
-    from .formats import FormatError, read_bytes
-
     save = None
     if args.save_state:
-        from . import paths as mm_paths
-
         save = mm_paths.Output(args.save_state, "--save-state")
     try:
         states = []
@@ -234,7 +212,7 @@ def run_merge(args) -> int:
         except ValueError as err:
             raise ValueError(f"{' '.join(args.files)}: {err}") from None
         if save is not None:
-            _write_bytes(args.save_state, "--save-state", merged.to_bytes(), save)
+            save.write(merged.to_bytes())
     finally:
         if save is not None:
             save.discard()
@@ -246,13 +224,18 @@ def run_merge(args) -> int:
             seed=args.seed,
         )
     )
+    if args.per_example and merged.metric == "fid_clip" and "clip_score" not in result:
+        raise ValueError("--per-example writes the CLIP score of every prompt: these states hold FID alone")
     if args.per_example:
-        primary = next(iter(result))
+        primary = "clip_score" if merged.metric == "fid_clip" else next(iter(result))
         lines = []
         for i, value in zip(merged.index.tolist(), result.pop("per_example"), strict=True):
             row = {"index": i, **value} if isinstance(value, dict) else {"index": i, primary: value}
             lines.append(json.dumps(row, ensure_ascii=False) + "\n")
         args.per_example_out.write("".join(lines))
-    result["examples"] = len(merged)
-    mm_main.print_result(result, args.json)
+    if merged.metric == "fid_clip":  # as `mm-score fid-clip` prints it
+        result = generation_result(result, len(merged))
+    else:
+        result["examples"] = len(merged)
+    print_result(result, args.json)
     return 0

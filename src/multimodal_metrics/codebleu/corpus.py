@@ -35,6 +35,7 @@ rules and extraction), :mod:`.ngrams` (BLEU and the weighted n-gram match). Pure
 import.
 """
 
+import functools
 import gc
 import itertools
 from collections import Counter
@@ -180,6 +181,25 @@ def combine(components, weights, missing_dataflow: str, dataflow_total: int) -> 
 KEYS = ("codebleu", "ngram_match", "weighted_ngram_match", "syntax_match", "dataflow_match")
 
 
+def _cyclic_gc_paused(function):
+    """``function`` run with the cyclic garbage collector paused: the work allocates many small acyclic
+    objects, and pausing avoids repeated full scans of everything else the process holds (nothing here
+    forms a cycle)."""
+
+    @functools.wraps(function)
+    def paused(*args, **kwargs):
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
+
+    return paused
+
+
+@_cyclic_gc_paused
 def corpus_codebleu(
     predictions,
     references,
@@ -201,42 +221,6 @@ def corpus_codebleu(
     cleaned once per reference (as the reference code re-cleans it in its reference loop). ``trees``: an
     optional tree source replacing the grammar wheels (see ``parse_flat``).
     """
-    # The work allocates many small acyclic objects; pausing the cyclic garbage collector avoids
-    # repeated full scans of everything else the process holds (nothing here forms a cycle).
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _corpus_codebleu(
-            predictions,
-            references,
-            lang,
-            weights,
-            keywords,
-            remove_comments,
-            strip,
-            missing_dataflow,
-            ast_clipping,
-            per_example,
-            trees,
-        )
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-
-
-def _corpus_codebleu(
-    predictions,
-    references,
-    lang,
-    weights,
-    keywords,
-    remove_comments,
-    strip,
-    missing_dataflow,
-    ast_clipping,
-    per_example,
-    trees=None,
-):
     kw = keywords_for(lang, keywords)
     predictions = list(predictions)
     references = [list(refs) for refs in references]  # each iterated twice below

@@ -154,6 +154,14 @@ class Flow:
         fields = node.fields  # the first child with each field name
         return None if fields is None else fields.get(name)
 
+    @staticmethod
+    def field_pair(node, first, second) -> tuple:
+        """``(field(node, first), field(node, second))``."""
+        fields = node.fields
+        if fields is None:
+            return None, None
+        return fields.get(first), fields.get(second)
+
     def flat(self, node) -> bool:
         """Process a token or a rule-free subtree in place and return True; False for a node with a
         rule (the caller yields it to the driver)."""
@@ -304,33 +312,26 @@ class Flow:
             name = kids[1]
             value = kids[2] if len(kids) >= 3 else None
         if value is None:
-            for i in self.var_tokens(name):
-                idx, text = self.pos[i], self.text[i]
-                self.out.append((text, idx, "comesFrom", (), None))
-                self.set(text, idx)
-            return None
+            return self.declare(name)
         sources = self.var_tokens(value)
         if not self.flat(value):
             return self.cross_after(value, name, sources, "comesFrom")
         self.cross(name, sources, "comesFrom")
         return None
 
+    def declare(self, name):
+        """A definition without a value: every variable of ``name`` comes from nothing."""
+        pos, texts, out = self.pos, self.text, self.out
+        for i in self.var_tokens(name):
+            idx, text = pos[i], texts[i]
+            out.append((text, idx, "comesFrom", (), None))
+            self.set(text, idx)
+
     def define_fields(self, node):
         """A definition of the "fields" style (name and value fields; ``flat`` inlined)."""
-        fields = node.fields
-        if fields is None:
-            name = value = None
-        else:
-            def_fields = self.r["def_fields"]
-            name = fields.get(def_fields[0])
-            value = fields.get(def_fields[1])
+        name, value = self.field_pair(node, *self.r["def_fields"])
         if value is None:
-            pos, texts, out = self.pos, self.text, self.out
-            for i in self.var_tokens(name):
-                idx, text = pos[i], texts[i]
-                out.append((text, idx, "comesFrom", (), None))
-                self.set(text, idx)
-            return None
+            return self.declare(name)
         sources = self.var_tokens(value)
         if value.__class__ is int:
             self.tokens(value, value + 1)
@@ -343,12 +344,7 @@ class Flow:
 
     def assign_simple(self, node):
         """An assignment of the "simple" style (left and right fields; ``flat`` inlined)."""
-        fields = node.fields
-        if fields is None:
-            left = right = None
-        else:
-            left = fields.get("left")
-            right = fields.get("right")
+        left, right = self.field_pair(node, "left", "right")
         if right.__class__ is int:
             self.tokens(right, right + 1)
             self.cross(left, [right] if self.is_var[right] else [], "computedFrom")

@@ -304,7 +304,43 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
             kind = node.type
             named = node.is_named
             field = cursor.field_name
-        if not first_child():  # a leaf
+        leaf = not first_child()  # on a node with children, the cursor is on its first child now
+        if in_token == 0:  # the node belongs to the flow tree: a token, or a node over tokens
+            if (kind != "comment") if leaf else (kind in string_types):  # a string literal: one token
+                child = ntok
+                ntok += 1
+                starts.append(node.start_byte)
+                ends.append(node.end_byte)
+                types.append(kind)
+                if not leaf:
+                    flow = None
+                    is_token = True
+                    in_token = 1
+            elif leaf:  # a comment leaf: an empty node (no tokens)
+                child = new_node(kind, ntok)
+            else:
+                is_token = False
+                flow = child = _Node()
+                flow.type = kind
+                flow.kids = []
+                flow.fields = None
+                flow.lo = ntok
+                flow.special = kind in special_types
+                flow.skids = None
+            owner = up[0]
+            owner.kids.append(child)
+            if field is not None:
+                fields = owner.fields
+                if fields is None:
+                    owner.fields = {field: child}
+                elif field not in fields:
+                    fields[field] = child
+        elif not leaf:  # inside a string literal's token
+            flow = None
+            is_token = kind in string_types
+            if is_token:
+                in_token += 1
+        if leaf:
             if any_error and (kind == "ERROR" or node.has_error):
                 # ERROR and MISSING leaves, and leaves over hidden MISSING children: tree-sitter prints
                 # details the node API does not show ((UNEXPECTED c) with the lexer's look-ahead
@@ -320,82 +356,23 @@ def flatten_tree_sitter(root, text: str, special_types, intern, names=None, firs
                 pieces = up[1]
                 pieces.append(field if field is not None else up[6])
                 pieces.append(ident)
-            if in_token == 0:
-                if kind != "comment":
-                    child = ntok
-                    ntok += 1
-                    starts.append(node.start_byte)
-                    ends.append(node.end_byte)
-                    types.append(kind)
-                else:  # a comment leaf: an empty node (no tokens)
-                    child = new_node(kind, ntok)
-                owner = up[0]
-                owner.kids.append(child)
-                if field is not None:
-                    fields = owner.fields
-                    if fields is None:
-                        owner.fields = {field: child}
-                    elif field not in fields:
-                        fields[field] = child
-        else:  # a node with children; the cursor is on its first child now
+        else:
             piece_field = field if field is not None else up[6]
-            is_token = False
-            flow = None
-            if in_token == 0:
-                if kind in string_types:  # a string literal with children is still one token
-                    child = ntok
-                    ntok += 1
-                    starts.append(node.start_byte)
-                    ends.append(node.end_byte)
-                    types.append(kind)
-                    is_token = True
-                    in_token = 1
-                else:
-                    flow = child = _Node()
-                    flow.type = kind
-                    flow.kids = []
-                    flow.fields = None
-                    flow.lo = ntok
-                    flow.special = kind in special_types
-                    flow.skids = None
-                owner = up[0]
-                owner.kids.append(child)
-                if field is not None:
-                    fields = owner.fields
-                    if fields is None:
-                        owner.fields = {field: child}
-                    elif field not in fields:
-                        fields[field] = child
-            elif kind in string_types:
-                in_token += 1
-                is_token = True
-            if any_error and node.has_error:
+            error_here = any_error and node.has_error
+            if error_here:
                 up[8] = True
-                up = [
-                    flow,
-                    [],
-                    piece_field,
-                    named,
-                    kind,
-                    is_token,
-                    None if named else piece_field,
-                    node,
-                    False,
-                    0,
-                ]
-            else:
-                up = [
-                    flow,
-                    [],
-                    piece_field,
-                    named,
-                    kind,
-                    is_token,
-                    None if named else piece_field,
-                    None,
-                    False,
-                    0,
-                ]
+            up = [
+                flow,
+                [],
+                piece_field,
+                named,
+                kind,
+                is_token,
+                None if named else piece_field,
+                node if error_here else None,
+                False,
+                0,
+            ]
             frames.append(up)
             continue
         # climb to the next sibling, closing every finished node on the way

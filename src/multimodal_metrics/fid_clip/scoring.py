@@ -311,8 +311,11 @@ OPTIONS = OptionTable(
             kind="custom",
             check=_device,
             doc_type="str",
+            demo=False,  # the server's settings (device, batching, progress, image cap): not a visitor's
         ),
-        Option("batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size),
+        Option(
+            "batch_size", "images per forward pass.", kind="integer", low=1, check=_batch_size, demo=False
+        ),
         Option(
             "num_workers",
             "workers that decode the next images while the network runs: forked worker "
@@ -324,7 +327,9 @@ OPTIONS = OptionTable(
             high=1024,
             demo=False,
         ),
-        Option("progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool"),
+        Option(
+            "progress", "show a tqdm bar (None: when there are more than 5 batches).", kind="bool", demo=False
+        ),
         Option(
             "max_pixels",
             f"the largest image accepted, in pixels (width x height; default {MAX_PIXELS:,}, PIL's "
@@ -332,6 +337,7 @@ OPTIONS = OptionTable(
             "header, before any pixel is decoded.",
             kind="integer",
             low=1,
+            demo=False,
         ),
     ],
     PRESETS,

@@ -1,12 +1,11 @@
 """The evaluate glue of det_f1 (``multimodal_metrics.require("0.1.0", "hf.det_f1")``): the packed image
-features, the checked ``add_batch`` that hands evaluate Arrow arrays, and ``_compute`` over the library's
-``score_checked``.
+features and the checked ``add_batch`` that hands evaluate Arrow arrays; ``LibraryMetric._compute`` reads them
+back as Arrow for the library's ``score_checked``.
 """
 
 from ..det_f1.columns import pack, to_arrow
 from ..det_f1.scoring import check_system
 from ..inputs import check_list, check_same_length
-from ..stats import Resampling
 from .arrow import ArrowColumn, checked_features
 from .direct import OptionsCheckedFirst
 from .mixins import LibraryMetric, PairedComparison, TrainerResults
@@ -22,9 +21,10 @@ class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsChecke
     """
 
     check_system = staticmethod(check_system)  # compare checks both systems before scoring either
+    arrow_inputs = True  # _compute reads the packed columns as Arrow: offsets and values as numpy
 
     @staticmethod
-    def image_features():
+    def input_features():
         """The stored (Arrow) form of one image on each side, written by ``add_batch`` from the user's class
         dict or record: ``counts[k]`` boxes for ``classes[k]``, their 4 coordinates each in the flat ``coords``
         (flat lists are encoded and read back far faster than triple-nested ones). ``add_batch`` checks
@@ -52,23 +52,3 @@ class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsChecke
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one image (checked like a batch of one)."""
         return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
-
-    def _compute(
-        self,
-        predictions,
-        references,
-        confidence=None,
-        n_resamples=None,
-        seed=None,
-        return_per_example=False,
-        **options,
-    ):
-        # the packed columns arrive as Arrow arrays (info.format = "arrow": list offsets and values as
-        # numpy, no Python object per box); **options: compute() has already refused unknown options
-        resampling = Resampling(confidence, n_resamples, seed)
-        opts = self._options(options)
-        return self.scored(
-            self.library.score_checked(
-                predictions, references, self.config_name, opts, resampling, return_per_example
-            )
-        )

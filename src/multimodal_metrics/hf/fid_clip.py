@@ -1,11 +1,10 @@
 """The evaluate glue of fid_clip: images / feature vectors / texts as evaluate features, checked
-``add_batch``, ``_compute`` over the library's ``score_checked``, and ``compare`` of CLIP scores.
+``add_batch``, the library's ``score_checked`` of the stored rows and texts, and ``compare`` of CLIP scores.
 
 ``class FidClip(FidClipMetric, evaluate.Metric)`` with ``library = multimodal_metrics.fid_clip``.
 """
 
 from ..options import check_bool
-from ..stats import Resampling
 from .arrow import checked_features
 from .direct import OptionsCheckedFirst
 from .mixins import LibraryMetric, PairedComparison, TrainerResults
@@ -21,8 +20,10 @@ class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsChec
     options, then the inputs (``add_batch``).
     """
 
+    extra_inputs = ("texts",)  # stored beside the two sides: _compute hands them to score_stored
+
     @staticmethod
-    def fid_clip_features():
+    def input_features():
         import datasets
 
         item = {
@@ -61,34 +62,21 @@ class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsChec
             **kwargs,
         )
 
-    def _compute(
-        self,
-        predictions,
-        references,
-        texts,
-        confidence=None,
-        n_resamples=None,
-        seed=None,
-        return_per_example=False,
-        **options,
-    ):
-        # **options: compute() has already refused unknown options (OptionsCheckedFirst)
-        resampling = Resampling(confidence, n_resamples, seed)
-        opts = self._options(options)
+    def score_stored(self, inputs, options, resampling, return_per_example, default_resamples):
+        """The library's ``Result`` of the stored rows and texts (a list of zero or one string per row);
+        ``default_resamples``: FID then takes ``FID_RESAMPLES`` bootstrap resamples."""
+        predictions, references, texts = inputs
         check_bool(return_per_example, "return_per_example")
-        result = self.library.score_checked(
+        return self.library.score_checked(
             predictions,
             references,
             [t[0] if t else None for t in texts],
             self.config_name,
-            opts,
+            options,
             resampling,
             return_per_example,
-            default_resamples=n_resamples is None,
+            default_resamples=default_resamples,
         )
-        # compare() pairs CLIP scores: no statistic when only FID was computed
-        self._last_statistic = None if result.statistic is None else (result.statistic, result.signature)
-        return result.to_dict()
 
     def compare(self, **kwargs):
         """Paired test of the CLIP scores of two image sets on the same texts (``texts`` required):

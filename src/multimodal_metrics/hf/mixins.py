@@ -5,24 +5,24 @@
 * :class:`TextPairInputs`: the two feature schemas of text pairs, checked ``add_batch``/``add``, the
   inputs read back for ``_compute``; with ``TrainerResults`` and ``OptionsCheckedFirst``.
 * :class:`LibraryMetric`: the link from a thin script to its library module (``library``): options
-  from the module's ``OPTIONS`` table, ``MetricInfo`` with the preset checked first.
+  from the module's ``OPTIONS`` table, ``_compute`` over its ``score_checked``, and ``MetricInfo`` with the
+  preset checked first, built from the script's docs (:func:`documented`) and the metric's sources
+  (``sources.SOURCES``).
 
 evaluate picks the first ``evaluate.Metric`` subclass of a script, so none of these is one.
 """
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
-from ..inputs import check_same_length, check_text_system, naming_system, nest
+from ..inputs import check_same_length, check_text_system, nest
 from ..results import directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
-    RESAMPLING,
     Resampling,
     Statistic,
-    check_p_value,
-    check_test,
+    compare_scores,
     interval_values,
-    paired_comparison,
     split_resampling,
 )
 from .arrow import (
@@ -35,6 +35,7 @@ from .arrow import (
     strings_to_arrow,
 )
 from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock
+from .sources import SOURCES
 
 
 class TrainerResults:
@@ -101,7 +102,8 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
     check_system = staticmethod(check_text_system)  # compare checks both systems before scoring either
 
     @staticmethod
-    def text_pair_features() -> list:
+    def input_features() -> list:
+        """The two feature schemas: references as a list of strings or as one string per example."""
         import datasets
 
         string = datasets.Value("string")
@@ -204,40 +206,63 @@ class PairedComparison:
         runs once process 0 has finished it (as from every ``compute``), so the runs meet at evaluate's
         rendez-vous and a ``compute`` may follow at once.
         """
-        test = check_test(test)
-        check_p_value(p_value)
-        for arg in (*RESAMPLING.names, "return_per_example"):
-            if arg in kwargs:
-                raise ValueError(f"`{arg}` is not an option of compare's scoring runs")
-        systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
-        for arg, predictions in systems:
-            if predictions is None:
-                raise ValueError(f"`{arg}` is required (got None)")
-            if self.check_system is not None:  # both systems before either is scored
-                self.check_system(predictions, arg, references)
-        if self.num_process > 1 and not direct_path_supported():
-            raise ValueError(
-                "compare in distributed mode (`num_process` > 1) waits on evaluate's cache locks by their names in "
-                "evaluate 0.4.6; with another evaluate call compute on each system and compare the results"
-            )
         gathered_elsewhere = self.num_process > 1 and self.process_id != 0  # process 0 gathers and scores
-        statistics = []
-        with metric_lock(self):  # the statistic read back is this call's own
-            for arg, predictions in systems:
-                self._last_statistic = None
-                with naming_system(arg):  # errors name predictions_a / predictions_b
-                    self.compute(
-                        predictions=predictions, references=references, **kwargs
-                    )  # waits for process 0
-                if gathered_elsewhere:
-                    continue
-                if self._last_statistic is None:
-                    raise RuntimeError("compute did not record its sufficient statistics")
-                statistics.append(self._last_statistic)
-        if gathered_elsewhere:
-            return None
-        (stat_a, signature), (stat_b, _) = statistics
-        return paired_comparison(stat_a, stat_b, signature, test, n_resamples, seed, confidence, p_value)
+        runs = []
+
+        def score(predictions, references, **options):
+            # stats.compare_scores has checked the test, the p-value rule, the options and both systems
+            if self.num_process > 1 and not direct_path_supported():
+                raise ValueError(
+                    "compare in distributed mode (`num_process` > 1) waits on evaluate's cache locks by their "
+                    "names in evaluate 0.4.6; with another evaluate call compute on each system and compare the "
+                    "results"
+                )
+            self._last_statistic = None
+            self.compute(predictions=predictions, references=references, **options)  # waits for process 0
+            runs.append(self._last_statistic)
+            if gathered_elsewhere:
+                if len(runs) == 2:  # both runs have met process 0's, which compares them
+                    raise _GatheredElsewhere
+                return None
+            if self._last_statistic is None:
+                raise RuntimeError("compute did not record its sufficient statistics")
+            return _Scored(self.name, *self._last_statistic)
+
+        systems = (predictions_a, predictions_b, references)
+        test_options = dict(test=test, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        with metric_lock(self):  # the statistics read back are this call's own
+            try:
+                return compare_scores(
+                    score, *systems, p_value=p_value, check_system=self.check_system, **test_options, **kwargs
+                )
+            except _GatheredElsewhere:
+                return None
+
+
+class _Scored(NamedTuple):
+    """What ``stats.compare_scores`` reads of one scoring run of ``PairedComparison.compare``."""
+
+    metric: str
+    statistic: Statistic
+    signature: str
+
+
+class _GatheredElsewhere(Exception):
+    """Ends ``compare`` in a process other than 0 once both scoring runs have met process 0's."""
+
+
+def documented(description: str, inputs_description: str):
+    """Class decorator of a metric script, ``@documented(_DESCRIPTION, _KWARGS_DESCRIPTION)``: evaluate's
+    ``add_start_docstrings`` (the class docstring is the two texts: its examples run as doctests) and the
+    two texts kept as ``script_docs`` for the ``MetricInfo`` (``LibraryMetric._info``)."""
+    from evaluate.utils.file_utils import add_start_docstrings
+
+    def document(cls):
+        cls = add_start_docstrings(description, inputs_description)(cls)
+        cls.script_docs = (description, inputs_description)
+        return cls
+
+    return document
 
 
 class LibraryMetric:
@@ -245,37 +270,42 @@ class LibraryMetric:
 
     The script sets ``library`` to the metric's module (``multimodal_metrics.anls``), which holds the
     option table ``OPTIONS``; ``_options`` resolves and checks through it (``OptionsCheckedFirst`` runs it
-    before evaluate touches its cache), and ``metric_info(...)`` checks the preset first and builds the
-    ``evaluate.MetricInfo`` (``arrow=True``: ``_compute`` reads Arrow columns).
+    before evaluate touches its cache). ``_info`` checks the preset first and builds the
+    ``evaluate.MetricInfo``: the script's docs (:func:`documented`), the features of ``input_features()``
+    (defined by the input mixin), stored as Arrow when ``arrow_inputs``, and the citation, home page and
+    references of the metric's row of :data:`~multimodal_metrics.hf.sources.SOURCES`. ``_compute`` hands
+    the stored inputs to the library's ``score_checked`` (:meth:`score_stored`) and keeps the result's
+    statistic for ``compare``.
     """
 
     library = None
+    script_docs = ("", "")  # (description, inputs description) of the script: set by documented
+    arrow_inputs = False  # _compute reads the stored columns as Arrow (info.format = "arrow")
+    extra_inputs = ()  # the stored input columns after predictions and references, passed to score_stored
 
     def _options(self, passed: Mapping[str, object]) -> dict:
         """The preset's options updated with the passed ones (None = not passed), all checked."""
         return self.library.OPTIONS.resolve(self.config_name, passed)
 
-    def metric_info(self, features, arrow: bool = False, **kwargs):
+    def _info(self):
+        """evaluate's ``MetricInfo`` of the script: the docs given to :func:`documented`, the features of the
+        preset (``input_features``, the preset checked first), the metric's sources."""
         import evaluate
 
         self.library.OPTIONS.check_preset(self.config_name)
-        info = evaluate.MetricInfo(features=features, **kwargs)
-        if arrow:
+        sources = SOURCES[self.library.__name__.rpartition(".")[2]]
+        info = evaluate.MetricInfo(
+            features=self.input_features(),
+            description=self.script_docs[0],
+            citation=sources.citation,
+            inputs_description=self.script_docs[1],
+            homepage=sources.homepage,
+            reference_urls=list(sources.reference_urls),
+        )
+        if self.arrow_inputs:
             # Set after construction: MetricInfo refuses a format for non-Value features.
             info.format = "arrow"
         return info
-
-    def scored(self, result) -> dict:
-        """The dict ``compute`` returns for a library ``Result``; its statistic is kept for ``compare``."""
-        if result.statistic is not None:
-            self._last_statistic = (result.statistic, result.signature)
-        return result.to_dict()
-
-
-class TextPairMetric(LibraryMetric, TextPairInputs, PairedComparison):
-    """A text-pair metric (one prediction, one or more references per example) over its library module,
-    whose ``score_checked(predictions, flat_references, counts, preset, options, resampling,
-    return_per_example)`` returns a ``Result``. ``class Anls(TextPairMetric, evaluate.Metric)``."""
 
     def _compute(
         self,
@@ -287,12 +317,42 @@ class TextPairMetric(LibraryMetric, TextPairInputs, PairedComparison):
         return_per_example=False,
         **options,
     ):
-        # **options: compute() has already refused unknown options (OptionsCheckedFirst)
+        # **options: compute() has already refused unknown options (OptionsCheckedFirst); the stored inputs
+        # arrive as Arrow columns under arrow_inputs
         resampling = Resampling(confidence, n_resamples, seed)
+        inputs = (predictions, references, *(options.pop(name) for name in self.extra_inputs))
         opts = self._options(options)
-        predictions, flat_references, counts = self.text_pairs(predictions, references)
         return self.scored(
-            self.library.score_checked(
-                predictions, flat_references, counts, self.config_name, opts, resampling, return_per_example
+            self.score_stored(
+                inputs, opts, resampling, return_per_example, default_resamples=n_resamples is None
             )
+        )
+
+    def score_stored(self, inputs, options, resampling, return_per_example, default_resamples):
+        """The library's ``Result`` of the stored ``inputs`` (predictions, references, ``extra_inputs``) with
+        the checked ``options``; ``default_resamples``: ``n_resamples`` was not passed."""
+        return self.library.score_checked(*inputs, self.config_name, options, resampling, return_per_example)
+
+    def scored(self, result) -> dict:
+        """The dict ``compute`` returns for a library ``Result``; its statistic (None: no per-example
+        scores to pair) is kept for ``compare``."""
+        self._last_statistic = None if result.statistic is None else (result.statistic, result.signature)
+        return result.to_dict()
+
+
+class TextPairMetric(LibraryMetric, TextPairInputs, PairedComparison):
+    """A text-pair metric (one prediction, one or more references per example) over its library module,
+    whose ``score_checked(predictions, flat_references, counts, preset, options, resampling,
+    return_per_example)`` returns a ``Result``. ``class Anls(TextPairMetric, evaluate.Metric)``."""
+
+    arrow_inputs = True  # add_batch stores Arrow arrays; text_pairs reads them back
+
+    def score_stored(self, inputs, options, resampling, return_per_example, default_resamples):
+        predictions, references = inputs
+        return super().score_stored(
+            self.text_pairs(predictions, references),
+            options,
+            resampling,
+            return_per_example,
+            default_resamples,
         )

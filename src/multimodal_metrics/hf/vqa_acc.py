@@ -20,7 +20,11 @@ class VqaAccMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheck
 
     check_system = staticmethod(check_text_system)  # compare checks both systems before scoring either
 
-    def vqa_features(self) -> list:
+    arrow_inputs = (
+        True  # _compute reads the stored columns as Arrow (answers as ids of a dictionary built in C)
+    )
+
+    def input_features(self) -> list:
         """The two feature schemas of the preset (references as lists of strings or one string each),
         with its per-question inputs; the preset is checked first."""
         import datasets

@@ -8,21 +8,15 @@ Presets: ``captioning`` (= ``default``: the Fusion Brain 2022 image-captioning s
 VisualQA scorer), ``nltk`` (NLTK's ``meteor_score`` for English, WordNet synonyms) and ``ru`` (per-token
 lemmas, RuWordNet synset members, a corpus score). WordNet and RuWordNet are read from local files
 (``wordnet_path``, ``ruwordnet_path``); ``synonyms="none"`` runs any preset without them. The pure
-functions are in :mod:`multimodal_metrics.ru_meteor.core`.
+functions: the formula in :mod:`multimodal_metrics.ru_meteor.core`, the steps before it in ``text``,
+``stemmers``, ``synonyms``, ``alignment`` and ``numeric`` beside it.
 """
 
-from .core import (
-    align,
-    corpus_meteor,
-    default_ruwordnet_path,
-    explain,
-    meteor_formula,
-    meteor_per_example,
-    nltk_tokenize,
-    prepare,
-    synonym_source,
-)
+from .alignment import align
+from .core import corpus_meteor, explain, meteor_formula, meteor_per_example
 from .scoring import OPTIONS, PRESETS, State, compare, score, score_checked, state
+from .synonyms import default_ruwordnet_path, synonym_source
+from .text import nltk_tokenize, prepare
 
 __all__ = [
     "OPTIONS",
