@@ -48,7 +48,7 @@ import numpy as np
 
 from .inputs import check_text_system, naming_system
 from .options import Option, OptionTable, check_choice
-from .results import Signature
+from .results import Result, Signature
 
 DEFAULT_SEED = 12345
 DEFAULT_RESAMPLES = 1000
@@ -571,6 +571,42 @@ def check_systems(systems, references, check_system=check_text_system) -> None:
             check_system(predictions, arg, references)
 
 
+def compare_scores(
+    score,
+    predictions_a,
+    predictions_b,
+    references,
+    test="approximate_randomization",
+    n_resamples=None,
+    seed=None,
+    confidence=0.95,
+    p_value=DEFAULT_P_VALUE,
+    *,
+    check_system=check_text_system,
+    **kwargs,
+) -> dict:
+    """The library's ``compare``: ``score(predictions, references, **kwargs)`` of systems A and B (the
+    same options, no resampling options), then :func:`paired_comparison` of their statistics
+    (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
+    both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``. A
+    ``score`` that returns a :class:`~multimodal_metrics.results.Result` hands its ``Signature`` on;
+    another returns an object with ``metric``, ``statistic`` and ``signature`` (a string)."""
+    test = check_compare(test, p_value, kwargs)
+    systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
+    check_systems(systems, references, check_system)
+    results = []
+    for arg, predictions in systems:
+        with naming_system(arg):
+            results.append(score(predictions, references, **kwargs))
+    a, b = results
+    if a.statistic is None:
+        raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
+    signature = a.get_signature() if isinstance(a, Result) and a.get_signature() else a.signature
+    return paired_comparison(
+        a.statistic, b.statistic, signature, test, n_resamples, seed, confidence, p_value
+    )
+
+
 COMPARE_DOC = """Paired significance test of systems A and B on the same references (see
     ``stats.paired_comparison``); ``kwargs``: ``preset`` and the options, the same for both."""
 
@@ -578,11 +614,8 @@ COMPARE_DOC = """Paired significance test of systems A and B on the same referen
 def compare_function(score, doc: str | None = None, check_system=check_text_system):
     """A metric's ``compare(predictions_a, predictions_b, references, test="approximate_randomization", *,
     n_resamples=None, seed=None, confidence=0.95, p_value="ge", **kwargs)``, with ``doc`` as its docstring
-    (default :data:`COMPARE_DOC`), defined in ``score``'s module: ``score(predictions, references, **kwargs)``
-    of systems A and B (the same options, no resampling options), then :func:`paired_comparison` of their
-    statistics (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg,
-    references)`` checks both systems before either is scored (None: no such check); errors name
-    ``predictions_a``/``_b``."""
+    (default :data:`COMPARE_DOC`), defined in ``score``'s module: :func:`compare_scores` of ``score``
+    (``p_value``: "ge", ties counted, or "sacrebleu"), both systems checked by ``check_system``."""
 
     def compare(
         predictions_a,
@@ -596,19 +629,10 @@ def compare_function(score, doc: str | None = None, check_system=check_text_syst
         p_value=DEFAULT_P_VALUE,
         **kwargs,
     ) -> dict:
-        test = check_compare(test, p_value, kwargs)
-        systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
-        check_systems(systems, references, check_system)
-        results = []
-        for arg, predictions in systems:
-            with naming_system(arg):
-                results.append(score(predictions, references, **kwargs))
-        a, b = results
-        if a.statistic is None:
-            raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
-        signature = a.get_signature() or a.signature
-        return paired_comparison(
-            a.statistic, b.statistic, signature, test, n_resamples, seed, confidence, p_value
+        systems = (predictions_a, predictions_b, references)
+        test_options = {"test": test, "n_resamples": n_resamples, "seed": seed, "confidence": confidence}
+        return compare_scores(
+            score, *systems, p_value=p_value, check_system=check_system, **test_options, **kwargs
         )
 
     compare.__doc__ = doc or COMPARE_DOC
