@@ -35,7 +35,6 @@ ROOT = HERE.parent
 GOLDEN = HERE / "data" / "golden"
 FUZZ_CASES = 40
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "scripts"))
 os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
 for _var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_var] = "1"

@@ -8,11 +8,11 @@ import subprocess
 import sys
 import warnings
 
-import _codebleu_oracle as oracle
 import pytest
 from helpers import METRICS, ROOT, load_metric
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracles import codebleu_pypi as oracle
 
 from multimodal_metrics.codebleu import corpus as cb_corpus
 from multimodal_metrics.codebleu import dataflow as cb_dataflow
@@ -322,7 +322,7 @@ def test_independent_of_hash_seed():
     script = (
         "import json, sys\n"
         f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
-        "import _codebleu_oracle as o\n"
+        "from oracles import codebleu_pypi as o\n"
         "c = o.load_pure_core()\n"
         "from multimodal_metrics.codebleu.keywords import KEYWORDS, LANGUAGES\n"
         "out = {}\n"
@@ -650,8 +650,8 @@ _HOSTILE_SCRIPT = r"""
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))  # a quadratic regression dies here, not the suite
 sys.path.insert(0, sys.argv[1])
-import _codebleu_oracle
-core = _codebleu_oracle.load_pure_core()
+from oracles import codebleu_pypi
+core = codebleu_pypi.load_pure_core()
 from multimodal_metrics.codebleu.keywords import LANGUAGES
 plus = lambda n: "a = " + "+".join(["b"] * n)
 cases = [  # issue 9: SIGSEGV in str(root), quadratic time and memory

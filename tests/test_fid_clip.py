@@ -22,15 +22,13 @@ from _fid_clip_fixtures import (
     tiny_inception_weights,
     tiny_ruclip,
 )
-from helpers import ROOT, decode_ids, load_core, load_metric, load_script, run_in_seq2seq_trainer, serve_app
+from helpers import ROOT, decode_ids, load_metric, run_in_seq2seq_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import fid as oracle  # holds the transcription of pytorch-fid's calculate_frechet_distance
 from PIL import Image
 
-core = load_core("fid_clip", "_fid_core")
-inception = load_core("fid_clip", "_inception")
-clip = load_core("fid_clip", "_clip")
-bench = load_script("bench_fid_clip")  # holds the transcription of pytorch-fid's calculate_frechet_distance
+from multimodal_metrics.fid_clip import clip, core, inception
 
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 # tiny test sets have fewer images than feature dimensions: the warning is tested once, silenced elsewhere
@@ -56,7 +54,7 @@ def models(tmp_path_factory):
 
 def fid_oracle(a, b):
     a, b = np.asarray(a, float), np.asarray(b, float)
-    return bench.pytorch_fid_distance(a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False))
+    return oracle.pytorch_fid_distance(a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -89,8 +87,8 @@ def test_captioning_score_formula():
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("n,d,seed", [(400, 64, 0), (300, 128, 1), (50, 64, 2), (2000, 32, 3)])
 def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
-    a = bench.features(n, d, seed)
-    b = bench.features(n + 7, d, seed + 10, shift=0.05)
+    a = oracle.features(n, d, seed)
+    b = oracle.features(n + 7, d, seed + 10, shift=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ours = core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
@@ -98,13 +96,13 @@ def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
 
 
 def test_fewer_samples_than_dimensions_warns():
-    a, b = bench.features(20, 64, 0), bench.features(20, 64, 1)
+    a, b = oracle.features(20, 64, 0), oracle.features(20, 64, 1)
     with pytest.warns(UserWarning, match=r"`predictions` has 20 samples for 64-d features"):
         load_metric("fid_clip").compute(predictions=a, references=b)
 
 
 def test_running_sums_merge_exactly_and_survive_a_large_offset():
-    x = bench.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
+    x = oracle.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
     whole = core.FrechetStats.from_features(x)
     parts = [core.FrechetStats.from_features(x[i : i + 200]) for i in range(0, 900, 200)]
     merged = core.FrechetStats(48)
@@ -121,7 +119,7 @@ def test_running_sums_merge_exactly_and_survive_a_large_offset():
 
 
 def test_statistics_files_pytorch_fid_format(tmp_path):
-    a, b = bench.features(300, 16, 5), bench.features(280, 16, 6)
+    a, b = oracle.features(300, 16, 5), oracle.features(280, 16, 6)
     m = load_metric("fid_clip")
     r = m.compute(predictions=a, references=b, save_stats=str(tmp_path / "stats"))
     with np.load(
@@ -210,7 +208,8 @@ def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
 
 
 def test_every_image_input_form_decodes_to_the_same_pixels(tmp_path):
-    images = load_core("fid_clip", "_images")
+    from multimodal_metrics.fid_clip import images
+
     gen = random_images(2, seed=1)
     paths = []
     for i, arr in enumerate(gen):
@@ -334,7 +333,7 @@ def test_any_torch_module_as_extractor_and_batching():
 
 
 def test_add_batch_sides_of_different_sizes_accumulate():
-    a, b = bench.features(40, 8, 7), bench.features(25, 8, 8)
+    a, b = oracle.features(40, 8, 7), oracle.features(25, 8, 8)
     m = load_metric("fid_clip")
     expected = m.compute(predictions=a, references=b)["fid"]
     m.add_batch(predictions=a[:30])
@@ -757,13 +756,6 @@ def test_a_refused_compute_leaves_the_module_usable():
     with pytest.raises(ValueError):
         m.compute(predictions=X1, references=[[0.0, 0.0, 0.0]] * 3)
     assert m.compute(predictions=X1, references=X1)["fid"] == pytest.approx(0.0, abs=1e-12)
-
-
-def test_unknown_preset():
-    import evaluate
-
-    with pytest.raises(ValueError, match=r"unknown preset .*'clean_fid'"):
-        evaluate.load(str(ROOT / "metrics" / "fid_clip"), "clean_fid")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 import torch
 from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
-from helpers import ROOT, load_core, load_metric, load_script, run_two_ranks
+from helpers import ROOT, load_metric, run_two_ranks
 from PIL import Image
 
-core = load_core("fid_clip", "_fid_core")
+from multimodal_metrics.fid_clip import core, inception
+
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
 
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensio
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     folder = tmp_path_factory.mktemp("models")
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), folder)
+    weights = tiny_inception_weights(inception, folder)
     tiny_hf_clip(folder / "clip-tiny")
     return {"inception": weights, "hf": folder / "clip-tiny"}
 
@@ -162,7 +163,8 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     """`mm-score fid-clip --confidence`: with one existing generated image per prompt, FID, CLIP score
     and score come from one resampling (= the module's compute on the same pairs); otherwise FID and the
     CLIP score (missing images counted 0) get separate intervals and a warning says why score has none."""
-    cli = load_script("mm_score")
+    from multimodal_metrics.cli import main as cli
+
     split = tmp_path / "generation"
     for folder, seed in (("gt_images", 1), ("images", 2)):
         (split / folder).mkdir(parents=True)

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from helpers import load_core, load_metric
+from helpers import load_metric
 
 BOX = [[0, 0, 2, 2]]
 
@@ -171,7 +171,8 @@ def test_vqa_fusion_brain_ru_tangut_letters_are_text():
 
 
 def test_unnamed_letters_do_not_change_other_lemmas():
-    core = load_core("text_qa", "_text_qa_core")
+    from multimodal_metrics.text_qa import core
+
     words = ["Пять", "яблоки", "answer", "x-ray", "ёлки"]
     before = [core.normalize_answer(w) for w in words]
     core.normalize_answer("\U00017d3b")
@@ -182,7 +183,8 @@ def test_ru_meteor_fb_vqa_parses_unnamed_letters_as_non_latin():
     """Before the fix ru_meteor kept such text whole (no lemma): `<tangut>кошки` stayed `<tangut>кошки`."""
     from pymorphy3 import shapes
 
-    core = load_core("ru_meteor", "_ru_meteor_core")
+    from multimodal_metrics.ru_meteor import core
+
     letter = "\U00018d03"  # used by no other test, so the first parse below meets pymorphy3's ValueError
     shapes._latin_letters_cache.pop(letter, None)
     with pytest.raises(ValueError):
@@ -203,9 +205,11 @@ def test_unnamed_letter_workaround_is_one_source_in_three_cores():
     import re
 
     from multimodal_metrics.resources import russian
+    from multimodal_metrics.ru_meteor import core as ru_meteor_core
+    from multimodal_metrics.text_qa import core as text_qa_core
+    from multimodal_metrics.vqa_acc import core as vqa_core
 
-    cores = [("text_qa", "_text_qa_core"), ("vqa_acc", "_vqa_core"), ("ru_meteor", "_ru_meteor_core")]
-    for core in (load_core(*c) for c in cores):
+    for core in (text_qa_core, vqa_core, ru_meteor_core):
         assert core.first_lemma is russian.first_lemma
         assert not re.search(r"def \w*unnamed", inspect.getsource(core))  # no copy of the workaround
 
@@ -213,11 +217,11 @@ def test_unnamed_letter_workaround_is_one_source_in_three_cores():
 def test_russian_number_maps_of_the_three_cores_agree():
     """Each core transcribes its official script's manualMap_ru (AIJ 2022 TextQA, AIJ 2022 VisualQA,
     AIJ 2021 VQA); they are the same 13 entries, so a change to one must be a deliberate change to all."""
-    maps = [
-        load_core("text_qa", "_text_qa_core").NUMBER_WORDS,
-        load_core("vqa_acc", "_vqa_core").MANUAL_MAP_RU,
-        load_core("ru_meteor", "_ru_meteor_core").RU_NUMBER_WORDS,
-    ]
+    from multimodal_metrics.ru_meteor import core as ru_meteor_core
+    from multimodal_metrics.text_qa import core as text_qa_core
+    from multimodal_metrics.vqa_acc import core as vqa_core
+
+    maps = [text_qa_core.NUMBER_WORDS, vqa_core.MANUAL_MAP_RU, ru_meteor_core.RU_NUMBER_WORDS]
     assert all(list(m.items()) == list(maps[0].items()) for m in maps) and len(maps[0]) == 13
     assert maps[0]["нисколько"] == "0" and maps[0]["десять"] == "10"
 
@@ -249,8 +253,10 @@ def _reference_score(gt, pred, measure):
 def test_wups_distinct_pair_scoring_equals_the_reference():
     import random
 
-    wups = load_core("vqa_acc", "_vqa_wups")
-    wordnet = load_core("vqa_acc", "_mm_wordnet").load_wordnet()
+    from multimodal_metrics.resources.wordnet import load_wordnet
+    from multimodal_metrics.vqa_acc import wups
+
+    wordnet = load_wordnet()
     rng = random.Random(0)
     words = ["dog", "cat", "chair", "table", "xyzzy", "animal", "Dog", "red", "car"]
     for _ in range(150):

@@ -118,16 +118,6 @@ def test_option_table_drives_the_checks():
     assert "clip_scale (`float`, optional)" in doc and "One of 'none', 'per_example', 'mean'" in doc
 
 
-def test_import_is_light():
-    code = (
-        "import sys, multimodal_metrics, multimodal_metrics.fid_clip\n"
-        "heavy = {'torch', 'transformers', 'PIL', 'evaluate', 'datasets', 'pyarrow', 'gradio', 'tqdm'}\n"
-        "print(sorted(heavy & set(sys.modules)))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
-
-
 def test_fid_of_features_and_statistics_needs_numpy_and_scipy_only(tmp_path):
     """With torch, transformers, PIL (and evaluate) unimportable: FID of feature vectors, of statistics, its
     interval and saved statistics; images then ask for the missing library."""

@@ -1,7 +1,7 @@
-"""Time the shared resampling helper (_mm_stats) against sacrebleu 2.6.0's procedure on the same data.
+"""Time the shared resampling helper (multimodal_metrics.stats) against sacrebleu 2.6.0's procedure on the same data.
 
-    .venv/bin/python scripts/bench_stats.py            # 100,000 per-example scores, 1,000 resamples
-    .venv/bin/python scripts/bench_stats.py --quick    # 10,000 scores
+    .venv/bin/python benchmarks/bench_stats.py            # 100,000 per-example scores, 1,000 resamples
+    .venv/bin/python benchmarks/bench_stats.py --quick    # 10,000 scores
 
 Rows: the percentile interval of a mean; the paired bootstrap (1,000 resamples) and the approximate
 randomisation test (10,000 trials) of two systems; and sacrebleu's way of computing the same bootstrap
@@ -10,18 +10,11 @@ scores (one (R, n) index matrix, then one statistic call per resample in Python:
 """
 
 import argparse
-import time
 
 import numpy as np
-from _bench import load_core
+from timing import measure
 
-S = load_core("anls", "_mm_stats")
-
-
-def clock(fn):
-    cpu, wall = time.process_time(), time.perf_counter()
-    out = fn()
-    return out, time.process_time() - cpu, time.perf_counter() - wall
+from multimodal_metrics import stats as S
 
 
 def sacrebleu_style(scores: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -44,20 +37,20 @@ def main() -> None:
     b = np.clip(a + rng.normal(0.002, 0.05, size=n), 0, 1)
     S.bootstrap_mean_interval(a[:1000], 0.95, 100, 1)  # warm-up
 
-    (low, high), cpu, wall = clock(lambda: S.bootstrap_mean_interval(a, 0.95, 1000, 12345))
+    (low, high), wall, cpu = measure(lambda: S.bootstrap_mean_interval(a, 0.95, 1000, 12345))
     print(
         f"interval of a mean, n={n:,}, 1,000 resamples: {cpu:.3f} s CPU, {wall:.3f} s wall  [{low:.5f}, {high:.5f}]"
     )
-    theirs, cpu_s, wall_s = clock(lambda: sacrebleu_style(a, 1000, 12345))
+    theirs, wall_s, cpu_s = measure(lambda: sacrebleu_style(a, 1000, 12345))
     lo_s, hi_s = np.quantile(theirs, [0.025, 0.975])
     print(
         f"  sacrebleu-style (index matrix + Python loop): {cpu_s:.3f} s CPU, {wall_s:.3f} s wall "
         f"[{lo_s:.5f}, {hi_s:.5f}]  ratio {cpu_s / cpu:.1f}x (CPU)"
     )
     sa, sb = S.mean_statistic({"score": a}), S.mean_statistic({"score": b})
-    res, cpu, wall = clock(lambda: S.paired_bootstrap(sa, sb, 1000, 12345)["score"])
+    res, wall, cpu = measure(lambda: S.paired_bootstrap(sa, sb, 1000, 12345)["score"])
     print(f"paired bootstrap, 1,000 resamples: {cpu:.3f} s CPU, {wall:.3f} s wall  p={res['p_value']:.4f}")
-    res, cpu, wall = clock(lambda: S.approximate_randomization(sa, sb, 10_000, 12345)["score"])
+    res, wall, cpu = measure(lambda: S.approximate_randomization(sa, sb, 10_000, 12345)["score"])
     print(
         f"approximate randomisation, 10,000 trials (+1,000 resamples for the interval): "
         f"{cpu:.3f} s CPU, {wall:.3f} s wall  p={res['p_value']:.4f}"

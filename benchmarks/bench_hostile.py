@@ -1,14 +1,14 @@
-"""Cost of every metric on its longest reasonable input (issue 9): time and peak memory per size.
+"""Cost of every metric on its longest reasonable input: time and peak memory per size.
 
-    .venv/bin/python scripts/bench_hostile.py                 # 10 KB, 100 KB, 1 MB strings; 1k-10k boxes
-    .venv/bin/python scripts/bench_hostile.py --sizes 10000,100000 --boxes 1000,3000
-    .venv/bin/python scripts/bench_hostile.py --only anls,det_f1
+    .venv/bin/python benchmarks/bench_hostile.py                 # 10 KB, 100 KB, 1 MB strings; 1k-10k boxes
+    .venv/bin/python benchmarks/bench_hostile.py --sizes 10000,100000 --boxes 1000,3000
+    .venv/bin/python benchmarks/bench_hostile.py --only anls,det_f1
 
 Each case runs through ``evaluate.load(...).compute`` (what users run) on one example. Time is the
 thread CPU time (steady under a loaded machine), memory the tracemalloc peak (Python and numpy
 allocations; rapidfuzz's and pymorphy3's own C buffers are not traced, they are O(length / 64) and
-O(1)). codebleu has its own size sweep (scripts/bench_codebleu.py --sizes); fid_clip's cost is that of
-the networks (scripts/bench_fid_clip.py). The figures go into each card's Limitations.
+O(1)). codebleu has its own size sweep (benchmarks/bench_codebleu.py --sizes); fid_clip's cost is that of
+the networks (benchmarks/bench_fid_clip.py). The figures go into each card's Limitations.
 """
 
 import argparse
@@ -17,7 +17,7 @@ import string
 import time
 import tracemalloc
 
-from _bench import ROOT, offline_env
+from timing import ROOT, offline_env
 
 
 def _random_text(n: int, seed: int, alphabet: str = string.ascii_lowercase + " ") -> str:

@@ -1,9 +1,9 @@
 """CPU time of the library's `score` and `evaluate.load(...).compute` against each metric's pure function, every metric.
 
-    .venv/bin/python scripts/bench_compute.py                       # all 8 metrics, their bench workloads
-    .venv/bin/python scripts/bench_compute.py --only ned,text_qa    # some of them
-    .venv/bin/python scripts/bench_compute.py --scale 0.1           # every workload x 0.1
-    .venv/bin/python scripts/bench_compute.py --skip-reference      # leave the reference loops out
+    .venv/bin/python benchmarks/bench_compute.py                       # all 8 metrics, their bench workloads
+    .venv/bin/python benchmarks/bench_compute.py --only ned,text_qa    # some of them
+    .venv/bin/python benchmarks/bench_compute.py --scale 0.1           # every workload x 0.1
+    .venv/bin/python benchmarks/bench_compute.py --skip-reference      # leave the reference loops out
 
 One row per workload: the pure function (the module's core on Python lists), the library's
 `multimodal_metrics.<name>.score` (input checks, scoring, the result), `compute` on the same
@@ -32,40 +32,35 @@ load of 6); pytorch-fid's sqrtm alone takes ~45 s, so `--skip-reference` saves a
 import argparse
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
+from typing import NamedTuple
 
-from _bench import ROOT, load_core, offline_env
+from timing import ROOT, cpu_on_a_tenth, measure, offline_env
 
 offline_env()
 warnings.simplefilter("ignore")
 
 
-def cpu(fn, repeat: int = 3) -> float:
-    """Best CPU time of `repeat` runs of fn()."""
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.process_time()
-        fn()
-        best = min(best, time.process_time() - start)
-    return best
+class Row(NamedTuple):
+    """One workload's CPU seconds: the pure function, compute, the reference (None: not timed), the library's score."""
+
+    name: str
+    pure: float
+    compute: float
+    ref: float | None
+    ref_name: str
+    library: float | None
 
 
-def cpu_tenth(fn, inputs, n: int) -> float:
-    """CPU time of one run of fn on the first tenth of each input, scaled to n."""
-    tenth = max(n // 10, 1)
-    return cpu(lambda: fn(*(x[:tenth] for x in inputs)), 1) * n / tenth
-
-
-ROWS = []
+ROWS: list[Row] = []
 
 
 def line(
     name: str, pure: float, compute: float, ref: float | None = None, ref_name: str = "", library=None
 ) -> None:
     """One row; ``library``: the CPU time of the library's ``score`` (checks, scoring, the result) on the same inputs."""
-    ROWS.append((name, pure, compute, ref))
+    ROWS.append(Row(name, pure, compute, ref, ref_name, library))
     out = f"{name:44s} pure {pure * 1000:9.1f} ms   "
     if library is not None:
         out += f"library score {library * 1000:9.1f} ms ({library / pure:4.2f}x pure)   "
@@ -95,7 +90,8 @@ def bench_anls(scale: float, with_ref: bool) -> None:
 
     n = int(20_000 * scale)
     preds, refs = bench_anls.make_inputs(n)
-    core = load_core("anls", "_anls_core")
+    from multimodal_metrics.anls import core
+
     metric = load("anls", "stvqa")
     metric.compute(predictions=preds[:5], references=refs[:5])
     opts = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
@@ -103,16 +99,16 @@ def bench_anls(scale: float, with_ref: bool) -> None:
     if with_ref:
         from anls import anls_score
 
-        ref = cpu(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)], 1)
+        ref = measure(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)]).cpu
     from multimodal_metrics import anls
 
     line(
         f"anls stvqa, {n:,} questions x 2 refs",
-        cpu(lambda: core.anls_per_question(preds, refs, **opts)),
-        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        measure(lambda: core.anls_per_question(preds, refs, **opts), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
         ref,
         "PyPI anls",
-        cpu(lambda: anls.score(preds, refs, preset="stvqa")),
+        measure(lambda: anls.score(preds, refs, preset="stvqa"), 3).cpu,
     )
 
 
@@ -121,19 +117,20 @@ def bench_ned(scale: float, with_ref: bool) -> None:
 
     n = int(2_000 * scale)
     preds, refs = bench_ned.make_inputs(n)
-    core = load_core("ned", "_ned_core")
+    from multimodal_metrics.ned import core
+
     metric = load("ned")
     metric.compute(predictions=preds[:5], references=refs[:5])
-    ref = cpu_tenth(bench_ned.official_calculate_ned, (preds, refs), n) if with_ref else None
+    ref = cpu_on_a_tenth(bench_ned.official_calculate_ned, (preds, refs), n) if with_ref else None
     from multimodal_metrics import ned
 
     line(
         f"ned, {n:,} pairs x 200 chars",
-        cpu(lambda: core.ned_per_example(preds, refs)),
-        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        measure(lambda: core.ned_per_example(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
         ref,
         "AIJ loop (1/10)",
-        cpu(lambda: ned.score(preds, refs)),
+        measure(lambda: ned.score(preds, refs), 3).cpu,
     )
 
 
@@ -142,8 +139,8 @@ def bench_text_qa(scale: float, with_ref: bool) -> None:
 
     n = int(10_000 * scale)
     preds, refs = bench_text_qa.make_inputs(n)
-    core = load_core("text_qa", "_text_qa_core")
     from multimodal_metrics import text_qa
+    from multimodal_metrics.text_qa import core
 
     for preset, exact, opts in (
         ("textqa", False, {"measure": "f1", "keep_hyphen": False}),
@@ -153,16 +150,16 @@ def bench_text_qa(scale: float, with_ref: bool) -> None:
         metric.compute(predictions=preds[:5], references=refs[:5])
         ref = None
         if with_ref:
-            ref = cpu_tenth(
+            ref = cpu_on_a_tenth(
                 lambda p, r, exact=exact: bench_text_qa.official_scores(p, r, exact), (preds, refs), n
             )
         line(
             f"text_qa {preset}, {n:,} questions x 2 answers",
-            cpu(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts)),
-            cpu(lambda metric=metric: metric.compute(predictions=preds, references=refs)),
+            measure(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts), 3).cpu,
+            measure(lambda metric=metric: metric.compute(predictions=preds, references=refs), 3).cpu,
             ref,
             "AIJ loop (1/10)",
-            cpu(lambda preset=preset: text_qa.score(preds, refs, preset=preset)),
+            measure(lambda preset=preset: text_qa.score(preds, refs, preset=preset), 3).cpu,
         )
 
 
@@ -175,14 +172,14 @@ def bench_vqa_acc(scale: float, with_ref: bool) -> None:
 
     metric = load("vqa_acc")
     metric.compute(predictions=preds[:5], references=refs[:5])
-    ref = cpu_tenth(bench_vqa_acc.official_scores, (preds, refs), n) if with_ref else None
+    ref = cpu_on_a_tenth(bench_vqa_acc.official_scores, (preds, refs), n) if with_ref else None
     line(
         f"vqa_acc vqa_v2, {n:,} questions x 10",
-        cpu(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs)),
-        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        measure(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
         ref,
         "official (1/10)",
-        cpu(lambda: vqa_acc.score(preds, refs)),
+        measure(lambda: vqa_acc.score(preds, refs), 3).cpu,
     )
 
 
@@ -197,22 +194,22 @@ def bench_det_f1(scale: float, with_ref: bool) -> None:
     preds, refs, _ = det_f1.from_fusion_brain(true_annot, predictions)
     metric = load("det_f1")
     metric.compute(predictions=preds[:5], references=refs[:5])
-    ref = cpu(lambda: bench_det_f1.reference_counts(true_annot, predictions)) if with_ref else None
+    ref = measure(lambda: bench_det_f1.reference_counts(true_annot, predictions), 3).cpu if with_ref else None
     line(
         f"det_f1, {n:,} images (from dicts)",
-        cpu(lambda: core.det_f1(preds, refs)),
-        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        measure(lambda: core.det_f1(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
         ref,
         "FB 2021 loop",
-        cpu(lambda: det_f1.score(preds, refs)),
+        measure(lambda: det_f1.score(preds, refs), 3).cpu,
     )
 
 
 def bench_ru_meteor(scale: float, with_ref: bool) -> None:
     import bench_ru_meteor as bench
 
-    core = load_core("ru_meteor", "_ru_meteor_core")
     from multimodal_metrics import ru_meteor
+    from multimodal_metrics.ru_meteor import core
 
     n = int(10_000 * scale)
     preds, refs = bench.make_captions(n, bench.EN_WORDS)
@@ -220,14 +217,14 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
     metric.compute(predictions=preds[:5], references=refs[:5])
     bench.warm_wordnet(core)
     opts = bench.nltk_options()
-    ref = cpu_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
+    ref = cpu_on_a_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
     line(
         f"ru_meteor nltk, {n:,} captions x 5 refs",
-        cpu(lambda: core.meteor_per_example(preds, refs, **opts)),
-        cpu(lambda: metric.compute(predictions=preds, references=refs)),
+        measure(lambda: core.meteor_per_example(preds, refs, **opts), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
         ref,
         "NLTK (1/10)",
-        cpu(lambda: ru_meteor.score(preds, refs, preset="nltk")),
+        measure(lambda: ru_meteor.score(preds, refs, preset="nltk"), 3).cpu,
     )
 
     n = int(5_000 * scale)
@@ -241,14 +238,14 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
         if with_ref:
             wordnet = bench.SqliteRuWordNet(db)
             bench.fb_captioning_scores(preds[:5], refs[:5], wordnet)  # imports outside the timing
-            ref = cpu_tenth(lambda p, r: bench.fb_captioning_scores(p, r, wordnet), (preds, refs), n)
+            ref = cpu_on_a_tenth(lambda p, r: bench.fb_captioning_scores(p, r, wordnet), (preds, refs), n)
         line(
             f"ru_meteor captioning, {n:,} captions x 5",
-            cpu(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts)),
-            cpu(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db)),
+            measure(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts), 3).cpu,
+            measure(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db), 3).cpu,
             ref,
             "FB loop (1/10)",
-            cpu(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db)),
+            measure(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db), 3).cpu,
         )
 
 
@@ -272,11 +269,11 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
             ref = bench_codebleu.run_oracle(lang, preds, refs, 2)["seconds"]
         line(
             f"codebleu {lang}, {n:,} function pairs",
-            cpu(lambda: core.corpus_codebleu(preds, nested, lang, **opts)),
-            cpu(lambda: metric.compute(predictions=preds, references=refs, lang=lang)),
+            measure(lambda: core.corpus_codebleu(preds, nested, lang, **opts), 3).cpu,
+            measure(lambda: metric.compute(predictions=preds, references=refs, lang=lang), 3).cpu,
             ref,
             "PyPI codebleu",
-            cpu(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang)),
+            measure(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang), 3).cpu,
         )
 
     for lang in ("java", "python"):
@@ -287,8 +284,8 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
     import bench_fid_clip
 
     n = int(10_000 * scale)
-    core = load_core("fid_clip", "_fid_core")
     from multimodal_metrics import fid_clip
+    from multimodal_metrics.fid_clip import core
 
     a, b = bench_fid_clip.features(n, 2048, 1), bench_fid_clip.features(n, 2048, 2, shift=0.01)
     metric = load("fid_clip")
@@ -297,14 +294,14 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
     def pure():
         return core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
 
-    ref = cpu(lambda: bench_fid_clip.pytorch_fid_from_features(a, b), 1) if with_ref else None
+    ref = measure(lambda: bench_fid_clip.pytorch_fid_from_features(a, b)).cpu if with_ref else None
     line(
         f"fid_clip, {n:,} x 2,048-d features per side",
-        cpu(pure, 1),
-        cpu(lambda: metric.compute(predictions=a, references=b), 1),
+        measure(pure).cpu,
+        measure(lambda: metric.compute(predictions=a, references=b)).cpu,
         ref,
         "pytorch-fid",
-        cpu(lambda: fid_clip.score(a, b), 1),
+        measure(lambda: fid_clip.score(a, b)).cpu,
     )
 
 
@@ -320,14 +317,14 @@ BENCHES = {
 }
 
 
-def main() -> None:
+def main(argv=None) -> list[Row]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every workload size")
     parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated metric names")
     parser.add_argument(
         "--skip-reference", action="store_true", help="time only the pure function and compute"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     names = [name.strip() for name in args.only.split(",") if name.strip()]
     unknown = sorted(set(names) - set(BENCHES))
     if unknown:
@@ -335,8 +332,9 @@ def main() -> None:
     print("CPU time, best of 3 (fid_clip: 1); machine shared with other jobs: expect +-20 %", flush=True)
     for name in names:
         BENCHES[name](args.scale, not args.skip_reference)
-    worst = max(ROWS, key=lambda row: row[2] / row[1])
-    print(f"largest compute/pure: {worst[2] / worst[1]:.2f}x ({worst[0]})")
+    worst = max(ROWS, key=lambda row: row.compute / row.pure)
+    print(f"largest compute/pure: {worst.compute / worst.pure:.2f}x ({worst.name})")
+    return ROWS
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import subprocess
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 PEERS = {
     "anls_star": """

@@ -1,7 +1,7 @@
 """Benchmark: our anls against the PyPI `anls` package (same inputs, same run, same convention).
 
-    .venv/bin/python scripts/bench_anls.py            # 20,000 questions x 2 references
-    .venv/bin/python scripts/bench_anls.py --quick    # 2,000 questions
+    .venv/bin/python benchmarks/bench_anls.py            # 20,000 questions x 2 references
+    .venv/bin/python benchmarks/bench_anls.py --quick    # 2,000 questions
 
 Both sides use the `anls` package's convention (our preset `stvqa`) so the per-question scores must
 be identical; the script asserts it, then prints the times and the ratios.
@@ -11,7 +11,7 @@ import argparse
 import random
 import sys
 
-from _bench import ROOT, load_core, offline_env, run_scale, scale_child, timed
+from timing import ROOT, measure, offline_env, run_scale, scale_child
 
 offline_env()
 
@@ -54,7 +54,8 @@ def main() -> None:
     if args.scale_child:
         import evaluate
 
-        core = load_core("anls", "_anls_core")
+        from multimodal_metrics.anls import core
+
         metric = evaluate.load(str(ROOT / "metrics" / "anls"), "stvqa")
         return scale_child(args.scale_child, make_inputs, lambda p, r: core.anls_per_question(p, r, threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper"),
                            lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
@@ -64,14 +65,15 @@ def main() -> None:
     import evaluate
     from anls import anls_score
 
-    core = load_core("anls", "_anls_core")
+    from multimodal_metrics.anls import core
+
     options = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
     metric = evaluate.load(str(ROOT / "metrics" / "anls"), "stvqa")
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)
 
-    peer, t_peer = timed(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)])
-    ours, t_ours = timed(lambda: core.anls_per_question(preds, refs, **options))
-    module, t_module = timed(
+    peer, t_peer, _ = measure(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)])
+    ours, t_ours, _ = measure(lambda: core.anls_per_question(preds, refs, **options))
+    module, t_module, _ = measure(
         lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
     )
 

@@ -1,6 +1,6 @@
 """GPU check of fid_clip's image path through the library (run on a machine with CUDA).
 
-    python scripts/gpu_check_fid_clip.py [--n 200] [--batch 50]
+    python benchmarks/gpu_check_fid_clip.py [--n 200] [--batch 50]
 
 Builds the tests' tiny FID Inception and tiny CLIP (random weights from a seed, nothing downloaded),
 scores the same random images with ``device="cpu"`` and ``device="cuda"`` through

@@ -1,7 +1,7 @@
 """py-tree-sitter 0.2.0 (the official CodeBLEU scorers' binding) as an oracle for codebleu's legacy runtime.
 
-Two roles, like tests/_codebleu_oracle.py:
-* imported by tests/test_codebleu_legacy.py and scripts/bench_codebleu_grammars.py (main venv):
+Two roles, like tests/oracles/codebleu_pypi.py:
+* imported by tests/test_codebleu_legacy.py and benchmarks/bench_codebleu_grammars.py (main venv):
   `run_legacy_oracle(jobs)` runs THIS file with the separate venv .build/venv-ts020
   (scripts/setup.d/codebleu_legacy_ts.sh: the PyPI sdist tree_sitter==0.2.0 built on Python 3.11, plus
   the PyPI `codebleu` 0.7.0 package without its dependencies, for its copies of CodeXGLUE's
@@ -24,13 +24,17 @@ Jobs:
 """
 
 import json
-import os
 import random
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+if __package__:
+    from .isolated import OrderedSet, run
+else:  # run as a script by the oracle's venv (-I: this folder is not on sys.path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from isolated import OrderedSet, run
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 ORACLE_PYTHON = ROOT / ".build" / "venv-ts020" / "bin" / "python"
 NPM_LIBRARY = ROOT / ".build" / "legacy_ts" / "languages-npm-2020.so"
 FIELDS = (
@@ -86,7 +90,7 @@ def _keywords(lang: str) -> frozenset:
 def legacy_snippets(lang: str, n: int, seed: int = 0) -> list:
     """Valid seeds, their mutations (dropped/duplicated/swapped lines, truncation), pseudo-code with
     shuffled tokens and token noise: enough broken code for ERROR, MISSING and UNEXPECTED nodes."""
-    import _codebleu_oracle as oracle
+    from oracles import codebleu_pypi as oracle
 
     rng = random.Random(f"legacy-{lang}-{seed}")
     preds, refs = oracle.mutated_pairs(lang, n // 2, seed, _keywords(lang))
@@ -112,9 +116,9 @@ def _pseudo_code(rng: random.Random, pool) -> str:
 
 def preset_pairs(preset: str, lang: str, n: int):
     """(predictions, references) for a preset: mutated functions for "default"/"pypi" (the seeds of
-    tests/_codebleu_oracle.py), TransCoder pseudo-code for "fusion_brain_2021" (python)."""
+    tests/oracles/codebleu_pypi.py), TransCoder pseudo-code for "fusion_brain_2021" (python)."""
     if preset != "fusion_brain_2021":
-        import _codebleu_oracle as oracle
+        from oracles import codebleu_pypi as oracle
 
         return oracle.mutated_pairs(lang, n, 1, _keywords(lang))
     # Fusion Brain 2021: pseudo-code references (some intact), mutated pseudo-code predictions
@@ -178,33 +182,12 @@ def get_all_sub_trees(root_node) -> list:
 
 def run_legacy_oracle(jobs, timeout=600):
     """Run the jobs in ONE subprocess of the oracle venv; returns one result per job."""
-    env = dict(os.environ, PYTHONHASHSEED="0")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run(
-        [str(ORACLE_PYTHON), "-I", str(Path(__file__).resolve())],
-        input=json.dumps({"jobs": jobs}),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(ROOT / ".build"),
-        timeout=timeout,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"legacy oracle failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run(ORACLE_PYTHON, __file__, {"jobs": jobs}, "0", timeout)
 
 
 # ------------------------------------------------------------------------------------------------------
 # Below: runs inside .build/venv-ts020 only
 # ------------------------------------------------------------------------------------------------------
-class _OrderedSet(dict):
-    def __init__(self, items=()):
-        super().__init__(dict.fromkeys(items))
-
-    def add(self, item):
-        self[item] = None
-
-
 def _get_data_flow(code, parser, dfg_function, utils):
     """CodeXGLUE dataflow_match.get_data_flow (ordered sets)."""
     try:
@@ -239,8 +222,8 @@ def _get_data_flow(code, parser, dfg_function, utils):
                 d[0],
                 d[1],
                 d[2],
-                list(_OrderedSet(dic[d[1]][3] + d[3])),
-                list(_OrderedSet(dic[d[1]][4] + d[4])),
+                list(OrderedSet(dic[d[1]][3] + d[3])),
+                list(OrderedSet(dic[d[1]][4] + d[4])),
             )
     return list(dic.values())
 
@@ -371,7 +354,7 @@ def _oracle_main():  # runs inside .build/venv-ts020
                 from codebleu.parser import DFG as dfg_module
                 from codebleu.parser import utils
 
-                dfg_module.set = _OrderedSet
+                dfg_module.set = OrderedSet
                 modules = (bleu, weighted_ngram_match, utils, dfg_module)
             out.append(_codexglue(j, parser, modules))
         else:

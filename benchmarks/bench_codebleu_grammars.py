@@ -3,9 +3,9 @@ tree-sitter-python 0.25 / tree-sitter-java 0.23) vs the grammars of 2020 through
 (the legacy runtime; by default the npm tree-sitter-python 0.16.1 / tree-sitter-java 0.16.0 library
 that scripts/setup.d/codebleu_legacy_ts.sh builds, or the official my-languages.so with --library).
 
-    .venv/bin/python scripts/bench_codebleu_grammars.py [--n 300] [--library PATH]
+    .venv/bin/python benchmarks/bench_codebleu_grammars.py [--n 300] [--library PATH]
 
-Inputs (tests/_codebleu_legacy_oracle.preset_pairs): N mutated python/java functions (Java methods
+Inputs (tests/oracles/codebleu_codexglue.preset_pairs): N mutated python/java functions (Java methods
 without a class, as in CodeXGLUE) for `default` and `pypi`, N TransCoder pseudo-code pairs for
 `fusion_brain_2021`. Prints a markdown table: corpus CodeBLEU with each grammar, the difference of the
 corpus CodeBLEU, syntax_match and dataflow_match, the share of examples whose own CodeBLEU differs,
@@ -20,9 +20,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "scripts"))
 
-from _bench import offline_env  # noqa: E402
+from timing import offline_env  # noqa: E402
 
 CASES = [
     ("default", "python"),
@@ -39,8 +38,8 @@ def main():
     ap.add_argument("--library", default=None, help="grammar library (default: the npm 2020 one)")
     args = ap.parse_args()
     offline_env()
-    import _codebleu_legacy_oracle as legacy_oracle
     import evaluate
+    from oracles import codebleu_codexglue as legacy_oracle
 
     library = args.library or str(legacy_oracle.NPM_LIBRARY)
     print(f"grammar library: {library}; N = {args.n} pairs per row")

@@ -1,7 +1,7 @@
 """Benchmark: our ned against an nltk.edit_distance transcription of the official AIJ 2022 calculate_NED.
 
-    .venv/bin/python scripts/bench_ned.py            # 2,000 pairs of 200-character strings
-    .venv/bin/python scripts/bench_ned.py --quick    # 200 pairs
+    .venv/bin/python benchmarks/bench_ned.py            # 2,000 pairs of 200-character strings
+    .venv/bin/python benchmarks/bench_ned.py --quick    # 200 pairs
 
 The reference side is the official function (seeds_reference.md 1.6) transcribed with
 `nltk.edit_distance`, as the AIJ 2022 kit runs it; ours is the default preset (the same semantics),
@@ -12,7 +12,10 @@ import argparse
 import random
 import sys
 
-from _bench import ROOT, offline_env, run_scale, scale_child, timed
+from timing import ROOT, measure, offline_env, run_scale, scale_child
+
+# isort: split
+from oracles.ned import official_calculate_ned
 
 offline_env()
 
@@ -43,23 +46,6 @@ def make_inputs(n: int, length: int = 200, seed: int = 0):
     return preds, refs
 
 
-def official_calculate_ned(preds, refs):
-    """The AIJ 2022 per-example loop: nltk.edit_distance, no normalisation, an empty side scores 0."""
-    from nltk.metrics.distance import edit_distance
-
-    scores = []
-    for pred, gts in zip(preds, refs):
-        best = 0.0
-        for gt in gts:
-            if len(gt) == 0 or len(pred) == 0:
-                value = 0.0
-            else:
-                value = 1 - edit_distance(pred, gt) / max(len(gt), len(pred))
-            best = max(best, value)
-        scores.append(best)
-    return scores
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="200 pairs instead of 2,000")
@@ -88,9 +74,9 @@ def main() -> None:
     metric.compute(predictions=preds[:10], references=refs[:10])  # warm-up (Arrow writer, imports)
     core.ned_per_example(preds[:10], refs[:10])
 
-    peer, t_peer = timed(lambda: official_calculate_ned(preds, refs))
-    ours, t_ours = timed(lambda: core.ned_per_example(preds, refs)["one_minus_ned"])
-    module, t_module = timed(
+    peer, t_peer, _ = measure(lambda: official_calculate_ned(preds, refs))
+    ours, t_ours, _ = measure(lambda: core.ned_per_example(preds, refs)["one_minus_ned"])
+    module, t_module, _ = measure(
         lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
     )
 

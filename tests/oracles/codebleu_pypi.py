@@ -1,7 +1,7 @@
 """PyPI `codebleu` 0.7.0 as an oracle for metrics/codebleu, plus the generated inputs it is run on.
 
 Two roles:
-* imported by tests/test_codebleu.py and scripts/bench_codebleu.py (main venv): `seed_snippets`,
+* imported by tests/test_codebleu.py and benchmarks/bench_codebleu.py (main venv): `seed_snippets`,
   `mutated_pairs(lang, n, seed)` and `run_oracle(...)`, which runs THIS file with the separate venv
   .build/venv-codebleu (scripts/setup.d/test/codebleu_oracle.sh) in a subprocess;
 * run as a script by that venv's python (`-I`, so neither tests/ nor metrics/codebleu is on sys.path
@@ -14,14 +14,18 @@ set, so the oracle uses the same first-seen order as our module where it builds 
 """
 
 import json
-import os
 import random
 import re
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+if __package__:
+    from .isolated import OrderedSet, run
+else:  # run as a script by the oracle's venv (-I: this folder is not on sys.path)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from isolated import OrderedSet, run
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 ORACLE_PYTHON = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
 SRC = ROOT / "src"
 
@@ -166,21 +170,7 @@ def oracle_available() -> bool:
 def run_oracle(jobs, ordered_sets=True, hash_seed="0", timeout=600):
     """Run PyPI codebleu on each job {lang, predictions, references, weights?, per_example?} in ONE
     subprocess; returns a list of {"scores": {...}, "per_example": [...]?, "seconds": float}."""
-    env = dict(os.environ, PYTHONHASHSEED=str(hash_seed))
-    env.pop("PYTHONPATH", None)
-    payload = json.dumps({"jobs": jobs, "ordered_sets": ordered_sets})
-    proc = subprocess.run(
-        [str(ORACLE_PYTHON), "-I", str(Path(__file__).resolve())],
-        input=payload,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=str(ROOT / ".build"),
-        timeout=timeout,
-    )
-    if proc.returncode != 0:
-        raise RuntimeError(f"oracle failed:\n{proc.stderr[-3000:]}")
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run(ORACLE_PYTHON, __file__, {"jobs": jobs, "ordered_sets": ordered_sets}, hash_seed, timeout)
 
 
 def _oracle_main():  # runs inside .build/venv-codebleu
@@ -196,14 +186,6 @@ def _oracle_main():  # runs inside .build/venv-codebleu
 
     assert "site-packages" in codebleu.__file__, codebleu.__file__
     if job["ordered_sets"]:
-
-        class OrderedSet(dict):
-            def __init__(self, items=()):
-                super().__init__(dict.fromkeys(items))
-
-            def add(self, item):
-                self[item] = None
-
         dm.set = OrderedSet
         dfg.set = OrderedSet
     out = []

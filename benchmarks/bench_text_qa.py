@@ -1,8 +1,8 @@
 """Benchmark: our text_qa against a transcription of the official AIJ 2022 calculate_f1 / calculate_exact_score.
 
-    .venv/bin/python scripts/bench_text_qa.py            # 10,000 questions x 2 accepted answers
-    .venv/bin/python scripts/bench_text_qa.py --quick    # 1,000 questions
-    .venv/bin/python scripts/bench_text_qa.py --scale    # 10,000 x 1, 10, 100: CPU time per question, peak RSS
+    .venv/bin/python benchmarks/bench_text_qa.py            # 10,000 questions x 2 accepted answers
+    .venv/bin/python benchmarks/bench_text_qa.py --quick    # 1,000 questions
+    .venv/bin/python benchmarks/bench_text_qa.py --scale    # 10,000 x 1, 10, 100: CPU time per question, peak RSS
 
 The reference side follows seeds_reference.md 1.1 / 1.2 as the AIJ 2022 kit runs it: one pymorphy
 parse per token occurrence, no cache (pymorphy3 here: pymorphy2 does not import on Python >= 3.11).
@@ -16,7 +16,7 @@ import string
 import sys
 from collections import Counter
 
-from _bench import ROOT, offline_env, run_scale, scale_child, timed
+from timing import ROOT, measure, offline_env, run_scale, scale_child
 
 offline_env()
 
@@ -118,14 +118,14 @@ def main() -> None:
         ("mathqa", True, {"measure": "exact_match", "keep_hyphen": True}),
     ):
         core.lemmatize.cache_clear()  # cold cache: ours pays its own lemmatisation
-        peer, t_peer = timed(lambda exact=exact: official_scores(preds, refs, exact))
-        ours, t_ours = timed(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts))
+        peer, t_peer, _ = measure(lambda exact=exact: official_scores(preds, refs, exact))
+        ours, t_ours, _ = measure(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts))
         assert ours == peer, f"{preset}: per-question scores differ from the official transcription"
         print(f"  [{preset}] official transcription (parse per token) {t_peer * 1000:9.1f} ms")
         print(
             f"  [{preset}] ours, cold lemma cache                  {t_ours * 1000:9.1f} ms   {t_peer / t_ours:6.1f}x faster"
         )
-    module, t_module = timed(
+    module, t_module, _ = measure(
         lambda: metric.compute(predictions=preds, references=refs, return_per_example=True)
     )
     assert module["per_example"] == official_scores(preds, refs, exact=False)

@@ -1,7 +1,7 @@
 """Benchmark codebleu's presets against PyPI `codebleu` 0.7.0 and the official CodeXGLUE evaluator, same inputs, one run.
 
-    .venv/bin/python scripts/bench_codebleu.py [--quick] [--n 1000] [--langs java,python]
-    .venv/bin/python scripts/bench_codebleu.py --sizes [--langs ...] [--shapes code,expr,lines,nest]
+    .venv/bin/python benchmarks/bench_codebleu.py [--quick] [--n 1000] [--langs java,python]
+    .venv/bin/python benchmarks/bench_codebleu.py --sizes [--langs ...] [--shapes code,expr,lines,nest]
 
 Inputs: N pairs of generated ~20-line functions per language (reference + a mutated copy). Prints pairs
 per CPU-second of:
@@ -12,7 +12,7 @@ per CPU-second of:
 * PyPI `codebleu` 0.7.0 (`calc_codebleu`, in its venv .build/venv-codebleu,
   scripts/setup.d/test/codebleu_oracle.sh), the package the `pypi` preset follows;
 * the official CodeXGLUE evaluator (calc_code_bleu.py's algorithm on py-tree-sitter 0.2.0 and the same 2020
-  grammar library, as tests/_codebleu_legacy_oracle.py runs it in .build/venv-ts020,
+  grammar library, as tests/oracles/codebleu_codexglue.py runs it in .build/venv-ts020,
   scripts/setup.d/codebleu_legacy_ts.sh), with the `default` preset's flags and with Fusion Brain 2021's.
 Each side in its steady state: after a full-size warm-up, the best of --repeat consecutive runs, CPU
 seconds of the computing thread (time.thread_time; the two references are timed inside their own
@@ -24,7 +24,7 @@ package on java, and its n-gram components on python (the grammar wheels differ)
 reference of 1 KB, 10 KB, 100 KB and 1 MB each (`--size-list`), scored by the pure core in a fresh
 process per size; prints CPU seconds, seconds per MB and the peak memory the computation added (the
 process's maximum resident set size after minus before). Shapes: `code` (generated functions of
-tests/_codebleu_oracle.py with their mutations, concatenated), and hostile shapes: `expr`
+tests/oracles/codebleu_pypi.py with their mutations, concatenated), and hostile shapes: `expr`
 (`a = b+b+...+b`, one expression as deep as it is long), `lines` (`x = 1` repeated), `nest` (`(` repeated).
 """
 
@@ -34,9 +34,10 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 import warnings
 from pathlib import Path
+
+from timing import measure
 
 ROOT = Path(__file__).resolve().parent.parent
 ORACLE_PY = ROOT / ".build" / "venv-codebleu" / "bin" / "python"
@@ -146,12 +147,12 @@ def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-# The official CodeXGLUE evaluator (tests/_codebleu_legacy_oracle._codexglue: calc_code_bleu.py's algorithm with
+# The official CodeXGLUE evaluator (tests/oracles/codebleu_codexglue._codexglue: calc_code_bleu.py's algorithm with
 # the PyPI package's copies of its modules) on py-tree-sitter 0.2.0, timed inside .build/venv-ts020.
 _OFFICIAL_SNIPPET = """
 import json, sys, time
 sys.path.insert(0, sys.argv[1])
-import _codebleu_legacy_oracle as oracle
+from oracles import codebleu_codexglue as oracle
 from tree_sitter import Language, Parser
 from codebleu import bleu, weighted_ngram_match
 from codebleu.parser import DFG as dfg_module, utils
@@ -175,7 +176,7 @@ def run_official(lang, preds, refs, repeat, fusion_brain=False):
     """The official evaluator on the same pairs: (best CPU seconds, scores), with the flags of the `default`
     preset (comments removed as CodeXGLUE's java rule, inputs stripped) or of `fusion_brain_2021`."""
     sys.path.insert(0, str(ROOT / "tests"))
-    import _codebleu_legacy_oracle as legacy
+    from oracles import codebleu_codexglue as legacy
 
     job = {
         "library": str(legacy.NPM_LIBRARY),
@@ -213,7 +214,7 @@ def sized_code(lang, shape, size, seed):
     if shape == "nest":
         return "(" * size
     sys.path.insert(0, str(ROOT / "tests"))
-    import _codebleu_oracle as oracle
+    from oracles import codebleu_pypi as oracle
 
     preds, refs = oracle.mutated_pairs(lang, 400, seed)
     pool = [p if seed == 0 else (r if isinstance(r, str) else r[0]) for p, r in zip(preds, refs)]
@@ -245,11 +246,11 @@ print(json.dumps({"seconds": seconds, "peak_mb": (after - before) / 1024, "chars
 
 def load_core(pure=False):
     """Our pure core, ``multimodal_metrics.codebleu.corpus`` of this checkout; ``pure``: with the standard library
-    only (tests/_codebleu_oracle.load_pure_core: the packages' __init__ files do not run, so the library is
+    only (tests/oracles/codebleu_pypi.load_pure_core: the packages' __init__ files do not run, so the library is
     then unusable for evaluate in that process)."""
     if pure:
         sys.path.insert(0, str(ROOT / "tests"))
-        import _codebleu_oracle as oracle
+        from oracles import codebleu_pypi as oracle
 
         return oracle.load_pure_core(SRC)
     sys.path.insert(0, str(SRC))
@@ -269,7 +270,7 @@ def run_sizes(langs, shapes, sizes, timeout):
             for size in sizes:
                 try:
                     proc = subprocess.run(
-                        [sys.executable, "-c", _ONE_SIZE, str(ROOT / "scripts"), lang, shape, str(size)],
+                        [sys.executable, "-c", _ONE_SIZE, str(ROOT / "benchmarks"), lang, shape, str(size)],
                         capture_output=True,
                         text=True,
                         timeout=timeout,
@@ -289,17 +290,6 @@ def run_sizes(langs, shapes, sizes, timeout):
                     f"{lang:10} {shape:6} {size:>8} {r['seconds']:9.3f} {per_mb:9.2f} {r['peak_mb']:8.1f}  {note}",
                     flush=True,
                 )
-
-
-def best_cpu(fn, repeat):
-    """Best CPU seconds of the computing thread over ``repeat`` runs of ``fn`` (after one warm-up run)."""
-    fn()
-    best = float("inf")
-    for _ in range(repeat):
-        t0 = time.thread_time()
-        fn()
-        best = min(best, time.thread_time() - t0)
-    return best
 
 
 def main():
@@ -371,13 +361,18 @@ def main():
                     metrics[preset] = evaluate.load(str(ROOT / "metrics" / "codebleu"), preset)
                 metric = metrics[preset]
                 result = codebleu.score(preds, refs, preset, **opts)
-                t_score = best_cpu(
-                    lambda p=preds, r=refs, s=preset, o=opts: codebleu.score(p, r, s, **o), args.repeat
-                )
-                t_compute = best_cpu(
+                t_score = measure(
+                    lambda p=preds, r=refs, s=preset, o=opts: codebleu.score(p, r, s, **o),
+                    args.repeat,
+                    warmup=True,
+                    thread=True,
+                ).cpu
+                t_compute = measure(
                     lambda p=preds, r=refs, m=metric, o=opts: m.compute(predictions=p, references=r, **o),
                     args.repeat,
-                )
+                    warmup=True,
+                    thread=True,
+                ).cpu
                 ours[preset] = (result, t_score, t_compute)
         t_pypi, pypi_scores = (lambda r: (r["seconds"], r["scores"]))(
             run_oracle(lang, preds, refs, args.repeat + 1)

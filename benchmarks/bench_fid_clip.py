@@ -1,13 +1,13 @@
 """Benchmark fid_clip's Frechet distance against pytorch-fid's scipy.linalg.sqrtm formula.
 
-    .venv/bin/python scripts/bench_fid_clip.py            # 2,048-d features, 10,000 samples per side
-    .venv/bin/python scripts/bench_fid_clip.py --quick    # 256-d, 1,000 samples per side
-    .venv/bin/python scripts/bench_fid_clip.py --scale    # also 10x samples (streamed) and peak memory
-    .venv/bin/python scripts/bench_fid_clip.py --bootstrap 20 --n 5000   # only: FID bootstrap cost
-    .venv/bin/python scripts/bench_fid_clip.py --distance   # only: the distance alone, N = 10 ... 10,000
-    .venv/bin/python scripts/bench_fid_clip.py --small      # only: fid_clip.score end to end, N = 10, 100, 1,000
-    .venv/bin/python scripts/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
-    .venv/bin/python scripts/bench_fid_clip.py --moments    # only: the statistics, ours vs np.cov, N = 5,000, 20,000
+    .venv/bin/python benchmarks/bench_fid_clip.py            # 2,048-d features, 10,000 samples per side
+    .venv/bin/python benchmarks/bench_fid_clip.py --quick    # 256-d, 1,000 samples per side
+    .venv/bin/python benchmarks/bench_fid_clip.py --scale    # also 10x samples (streamed) and peak memory
+    .venv/bin/python benchmarks/bench_fid_clip.py --bootstrap 20 --n 5000   # only: FID bootstrap cost
+    .venv/bin/python benchmarks/bench_fid_clip.py --distance   # only: the distance alone, N = 10 ... 10,000
+    .venv/bin/python benchmarks/bench_fid_clip.py --small      # only: fid_clip.score end to end, N = 10, 100, 1,000
+    .venv/bin/python benchmarks/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
+    .venv/bin/python benchmarks/bench_fid_clip.py --moments    # only: the statistics, ours vs np.cov, N = 5,000, 20,000
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
 1. the Frechet distance from (mu, sigma): ours (Cholesky factor + symmetric eigenvalues) vs the
@@ -31,7 +31,7 @@ Inception module with the same random state dict (--width 1.0: the real size; --
 free 4x4 channel pool instead, so that decoding alone bounds the throughput, as on a GPU); at batch 20 and 50
 (--batches), with and without workers; each configuration in its own process: images per second, per
 CPU-second (all threads, worker processes included) and peak resident memory. --device cuda on a GPU
-machine (scripts/bench_fid_clip_gpu.sh).
+machine (benchmarks/bench_fid_clip_gpu.sh).
 With --moments (alone): the mean and covariance of N feature vectors (--sizes, default 5,000 and 20,000;
 --dims, default 2,048): `np.mean` + `np.cov` against `FrechetStats` (one syrk per block of 4,096 indexes,
 blocks added in order) from the whole array and streamed in batches of 50 (the image path), best of 3,
@@ -53,60 +53,10 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from _bench import ROOT, offline_env
+from timing import ROOT, measure, offline_env
 
-
-# ------------------------------------------------------------------------------------------------
-# pytorch-fid 0.3.0 src/pytorch_fid/fid_score.py calculate_frechet_distance (transcribed; `disp`
-# is gone from scipy.linalg.sqrtm in recent SciPy, so the call drops it: same computation).
-# ------------------------------------------------------------------------------------------------
-def pytorch_fid_distance(mu1, sigma1, mu2, sigma2, eps=1e-6):
-    from scipy import linalg
-
-    mu1, mu2 = np.atleast_1d(mu1), np.atleast_1d(mu2)
-    sigma1, sigma2 = np.atleast_2d(sigma1), np.atleast_2d(sigma2)
-    assert mu1.shape == mu2.shape and sigma1.shape == sigma2.shape
-    diff = mu1 - mu2
-    covmean = linalg.sqrtm(sigma1.dot(sigma2))
-    if not np.isfinite(covmean).all():
-        offset = np.eye(sigma1.shape[0]) * eps
-        covmean = linalg.sqrtm((sigma1 + offset).dot(sigma2 + offset))
-    if np.iscomplexobj(covmean):
-        if not np.allclose(np.diagonal(covmean).imag, 0, atol=1e-3):
-            raise ValueError(f"Imaginary component {np.max(np.abs(covmean.imag))}")
-        covmean = covmean.real
-    return float(diff.dot(diff) + np.trace(sigma1) + np.trace(sigma2) - 2 * np.trace(covmean))
-
-
-def pytorch_fid_from_features(act1, act2):
-    """fid_score.calculate_activation_statistics on both sides, then the distance."""
-    return pytorch_fid_distance(
-        np.mean(act1, axis=0), np.cov(act1, rowvar=False), np.mean(act2, axis=0), np.cov(act2, rowvar=False)
-    )
-
-
-def features(n: int, d: int, seed: int, shift: float = 0.0) -> np.ndarray:
-    """Inception-like pool3 activations: non-negative, skewed, correlated through a low-rank part."""
-    rng = np.random.default_rng(seed)
-    scale = rng.gamma(2.0, 0.2, size=d)
-    x = rng.gamma(1.5, 1.0, size=(n, d)) * scale
-    x += np.abs(rng.standard_normal((n, 32)) @ rng.standard_normal((32, d))) * 0.05
-    return x + shift
-
-
-def best(fn, repeat: int):
-    times, out = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return out, min(times)
-
-
-def _timed(fn):
-    start, cpu = time.perf_counter(), time.process_time()
-    out = fn()
-    return out, time.perf_counter() - start, time.process_time() - cpu
+# isort: split
+from oracles.fid import features, pytorch_fid_distance, pytorch_fid_from_features
 
 
 def monte_carlo_error(stats, d: int = 32, n: int = 300, total: int = 20_000) -> None:
@@ -136,8 +86,8 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     mu_ref, sigma_ref = ref.mean(0), np.cov(ref, rowvar=False)
     print(f"FID bootstrap, {d}-d features, {n:,} generated samples, reference moments fixed")
     stats.bootstrap_fid(gen[: min(n, 64)], mu_ref, sigma_ref, 2, 12345)  # warm-up (BLAS threads, LAPACK)
-    _, wall1, cpu1 = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, 1, 12345))
-    values, wall, cpu = _timed(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, resamples + 1, 12345))
+    _, wall1, cpu1 = measure(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, 1, 12345))
+    values, wall, cpu = measure(lambda: stats.bootstrap_fid(gen, mu_ref, sigma_ref, resamples + 1, 12345))
     per_wall, per_cpu = (wall - wall1) / resamples, (cpu - cpu1) / resamples
     print(
         f"  ours: set-up + 1 resample {wall1:.2f} s wall, {cpu1:.2f} s CPU; each further resample "
@@ -145,7 +95,7 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
         f"wall ({cpu1 + 199 * per_cpu:.0f} s CPU), 1,000 ~{wall1 + 999 * per_wall:.0f} s wall"
     )
     indices = np.random.default_rng(12345).integers(0, n, size=(1, n))  # the first row of the same stream
-    naive, wall_n, cpu_n = _timed(
+    naive, wall_n, cpu_n = measure(
         lambda: pytorch_fid_distance(
             gen[indices[0]].mean(0), np.cov(gen[indices[0]], rowvar=False), mu_ref, sigma_ref
         )
@@ -161,7 +111,7 @@ def bench_bootstrap(n: int, d: int, resamples: int) -> int:
     import evaluate
 
     metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
-    r, wall_e, cpu_e = _timed(lambda: metric.compute(predictions=gen, reference_stats={"mu": mu_ref, "sigma": sigma_ref},
+    r, wall_e, cpu_e = measure(lambda: metric.compute(predictions=gen, reference_stats={"mu": mu_ref, "sigma": sigma_ref},
                                                      confidence=0.95, n_resamples=resamples))  # fmt: skip
     print(
         f"  compute(confidence=0.95, n_resamples={resamples}): {wall_e:.2f} s wall, {cpu_e:.2f} s CPU; "
@@ -191,18 +141,18 @@ def _distance_case(core, n: int, d: int) -> None:
     s1, s2 = core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)
     mu1, mu2, c1, c2 = s1.mean, s2.mean, s1.covariance, s2.covariance
     tracemalloc.start()
-    ours, t_ours, c_ours = _timed(lambda: core.frechet_distance(s1, s2, warn=False))
+    ours, t_ours, c_ours = measure(lambda: core.frechet_distance(s1, s2, warn=False))
     peak_ours = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
 
-    def before():  # the d x d route on the same statistics (frechet_distance before issue 23)
+    def before():  # the d x d route on the same statistics (frechet_distance before the N x N route)
         diff = mu1 - mu2
         return float(diff @ diff + np.trace(c1) + np.trace(c2) - 2.0 * core.trace_sqrt_product(c1, c2))
 
-    old, t_old, c_old = _timed(before)
+    old, t_old, c_old = measure(before)
     tracemalloc.start()
     try:
-        theirs, t_theirs, c_theirs = _timed(lambda: pytorch_fid_distance(mu1, c1, mu2, c2))
+        theirs, t_theirs, c_theirs = measure(lambda: pytorch_fid_distance(mu1, c1, mu2, c2))
     except ValueError as err:  # "Imaginary component ..."
         theirs, t_theirs, c_theirs = float("nan"), float("nan"), float("nan")
         print(f"  pytorch-fid at N = {n}: {err}")
@@ -296,12 +246,10 @@ def bench_small(sizes, d: int) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             score(a[:2], b[:2])  # imports
-            plain = min(_timed(lambda a=a, b=b: score(a, b))[2] for _ in range(3))
+            plain = measure(lambda a=a, b=b: score(a, b), 3).cpu
             metric.compute(predictions=a[:2], references=b[:2])
-            through = min(
-                _timed(lambda a=a, b=b: metric.compute(predictions=a, references=b))[2] for _ in range(3)
-            )
-            result, _, interval = _timed(lambda a=a, b=b: score(a, b, confidence=0.95))
+            through = measure(lambda a=a, b=b: metric.compute(predictions=a, references=b), 3).cpu
+            result, _, interval = measure(lambda a=a, b=b: score(a, b, confidence=0.95))
         print(
             f"  N = {n:>6,}: score {plain * 1000:9.1f} ms | compute {through * 1000:9.1f} ms | with confidence=0.95 {interval:7.3f} s | "
             f"FID {result['fid']:.10f} [{result['fid_ci_low']:.10f}, {result['fid_ci_high']:.10f}]"
@@ -589,9 +537,9 @@ def main() -> int:
     mu1, s1, mu2, s2 = a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False)
     print(f"Frechet distance, {d}-d features, {n:,} samples per side (best of {args.repeat})")
     cpu = time.process_time()
-    theirs, t_theirs = best(lambda: pytorch_fid_distance(mu1, s1, mu2, s2), args.repeat)
+    theirs, t_theirs, _ = measure(lambda: pytorch_fid_distance(mu1, s1, mu2, s2), args.repeat)
     cpu_theirs, cpu = time.process_time() - cpu, time.process_time()
-    ours, t_ours = best(lambda: core.frechet_distance((mu1, s1), (mu2, s2)), args.repeat)
+    ours, t_ours, _ = measure(lambda: core.frechet_distance((mu1, s1), (mu2, s2)), args.repeat)
     cpu_ours = time.process_time() - cpu
     rel = abs(ours - theirs) / abs(theirs)
     print(f"  pytorch-fid sqrtm formula : {t_theirs:8.3f} s   FID = {theirs:.10f}")
@@ -603,10 +551,9 @@ def main() -> int:
     assert rel < 1e-6, "values differ"
 
     print("From the feature arrays (statistics + distance)")
-    theirs2, t_theirs2 = best(lambda: pytorch_fid_from_features(a, b), 1)
-    ours2, t_ours2 = best(
-        lambda: core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)),
-        1,
+    theirs2, t_theirs2, _ = measure(lambda: pytorch_fid_from_features(a, b))
+    ours2, t_ours2, _ = measure(
+        lambda: core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
     )
     print(f"  pytorch-fid (np.cov+sqrtm): {t_theirs2:8.3f} s   FID = {theirs2:.10f}")
     print(
@@ -616,7 +563,7 @@ def main() -> int:
     import evaluate
 
     metric = evaluate.load(str(ROOT / "metrics" / "fid_clip"))
-    r, t_eval = best(lambda: metric.compute(predictions=a, references=b), 1)
+    r, t_eval, _ = measure(lambda: metric.compute(predictions=a, references=b))
     print(
         f"  evaluate.load(...).compute: {t_eval:8.3f} s   FID = {r['fid']:.10f}   ratio {t_theirs2 / t_eval:.1f}x "
         "(Arrow write/read of the features included)"
@@ -635,7 +582,7 @@ def main() -> int:
                 stats[1].update(features(n, d, 200 + k, shift=0.01))
             return core.frechet_distance(*stats)
 
-        ours3, t3 = best(ours_streamed, 1)
+        ours3, t3, _ = measure(ours_streamed)
         peak_ours = tracemalloc.get_traced_memory()[1]
         tracemalloc.reset_peak()
 
@@ -644,7 +591,7 @@ def main() -> int:
             y = np.concatenate([features(n, d, 200 + k, shift=0.01) for k in range(0, big, n)])
             return pytorch_fid_from_features(x, y)
 
-        theirs3, t4 = best(theirs_full, 1)
+        theirs3, t4, _ = measure(theirs_full)
         peak_theirs = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
         print(f"  pytorch-fid: {t4:8.2f} s  peak {peak_theirs / 2**30:6.2f} GiB   FID = {theirs3:.10f}")

@@ -57,3 +57,20 @@ def mmocr_one_minus_ned(predictions, gts, valid_symbol=VALID_SYMBOL):
     for key, value in eval_res.items():
         eval_res[key] = float(f"{value:.4f}")
     return norm_ed, eval_res
+
+
+def official_calculate_ned(preds, refs):
+    """The AIJ 2022 per-example loop: nltk.edit_distance, no normalisation, an empty side scores 0."""
+    from nltk.metrics.distance import edit_distance
+
+    scores = []
+    for pred, gts in zip(preds, refs):
+        best = 0.0
+        for gt in gts:
+            if len(gt) == 0 or len(pred) == 0:
+                value = 0.0
+            else:
+                value = 1 - edit_distance(pred, gt) / max(len(gt), len(pred))
+            best = max(best, value)
+        scores.append(best)
+    return scores

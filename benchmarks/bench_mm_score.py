@@ -1,6 +1,6 @@
-"""CPU time and peak memory of one `mm-score anls` call on generated DocVQA files (issue 19, item 4).
+"""CPU time and peak memory of one `mm-score anls` call on generated DocVQA files.
 
-    .venv/bin/python scripts/bench_mm_score.py [--n 5349] [--runs 3]
+    .venv/bin/python benchmarks/bench_mm_score.py [--n 5349] [--runs 3]
 
 Writes a DocVQA ground-truth file and a submission of `--n` questions (bench_anls.make_inputs: two
 accepted answers per question, OCR-style edits) to a temporary folder and runs the installed

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # fid_clip's image path on CUDA against torchmetrics' FrechetInceptionDistance and pytorch-fid's loop,
-# in one run (issue 23): images per second, per CPU-second and peak memory, at batch 50 and 200, with
+# in one run: images per second, per CPU-second and peak memory, at batch 50 and 200, with
 # and without decoding workers; the real-size FID Inception with random weights (one state dict for
 # the three tools), 256x256 PNG files written to a temporary folder. No downloads.
 #
 # On a lent GPU machine, from the repository root (its plain python3 holds a CUDA torch, torchmetrics,
 # PIL, scipy and tqdm; the library runs from src/ without installing):
-#     scripts/bench_fid_clip_gpu.sh [IMAGES]          # default 2000 images (1,000 per side)
-# Through the session's device tool: run(command="scripts/bench_fid_clip_gpu.sh 2000", timeout_s=480);
+#     benchmarks/bench_fid_clip_gpu.sh [IMAGES]          # default 2000 images (1,000 per side)
+# Through the session's device tool: run(command="benchmarks/bench_fid_clip_gpu.sh 2000", timeout_s=480);
 # the table is also written to $OUT/bench_fid_clip_gpu.txt when $OUT is set. About 3 to 5 minutes on
 # one H100 (12 configurations, each in its own process; most of it is PNG decoding on the CPUs).
 # pytorch-fid itself (pure Python; the GPU image has torchvision): where its wheel lies in .whl/
@@ -29,4 +29,4 @@ if compgen -G ".whl/pytorch_fid-*.whl" >/dev/null; then
     export PYTHONPATH="$PYTHONPATH:/tmp/fid_site"
 fi
 LOG="${OUT:-/tmp}/bench_fid_clip_gpu.txt"
-"$PY" scripts/bench_fid_clip.py --images "$IMAGES" --device cuda --batches 50,200 2>&1 | tee "$LOG"
+"$PY" benchmarks/bench_fid_clip.py --images "$IMAGES" --device cuda --batches 50,200 2>&1 | tee "$LOG"

@@ -1,13 +1,22 @@
-"""What every scripts/bench_<name>.py needs: the offline environment, a metric's pure core, a timer."""
+"""What every benchmarks/bench_<name>.py shares: the offline environment, the one timer (`measure`),
+peak memory and the `--scale` runs (a fresh process per size).
 
-import importlib
-import importlib.util
+The benchmarks import the library (``multimodal_metrics.<metric>.<module>``) and, for the references
+transcribed from official scripts, ``tests/oracles/`` (importing this module puts ``tests/`` on the path;
+a benchmark imports its oracles after it, below an ``# isort: split`` line).
+"""
+
+import gc
 import os
 import sys
 import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+if str(TESTS) not in sys.path:  # ``from oracles import ...``: the references transcribed in tests/oracles/
+    sys.path.insert(0, str(TESTS))
 
 
 def offline_env() -> None:
@@ -18,49 +27,42 @@ def offline_env() -> None:
     os.environ.setdefault("NLTK_DATA", str(ROOT / ".build" / "nltk_data"))
 
 
-# Where the pure code of each former metric-folder helper lives in the library (issue 19).
-LIBRARY_MODULES = {
-    ("anls", "_anls_core"): "multimodal_metrics.anls.core",
-    ("ned", "_ned_core"): "multimodal_metrics.ned.core",
-    ("text_qa", "_text_qa_core"): "multimodal_metrics.text_qa.core",
-    ("vqa_acc", "_vqa_core"): "multimodal_metrics.vqa_acc.core",
-    ("vqa_acc", "_vqa_arrow"): "multimodal_metrics.vqa_acc.arrow",
-    ("vqa_acc", "_vqa_bleu"): "multimodal_metrics.vqa_acc.bleu",
-    ("vqa_acc", "_vqa_tdiuc"): "multimodal_metrics.vqa_acc.tdiuc",
-    ("vqa_acc", "_vqa_wups"): "multimodal_metrics.vqa_acc.wups",
-    ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
-    ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
-    ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
-    ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",
-    ("fid_clip", "_images"): "multimodal_metrics.fid_clip.images",
-    ("fid_clip", "_inception"): "multimodal_metrics.fid_clip.inception",
-    ("fid_clip", "_mm_stats"): "multimodal_metrics.fid_clip.resampling",
-    ("anls", "_mm_stats"): "multimodal_metrics.stats",
-}
+class Timing(NamedTuple):
+    """What `measure` returns: the last result, and the least wall and CPU seconds over the runs."""
+
+    out: Any
+    wall: float
+    cpu: float
 
 
-def load_core(metric: str, module: str):
-    """The library module that holds what was metrics/<metric>/<module>.py (``LIBRARY_MODULES``), or that
-    file imported as a plain module while it is still there (pure functions, no evaluate)."""
-    if not (ROOT / "metrics" / metric / f"{module}.py").exists() and (metric, module) in LIBRARY_MODULES:
-        return importlib.import_module(LIBRARY_MODULES[(metric, module)])
-    key = f"bench_{metric}_{module}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, ROOT / "metrics" / metric / f"{module}.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[key] = mod
-    spec.loader.exec_module(mod)
-    return mod
+def measure(
+    fn, repeat: int = 1, *, warmup: bool = False, collect: bool = False, thread: bool = False
+) -> Timing:
+    """Run ``fn()`` ``repeat`` times: (its last result, least wall seconds, least CPU seconds).
+
+    ``warmup``: one untimed call first (imports, grammar loads, caches); ``collect``: ``gc.collect()``
+    before each run, so garbage left by what ran before is not timed (a WordNet reader is ~10^6
+    objects); ``thread``: CPU time of this thread only (``time.thread_time``: BLAS or decoding threads
+    and a spinning OpenBLAS pool are left out), else of the whole process (``time.process_time``).
+    """
+    cpu_clock = time.thread_time if thread else time.process_time
+    if warmup:
+        fn()
+    out, wall, cpu = None, float("inf"), float("inf")
+    for _ in range(repeat):
+        if collect:
+            gc.collect()
+        w, c = time.perf_counter(), cpu_clock()
+        out = fn()
+        wall, cpu = min(wall, time.perf_counter() - w), min(cpu, cpu_clock() - c)
+    return Timing(out, wall, cpu)
 
 
-def timed(fn):
-    """(fn(), wall seconds)."""
-    start = time.perf_counter()
-    out = fn()
-    return out, time.perf_counter() - start
+def cpu_on_a_tenth(fn, inputs, n: int) -> float:
+    """CPU seconds of one run of ``fn`` on the first tenth of each input, scaled to ``n`` (for the slow,
+    linear reference loops)."""
+    tenth = max(n // 10, 1)
+    return measure(lambda: fn(*(x[:tenth] for x in inputs))).cpu * n / tenth
 
 
 def max_rss_mib() -> float:

@@ -1,6 +1,6 @@
-"""vqa_acc ``vqa_v2`` against the official script's per-question loop run under Python 2.7 (issue 22).
+"""vqa_acc ``vqa_v2`` against the official script's per-question loop run under Python 2.7.
 
-    .venv/bin/python scripts/measure_vqa_py2.py [PYTHON2]   # default /root/.pyenv/versions/2.7.18/bin/python
+    .venv/bin/python tests/oracles/vqa_py2.py [PYTHON2]   # default /root/.pyenv/versions/2.7.18/bin/python
 
 Generates 4,034 questions (10 answers each, from the adversarial pieces of tests/test_vqa_acc_harnesses.py)
 without, then with, each family of characters whose Unicode tables changed after Python 2's Unicode 5.2
@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/, run as a script
 import test_vqa_acc_harnesses as harness  # noqa: E402
 
 from multimodal_metrics.vqa_acc import core  # noqa: E402
