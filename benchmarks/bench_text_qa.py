@@ -11,12 +11,12 @@ Ours caches the lemma of every distinct token. The per-question scores must be i
 
 import argparse
 import random
-import re
-import string
 import sys
-from collections import Counter
 
 from timing import ROOT, measure, offline_env, run_scale, scale_child
+
+# isort: split
+from oracles.fb2022_text import official_scores
 
 offline_env()
 
@@ -36,51 +36,6 @@ def make_inputs(n: int, seed: int = 0):
     refs = [[answer(), answer()] for _ in range(n)]
     preds = [(r[0] + " " + rng.choice(WORDS)) if rng.random() < 0.5 else answer() for r in refs]
     return preds, refs
-
-
-def official_scores(preds, refs, exact: bool):
-    """Transcription of the AIJ 2022 scoring loop, pymorphy parse per token occurrence (no cache)."""
-    import pymorphy3
-
-    morph = pymorphy3.MorphAnalyzer(lang="ru")
-    manual = {
-        "ноль": "0",
-        "нисколько": "0",
-        "никакой": "0",
-        "один": "1",
-        "два": "2",
-        "три": "3",
-        "четыре": "4",
-    }
-    manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
-    exclude = set(string.punctuation) - ({"-"} if exact else set())
-
-    def normalize_answer(s):
-        s = "".join(ch for ch in s.lower() if ch not in exclude)
-        lemmas = [morph.parse(w)[0].normal_form for w in s.split()]
-        return " ".join(manual.get(x, x) for x in lemmas)
-
-    def compute(gold, pred):
-        if exact:
-            return int(normalize_answer(gold) == normalize_answer(pred))
-        g, p = normalize_answer(gold).split(), normalize_answer(pred).split()
-        if not g or not p:
-            return int(g == p)
-        same = sum((Counter(g) & Counter(p)).values())
-        if same == 0:
-            return 0
-        precision, recall = same / len(p), same / len(g)
-        return 2 * precision * recall / (precision + recall)
-
-    scores = []
-    for pred, golds in zip(preds, refs):
-        score = max(compute(g, pred) for g in golds)
-        if score <= 0.5:
-            m = re.search("[abcde]", pred)
-            if m:
-                score = max(compute(g, m.group(0)) for g in golds)
-        scores.append(score)
-    return scores
 
 
 def main() -> None:

@@ -413,21 +413,21 @@ def test_fusion_brain_2021_official_numbers_official_library():
 def test_command_line_grammar_library(tmp_path, capsys):
     """mm-score codebleu --grammar-library and mm-score fusion-brain-2021 --codebleu-grammar-library:
     the repository sample at the contest's number; a missing runtime is one error line, exit 2."""
-    from multimodal_metrics.cli import main as cli
+    from multimodal_metrics.cli import main
 
     gt = tmp_path / "true_C2C.json"
     pred = tmp_path / "prediction_C2C.json"
     gt.write_text(json.dumps({str(i): r for i, r in enumerate(SAMPLE_REFS)}), encoding="utf-8")
     pred.write_text(json.dumps({str(i): SAMPLE_PRED for i in range(len(SAMPLE_REFS))}), encoding="utf-8")
     argv = ["codebleu", "--gt", str(gt), "--pred", str(pred), "--json", "--no-progress"]
-    assert cli.main([*argv, "--grammar-library", str(LIBRARY)]) == 0
+    assert main([*argv, "--grammar-library", str(LIBRARY)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["codebleu"] == 0.08587211336633069 and "grammar:languages-npm-2020.so@" in out["signature"]
-    assert cli.main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
+    assert main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--grammar-library" in err[0] and "no such file" in err[0]
     assert (
-        cli.main(
+        main(
             [
                 "fusion-brain-2021",
                 str(tmp_path),

@@ -9,39 +9,12 @@ from helpers import ROOT, load_metric, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import det_f1 as oracle  # holds the transcription of the official loop (reference_counts)
+from oracles.det_f1 import VECTORS
 
 from multimodal_metrics import det_f1 as det
 from multimodal_metrics.det_f1 import PRESETS
 
 B = [0, 0, 10, 10]
-# (id, references, predictions, F1 official (seeds_reference.md 6.8), F1 one_to_one (derived by hand))
-VECTORS = [
-    ("Z1", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": []}], 1.0, 1.0),
-    ("Z2", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": [[5, 5, 5, 5]]}], 0.666667, 0.666667),
-    ("Z3", [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}], 1.0, 1.0),  # IoU exactly 0.5
-    ("Z4", [{"cat": [B]}], [{"cat": [[0, 0, 10, 4]]}], 0.0, 0.0),  # IoU 0.4: FP, and FN only for one_to_one
-    # second prediction overlaps GT 1 again (IoU 0.68), GT 2 is never found: one_to_one TP 1, FP 1, FN 1
-    ("Z5", [{"cat": [B, [50, 50, 10, 10]]}], [{"cat": [B, [1, 1, 10, 10]]}], 1.0, 0.5),
-    ("Z6", [{"cat": [B, [50, 50, 10, 10], [100, 100, 10, 10]]}], [{"cat": [B]}], 0.5, 0.5),
-    ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
-    ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
-    ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 0.666667),  # duplicate collapses (groupby) vs FP
-    (
-        "Z10",
-        [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}],
-        [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}],
-        0.5,
-        0.5,
-    ),
-    # the reference flaw (anchors.md 0): three predictions on one of three objects
-    (
-        "flaw",
-        [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}],
-        [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}],
-        1.0,
-        1 / 3,
-    ),
-]
 IDS = [v[0] for v in VECTORS]
 
 

@@ -566,9 +566,9 @@ def _write_json(path, obj):
 def _cli(capsys, *argv):
     import json
 
-    from multimodal_metrics.cli import main as cli
+    from multimodal_metrics.cli import main
 
-    code = cli.main([*argv, "--no-progress"])
+    code = main([*argv, "--no-progress"])
     out = capsys.readouterr()
     return code, (json.loads(out.out) if code == 0 and "--json" in argv else out.out), out.err
 

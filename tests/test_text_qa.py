@@ -1,13 +1,10 @@
 """text_qa: reference vectors (seeds_reference.md 6.1, 6.2), an official transcription, properties, bad input, demo."""
 
-import re
-import string
-from collections import Counter
-
 import pytest
 from helpers import ROOT, load_metric, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.fb2022_text import official_scores
 
 from multimodal_metrics.text_qa import core
 
@@ -91,52 +88,6 @@ def test_lemmas_are_cached():
     assert info.misses == 2 and info.hits > 50
 
 
-def _official(pred: str, golds: list[str], exact: bool) -> float:
-    """Independent transcription of calculate_f1.py / calculate_exact_score.py (seeds_reference.md 1.1, 1.2)."""
-    import pymorphy3
-
-    morph = _official.morph = getattr(_official, "morph", None) or pymorphy3.MorphAnalyzer(lang="ru")
-    manual = {
-        "ноль": "0",
-        "нисколько": "0",
-        "никакой": "0",
-        "один": "1",
-        "два": "2",
-        "три": "3",
-        "четыре": "4",
-    }
-    manual.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
-    exclude = set(string.punctuation) - ({"-"} if exact else set())
-
-    def normalize_answer(s):
-        s = "".join(ch for ch in s.lower() if ch not in exclude)
-        words = []
-        for w in s.split():
-            lemma = morph.parse(w)[0].normal_form
-            words.append(manual.get(lemma, lemma))
-        return " ".join(words)
-
-    def compute(gold, p):
-        if exact:
-            return int(normalize_answer(gold) == normalize_answer(p))
-        g, t = normalize_answer(gold).split(), normalize_answer(p).split()
-        common = Counter(g) & Counter(t)
-        same = sum(common.values())
-        if len(g) == 0 or len(t) == 0:
-            return int(g == t)
-        if same == 0:
-            return 0
-        precision, recall = same / len(t), same / len(g)
-        return 2 * precision * recall / (precision + recall)
-
-    score = max(compute(g, pred) for g in golds)
-    if score <= 0.5:
-        m = re.search("[abcde]", pred)
-        if m:
-            score = max(compute(g, m.group(0)) for g in golds)
-    return score
-
-
 words = st.sampled_from(
     ["кот", "кота", "три", "один", "Один", "a", "b", "e", "-3", "3", "0,3", "d)", "«да»", "x", "!"]
 )
@@ -153,7 +104,7 @@ def test_official_transcription_as_oracle(data, exact):
         {"measure": "exact_match", "keep_hyphen": True} if exact else {"measure": "f1", "keep_hyphen": False}
     )
     ours = core.text_qa_per_example(preds, refs, letter_fallback=True, **opts)
-    assert ours == pytest.approx([_official(p, r, exact) for p, r in zip(preds, refs)], abs=1e-12)
+    assert ours == pytest.approx(official_scores(preds, refs, exact), abs=1e-12)
 
 
 # ------------------------------------------------------------------------------------------------

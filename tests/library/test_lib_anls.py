@@ -1,4 +1,4 @@
-"""The library's anls without evaluate: score, Result, compare, the option table, a light import."""
+"""The library's anls without evaluate: score, Result, compare, the option table."""
 
 import pytest
 

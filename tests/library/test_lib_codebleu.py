@@ -1,4 +1,4 @@
-"""The library's codebleu without evaluate: score, Result, compare, the option table, a light import, and the
+"""The library's codebleu without evaluate: score, Result, compare, the option table, and the
 tree-sitter runtime of 2020 (where `grammar_library=` finds it, and the command that builds it)."""
 
 import os

@@ -1,5 +1,5 @@
 """The library's fid_clip without evaluate: score on the seed vectors, Result, compare, the option table,
-a light import, and FID from feature vectors or statistics with torch, transformers and PIL unimportable."""
+and FID from feature vectors or statistics with torch, transformers and PIL unimportable."""
 
 import subprocess
 import sys

@@ -1,4 +1,4 @@
-"""The library's ned without evaluate: score, Result, compare, the option table, a light import."""
+"""The library's ned without evaluate: score, Result, compare, the option table."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""The library's ru_meteor without evaluate: score, Result, compare, the option table, local resources, a light import."""
+"""The library's ru_meteor without evaluate: score, Result, compare, the option table, local resources."""
 
 import pytest
 from oracles.ru_meteor import make_ruwordnet_db

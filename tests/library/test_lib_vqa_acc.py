@@ -1,5 +1,5 @@
 """The library's vqa_acc without evaluate: score on the seed vectors of every preset, Result, compare, the
-option table, the per-question inputs, the check order, a light import."""
+option table, the per-question inputs, the check order."""
 
 import pytest
 

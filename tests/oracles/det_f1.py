@@ -113,3 +113,35 @@ def generate(n_images: int, seed: int = 0, dense: bool = False, floats: bool = F
         true_annot[img] = gt
         predictions[img] = pr
     return true_annot, predictions
+
+
+# The seed vectors: (id, references, predictions, F1 of the official script, F1 of one_to_one (derived by
+# hand)); the images are lists of {class: boxes} with B a 10 x 10 box at the origin.
+B = [0, 0, 10, 10]
+VECTORS = [
+    ("Z1", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": []}], 1.0, 1.0),
+    ("Z2", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": [[5, 5, 5, 5]]}], 2 / 3, 2 / 3),
+    ("Z3", [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}], 1.0, 1.0),  # IoU exactly 0.5
+    ("Z4", [{"cat": [B]}], [{"cat": [[0, 0, 10, 4]]}], 0.0, 0.0),  # IoU 0.4: FP, and FN only for one_to_one
+    # second prediction overlaps GT 1 again (IoU 0.68), GT 2 is never found: one_to_one TP 1, FP 1, FN 1
+    ("Z5", [{"cat": [B, [50, 50, 10, 10]]}], [{"cat": [B, [1, 1, 10, 10]]}], 1.0, 0.5),
+    ("Z6", [{"cat": [B, [50, 50, 10, 10], [100, 100, 10, 10]]}], [{"cat": [B]}], 0.5, 0.5),
+    ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
+    ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
+    ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 2 / 3),  # duplicate collapses (groupby) vs FP
+    (
+        "Z10",
+        [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}],
+        [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}],
+        0.5,
+        0.5,
+    ),
+    # the reference flaw (anchors.md 0): three predictions on one of three objects
+    (
+        "flaw",
+        [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}],
+        [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}],
+        1.0,
+        1 / 3,
+    ),
+]

@@ -12,6 +12,7 @@ The scripts' ``pymorphy2.MorphAnalyzer()`` does not import on Python >= 3.11: th
 """
 
 import collections
+import functools
 import re
 import string
 
@@ -86,3 +87,17 @@ class FusionBrain2022Text:
         """get_f1 / get_exact over aligned lists: sum of the per-question scores / number of questions."""
         scores = {str(k): self.question(g, p) for k, (g, p) in enumerate(zip(golds, preds))}
         return sum(scores.values()) / len(golds)
+
+
+@functools.cache
+def _morph():
+    import pymorphy3
+
+    return pymorphy3.MorphAnalyzer(lang="ru")
+
+
+def official_scores(predictions, references, exact: bool) -> list[float]:
+    """The per-question scores of ``calculate_f1.py`` (``exact``: ``calculate_exact_score.py``) on aligned
+    lists, with pymorphy3's analyzer (one per process, built on the first call)."""
+    oracle = FusionBrain2022Text(_morph(), mathqa=exact)
+    return [oracle.question(golds, pred) for pred, golds in zip(predictions, references)]

@@ -11,6 +11,8 @@ import string
 
 from multimodal_metrics.resources import wordnet as mm_wordnet
 
+from .fb2022_text import MANUAL_MAP_RU
+
 # ------------------------------------------------------------------------------------------------
 # inputs
 # ------------------------------------------------------------------------------------------------
@@ -338,16 +340,9 @@ def fb_captioning_scores(preds, refs, wordnet):
     return scores
 
 
-FB_MANUAL_MAP = {
-    "ноль": "0",
-    "нисколько": "0",
-    "никакой": "0",
-    "один": "1",
-    "два": "2",
-    "три": "3",
-    "четыре": "4",
-}
-FB_MANUAL_MAP.update({"пять": "5", "шесть": "6", "семь": "7", "восемь": "8", "девять": "9", "десять": "10"})
+FB_MANUAL_MAP = dict(
+    MANUAL_MAP_RU
+)  # the same manualMap_ru as the AIJ 2022 TextQA script (a copy: setdefault)
 
 
 def _pos_tag_stub(tokens):
