@@ -1,4 +1,4 @@
-"""The shared resampling helper (_mm_stats): bootstrap intervals and paired tests.
+"""The shared resampling helper (multimodal_metrics.stats): bootstrap intervals and paired tests.
 
 Coverage of the percentile interval on data with a known mean, calibration of the paired tests under
 the null (0/1, discrete and continuous scores, ties counted) and their power on a real difference,

@@ -1,6 +1,6 @@
 """vqa_acc reads evaluate's Arrow columns (issue 11): every preset gives the pure functions' numbers
 exactly through compute, add_batch in pieces, add and keep_in_memory (distributed mode, num_process=2:
-tests/test_compute_paths.py); the Arrow readers of _vqa_arrow.py on their own."""
+tests/test_compute_paths.py); the Arrow readers of multimodal_metrics.vqa_acc.arrow on their own."""
 
 import random
 
@@ -145,7 +145,7 @@ def test_bad_answers_are_named(bad, error, message, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# _vqa_arrow on its own
+# multimodal_metrics.vqa_acc.arrow on its own
 # ------------------------------------------------------------------------------------------------
 def test_readers_on_chunked_and_sliced_columns():
     lists = [["a", "b"], ["c"], ["a", "a", "d"], ["b"], ["e", "a"]]
