@@ -122,7 +122,7 @@ def metric_names(only: str | None = None) -> list[str]:
 # where such a command runs.
 REPO_NOTE = " in the collection's repository"
 REPO_ONLY = re.compile(
-    r"`([^`\n]*(?:\bscripts/|\btests/|\bexamples/|\.build/|\bsetup\.cfg|\bmm-score\b)[^`\n]*)`(?!"
+    r"`([^`\n]*(?:\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/|\bsetup\.cfg|\bmm-score\b)[^`\n]*)`(?!"
     + REPO_NOTE
     + ")"
 )

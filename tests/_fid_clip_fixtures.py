@@ -10,8 +10,12 @@
   (vocab.json + merges.txt) and a PIL image processor config.
 """
 
+import atexit
+import functools
 import json
 import math
+import shutil
+import tempfile
 from collections import OrderedDict
 from pathlib import Path
 
@@ -299,3 +303,26 @@ def tiny_hf_clip(folder: Path, seed: int = 0, max_positions: int = 16):
 def random_images(n: int, seed: int = 0, size=(48, 40)) -> list:
     rng = np.random.default_rng(seed)
     return [rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8) for _ in range(n)]
+
+
+@functools.cache
+def tiny_models() -> dict:
+    """The tiny random models of the fid_clip tests (FID Inception weights, ruCLIP with its reference
+    network, transformers CLIP with its tokenizer), built once per test process in a temporary folder
+    (the test files that use them share one set; nothing writes into it)."""
+    from multimodal_metrics.fid_clip import inception
+
+    folder = Path(tempfile.mkdtemp(prefix="fid_clip_models_"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    weights = tiny_inception_weights(inception, folder)
+    ruclip_ref = tiny_ruclip(folder / "ruclip-tiny")
+    hf_model, hf_tok = tiny_hf_clip(folder / "clip-tiny")
+    return {
+        "folder": folder,
+        "inception": weights,
+        "ruclip": folder / "ruclip-tiny",
+        "ruclip_ref": ruclip_ref,
+        "hf": folder / "clip-tiny",
+        "hf_model": hf_model,
+        "hf_tok": hf_tok,
+    }

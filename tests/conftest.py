@@ -17,13 +17,10 @@ os.environ["HF_UPDATE_DOWNLOAD_COUNTS"] = "False"
 os.environ["GRADIO_ANALYTICS_ENABLED"] = "False"
 os.environ.setdefault("NLTK_DATA", str(BUILD / "nltk_data"))
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(
-    0, str(ROOT / "scripts")
-)  # benchmark scripts (imported for their reference transcriptions) use _bench
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # helpers, oracles/, the shared fixtures
 
 import pytest  # noqa: E402
-from helpers import load_core, load_metric  # noqa: E402
+from helpers import load_metric  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -31,4 +28,4 @@ def root() -> Path:
     return ROOT
 
 
-__all__ = ["load_core", "load_metric"]
+__all__ = ["load_metric"]

@@ -35,7 +35,6 @@ ROOT = HERE.parent
 GOLDEN = HERE / "data" / "golden"
 FUZZ_CASES = 40
 sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(ROOT / "scripts"))
 os.environ.setdefault("HF_HOME", str(ROOT / ".build" / "hf_home"))
 for _var in ("HF_EVALUATE_OFFLINE", "HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE"):
     os.environ[_var] = "1"
@@ -102,13 +101,14 @@ def _examples(name, load) -> list:
 
 def _sweep(name, load) -> list:
     import test_fuzz as fz
+    import test_fuzz_sweep as sw
 
     spec = fz.SPECS[name]
     rows = []
     for preset in spec.presets:
         metric = load(name, preset)
-        example = fz.EXAMPLES.get(
-            f"{name}:{preset}", fz.EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]})
+        example = sw.EXAMPLES.get(
+            f"{name}:{preset}", sw.EXAMPLES.get(name, {"predictions": ["ab c"], "references": [["ab d"]]})
         )
         base = dict(fz.REQUIRED.get((name, preset), {}))
         for option in spec.options(preset):
@@ -119,7 +119,7 @@ def _sweep(name, load) -> list:
                 rows.append(outcome(metric, {**example, **options}))
         if preset != spec.presets[0]:
             continue
-        for _slot, put, rule in fz.SLOTS.get(name, fz._text_slots)(example):
+        for _slot, put, rule in sw.SLOTS.get(name, sw._text_slots)(example):
             for value in fz.HOSTILE:
                 if rule(value) is None:
                     continue

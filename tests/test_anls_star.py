@@ -4,7 +4,7 @@
 import random
 
 import pytest
-from _peer_oracles import available, run, why_missing
+from oracles.peers import available, run, why_missing
 
 from multimodal_metrics.anls import scoring
 

@@ -4,8 +4,8 @@ transcription of the source it names (in this file or tests/_*oracle*.py) or the
 * anls ``layoutlmv2`` = the seed-004 snippet of ``herobd/layoutlmv2:eval_docvqa.py``;
 * vqa_acc ``fusion_brain_2021`` = the AIJ 2021 ``evaluation/VQA_accuracy/vqaEval.py``, English and Russian;
 * ned ``string_accuracy`` = the AIJ 2021 HTR comparison; ``empty_match`` = mmeval's 1 - NED without its
-  symbol filter, and mmocr's / mmeval's defaults only where their filters change nothing (tests/_ned_oracle.py);
-* text_qa ``textqa`` / ``mathqa`` = the AIJ 2022 scripts (tests/_fb2022_text_oracle.py);
+  symbol filter, and mmocr's / mmeval's defaults only where their filters change nothing (tests/oracles/ned.py);
+* text_qa ``textqa`` / ``mathqa`` = the AIJ 2022 scripts (tests/oracles/fb2022_text.py);
 * det_f1's default on the AIJ 2021 repository sample (the official F1 the card quotes);
 * fid_clip's Frechet distance = pytorch-fid's formula on full-rank features;
 * every card's "the library's ``score`` returns the dict ``compute`` returns".
@@ -171,9 +171,8 @@ def test_vqa_v2_differs_from_python2_only_through_the_unicode_tables():
     import os
 
     import pytest
-    from helpers import load_script
+    from oracles import vqa_py2 as measure
 
-    measure = load_script("measure_vqa_py2")
     if not os.path.exists(measure.PYTHON2):
         pytest.skip(f"needs Python 2.7 at {measure.PYTHON2}")
     assert measure.count_differences(measure.PYTHON2, [], n=1000) == 0  # bit for bit without those letters
@@ -208,7 +207,7 @@ def test_ned_empty_match_equals_mmeval_without_its_symbol_filter_on_3000_generat
     """empty_match = AIJ 2022 with two empty strings scoring 1: per pair, bit for bit, mmeval's
     OneMinusNormEditDistance with letter_case="unchanged" and a valid_symbol that deletes nothing; the
     default preset differs exactly on the pairs of two empty strings."""
-    from _ned_oracle import mmeval_one_minus_ned
+    from oracles.ned import mmeval_one_minus_ned
 
     from multimodal_metrics.ned import scoring as ned
 
@@ -226,7 +225,7 @@ def test_ned_empty_match_equals_mmeval_and_mmocr_defaults_only_where_their_filte
     """With their default filters (mmocr also lower-cases; both delete every character outside A-Z a-z 0-9 ^
     and CJK U+4E00..U+9FA5) mmeval and mmocr equal empty_match on strings those filters leave unchanged, and
     differ from it on Cyrillic, punctuation, spaces, capitals (mmocr), full-width forms."""
-    from _ned_oracle import mmeval_one_minus_ned, mmocr_one_minus_ned
+    from oracles.ned import mmeval_one_minus_ned, mmocr_one_minus_ned
 
     from multimodal_metrics.ned import scoring as ned
 
@@ -249,7 +248,7 @@ def test_ned_empty_match_equals_mmeval_and_mmocr_defaults_only_where_their_filte
 
 
 # ------------------------------------------------------------------------------------------------
-# text_qa: both presets = the AIJ 2022 scripts (tests/_fb2022_text_oracle.py), bit for bit per question
+# text_qa: both presets = the AIJ 2022 scripts (tests/oracles/fb2022_text.py), bit for bit per question
 # ------------------------------------------------------------------------------------------------
 _QA_WORDS = (
     "кот кота коты котов Кошки кошка три трёх Три один одна одного ноль нисколько никакой десять десяти пять "
@@ -285,7 +284,7 @@ def test_text_qa_presets_equal_the_aij2022_scripts_on_3000_generated_questions(p
     """TextQA's token F1 and MathQA's exact match, letter fallback included: per question bit for bit the
     official calculate_f1.py / calculate_exact_score.py; the task score is their sum / n to 1e-15."""
     import pymorphy3
-    from _fb2022_text_oracle import FusionBrain2022Text
+    from oracles.fb2022_text import FusionBrain2022Text
 
     from multimodal_metrics import text_qa
 
@@ -336,16 +335,16 @@ _ZSOD_PRED = {
 
 
 def test_det_f1_default_gives_the_official_f1_of_the_repository_sample():
-    from helpers import load_script
+
+    from oracles import det_f1 as oracle  # the transcription of the official loop
 
     from multimodal_metrics import det_f1
 
-    bench = load_script("bench_det_f1")  # the transcription of the official loop
     preds, refs, _ = det_f1.from_fusion_brain(_ZSOD_TRUE, _ZSOD_PRED)
     got = det_f1.score(preds, refs)
-    counts = bench.reference_counts(_ZSOD_TRUE, _ZSOD_PRED)
+    counts = oracle.reference_counts(_ZSOD_TRUE, _ZSOD_PRED)
     assert (got["tp"], got["fp"], got["fn"]) == counts
-    assert got["f1"] == bench.reference_f1(*counts) == 0.09523809523809522
+    assert got["f1"] == oracle.reference_f1(*counts) == 0.09523809523809522
 
 
 # ------------------------------------------------------------------------------------------------
@@ -358,24 +357,23 @@ def test_frechet_distance_equals_pytorch_fids_formula_on_200_generated_full_rank
     import warnings
 
     import numpy as np
-    from helpers import load_script
+    from oracles import fid as oracle  # pytorch_fid_distance: pytorch-fid 0.3.0's formula
 
     from multimodal_metrics.fid_clip import core as fid_core
 
-    bench = load_script("bench_fid_clip")  # pytorch_fid_distance: pytorch-fid 0.3.0's formula
     rng = random.Random(8)
     worst = 0.0
     for k in range(200):
         d = rng.choice([4, 8, 16, 32, 64])
         n1, n2 = rng.randint(d + 2, 4 * d + 10), rng.randint(d + 2, 4 * d + 10)
-        a = bench.features(n1, d, 2 * k)
-        b = bench.features(n2, d, 2 * k + 1, shift=rng.choice([0.0, 0.01, 0.05, 0.3, 1.0]))
+        a = oracle.features(n1, d, 2 * k)
+        b = oracle.features(n2, d, 2 * k + 1, shift=rng.choice([0.0, 0.01, 0.05, 0.3, 1.0]))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)
             ours = fid_core.frechet_distance(
                 fid_core.FrechetStats.from_features(a), fid_core.FrechetStats.from_features(b)
             )
-        theirs = bench.pytorch_fid_distance(
+        theirs = oracle.pytorch_fid_distance(
             a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False)
         )
         worst = max(worst, abs(ours - theirs) / abs(theirs))
@@ -387,30 +385,36 @@ def test_frechet_distance_equals_pytorch_fids_formula_on_200_generated_full_rank
 # ------------------------------------------------------------------------------------------------
 def _generated_inputs(name: str) -> tuple[dict, dict]:
     """(inputs, options) of a few hundred generated examples for ``name``."""
-    from helpers import load_script
 
     if name == "codebleu":
-        import _codebleu_oracle as cb
+        from oracles import codebleu_pypi as cb
 
         from multimodal_metrics.codebleu import KEYWORDS
 
         preds, refs = cb.mutated_pairs("java", 200, 5, KEYWORDS["java"])
         return {"predictions": preds, "references": refs}, {"lang": "java"}
     if name == "det_f1":
+        from oracles import det_f1 as det_f1_oracle
+
         from multimodal_metrics.det_f1 import from_fusion_brain
 
-        preds, refs, _ = from_fusion_brain(*load_script("bench_det_f1").generate(300, seed=6))
+        preds, refs, _ = from_fusion_brain(*det_f1_oracle.generate(300, seed=6))
         return {"predictions": preds, "references": refs}, {}
     if name == "text_qa":
         preds, golds = _qa_questions(400, seed=7)
         return {"predictions": preds, "references": golds}, {}
     if name == "ru_meteor":
-        bench = load_script("bench_ru_meteor")
-        preds, refs = bench.make_captions(300, bench.RU_WORDS, seed=8, refs_per=3)
+        from oracles import ru_meteor as oracle
+
+        preds, refs = oracle.make_captions(300, oracle.RU_WORDS, seed=8, refs_per=3)
         return {"predictions": preds, "references": refs}, {"synonyms": "none"}
     if name == "fid_clip":
-        bench = load_script("bench_fid_clip")
-        return {"predictions": bench.features(300, 16, 9), "references": bench.features(250, 16, 10, 0.1)}, {}
+        from oracles import fid as oracle
+
+        return {
+            "predictions": oracle.features(300, 16, 9),
+            "references": oracle.features(250, 16, 10, 0.1),
+        }, {}
     if name == "ned":
         refs, preds = _text_pairs(500, seed=11, alphabet=_ANY)
         return {"predictions": preds, "references": refs}, {}
@@ -472,13 +476,12 @@ def test_fid_presets_equal_pytorch_fids_pipeline_on_generated_image_files(tmp_pa
 
     import numpy as np
     from _fid_clip_fixtures import tiny_inception, tiny_inception_weights
-    from helpers import load_script
+    from oracles import fid as oracle
     from PIL import Image
 
     from multimodal_metrics import fid_clip
     from multimodal_metrics.fid_clip import inception
 
-    bench = load_script("bench_fid_clip")
     rng = np.random.default_rng(22)
     files = {"gen": [], "real": []}
     for side, n in (("gen", 24), ("real", 20)):
@@ -496,7 +499,7 @@ def test_fid_presets_equal_pytorch_fids_pipeline_on_generated_image_files(tmp_pa
     for preset, contest in (("default", False), ("fusion_brain_2022", True)):
         gen = _pytorch_fid_features(net, files["gen"], contest)
         real = _pytorch_fid_features(net, files["real"], contest)
-        expected = bench.pytorch_fid_distance(gen.mean(0), np.cov(gen, rowvar=False), real.mean(0),
+        expected = oracle.pytorch_fid_distance(gen.mean(0), np.cov(gen, rowvar=False), real.mean(0),
                                               np.cov(real, rowvar=False))  # fmt: skip
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)  # fewer images than the 256 feature dimensions

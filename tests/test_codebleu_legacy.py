@@ -5,7 +5,7 @@ grammars tree-sitter-python 0.16.1 / tree-sitter-java 0.16.0 (scripts/setup.d/co
 (a) trees: node types, byte spans, points, fields, named/missing/error flags and the `node.sexp()` list
     of every subtree equal the 0.2.0 binding's, on generated snippets (valid, mutated, pseudo-code, noise);
 (b) the whole CodeBLEU through the option equals the CodeXGLUE algorithm run on 0.2.0's trees
-    (tests/_codebleu_legacy_oracle.py), for the `default` and `fusion_brain_2021` presets.
+    (tests/oracles/codebleu_codexglue.py), for the `default` and `fusion_brain_2021` presets.
 """
 
 import contextlib
@@ -16,16 +16,16 @@ import subprocess
 import sys
 import warnings
 
-import _codebleu_legacy_oracle as legacy_oracle
 import pytest
-from helpers import ROOT, load_core, load_metric, load_script
+from helpers import ROOT, load_metric
+from oracles import codebleu_codexglue as legacy_oracle
 from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
 from multimodal_metrics import codebleu
+from multimodal_metrics.codebleu import legacy_runtime as ts_legacy
 from multimodal_metrics.codebleu import trees as cb_trees
 from multimodal_metrics.digests import file_sha256
 
-ts_legacy = load_core("codebleu", "_ts_legacy")
 LIBRARY = legacy_oracle.NPM_LIBRARY
 LEGACY_LANGS = ["python", "java"]
 N_SNIPPETS = 240
@@ -413,20 +413,21 @@ def test_fusion_brain_2021_official_numbers_official_library():
 def test_command_line_grammar_library(tmp_path, capsys):
     """mm-score codebleu --grammar-library and mm-score fusion-brain-2021 --codebleu-grammar-library:
     the repository sample at the contest's number; a missing runtime is one error line, exit 2."""
-    cli = load_script("mm_score")
+    from multimodal_metrics.cli import main
+
     gt = tmp_path / "true_C2C.json"
     pred = tmp_path / "prediction_C2C.json"
     gt.write_text(json.dumps({str(i): r for i, r in enumerate(SAMPLE_REFS)}), encoding="utf-8")
     pred.write_text(json.dumps({str(i): SAMPLE_PRED for i in range(len(SAMPLE_REFS))}), encoding="utf-8")
     argv = ["codebleu", "--gt", str(gt), "--pred", str(pred), "--json", "--no-progress"]
-    assert cli.main([*argv, "--grammar-library", str(LIBRARY)]) == 0
+    assert main([*argv, "--grammar-library", str(LIBRARY)]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["codebleu"] == 0.08587211336633069 and "grammar:languages-npm-2020.so@" in out["signature"]
-    assert cli.main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
+    assert main([*argv, "--grammar-library", str(tmp_path / "none.so")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--grammar-library" in err[0] and "no such file" in err[0]
     assert (
-        cli.main(
+        main(
             [
                 "fusion-brain-2021",
                 str(tmp_path),

@@ -141,9 +141,9 @@ def test_compare_finds_a_real_difference_and_refuses_bad_calls():
 
 
 def test_command_line_interval_and_paired_test(tmp_path, capsys):
-    from helpers import load_script
 
-    cli = load_script("mm_score")
+    from multimodal_metrics.cli import main
+
     rng = np.random.default_rng(2)
     answers = ["".join(rng.choice(list("abcdef"), size=6)) for _ in range(60)]
     gt = {
@@ -158,7 +158,7 @@ def test_command_line_interval_and_paired_test(tmp_path, capsys):
         paths[name].write_text(json.dumps(obj))
 
     def run(*argv):
-        code = cli.main(
+        code = main(
             ["anls", "--gt", str(paths["gt"]), "--pred", str(paths["a"]), *argv, "--no-progress", "--json"]
         )
         out = capsys.readouterr()

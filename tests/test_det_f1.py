@@ -1,50 +1,20 @@
 """det_f1: reference vectors (seeds_reference.md 6.8), the Fusion Brain 2021 loop as an oracle,
 one-to-one expectations, properties, bad input, evaluate.load, Trainer, demo, file CLI."""
 
-import doctest
-import inspect
 import json
 
 import numpy as np
 import pytest
-from helpers import ROOT, load_metric, load_script, run_in_trainer, serve_app
+from helpers import ROOT, load_metric, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import det_f1 as oracle  # holds the transcription of the official loop (reference_counts)
+from oracles.det_f1 import VECTORS
 
 from multimodal_metrics import det_f1 as det
 from multimodal_metrics.det_f1 import PRESETS
 
-bench = load_script("bench_det_f1")  # holds the transcription of the official loop (reference_counts)
-
 B = [0, 0, 10, 10]
-# (id, references, predictions, F1 official (seeds_reference.md 6.8), F1 one_to_one (derived by hand))
-VECTORS = [
-    ("Z1", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": []}], 1.0, 1.0),
-    ("Z2", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": [[5, 5, 5, 5]]}], 0.666667, 0.666667),
-    ("Z3", [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}], 1.0, 1.0),  # IoU exactly 0.5
-    ("Z4", [{"cat": [B]}], [{"cat": [[0, 0, 10, 4]]}], 0.0, 0.0),  # IoU 0.4: FP, and FN only for one_to_one
-    # second prediction overlaps GT 1 again (IoU 0.68), GT 2 is never found: one_to_one TP 1, FP 1, FN 1
-    ("Z5", [{"cat": [B, [50, 50, 10, 10]]}], [{"cat": [B, [1, 1, 10, 10]]}], 1.0, 0.5),
-    ("Z6", [{"cat": [B, [50, 50, 10, 10], [100, 100, 10, 10]]}], [{"cat": [B]}], 0.5, 0.5),
-    ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
-    ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
-    ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 0.666667),  # duplicate collapses (groupby) vs FP
-    (
-        "Z10",
-        [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}],
-        [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}],
-        0.5,
-        0.5,
-    ),
-    # the reference flaw (anchors.md 0): three predictions on one of three objects
-    (
-        "flaw",
-        [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}],
-        [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}],
-        1.0,
-        1 / 3,
-    ),
-]
 IDS = [v[0] for v in VECTORS]
 
 
@@ -54,7 +24,7 @@ def test_vectors_default_preset_is_the_official_script(vid, refs, preds, officia
     assert r["f1"] == pytest.approx(official, abs=1e-6)
     fb_true = {f"{i}.jpg": x for i, x in enumerate(refs)}
     fb_pred = {f"{i}.jpg": x for i, x in enumerate(preds)}
-    assert (r["tp"], r["fp"], r["fn"]) == bench.reference_counts(fb_true, fb_pred)
+    assert (r["tp"], r["fp"], r["fn"]) == oracle.reference_counts(fb_true, fb_pred)
 
 
 @pytest.mark.parametrize("vid,refs,preds,official,one_to_one", VECTORS, ids=IDS)
@@ -157,7 +127,7 @@ def test_pairwise_iou_matches_the_scalar_reference():
     xyxy = [[x, y, x + w, y + h] for x, y, w, h in a.tolist()]
     for i, p in enumerate(xyxy):
         for j, (x, y, w, h) in enumerate(b.tolist()):
-            assert matrix[i, j] == bench.reference_iou(p, [x, y, x + w, y + h])
+            assert matrix[i, j] == oracle.reference_iou(p, [x, y, x + w, y + h])
     assert det.pairwise_iou(np.zeros((0, 4)), b).shape == (0, 20)
     assert det.pairwise_iou([[0, 0, 0, 0]], [[0, 0, 0, 0]]).tolist() == [[0.0]]  # 0/0 -> 0
 
@@ -208,9 +178,11 @@ def test_official_loop_transcription_as_oracle(data, threshold, boundary):
     true_annot, predictions = _fb(data)
     preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
     ours = det.det_f1(preds, refs, iou_threshold=threshold, iou_boundary=boundary)
-    theirs = bench.reference_counts(true_annot, predictions, threshold=threshold, strict=boundary == "strict")
+    theirs = oracle.reference_counts(
+        true_annot, predictions, threshold=threshold, strict=boundary == "strict"
+    )
     assert _counts(ours) == theirs
-    assert ours["f1"] == bench.reference_f1(*theirs)
+    assert ours["f1"] == oracle.reference_f1(*theirs)
 
 
 @settings(max_examples=20, deadline=None)
@@ -219,7 +191,7 @@ def test_official_loop_oracle_on_float_boxes(data, boundary):
     true_annot, predictions = _fb(data)
     preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
     ours = det.det_f1(preds, refs, iou_boundary=boundary)
-    assert _counts(ours) == bench.reference_counts(true_annot, predictions, strict=boundary == "strict")
+    assert _counts(ours) == oracle.reference_counts(true_annot, predictions, strict=boundary == "strict")
 
 
 def _one_to_one_oracle(data, threshold=0.5):
@@ -232,7 +204,7 @@ def _one_to_one_oracle(data, threshold=0.5):
             xy = [[x, y, x + w, y + h] for x, y, w, h in p]
             gxy = [[x, y, x + w, y + h] for x, y, w, h in g]
             cands = sorted(
-                (-bench.reference_iou(a, b), j, k) for j, a in enumerate(xy) for k, b in enumerate(gxy)
+                (-oracle.reference_iou(a, b), j, k) for j, a in enumerate(xy) for k, b in enumerate(gxy)
             )
             used_p, used_g = set(), set()
             for neg, j, k in cands:
@@ -253,11 +225,11 @@ def test_one_to_one_against_a_pure_python_greedy(data):
 
 
 def test_oracle_on_a_few_hundred_random_images():
-    true_annot, predictions = bench.generate(300, seed=3)
+    true_annot, predictions = oracle.generate(300, seed=3)
     preds, refs, _ = det.from_fusion_brain(true_annot, predictions)
-    assert _counts(det.det_f1(preds, refs)) == bench.reference_counts(true_annot, predictions)
+    assert _counts(det.det_f1(preds, refs)) == oracle.reference_counts(true_annot, predictions)
     r = load_metric("det_f1").compute(predictions=preds, references=refs)
-    assert _counts(r) == bench.reference_counts(true_annot, predictions)
+    assert _counts(r) == oracle.reference_counts(true_annot, predictions)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -398,13 +370,6 @@ def test_bad_input(kwargs, exc, match):
         load_metric("det_f1").compute(**kwargs)
 
 
-def test_unknown_preset():
-    import evaluate
-
-    with pytest.raises(ValueError, match=r"unknown preset .*'coco'"):
-        evaluate.load(str(ROOT / "metrics" / "det_f1"), "coco")
-
-
 def test_fusion_brain_loader_errors():
     gt = {"a.jpg": {"cat": [B], "dog": []}, "b.jpg": {"cat": []}}
     with pytest.raises(ValueError, match=r"same images .*1 missing from predictions \['b.jpg'\]"):
@@ -422,17 +387,6 @@ def test_fusion_brain_loader_errors():
 # ------------------------------------------------------------------------------------------------
 # integration: docstring, Trainer, demo
 # ------------------------------------------------------------------------------------------------
-def test_kwargs_description_doctests(monkeypatch):
-    monkeypatch.chdir(ROOT)
-    module = inspect.getmodule(type(load_metric("det_f1")))
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-    attempted = 0
-    for test in doctest.DocTestFinder().find(module, globs={"evaluate": __import__("evaluate")}):
-        runner.run(test)
-        attempted += len(test.examples)
-    assert attempted >= 5 and runner.failures == 0
-
-
 def test_trainer_compute_metrics():
     official, one_to_one = load_metric("det_f1"), load_metric("det_f1", "one_to_one")
 

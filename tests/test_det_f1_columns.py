@@ -9,17 +9,16 @@ import struct
 
 import numpy as np
 import pytest
-from helpers import load_metric, load_script
+from helpers import load_metric
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import det_f1 as oracle
 
 from multimodal_metrics.det_f1 import boxes as det_boxes
 from multimodal_metrics.det_f1 import columns as det_columns
 from multimodal_metrics.det_f1 import core as det_core
 from multimodal_metrics.det_f1 import matching as det_matching
 from multimodal_metrics.det_f1 import stream as det_stream
-
-bench = load_script("bench_det_f1")
 
 
 class Int(int):
@@ -128,7 +127,7 @@ def test_plain_batches_take_the_fast_walk(images):
 
 
 def test_fast_walk_across_chunks(monkeypatch):
-    true_annot, predictions = bench.generate(700, seed=3)
+    true_annot, predictions = oracle.generate(700, seed=3)
     preds, _, _ = det_columns.from_fusion_brain(true_annot, predictions)
     whole = det_columns._pack_plain(preds)
     assert whole is not None and _same(whole, det_columns._pack_checked(preds, "predictions", 0))
@@ -146,7 +145,7 @@ def test_fast_walk_across_chunks(monkeypatch):
 def test_arrow_columns_read_back_unchanged():
     import pyarrow as pa
 
-    true_annot, predictions = bench.generate(300, seed=4)
+    true_annot, predictions = oracle.generate(300, seed=4)
     preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
     for side in (preds, refs, [{}] + refs[:3] + [{"cat": []}]):
         cols = det_columns.pack(side, "predictions")
@@ -174,11 +173,11 @@ def _shuffled(images, rng, extra=False, records=False):
 @pytest.mark.parametrize("extra, records", [(False, False), (True, False), (True, True)])
 @pytest.mark.parametrize("matching", ["any", "one_to_one"])
 def test_classes_in_another_order_or_extra_give_the_same_counts(extra, records, matching):
-    true_annot, predictions = bench.generate(400, seed=5)
+    true_annot, predictions = oracle.generate(400, seed=5)
     preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
     expected = det_core.count_per_image(preds, refs, matching=matching)
     if matching == "any":
-        assert tuple(expected.sum(axis=0)) == bench.reference_counts(true_annot, predictions)
+        assert tuple(expected.sum(axis=0)) == oracle.reference_counts(true_annot, predictions)
     moved = _shuffled(preds, random.Random(6), extra, records)
     assert np.array_equal(det_core.count_per_image(moved, refs, matching=matching), expected)
     metric = load_metric("det_f1", "one_to_one" if matching == "one_to_one" else None)
@@ -200,7 +199,7 @@ def test_missing_class_named_in_image_order_on_every_path():
 
 @pytest.mark.parametrize("matching", ["any", "one_to_one"])
 def test_groups_counted_in_blocks_give_the_same_counts(monkeypatch, matching):
-    true_annot, predictions = bench.generate(300, seed=7, dense=True)
+    true_annot, predictions = oracle.generate(300, seed=7, dense=True)
     preds, refs, _ = det_columns.from_fusion_brain(true_annot, predictions)
     whole = det_core.count_per_image(preds, refs, matching=matching)
     for block, chunk in ((1, det_matching.PAIR_CHUNK), (7, 5), (100, 1)):
@@ -257,7 +256,7 @@ def test_alignment_against_the_per_image_rule(data, matching):
         pred = det_columns.as_class_dict(pred)
         complete = {c: pred.get(c, []) for c in ref}  # a missing class: no box
         if matching == "any":
-            expected = bench.reference_counts({"im": ref}, {"im": complete})
+            expected = oracle.reference_counts({"im": ref}, {"im": complete})
         else:
             expected = tuple(det_core.count_per_image([complete], [ref], matching=matching)[0])
         assert tuple(got[i]) == expected
@@ -517,7 +516,7 @@ def test_ordinary_values_pass_every_block_check(rows, box_format, lo, hi):
 
 
 def test_usual_coordinates_are_ordinary():
-    true_annot, predictions = bench.generate(200, seed=8)
+    true_annot, predictions = oracle.generate(200, seed=8)
     for side in det_columns.from_fusion_brain(true_annot, predictions)[:2]:
         coords = det_columns.pack(side, "predictions").coords
         assert det_boxes.ordinary_values(coords, "xywh")

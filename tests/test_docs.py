@@ -111,7 +111,7 @@ def test_card_is_a_readable_length(name):
 def test_card_speed_section_is_one_table_with_its_command(name):
     speed = section(card(name), "Speed")
     assert len(tables(speed)) == 1, "one table of the current figures"
-    assert re.search(r"scripts/bench_\w+\.py", speed), "the command that measures them"
+    assert re.search(r"benchmarks/bench_\w+\.py", speed), "the command that measures them"
 
 
 # What a reader cannot follow: this project's issue numbers, internal files and rounds of work. Public

@@ -14,23 +14,17 @@ import PIL
 import pytest
 import torch
 from _fid_clip_fixtures import (
-    RUCLIP_CFG,
-    bpe_ids,
     random_images,
-    tiny_hf_clip,
     tiny_inception,
-    tiny_inception_weights,
-    tiny_ruclip,
+    tiny_models,
 )
-from helpers import ROOT, decode_ids, load_core, load_metric, load_script, run_in_seq2seq_trainer, serve_app
+from helpers import ROOT, decode_ids, load_metric, run_in_seq2seq_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import fid as oracle  # holds the transcription of pytorch-fid's calculate_frechet_distance
 from PIL import Image
 
-core = load_core("fid_clip", "_fid_core")
-inception = load_core("fid_clip", "_inception")
-clip = load_core("fid_clip", "_clip")
-bench = load_script("bench_fid_clip")  # holds the transcription of pytorch-fid's calculate_frechet_distance
+from multimodal_metrics.fid_clip import core, inception
 
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 # tiny test sets have fewer images than feature dimensions: the warning is tested once, silenced elsewhere
@@ -38,25 +32,13 @@ pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensio
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("models")
-    weights = tiny_inception_weights(inception, folder)
-    ruclip_ref = tiny_ruclip(folder / "ruclip-tiny")
-    hf_model, hf_tok = tiny_hf_clip(folder / "clip-tiny")
-    return {
-        "folder": folder,
-        "inception": weights,
-        "ruclip": folder / "ruclip-tiny",
-        "ruclip_ref": ruclip_ref,
-        "hf": folder / "clip-tiny",
-        "hf_model": hf_model,
-        "hf_tok": hf_tok,
-    }
+def models():
+    return tiny_models()
 
 
 def fid_oracle(a, b):
     a, b = np.asarray(a, float), np.asarray(b, float)
-    return bench.pytorch_fid_distance(a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False))
+    return oracle.pytorch_fid_distance(a.mean(0), np.cov(a, rowvar=False), b.mean(0), np.cov(b, rowvar=False))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -89,8 +71,8 @@ def test_captioning_score_formula():
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("n,d,seed", [(400, 64, 0), (300, 128, 1), (50, 64, 2), (2000, 32, 3)])
 def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
-    a = bench.features(n, d, seed)
-    b = bench.features(n + 7, d, seed + 10, shift=0.05)
+    a = oracle.features(n, d, seed)
+    b = oracle.features(n + 7, d, seed + 10, shift=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         ours = core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
@@ -98,13 +80,13 @@ def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
 
 
 def test_fewer_samples_than_dimensions_warns():
-    a, b = bench.features(20, 64, 0), bench.features(20, 64, 1)
+    a, b = oracle.features(20, 64, 0), oracle.features(20, 64, 1)
     with pytest.warns(UserWarning, match=r"`predictions` has 20 samples for 64-d features"):
         load_metric("fid_clip").compute(predictions=a, references=b)
 
 
 def test_running_sums_merge_exactly_and_survive_a_large_offset():
-    x = bench.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
+    x = oracle.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
     whole = core.FrechetStats.from_features(x)
     parts = [core.FrechetStats.from_features(x[i : i + 200]) for i in range(0, 900, 200)]
     merged = core.FrechetStats(48)
@@ -121,7 +103,7 @@ def test_running_sums_merge_exactly_and_survive_a_large_offset():
 
 
 def test_statistics_files_pytorch_fid_format(tmp_path):
-    a, b = bench.features(300, 16, 5), bench.features(280, 16, 6)
+    a, b = oracle.features(300, 16, 5), oracle.features(280, 16, 6)
     m = load_metric("fid_clip")
     r = m.compute(predictions=a, references=b, save_stats=str(tmp_path / "stats"))
     with np.load(
@@ -210,7 +192,8 @@ def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
 
 
 def test_every_image_input_form_decodes_to_the_same_pixels(tmp_path):
-    images = load_core("fid_clip", "_images")
+    from multimodal_metrics.fid_clip import images
+
     gen = random_images(2, seed=1)
     paths = []
     for i, arr in enumerate(gen):
@@ -334,7 +317,7 @@ def test_any_torch_module_as_extractor_and_batching():
 
 
 def test_add_batch_sides_of_different_sizes_accumulate():
-    a, b = bench.features(40, 8, 7), bench.features(25, 8, 8)
+    a, b = oracle.features(40, 8, 7), oracle.features(25, 8, 8)
     m = load_metric("fid_clip")
     expected = m.compute(predictions=a, references=b)["fid"]
     m.add_batch(predictions=a[:30])
@@ -348,158 +331,6 @@ def test_add_batch_sides_of_different_sizes_accumulate():
     assert m.compute()["fid"] == pytest.approx(
         fid_oracle(a[:5], b[:6]), rel=1e-6
     )  # singular: sqrtm's own error
-
-
-# ------------------------------------------------------------------------------------------------
-# CLIP score: the YTTM reader, ruCLIP layout vs an independent transcription, transformers CLIP
-# ------------------------------------------------------------------------------------------------
-def test_yttm_bpe_encoding_by_hand(models):
-    tok = clip.YttmBpe(models["ruclip"] / "bpe.model")
-    ids, _ = bpe_ids()
-    assert (tok.unk_id, tok.pad_id, tok.bos_id, tok.eos_id) == (1, 0, 2, 3)
-    # rules in priority order: к+о, ко+т, ▁+кот, ▁+с, ф+о, ▁+фо
-    assert tok.encode("кот") == [ids["▁кот"]]
-    assert tok.encode("кос") == [ids["▁"], ids["ко"], ids["с"]]  # no rule for ▁+ко; ▁+с not adjacent
-    assert tok.encode("фото") == [ids["▁фо"], ids["т"], ids["о"]]
-    assert tok.encode("котофото") == [ids["▁кот"], ids["о"], ids["фо"], ids["т"], ids["о"]]
-    # a run of unknown characters is one unk token; ASCII whitespace and U+2581 split, NBSP does not
-    assert tok.encode("ёё́жк кот") == [ids["▁"], 1, ids["ж"], ids["к"], ids["▁кот"]]
-    assert tok.encode("  кот\t\n кот\u2581кот  ") == [ids["▁кот"]] * 3
-    assert tok.encode("кот\u00a0кот") == [ids["▁кот"], 1, ids["кот"]]
-    assert tok.encode("") == [] and tok.encode("   ") == []
-
-
-def test_ruclip_checkpoint_loads_into_clipmodel_equal_to_the_reference_architecture(models):
-    scorer = clip.load_clip(models["ruclip"])
-    ref = models["ruclip_ref"]
-    assert scorer.kind == "ruclip" and scorer.model.config.text_config.eos_token_id == 3
-    assert (
-        scorer.model.config.text_config.hidden_act
-        == "quick_gelu"
-        == scorer.model.config.vision_config.hidden_act
-    )
-    ids = torch.tensor([[2, 5, 6, 7, 3, 0, 0, 0, 0, 0, 0, 0], [2, 9, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0]])
-    px = torch.randn(2, 3, 28, 28)
-    with torch.inference_mode():
-        np.testing.assert_allclose(
-            clip._as_tensor(scorer.model.get_text_features(input_ids=ids)).numpy(),
-            ref.encode_text(ids).numpy(),
-            atol=2e-5,
-        )
-        np.testing.assert_allclose(
-            clip._as_tensor(scorer.model.get_image_features(pixel_values=px)).numpy(),
-            ref.encode_image(px).numpy(),
-            atol=2e-5,
-        )
-
-
-def ruclip_oracle(ref, tok, image: np.ndarray, text: str) -> float:
-    """ruclip Predictor semantics (seeds_reference 1.3) on the reference model."""
-    img = Image.fromarray(image).convert("RGB")
-    w, h = img.size
-    s = min(w, h)
-    top, left = (h - s) // 2, (w - s) // 2
-    img = img.crop((left, top, left + s, top + s)).resize((28, 28), Image.BILINEAR)
-    x = np.asarray(img).transpose(2, 0, 1) / 255.0
-    mean, std = np.array(RUCLIP_CFG["mean"])[:, None, None], np.array(RUCLIP_CFG["std"])[:, None, None]
-    px = torch.tensor((x - mean) / std, dtype=torch.float32)[None]
-    with torch.inference_mode():
-        image_latent = ref.encode_image(px)[0]
-        image_latent = image_latent / image_latent.norm()
-        label = text.lower().strip()
-        feats = []
-        for template in clip.RUCLIP_TEMPLATES:
-            ids = tok.encode(template.format(label).lower())[: 12 - 2]
-            ids = [2] + ids + [3] + [0] * (12 - len(ids) - 2)
-            feats.append(ref.encode_text(torch.tensor([ids]))[0])
-        text_latent = torch.stack(feats).mean(0)
-        text_latent = text_latent / text_latent.norm()
-    return float(image_latent @ text_latent)
-
-
-def test_fusion_brain_2022_clip_score_is_the_ruclip_predictor(models):
-    images = random_images(3, seed=9, size=(50, 36)) + random_images(2, seed=10, size=(28, 28))
-    texts = ["  Кот на фото ", "ФОТО кос", "котофото", "ёж", "кот " * 20]  # the last one is truncated
-    r = load_metric("fid_clip", "fusion_brain_2022").compute(
-        predictions=images, texts=texts, clip_model=str(models["ruclip"]), return_per_example=True
-    )
-    tok = clip.YttmBpe(models["ruclip"] / "bpe.model")
-    expected = [ruclip_oracle(models["ruclip_ref"], tok, im, t) for im, t in zip(images, texts)]
-    np.testing.assert_allclose(r["per_example"], expected, atol=2e-5)
-    assert r["clip_score"] == pytest.approx(np.mean(expected), abs=2e-5)
-    assert list(r) == ["clip_score", "signature", "per_example"]
-    assert r["signature"] == (
-        "fid_clip|preset:fusion_brain_2022|clip:ruclip-tiny|tmpl:ruclip6|lower:yes|"
-        f"crop:center_square_bilinear|trunc:keep_end|scale:1|clamp:none|pil:{PIL.__version__}|v:0.1.0"
-    )
-
-
-def hf_oracle(model, tok, processor, images, texts, max_length=16):
-    with torch.inference_mode():
-        px = processor(images=[Image.fromarray(a) for a in images], return_tensors="pt")["pixel_values"]
-        i = clip._as_tensor(model.get_image_features(pixel_values=px))
-        enc = tok(texts, padding=True, truncation=True, max_length=max_length, return_tensors="pt")
-        t = clip._as_tensor(
-            model.get_text_features(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"])
-        )
-    return torch.nn.functional.cosine_similarity(i, t).numpy()
-
-
-def test_transformers_clip_raw_cosine_and_the_conventions(models):
-    from transformers.models.clip.image_processing_pil_clip import CLIPImageProcessorPil
-
-    images = random_images(4, seed=11, size=(40, 52))
-    texts = ["a cat", "a dog", "cat dog", "x"]
-    processor = CLIPImageProcessorPil.from_pretrained(str(models["hf"]))
-    cos = hf_oracle(models["hf_model"], models["hf_tok"], processor, images, texts)
-    m = load_metric("fid_clip")
-    path = str(models["hf"])
-    r = m.compute(predictions=images, texts=texts, clip_model=path, return_per_example=True)
-    np.testing.assert_allclose(r["per_example"], cos, atol=1e-5)
-    assert r["clip_score"] == pytest.approx(float(np.mean(r["per_example"])), abs=1e-12)
-    s = m.compute(
-        predictions=images,
-        texts=texts,
-        clip_model=path,
-        clip_scale=2.5,
-        clip_clamp="per_example",
-        return_per_example=True,
-    )
-    np.testing.assert_allclose(s["per_example"], np.maximum(2.5 * cos, 0), atol=3e-5)
-    t = m.compute(predictions=images, texts=texts, clip_model=path, clip_scale=100.0, clip_clamp="mean")
-    assert t["clip_score"] == pytest.approx(max(100 * float(np.mean(cos)), 0.0), abs=2e-3)
-    cs = load_metric("fid_clip", "clipscore").compute(
-        predictions=images, texts=texts, clip_model=path, return_per_example=True
-    )
-    prefixed = hf_oracle(
-        models["hf_model"], models["hf_tok"], processor, images, [f"A photo depicts {x}" for x in texts]
-    )
-    np.testing.assert_allclose(cs["per_example"], np.maximum(2.5 * prefixed, 0), atol=3e-5)
-    assert "|scale:2.5|clamp:per_example|" in cs["signature"]
-
-
-def test_truncation_keeps_the_end_token(models):
-    scorer = clip.load_clip(models["hf"])
-    long_text = "cat dog " * 30
-    ids, _ = scorer.tokenize([long_text, "cat"], "keep_end")
-    eos = models["hf_model"].config.text_config.eos_token_id
-    assert ids.shape[1] == 16 and ids[0, -1].item() == eos
-    sliced, _ = scorer.tokenize([long_text], "slice")
-    assert sliced.shape[1] == 16 and eos not in sliced[0].tolist()  # torchmetrics: the end token is lost
-    images = random_images(1, seed=12)
-    m = load_metric("fid_clip")
-    keep = m.compute(predictions=images, texts=[long_text], clip_model=str(models["hf"]))["clip_score"]
-    cut = m.compute(
-        predictions=images, texts=[long_text], clip_model=str(models["hf"]), clip_truncation="slice"
-    )
-    assert keep == pytest.approx(
-        hf_oracle(models["hf_model"], models["hf_tok"], scorer.image_processor, images, [long_text])[0],
-        abs=1e-5,
-    )
-    assert abs(keep - cut["clip_score"]) > 1e-4 and "|trunc:slice|" in cut["signature"]
-    ru = clip.load_clip(models["ruclip"])
-    ids, _ = ru.tokenize(["кот " * 30], "keep_end")
-    assert ids[0, -1].item() == 3 and ids[0, 0].item() == 2
 
 
 # ------------------------------------------------------------------------------------------------
@@ -757,13 +588,6 @@ def test_a_refused_compute_leaves_the_module_usable():
     with pytest.raises(ValueError):
         m.compute(predictions=X1, references=[[0.0, 0.0, 0.0]] * 3)
     assert m.compute(predictions=X1, references=X1)["fid"] == pytest.approx(0.0, abs=1e-12)
-
-
-def test_unknown_preset():
-    import evaluate
-
-    with pytest.raises(ValueError, match=r"unknown preset .*'clean_fid'"):
-        evaluate.load(str(ROOT / "metrics" / "fid_clip"), "clean_fid")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -9,21 +9,19 @@ import json
 import numpy as np
 import pytest
 import torch
-from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights
-from helpers import ROOT, load_core, load_metric, load_script, run_two_ranks
+from _fid_clip_fixtures import random_images, tiny_models
+from helpers import ROOT, load_metric, run_two_ranks
 from PIL import Image
 
-core = load_core("fid_clip", "_fid_core")
+from multimodal_metrics.fid_clip import core
+
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
 
 
 @pytest.fixture(scope="module")
-def models(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("models")
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), folder)
-    tiny_hf_clip(folder / "clip-tiny")
-    return {"inception": weights, "hf": folder / "clip-tiny"}
+def models():
+    return tiny_models()  # built once per test process, shared with the other fid_clip test files
 
 
 def _gaussian_features(n, d=8, seed=0, shift=0.3):
@@ -162,7 +160,8 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     """`mm-score fid-clip --confidence`: with one existing generated image per prompt, FID, CLIP score
     and score come from one resampling (= the module's compute on the same pairs); otherwise FID and the
     CLIP score (missing images counted 0) get separate intervals and a warning says why score has none."""
-    cli = load_script("mm_score")
+    from multimodal_metrics.cli import main
+
     split = tmp_path / "generation"
     for folder, seed in (("gt_images", 1), ("images", 2)):
         (split / folder).mkdir(parents=True)
@@ -179,7 +178,7 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
             "--input", str(split / "in.json"), "--pred", str(split / "pred.json"), "--preset", "default",
             "--inception-weights", str(models["inception"]), "--clip-model", str(models["hf"]), "--no-progress",
             "--json", "--confidence", "0.9", "--seed", "2"]  # fmt: skip
-    assert cli.main(argv) == 0
+    assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     files = [str(split / "images" / f"{i}.png") for i in range(4)]
     expected = load_metric("fid_clip").compute(
@@ -193,13 +192,11 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     assert out["signature_fid"] == expected["signature"] and "|bs:200|seed:2|" in expected["signature"]
     pred["3"] = [{"type": "image", "content": "images/3.png"}]  # not at element 1: CLIP 0 (official loop)
     (split / "pred.json").write_text(json.dumps(pred), encoding="utf-8")
-    assert cli.main(argv) == 0
+    assert main(argv) == 0
     captured = capsys.readouterr()
     out = json.loads(captured.out)
     assert "no score interval" in captured.err and "score_ci_low" not in out
     assert out["fid_ci_low"] == pytest.approx(expected["fid_ci_low"], rel=1e-9)
     assert out["clip_score_ci_low"] <= out["clip_score"] <= out["clip_score_ci_high"]
     assert "|ci:bs-pct|conf:0.9|bs:200|seed:2|" in out["signature_clip"]
-    assert (
-        cli.main([*argv[:-2], "--n-resamples", "0"]) == 2 and "--n-resamples must" in capsys.readouterr().err
-    )
+    assert main([*argv[:-2], "--n-resamples", "0"]) == 2 and "--n-resamples must" in capsys.readouterr().err

@@ -7,12 +7,11 @@ import warnings
 import mpmath
 import numpy as np
 import pytest
-from helpers import load_core, load_script
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import fid as oracle
 
-core = load_core("fid_clip", "_fid_core")
-bench = load_script("bench_fid_clip")
+from multimodal_metrics.fid_clip import core
 
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
 
@@ -41,7 +40,7 @@ def test_small_sets_do_not_decompose_the_d_by_d_covariance(monkeypatch, n1, n2):
     """N < d: the trace of the square root comes from an N x N matrix (issue 23: a full 2,048 x 2,048
     eigh took 92.6 s for 10 vs 10 images); a side with N >= d is used through its covariance."""
     d = 64
-    s1, s2 = _stats(bench.features(n1, d, 1)), _stats(bench.features(n2, d, 2, shift=0.05))
+    s1, s2 = _stats(oracle.features(n1, d, 1)), _stats(oracle.features(n2, d, 2, shift=0.05))
     sizes = _Sizes(monkeypatch)
     value = core.frechet_distance(s1, s2, warn=False)
     small = max(n for n in (n1, n2) if n < d)  # N1 x N1 (one small side) or N1 x N2 (both)
@@ -56,7 +55,7 @@ def test_fid_interval_of_a_small_reference_decomposes_no_d_by_d_matrix(monkeypat
     from multimodal_metrics.fid_clip import resampling
 
     d = 64
-    gen, ref = bench.features(n_gen, d, 1), bench.features(n_ref, d, 2, shift=0.05)
+    gen, ref = oracle.features(n_gen, d, 1), oracle.features(n_ref, d, 2, shift=0.05)
     stats = _stats(ref)
     before = resampling.bootstrap_fid(gen, stats.mean, stats.covariance, 30, 7)
     sizes = _Sizes(monkeypatch)
@@ -76,7 +75,7 @@ def test_score_interval_uses_the_small_reference_route(monkeypatch):
         raise AssertionError("a d x d factor of the reference covariance was computed")
 
     monkeypatch.setattr(resampling, "_sqrt_factor", no_square_factor)
-    gen, ref = bench.features(30, 64, 1), bench.features(20, 64, 2, shift=0.05)
+    gen, ref = oracle.features(30, 64, 1), oracle.features(20, 64, 2, shift=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         r = score(gen, ref, confidence=0.9, n_resamples=50)
@@ -119,7 +118,7 @@ def test_small_sets_accuracy_against_the_exact_subspace_computation(n1, n2, d, s
     digits); the d x d eigendecomposition route (kept for N >= d) is off by ~1e-8 on these inputs,
     from the square roots of the round-off eigenvalues of the null space."""
     rng = np.random.default_rng(seed)
-    x1, x2 = bench.features(n1, d, seed), bench.features(n2, d, seed + 1, shift=0.05)
+    x1, x2 = oracle.features(n1, d, seed), oracle.features(n2, d, seed + 1, shift=0.05)
     if kind == "duplicates":
         x1 = x1[rng.integers(0, max(2, n1 // 2), size=n1)]
         x1[0] += 1.0  # at least two distinct rows
@@ -195,7 +194,7 @@ def test_fid_of_a_few_vectors_does_no_d_by_d_work(monkeypatch):
 def test_small_sets_equal_the_d_by_d_route(n1, n2, d, seed):
     """The N x N route against the d x d one (``trace_sqrt_product``, what every N used before): equal to
     1e-7 relative on FID; the difference is the d x d route's own round-off (see the test above)."""
-    x1, x2 = bench.features(n1, d, seed), bench.features(n2, d, seed + 10, shift=0.05)
+    x1, x2 = oracle.features(n1, d, seed), oracle.features(n2, d, seed + 10, shift=0.05)
     s1, s2 = _stats(x1), _stats(x2)
     ours = core.frechet_distance(s1, s2, warn=False)
     dense = float(
@@ -206,13 +205,13 @@ def test_small_sets_equal_the_d_by_d_route(n1, n2, d, seed):
     )
     assert ours == pytest.approx(dense, rel=1e-7)
     assert ours == pytest.approx(
-        bench.pytorch_fid_distance(s1.mean, s1.covariance, s2.mean, s2.covariance), rel=1e-6
+        oracle.pytorch_fid_distance(s1.mean, s1.covariance, s2.mean, s2.covariance), rel=1e-6
     )
 
 
 def test_well_conditioned_sets_keep_their_value():
     """N >= d on both sides (non-singular covariances): the value is the d x d route's, unchanged."""
-    x1, x2 = bench.features(300, 32, 5), bench.features(280, 32, 6, shift=0.05)
+    x1, x2 = oracle.features(300, 32, 5), oracle.features(280, 32, 6, shift=0.05)
     s1, s2 = _stats(x1), _stats(x2)
     dense = float(
         ((s1.mean - s2.mean) ** 2).sum()
@@ -224,7 +223,7 @@ def test_well_conditioned_sets_keep_their_value():
 
 
 def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
-    x = bench.features(30, 64, 7)
+    x = oracle.features(30, 64, 7)
     parts = [_stats(x[:10]), _stats(x[10:25]), _stats(x[25:])]
     merged = core.FrechetStats(64)
     for p in parts:
@@ -232,11 +231,11 @@ def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
     streamed = core.FrechetStats(64)
     for i in range(0, 30, 7):
         streamed.update(x[i : i + 7])
-    other = _stats(bench.features(20, 64, 8))
+    other = _stats(oracle.features(20, 64, 8))
     whole = core.frechet_distance(_stats(x), other, warn=False)
     for s in (merged, streamed):
         assert core.frechet_distance(s, other, warn=False) == pytest.approx(whole, rel=1e-12)
-    big = _stats(bench.features(70, 64, 9))  # N >= d: the vectors are dropped (memory stays O(d^2))
+    big = _stats(oracle.features(70, 64, 9))  # N >= d: the vectors are dropped (memory stays O(d^2))
     assert big.rows is None and merged.merge(big).rows is None and _stats(x).rows.shape == (30, 64)
     loaded = core.FrechetStats.from_moments(x.mean(0), np.cov(x, rowvar=False), 30)  # no vectors: d x d route
     with warnings.catch_warnings():
@@ -254,7 +253,8 @@ def image_files(tmp_path_factory):
     from PIL import Image
 
     folder = tmp_path_factory.mktemp("speed")
-    inception = load_core("fid_clip", "_inception")
+    from multimodal_metrics.fid_clip import inception
+
     weights = tiny_inception_weights(inception, folder)
     tiny_hf_clip(folder / "clip-tiny")
     paths = []
@@ -300,7 +300,7 @@ def test_num_workers_is_checked():
     from multimodal_metrics.fid_clip import OPTIONS, score
 
     assert "num_workers" in OPTIONS.names and OPTIONS["num_workers"].sig is None
-    x = bench.features(5, 3, 0)
+    x = oracle.features(5, 3, 0)
     for bad, err in ((-1, ValueError), (1.5, ValueError), (True, TypeError), ("2", TypeError)):
         with pytest.raises(err, match="num_workers"):
             score(x, x, num_workers=bad)

@@ -79,7 +79,7 @@ def test_no_module_of_the_old_layout_is_named():
     old = ("_det_f1_core", "_codebleu_core", "codebleu.core", "codebleu import core")
     hits = [
         f"{path.relative_to(ROOT)}: {name}"
-        for folder in ("tests", "scripts")
+        for folder in ("tests", "benchmarks", "scripts")
         for path in sorted((ROOT / folder).rglob("*.py"))
         for name in old
         if name in path.read_text(encoding="utf-8") and path.name != "test_layout.py"

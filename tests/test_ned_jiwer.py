@@ -5,7 +5,7 @@ default ``cer`` (run in its own venv), per line and over the corpus; the default
 import random
 
 import pytest
-from _peer_oracles import available, run, why_missing
+from oracles.peers import available, run, why_missing
 
 from multimodal_metrics.ned import scoring
 

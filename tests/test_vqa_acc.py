@@ -6,18 +6,13 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import METRICS, ROOT, load_core, load_metric, load_script, run_in_trainer, serve_app
+from helpers import METRICS, ROOT, load_metric, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles import vqa as oracle
 
-core = load_core("vqa_acc", "_vqa_core")
-tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
-wups = load_core("vqa_acc", "_vqa_wups")
-wordnet = load_core("vqa_acc", "_mm_wordnet")
-bleu = load_core("vqa_acc", "_vqa_bleu")
-
-
-bench = load_script("bench_vqa_acc")
+from multimodal_metrics.resources import wordnet
+from multimodal_metrics.vqa_acc import bleu, core, tdiuc, wups
 
 # ------------------------------------------------------------------------------------------------
 # 6.10 VQA v2 official accuracy (GT-Vision-Lab, Python 2.7): (10 GT answers, prediction, per-question)
@@ -58,7 +53,7 @@ NORMALISATION = [
 def test_vqa_v2_reference_vectors_pure(case):
     refs, pred, expected = VQA_V2[case]
     assert core.vqa_v2_per_question([pred], [refs]).tolist() == [expected]
-    assert core.vqa_v2_reference_loop([pred], [refs]) == [expected]
+    assert oracle.official_scores([pred], [refs]) == [expected]
 
 
 def test_vqa_v2_reference_vectors_through_evaluate():
@@ -78,7 +73,7 @@ def test_vqa_v2_reference_vectors_through_evaluate():
 @pytest.mark.parametrize("text, expected", NORMALISATION)
 def test_official_normalisation_examples(text, expected):
     assert core.process_digit_article(core.process_punctuation(text)) == expected
-    official = bench.OfficialVQAEval()
+    official = oracle.OfficialVQAEval()
     assert official.processDigitArticle(official.processPunctuation(text)) == expected
 
 
@@ -371,9 +366,7 @@ def test_vqa_v2_vectorised_equals_the_reference_loop(rows, normalize):
     preds = [p for p, _ in rows]
     refs = [r for _, r in rows]
     fast = core.vqa_v2_per_question(preds, refs, normalize=normalize)
-    assert fast.tolist() == core.vqa_v2_reference_loop(preds, refs, normalize=normalize)  # bit-identical
-    if normalize == "official":
-        assert fast.tolist() == bench.official_scores(preds, refs)
+    assert fast.tolist() == oracle.official_scores(preds, refs, normalize)  # bit-identical
     for score, p, r in zip(fast, preds, refs):  # closed form in m (exclusion by position)
         if normalize == "never":
             m = [a.strip() for a in r].count(p.strip())
@@ -392,7 +385,7 @@ def test_vqa_v2_vectorised_equals_the_reference_loop(rows, normalize):
 @settings(max_examples=300, deadline=None)
 @given(PUNCT_TEXT)
 def test_normalisers_equal_the_verbatim_transcription(text):
-    official = bench.OfficialVQAEval()
+    official = oracle.OfficialVQAEval()
     assert core.process_punctuation(text) == official.processPunctuation(text)
     assert core.process_digit_article(text) == official.processDigitArticle(text)
 
@@ -509,13 +502,6 @@ def test_bad_inputs_name_argument_and_index(tmp_path):
         load_metric("vqa_acc", "bleu1").compute(predictions=["a"], references=["a"], lowercase="yes")
     with pytest.raises(TypeError, match=r"`return_per_example` must be True or False"):
         load_metric("vqa_acc", "bleu1").compute(predictions=["a"], references=["a"], return_per_example="no")
-
-
-def test_unknown_preset():
-    import evaluate
-
-    with pytest.raises(ValueError, match=r"vqa_acc: unknown preset \(config_name\) 'vqa_v3'"):
-        evaluate.load(str(METRICS / "vqa_acc"), "vqa_v3")
 
 
 def test_missing_wordnet_message_says_how_to_provide_it(tmp_path):

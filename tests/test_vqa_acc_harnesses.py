@@ -1,12 +1,12 @@
 """vqa_acc presets ``lmms_eval`` and ``vlmevalkit`` (issue 22): equal, question by question and bit for
-bit, to those harnesses' own scoring code (transcribed in ``_vqa_oracles.py``) on generated inputs."""
+bit, to those harnesses' own scoring code (transcribed in ``oracles/vqa.py``) on generated inputs."""
 
 import random
 
 import pytest
-from _vqa_oracles import lmms_eval_vqav2, vlmevalkit_vqa_score
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from oracles.vqa import lmms_eval_vqav2, vlmevalkit_vqa_score
 
 from multimodal_metrics.vqa_acc import core, scoring
 

@@ -1,19 +1,16 @@
 """vqa_acc reads evaluate's Arrow columns (issue 11): every preset gives the pure functions' numbers
 exactly through compute, add_batch in pieces, add and keep_in_memory (distributed mode, num_process=2:
-tests/test_compute_paths.py); the Arrow readers of _vqa_arrow.py on their own."""
+tests/test_compute_paths.py); the Arrow readers of multimodal_metrics.vqa_acc.arrow on their own."""
 
 import random
 
 import numpy as np
 import pyarrow as pa
 import pytest
-from helpers import METRICS, load_core
+from helpers import METRICS
 
-core = load_core("vqa_acc", "_vqa_core")
-arrow = load_core("vqa_acc", "_vqa_arrow")
-tdiuc = load_core("vqa_acc", "_vqa_tdiuc")
-wups = load_core("vqa_acc", "_vqa_wups")
-bleu = load_core("vqa_acc", "_vqa_bleu")
+from multimodal_metrics.resources.wordnet import load_wordnet
+from multimodal_metrics.vqa_acc import arrow, bleu, core, tdiuc, wups
 
 WORDS = ["yes", "Yes", "yes!", "2", "two", "red", "dark-red", "a dog", "dog", "ёж", "  yes ", "", "chair, table",
          "table", "U.S.A.", "usa", "100,978", "cat\n", "😀 emoji"]  # fmt: skip
@@ -69,9 +66,7 @@ def _pure(preset: str, inputs: dict) -> tuple[list[float], dict]:
         summary, scores, acc, _ = tdiuc.tdiuc_scores(preds, [r[0] for r in refs], inputs["question_types"])
         groups = {**summary, **{f"accuracy_question_type/{t}": v for t, v in acc.items()}}
     elif preset == "wups":
-        scores = wups.wups_per_question(
-            preds, refs, wordnet=load_core("vqa_acc", "_mm_wordnet").load_wordnet()
-        )
+        scores = wups.wups_per_question(preds, refs, wordnet=load_wordnet())
     else:
         scores = bleu.bleu1_scores(preds, refs)[0]
     return scores.tolist(), groups
@@ -150,7 +145,7 @@ def test_bad_answers_are_named(bad, error, message, tmp_path):
 
 
 # ------------------------------------------------------------------------------------------------
-# _vqa_arrow on its own
+# multimodal_metrics.vqa_acc.arrow on its own
 # ------------------------------------------------------------------------------------------------
 def test_readers_on_chunked_and_sliced_columns():
     lists = [["a", "b"], ["c"], ["a", "a", "d"], ["b"], ["e", "a"]]
@@ -202,9 +197,9 @@ def test_group_means_equal_the_masked_means():
 def test_tdiuc_counts_equal_kafle_script(seed):
     """The counting on ids equals the transcription of Kafle's script (per-type accuracies exactly; the
     normalised sums up to the last bit: the script adds them in set order), with and without key."""
-    from helpers import load_script
 
-    bench = load_script("bench_vqa_acc")
+    from oracles import vqa as oracle
+
     rng = random.Random(seed)
     words = [f"w{k}" for k in range(rng.randint(1, 40))]
     key = rng.sample(words, max(1, len(words) * 3 // 4))
@@ -212,7 +207,7 @@ def test_tdiuc_counts_equal_kafle_script(seed):
     gts = [rng.choice(words) for _ in range(n)]
     preds = [g if g in key and rng.random() < 0.5 else rng.choice(key) for g in gts]
     types = [rng.choice(["color", "counting", "absurd", "sport"]) for _ in range(n)]
-    expected = bench.kafle_tdiuc(preds, gts, types, {a: k for k, a in enumerate(key)})
+    expected = oracle.kafle_tdiuc(preds, gts, types, {a: k for k, a in enumerate(key)})
     summary, correct, acc, _ = tdiuc.tdiuc_scores(preds, gts, types, answer_key=key)
     for name, value in expected.items():
         assert summary[name] == pytest.approx(min(value / 100, 1.0), abs=1e-12), name

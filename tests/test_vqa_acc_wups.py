@@ -5,11 +5,10 @@ the transcription of Malinowski's calculate_wups.py exactly (==)."""
 import random
 
 import pytest
-from helpers import load_core, load_script
+from oracles import vqa as oracle
 
-wups = load_core("vqa_acc", "_vqa_wups")
-wn = load_core("vqa_acc", "_mm_wordnet")
-bench = load_script("bench_vqa_acc")
+from multimodal_metrics.resources import wordnet as wn
+from multimodal_metrics.vqa_acc import wups
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +72,7 @@ def test_max_wup_equals_nltk_over_every_sense_pair(wordnet):
 
 @pytest.mark.parametrize("threshold, n", [(0.9, 300), (0.0, 100), (-1, 300)])
 def test_wups_equals_the_malinowski_transcription(wordnet, threshold, n):
-    predictions, gts = bench.make_wups_inputs(n, seed=11)
-    expected = bench.MalinowskiWUPS(wordnet, threshold).scores(gts, predictions)
+    predictions, gts = oracle.make_wups_inputs(n, seed=11)
+    expected = oracle.MalinowskiWUPS(wordnet, threshold).scores(gts, predictions)
     got = wups.wups_per_question(predictions, [[g] for g in gts], threshold=threshold, wordnet=wordnet)
     assert got.tolist() == [float(x) for x in expected]

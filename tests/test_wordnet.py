@@ -17,9 +17,11 @@ import sys
 import zipfile
 
 import pytest
-from helpers import METRICS, ROOT, load_core, load_metric, load_script
+from helpers import METRICS, ROOT, load_metric
+from oracles.ru_meteor import NLTK_OPTIONS
 
-wordnet = load_core("vqa_acc", "_mm_wordnet")
+from multimodal_metrics.resources import wordnet
+
 NLTK_WORDNET = ROOT / ".build" / "nltk_data" / "corpora" / "wordnet"  # built by scripts/setup_env.sh
 
 # metric, preset, inputs whose scores read WordNet (synonyms for ru_meteor, Wu-Palmer for vqa_acc)
@@ -131,12 +133,13 @@ def test_wordnet_path_is_on_nltk_data_path_only_during_a_computation(name, tmp_p
 
 def test_the_core_reads_only_the_wordnet_it_is_handed():
     """The cores never look for WordNet: the main script hands them the reader."""
-    wups = load_core("vqa_acc", "_vqa_wups")
-    meteor = load_core("ru_meteor", "_ru_meteor_core")
+    from multimodal_metrics.ru_meteor import core as meteor
+    from multimodal_metrics.vqa_acc import wups
+
     with pytest.raises(TypeError, match="`wordnet`"):
         wups.max_wup("dog", "cat", None)
     with pytest.raises(TypeError, match="`wordnet`"):
-        meteor.meteor_per_example(["a"], [["a"]], **load_script("bench_ru_meteor").NLTK_OPTIONS)
+        meteor.meteor_per_example(["a"], [["a"]], **NLTK_OPTIONS)
     assert wups.wups_per_question(["dog"], [["dog, cat"]], threshold=-1).tolist() == [
         0.0
     ]  # no WordNet needed

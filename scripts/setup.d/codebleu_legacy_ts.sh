@@ -15,7 +15,7 @@
 #                             material: close to, but not, the commits inside the official library)
 #   ../venv-ts020/            a separate venv with the sdist's own Python binding (same import name as
 #                             tree-sitter 0.26, so never in the main venv) and codebleu 0.7.0 without
-#                             dependencies: the oracle of tests/test_codebleu_legacy.py (tests/_codebleu_legacy_oracle.py)
+#                             dependencies: the oracle of tests/test_codebleu_legacy.py (tests/oracles/codebleu_codexglue.py)
 # Idempotent and cheap to re-run: a stamp (hash of this file) guards the whole build.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,41 +1,14 @@
-"""The library's det_f1 without evaluate: score, Result, compare, the option table, the modules' names, a light import."""
-
-import subprocess
-import sys
+"""The library's det_f1 without evaluate: score, Result, compare, the option table, the modules' names."""
 
 import numpy as np
 import pytest
+from oracles.det_f1 import VECTORS
 
 from multimodal_metrics import det_f1
 from multimodal_metrics.det_f1 import core
 
 B = [0, 0, 10, 10]
-# the seed vectors of tests/test_det_f1.py: (id, references, predictions, F1 official, F1 one_to_one)
-VECTORS = [
-    ("Z1", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": []}], 1.0, 1.0),
-    ("Z2", [{"cat": [B], "dog": []}], [{"cat": [B], "dog": [[5, 5, 5, 5]]}], 2 / 3, 2 / 3),
-    ("Z3", [{"cat": [B]}], [{"cat": [[0, 0, 10, 5]]}], 1.0, 1.0),  # IoU exactly 0.5
-    ("Z4", [{"cat": [B]}], [{"cat": [[0, 0, 10, 4]]}], 0.0, 0.0),
-    ("Z5", [{"cat": [B, [50, 50, 10, 10]]}], [{"cat": [B, [1, 1, 10, 10]]}], 1.0, 0.5),
-    ("Z6", [{"cat": [B, [50, 50, 10, 10], [100, 100, 10, 10]]}], [{"cat": [B]}], 0.5, 0.5),
-    ("Z7", [{"cat": [B]}], [{"cat": [[]]}], 0.0, 0.0),
-    ("Z8", [{"cat": []}], [{"cat": []}], 0.0, 0.0),
-    ("Z9", [{"cat": [B]}], [{"cat": [B, B]}], 1.0, 2 / 3),
-    (
-        "Z10",
-        [{"cat": [B]}, {"cat": [], "dog": [[0, 0, 4, 4]]}],
-        [{"cat": [B]}, {"cat": [[1, 1, 2, 2]], "dog": []}],
-        0.5,
-        0.5,
-    ),
-    (
-        "flaw",
-        [{"cat": [B, [50, 0, 10, 10], [100, 0, 10, 10]]}],
-        [{"cat": [B, [0, 0, 10, 9], [1, 0, 10, 10]]}],
-        1.0,
-        1 / 3,
-    ),
-]
+# VECTORS (tests/oracles/det_f1.py): (id, references, predictions, F1 official, F1 one_to_one)
 
 
 @pytest.mark.parametrize("vid,refs,preds,official,one_to_one", VECTORS, ids=[v[0] for v in VECTORS])
@@ -173,14 +146,3 @@ def test_core_is_the_formula_and_the_package_names_the_public_functions():
     preds, refs, images = det_f1.from_fusion_brain({"a.jpg": {"cat": [B]}}, {"a.jpg": {"cat": [B], "x": []}})
     assert images == ["a.jpg"] and core.det_f1(preds, refs)["f1"] == 1.0
     assert np.array_equal(core.count_per_image(preds, refs), [[1, 0, 0]])
-
-
-def test_import_is_light():
-    code = (
-        "import sys, multimodal_metrics, multimodal_metrics.det_f1, multimodal_metrics.det_f1.core\n"
-        "heavy = {'torch', 'nltk', 'tree_sitter', 'pymorphy3', 'gradio', 'evaluate', 'datasets', 'pyarrow',\n"
-        "         'transformers'}\n"
-        "print(sorted(heavy & set(sys.modules)))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

@@ -1,7 +1,4 @@
-"""The library's ned without evaluate: score, Result, compare, the option table, a light import."""
-
-import subprocess
-import sys
+"""The library's ned without evaluate: score, Result, compare, the option table."""
 
 import numpy as np
 import pytest
@@ -103,14 +100,3 @@ def test_option_table_drives_the_checks():
     with pytest.raises(ValueError, match="`confidence`"):
         ned.score(None, ["a"], confidence=2.0)
     assert "both_empty (`float`, optional)" in ned.OPTIONS.describe()
-
-
-def test_import_is_light():
-    code = (
-        "import sys, multimodal_metrics, multimodal_metrics.ned\n"
-        "heavy = {'torch', 'nltk', 'tree_sitter', 'pymorphy3', 'gradio', 'evaluate', 'datasets', 'pyarrow',\n"
-        "         'transformers', 'rapidfuzz'}\n"
-        "print(sorted(heavy & set(sys.modules)))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

@@ -1,10 +1,7 @@
-"""The library's ru_meteor without evaluate: score, Result, compare, the option table, local resources, a light import."""
-
-import subprocess
-import sys
+"""The library's ru_meteor without evaluate: score, Result, compare, the option table, local resources."""
 
 import pytest
-from helpers import load_script
+from oracles.ru_meteor import make_ruwordnet_db
 
 from multimodal_metrics import ru_meteor
 
@@ -12,7 +9,7 @@ from multimodal_metrics import ru_meteor
 @pytest.fixture(scope="module")
 def rwn(tmp_path_factory):
     """A RuWordNet-schema SQLite file with the stub entries of seeds_reference.md 6.4/6.5."""
-    return load_script("bench_ru_meteor").make_ruwordnet_db(tmp_path_factory.mktemp("rwn") / "ruwordnet.db")
+    return make_ruwordnet_db(tmp_path_factory.mktemp("rwn") / "ruwordnet.db")
 
 
 def meteor(preset, prediction, references, **options):
@@ -133,14 +130,3 @@ def test_resources_are_read_from_local_paths(tmp_path, monkeypatch):
         ru_meteor.score(["a sofa"], ["a couch"], preset="nltk", wordnet_path=str(tmp_path))
     assert meteor("nltk", "a sofa", ["a couch"]) > 0.4  # NLTK's data path (NLTK_DATA) or Debian's files
     assert meteor("nltk", "a sofa", ["a couch"], synonyms="none") == 0.25
-
-
-def test_import_is_light():
-    code = (
-        "import sys, multimodal_metrics, multimodal_metrics.ru_meteor\n"
-        "heavy = {'torch', 'nltk', 'tree_sitter', 'pymorphy3', 'gradio', 'evaluate', 'datasets', 'pyarrow',\n"
-        "         'transformers', 'razdel', 'wordtodigits'}\n"
-        "print(sorted(heavy & set(sys.modules)))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"

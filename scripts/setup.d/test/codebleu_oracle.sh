@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Separate venv for the PyPI `codebleu` 0.7.0 package, used as an oracle by tests/test_codebleu.py and
-# scripts/bench_codebleu.py (its pins clash with ours: it needs tree-sitter<0.23 and ABI-14 grammars).
+# benchmarks/bench_codebleu.py (its pins clash with ours: it needs tree-sitter<0.23 and ABI-14 grammars).
 # Idempotent: a stamp records what was installed. Never import it from the main venv.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # One separate venv per small peer package run as a test oracle: the peer's own code runs in a subprocess
-# on the test's generated inputs (tests/_peer_oracles.py), never imported by the library or the main venv.
+# on the test's generated inputs (tests/oracles/peers.py), never imported by the library or the main venv.
 #   .build/venv-anls_star: PyPI anls_star 1.0.1 (ANLS*), oracle of tests/test_anls_star.py
 #   .build/venv-jiwer:     PyPI jiwer 4.0.0 (its default `cer`), oracle of tests/test_ned_jiwer.py
 # Idempotent: a stamp per venv records what was installed.

@@ -313,35 +313,6 @@ def _harness_means(grid: np.ndarray, harness: str) -> np.ndarray:
     return values[np.asarray(inverse).reshape(-1)]
 
 
-def vqa_v2_reference_loop(
-    predictions: list[str],
-    references: list[list[str]],
-    normalize: str = "official",
-    ascii_digits: bool = True,
-) -> list[float]:
-    """A line-by-line transcription of the reference's per-question loop (slow; the oracle of the tests
-    and the benchmark). Answer dicts carry an ``answer_id`` so exclusion is by position, as there."""
-    out = []
-    for pred, refs in zip(predictions, references):
-        answers = [{"answer": clean_whitespace(a), "answer_id": k + 1} for k, a in enumerate(refs)]
-        res_ans = clean_whitespace(pred)
-        gt_acc = []
-        gt_answers = [ans["answer"] for ans in answers]
-        if (normalize == "official" and len(set(gt_answers)) > 1) or normalize == "always":
-            for ans_dic in answers:
-                ans_dic["answer"] = process_punctuation(ans_dic["answer"], ascii_digits)
-                ans_dic["answer"] = process_digit_article(ans_dic["answer"])
-            res_ans = process_punctuation(res_ans, ascii_digits)
-            res_ans = process_digit_article(res_ans)
-        for gt_ans_datum in answers:
-            other_gt_ans = [item for item in answers if item != gt_ans_datum]
-            matching_ans = [item for item in other_gt_ans if item["answer"] == res_ans]
-            acc = min(1, float(len(matching_ans)) / 3)
-            gt_acc.append(acc)
-        out.append(float(sum(gt_acc)) / len(gt_acc))
-    return out
-
-
 def fusion_brain_per_question(
     predictions: list[str], references: list[list[str]], languages: list[str] | None = None
 ) -> np.ndarray:

@@ -1,0 +1,341 @@
+"""CPU time of the library's `score` and `evaluate.load(...).compute` against each metric's pure function, every metric.
+
+    .venv/bin/python benchmarks/bench_compute.py                       # all 8 metrics, their bench workloads
+    .venv/bin/python benchmarks/bench_compute.py --only ned,text_qa    # some of them
+    .venv/bin/python benchmarks/bench_compute.py --scale 0.1           # every workload x 0.1
+    .venv/bin/python benchmarks/bench_compute.py --skip-reference      # leave the reference loops out
+
+One row per workload: the pure function (the module's core on Python lists), the library's
+`multimodal_metrics.<name>.score` (input checks, scoring, the result), `compute` on the same
+inputs (input checks, evaluate's Arrow round trip, result), their ratio, and the reference where
+there is one (official loop transcription or PyPI peer) with reference / compute. The workloads are
+those of the per-metric scripts (inputs imported from them):
+
+    anls        20,000 questions x 2 references, preset stvqa      reference: PyPI anls (per question)
+    ned         2,000 pairs of 200-character lines                  reference: AIJ 2022 loop, nltk.edit_distance
+    text_qa     10,000 questions x 2 answers, textqa and mathqa     reference: AIJ 2022 loops (pymorphy per token)
+    vqa_acc     200,000 questions x 10 answers, vqa_v2              reference: official vqaEval loop
+    det_f1      5,000 images, from Fusion Brain dicts               reference: Fusion Brain 2021 loop
+    ru_meteor   10,000 captions x 5 refs (nltk), 5,000 (captioning) reference: NLTK meteor_score / FB 2022 loop
+    codebleu    1,000 java and python function pairs, preset pypi   reference: PyPI codebleu 0.7.0 (own venv)
+    fid_clip    10,000 x 2,048-d features per side                  reference: pytorch-fid formula (sqrtm)
+
+CPU time (`time.process_time`, all threads of this process) because the machine is shared: wall
+time there measures the neighbours. Best of 3 runs per side (fid_clip: 1, it takes seconds per
+run), so caches (lemmas, stems, synonyms) are warm on both sides alike. Slow references run on a
+tenth of the inputs and are scaled up (they are linear); PyPI codebleu runs in its own venv, best
+of 2 (its own thread time). Expect +-20 % run to run on a loaded machine; the ratios are taken in
+the same run. A full run is about 4 minutes of CPU (8 minutes wall on the shared 2-core box at a
+load of 6); pytorch-fid's sqrtm alone takes ~45 s, so `--skip-reference` saves about a third.
+"""
+
+import argparse
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import NamedTuple
+
+from timing import ROOT, cpu_on_a_tenth, measure, offline_env
+
+offline_env()
+warnings.simplefilter("ignore")
+
+
+class Row(NamedTuple):
+    """One workload's CPU seconds: the pure function, compute, the reference (None: not timed), the library's score."""
+
+    name: str
+    pure: float
+    compute: float
+    ref: float | None
+    ref_name: str
+    library: float | None
+
+
+ROWS: list[Row] = []
+
+
+def line(
+    name: str, pure: float, compute: float, ref: float | None = None, ref_name: str = "", library=None
+) -> None:
+    """One row; ``library``: the CPU time of the library's ``score`` (checks, scoring, the result) on the same inputs."""
+    ROWS.append(Row(name, pure, compute, ref, ref_name, library))
+    out = f"{name:44s} pure {pure * 1000:9.1f} ms   "
+    if library is not None:
+        out += f"library score {library * 1000:9.1f} ms ({library / pure:4.2f}x pure)   "
+    out += f"compute {compute * 1000:9.1f} ms   compute/pure {compute / pure:5.2f}x"
+    if ref is not None:
+        out += f"   {ref_name or 'reference'} {ref * 1000:10.1f} ms   reference/compute {ref / compute:6.1f}x"
+    print(out, flush=True)
+
+
+def load(name: str, config: str | None = None):
+    import evaluate
+
+    return evaluate.load(str(ROOT / "metrics" / name), config)
+
+
+def module_core(metric, core_name: str):
+    """The core module an evaluate-loaded metric imported (its own copy, with its own caches)."""
+    package = type(metric).__module__.rsplit(".", 1)[0]
+    return sys.modules[f"{package}.{core_name}"]
+
+
+# ------------------------------------------------------------------------------------------------
+# one function per metric: (scale, with_reference) -> prints its rows
+# ------------------------------------------------------------------------------------------------
+def bench_anls(scale: float, with_ref: bool) -> None:
+    import bench_anls
+
+    n = int(20_000 * scale)
+    preds, refs = bench_anls.make_inputs(n)
+    from multimodal_metrics.anls import core
+
+    metric = load("anls", "stvqa")
+    metric.compute(predictions=preds[:5], references=refs[:5])
+    opts = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
+    ref = None
+    if with_ref:
+        from anls import anls_score
+
+        ref = measure(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)]).cpu
+    from multimodal_metrics import anls
+
+    line(
+        f"anls stvqa, {n:,} questions x 2 refs",
+        measure(lambda: core.anls_per_question(preds, refs, **opts), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
+        ref,
+        "PyPI anls",
+        measure(lambda: anls.score(preds, refs, preset="stvqa"), 3).cpu,
+    )
+
+
+def bench_ned(scale: float, with_ref: bool) -> None:
+    import bench_ned
+
+    n = int(2_000 * scale)
+    preds, refs = bench_ned.make_inputs(n)
+    from multimodal_metrics.ned import core
+
+    metric = load("ned")
+    metric.compute(predictions=preds[:5], references=refs[:5])
+    ref = cpu_on_a_tenth(bench_ned.official_calculate_ned, (preds, refs), n) if with_ref else None
+    from multimodal_metrics import ned
+
+    line(
+        f"ned, {n:,} pairs x 200 chars",
+        measure(lambda: core.ned_per_example(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
+        ref,
+        "AIJ loop (1/10)",
+        measure(lambda: ned.score(preds, refs), 3).cpu,
+    )
+
+
+def bench_text_qa(scale: float, with_ref: bool) -> None:
+    import bench_text_qa
+
+    n = int(10_000 * scale)
+    preds, refs = bench_text_qa.make_inputs(n)
+    from multimodal_metrics import text_qa
+    from multimodal_metrics.text_qa import core
+
+    for preset, exact, opts in (
+        ("textqa", False, {"measure": "f1", "keep_hyphen": False}),
+        ("mathqa", True, {"measure": "exact_match", "keep_hyphen": True}),
+    ):
+        metric = load("text_qa", preset)
+        metric.compute(predictions=preds[:5], references=refs[:5])
+        ref = None
+        if with_ref:
+            ref = cpu_on_a_tenth(
+                lambda p, r, exact=exact: bench_text_qa.official_scores(p, r, exact), (preds, refs), n
+            )
+        line(
+            f"text_qa {preset}, {n:,} questions x 2 answers",
+            measure(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts), 3).cpu,
+            measure(lambda metric=metric: metric.compute(predictions=preds, references=refs), 3).cpu,
+            ref,
+            "AIJ loop (1/10)",
+            measure(lambda preset=preset: text_qa.score(preds, refs, preset=preset), 3).cpu,
+        )
+
+
+def bench_vqa_acc(scale: float, with_ref: bool) -> None:
+    import bench_vqa_acc
+
+    n = int(200_000 * scale)
+    preds, refs = bench_vqa_acc.make_inputs(n)
+    from multimodal_metrics import vqa_acc
+
+    metric = load("vqa_acc")
+    metric.compute(predictions=preds[:5], references=refs[:5])
+    ref = cpu_on_a_tenth(bench_vqa_acc.official_scores, (preds, refs), n) if with_ref else None
+    line(
+        f"vqa_acc vqa_v2, {n:,} questions x 10",
+        measure(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
+        ref,
+        "official (1/10)",
+        measure(lambda: vqa_acc.score(preds, refs), 3).cpu,
+    )
+
+
+def bench_det_f1(scale: float, with_ref: bool) -> None:
+    import bench_det_f1
+
+    n = int(5_000 * scale)
+    from multimodal_metrics import det_f1
+    from multimodal_metrics.det_f1 import core
+
+    true_annot, predictions = bench_det_f1.generate(n)
+    preds, refs, _ = det_f1.from_fusion_brain(true_annot, predictions)
+    metric = load("det_f1")
+    metric.compute(predictions=preds[:5], references=refs[:5])
+    ref = measure(lambda: bench_det_f1.reference_counts(true_annot, predictions), 3).cpu if with_ref else None
+    line(
+        f"det_f1, {n:,} images (from dicts)",
+        measure(lambda: core.det_f1(preds, refs), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
+        ref,
+        "FB 2021 loop",
+        measure(lambda: det_f1.score(preds, refs), 3).cpu,
+    )
+
+
+def bench_ru_meteor(scale: float, with_ref: bool) -> None:
+    import bench_ru_meteor as bench
+
+    from multimodal_metrics import ru_meteor
+    from multimodal_metrics.ru_meteor import core
+
+    n = int(10_000 * scale)
+    preds, refs = bench.make_captions(n, bench.EN_WORDS)
+    metric = load("ru_meteor", "nltk")
+    metric.compute(predictions=preds[:5], references=refs[:5])
+    bench.warm_wordnet(core)
+    opts = bench.nltk_options()
+    ref = cpu_on_a_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
+    line(
+        f"ru_meteor nltk, {n:,} captions x 5 refs",
+        measure(lambda: core.meteor_per_example(preds, refs, **opts), 3).cpu,
+        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
+        ref,
+        "NLTK (1/10)",
+        measure(lambda: ru_meteor.score(preds, refs, preset="nltk"), 3).cpu,
+    )
+
+    n = int(5_000 * scale)
+    preds, refs = bench.make_captions(n, bench.RU_WORDS, seed=2)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = bench.make_ruwordnet_db(Path(tmp) / "ruwordnet.db")
+        metric = load("ru_meteor", "captioning")
+        metric.compute(predictions=preds[:5], references=refs[:5], ruwordnet_path=db)
+        opts = {k: v for k, v in bench.core_presets()["captioning"].items() if k != "corpus_score"}
+        ref = None
+        if with_ref:
+            wordnet = bench.SqliteRuWordNet(db)
+            bench.fb_captioning_scores(preds[:5], refs[:5], wordnet)  # imports outside the timing
+            ref = cpu_on_a_tenth(lambda p, r: bench.fb_captioning_scores(p, r, wordnet), (preds, refs), n)
+        line(
+            f"ru_meteor captioning, {n:,} captions x 5",
+            measure(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts), 3).cpu,
+            measure(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db), 3).cpu,
+            ref,
+            "FB loop (1/10)",
+            measure(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db), 3).cpu,
+        )
+
+
+def bench_codebleu(scale: float, with_ref: bool) -> None:
+    import bench_codebleu
+
+    n = int(1_000 * scale)
+    from multimodal_metrics import codebleu
+    from multimodal_metrics.codebleu import corpus as core
+
+    metric = load("codebleu", "pypi")
+    opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
+
+    def one_language(lang):
+        preds, refs = bench_codebleu.make_pairs(lang, n)
+        nested = [[r] for r in refs]
+        core.corpus_codebleu(preds, nested, lang, **opts)  # grammar load, heap grown to the working size
+        metric.compute(predictions=preds, references=refs, lang=lang)
+        ref = None
+        if with_ref and bench_codebleu.ORACLE_PY.is_file():
+            ref = bench_codebleu.run_oracle(lang, preds, refs, 2)["seconds"]
+        line(
+            f"codebleu {lang}, {n:,} function pairs",
+            measure(lambda: core.corpus_codebleu(preds, nested, lang, **opts), 3).cpu,
+            measure(lambda: metric.compute(predictions=preds, references=refs, lang=lang), 3).cpu,
+            ref,
+            "PyPI codebleu",
+            measure(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang), 3).cpu,
+        )
+
+    for lang in ("java", "python"):
+        one_language(lang)
+
+
+def bench_fid_clip(scale: float, with_ref: bool) -> None:
+    import bench_fid_clip
+
+    n = int(10_000 * scale)
+    from multimodal_metrics import fid_clip
+    from multimodal_metrics.fid_clip import core
+
+    a, b = bench_fid_clip.features(n, 2048, 1), bench_fid_clip.features(n, 2048, 2, shift=0.01)
+    metric = load("fid_clip")
+    metric.compute(predictions=a[:50], references=b[:50])
+
+    def pure():
+        return core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+
+    ref = measure(lambda: bench_fid_clip.pytorch_fid_from_features(a, b)).cpu if with_ref else None
+    line(
+        f"fid_clip, {n:,} x 2,048-d features per side",
+        measure(pure).cpu,
+        measure(lambda: metric.compute(predictions=a, references=b)).cpu,
+        ref,
+        "pytorch-fid",
+        measure(lambda: fid_clip.score(a, b)).cpu,
+    )
+
+
+BENCHES = {
+    "anls": bench_anls,
+    "ned": bench_ned,
+    "text_qa": bench_text_qa,
+    "vqa_acc": bench_vqa_acc,
+    "det_f1": bench_det_f1,
+    "ru_meteor": bench_ru_meteor,
+    "codebleu": bench_codebleu,
+    "fid_clip": bench_fid_clip,
+}
+
+
+def main(argv=None) -> list[Row]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every workload size")
+    parser.add_argument("--only", default=",".join(BENCHES), help="comma-separated metric names")
+    parser.add_argument(
+        "--skip-reference", action="store_true", help="time only the pure function and compute"
+    )
+    args = parser.parse_args(argv)
+    names = [name.strip() for name in args.only.split(",") if name.strip()]
+    unknown = sorted(set(names) - set(BENCHES))
+    if unknown:
+        parser.error(f"unknown metric(s) {unknown}; expected some of {list(BENCHES)}")
+    print("CPU time, best of 3 (fid_clip: 1); machine shared with other jobs: expect +-20 %", flush=True)
+    for name in names:
+        BENCHES[name](args.scale, not args.skip_reference)
+    worst = max(ROWS, key=lambda row: row.compute / row.pure)
+    print(f"largest compute/pure: {worst.compute / worst.pure:.2f}x ({worst.name})")
+    return ROWS
+
+
+if __name__ == "__main__":
+    main()
