@@ -245,12 +245,13 @@ def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
 
 
 def test_a_piece_is_added_by_chunks_of_rows_alike_however_the_vectors_come(monkeypatch):
-    """A piece's products are syrk calls on chunks of its rows (``SYRK_BYTES``: here 7 rows), centred into a
-    buffer and added in order, the chunks fixed by the piece alone: the whole array, batches of any size and
-    one state per block merged in block order give the same bits; np.cov's values to 1e-12 with a large
-    common offset; below the diagonal the products stay 0."""
+    """A piece's products are syrk calls on chunks of its rows (``SYRK_BYTES``: here 6 rows), centred into a
+    buffer and added in order, their sums by 3 rows (``SUM_BYTES``), the chunks fixed by the piece alone: the
+    whole array, batches of any size and one state per block merged in block order give the same bits;
+    np.cov's values to 1e-12 with a large common offset; below the diagonal the products stay 0."""
     d, n = 6, core.BLOCK + 300
     monkeypatch.setattr(core, "SYRK_BYTES", 8 * d * 7)
+    monkeypatch.setattr(core, "SUM_BYTES", 8 * d * 3)
     calls = []
     syrk = core._syrk
     monkeypatch.setattr(core, "_syrk", lambda y, out: calls.append(len(y)) or syrk(y, out))
@@ -258,7 +259,7 @@ def test_a_piece_is_added_by_chunks_of_rows_alike_however_the_vectors_come(monke
     whole = _stats(x)
     assert sum(calls) == core.BLOCK  # the complete block; the others wait for more vectors of theirs
     cov = whole.covariance
-    assert max(calls) == 7 and sum(calls) == n
+    assert max(calls) == 6 and sum(calls) == n
     for batch in (50, 13, 1000):
         streamed = core.FrechetStats(d)
         for i in range(0, n, batch):

@@ -56,6 +56,7 @@ PENDING_ROWS = BLOCK
 # Bytes of the vectors x - c of a piece given to one syrk call (the piece's products are the sum of those
 # of its chunks of rows, added in order): they are centred into a buffer that stays in the cache.
 SYRK_BYTES = 1 << 22
+SUM_BYTES = 1 << 19  # of those, summed at once (read from the cache)
 
 
 def _syrk(y: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -102,8 +103,8 @@ def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: in
 
 
 def _chunk_rows(d: int) -> tuple[int, int]:
-    """Rows of d values summed at once (512 KiB), and given to one syrk call (a multiple: ``SYRK_BYTES``)."""
-    step = max(1, min((1 << 16) // d, SYRK_BYTES // (8 * d)))
+    """Rows of d values summed at once (``SUM_BYTES``), and given to one syrk call (a multiple: ``SYRK_BYTES``)."""
+    step = max(1, min(SUM_BYTES, SYRK_BYTES) // (8 * d))
     return step, step * max(1, SYRK_BYTES // (8 * d * step))
 
 
