@@ -139,7 +139,7 @@ def test_small_sets_skip_the_d_by_d_update_and_keep_every_sum_bit_for_bit(batche
     """While a side has fewer vectors than dimensions the distance needs only the vectors: no d x d
     product is accumulated (the cost of FID for a few images at 2,048-d), and reading the covariance does
     not drop them. The moments do not depend on how the vectors were batched: those of one block of the
-    index are one syrk of its vectors in index order (here the single block), bit for bit."""
+    index are syrk calls on fixed chunks of its vectors in index order (here one block, one chunk), bit for bit."""
     d = 32
     rng = np.random.default_rng(len(batches))
     xs = [np.abs(rng.normal(size=(b, d))) for b in batches]
@@ -177,7 +177,7 @@ def test_fid_of_a_few_vectors_does_no_d_by_d_work(monkeypatch):
     rng = np.random.default_rng(0)
     a, b = np.abs(rng.normal(size=(10, 2048))), np.abs(rng.normal(size=(10, 2048))) + 0.1
     products = []
-    monkeypatch.setattr(core, "_syrk", lambda y: products.append(y.shape))
+    monkeypatch.setattr(core, "_syrk", lambda y, out: products.append(y.shape))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         fid = score(a, b)["fid"]
@@ -241,6 +241,38 @@ def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         assert core.frechet_distance(loaded, other) == pytest.approx(whole, rel=1e-6)
+
+
+def test_a_piece_is_added_by_chunks_of_rows_alike_however_the_vectors_come(monkeypatch):
+    """A piece's products are syrk calls on chunks of its rows (``SYRK_BYTES``: here 6 rows), centred into a
+    buffer and added in order, their sums by 3 rows (``SUM_BYTES``), the chunks fixed by the piece alone: the
+    whole array, batches of any size and one state per block merged in block order give the same bits;
+    np.cov's values to 1e-12 with a large common offset; below the diagonal the products stay 0."""
+    d, n = 6, core.BLOCK + 300
+    monkeypatch.setattr(core, "SYRK_BYTES", 8 * d * 7)
+    monkeypatch.setattr(core, "SUM_BYTES", 8 * d * 3)
+    calls = []
+    syrk = core._syrk
+    monkeypatch.setattr(core, "_syrk", lambda y, out: calls.append(len(y)) or syrk(y, out))
+    x = bench.features(n, d, 5, shift=1e4)
+    whole = _stats(x)
+    assert sum(calls) == core.BLOCK  # the complete block; the others wait for more vectors of theirs
+    cov = whole.covariance
+    assert max(calls) == 6 and sum(calls) == n
+    for batch in (50, 13, 1000):
+        streamed = core.FrechetStats(d)
+        for i in range(0, n, batch):
+            streamed.update(x[i : i + batch], copy=False)
+        assert np.array_equal(streamed.mean, whole.mean) and np.array_equal(
+            streamed.covariance, whole.covariance
+        )
+    merged = core.FrechetStats(d).update(x[: core.BLOCK])
+    merged.merge(core.FrechetStats(d).update(x[core.BLOCK :], index=np.arange(core.BLOCK, n)))
+    assert np.array_equal(merged.mean, whole.mean) and np.array_equal(merged.covariance, whole.covariance)
+    ref = np.cov(x, rowvar=False)
+    assert np.abs(cov - ref).max() <= 1e-12 * np.abs(ref).max()
+    assert np.abs(whole.mean - x.mean(axis=0)).max() <= 1e-12 * np.abs(x).max()
+    assert not np.tril(whole._outer, -1).any()
 
 
 # ------------------------------------------------------------------------------------------------

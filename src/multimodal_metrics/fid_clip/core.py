@@ -45,48 +45,53 @@ MAX_FEATURE = 1e50
 
 
 # Rows of the global example index per block: the moments are accumulated block by block, each block
-# [k * BLOCK, (k + 1) * BLOCK) with one BLAS syrk of its vectors in index order, and the blocks' sums are
-# added in block order (see FrechetStats). A module constant, not an option: the value is the same for
-# every run, so that statistics of one block computed anywhere add up to those of one process.
+# [k * BLOCK, (k + 1) * BLOCK) with BLAS syrk calls on its vectors in index order (``SYRK_BYTES`` a call),
+# and the blocks' sums are added in block order (see FrechetStats). A module constant, not an option: the
+# value is the same for every run, so that statistics of one block computed anywhere add up to those of one
+# process.
 BLOCK = 4096
 # Vectors of incomplete blocks kept before they are added as one piece (a stream in index order never
 # reaches it: its blocks complete one after the other; shards of strided or shuffled indexes do).
 PENDING_ROWS = BLOCK
+# Bytes of the vectors x - c of a piece given to one syrk call (the piece's products are the sum of those
+# of its chunks of rows, added in order): they are centred into a buffer that stays in the cache.
+SYRK_BYTES = 1 << 22
+SUM_BYTES = 1 << 19  # of those, summed at once (read from the cache)
 
 
-def _syrk(y: np.ndarray) -> np.ndarray:
-    """``y^T y`` of a C-ordered (n, d) array: the upper triangle of a Fortran-ordered (d, d) array (BLAS
-    syrk on ``y.T``, which is Fortran-ordered: no copy; the lower triangle is left at 0)."""
+def _syrk(y: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """``out += y^T y`` for a C-ordered (n, d) array ``y``: the upper triangle of the Fortran-ordered (d, d)
+    array ``out``, changed in place (BLAS syrk on ``y.T``, which is Fortran-ordered: no copy; below the
+    diagonal ``out`` is not touched)."""
     from scipy.linalg.blas import dsyrk
 
-    return dsyrk(1.0, y.T, trans=0, lower=0)
+    return dsyrk(1.0, y.T, beta=1.0, c=out, trans=0, lower=0, overwrite_c=1)
 
 
 def _covariance(upper: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
     """The unbiased covariance ``(M - n m m^T) / (n - 1)``, ``m = sum / n``, from the upper triangle of
-    ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: zeros) and ``sum(x - shift)`` of ``n`` vectors."""
+    ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: not read) and ``sum(x - shift)`` of ``n``
+    vectors: one pass over the upper triangle by tiles that stay in the cache, each tile mirrored below."""
     d = len(total)
     cov = np.empty((d, d))
-    tile = 256  # the mirror by tiles that stay in the cache (a transposed pass over d x d is slow)
+    m = total / n
+    tile = 128
+    buf = np.empty((min(d, tile), min(d, tile)))
     for i in range(0, d, tile):
         i2 = min(d, i + tile)
-        part = upper[i:i2, i:i2]
-        cov[i:i2, i:i2] = part + part.T
-        cov[i:i2, i:i2].flat[:: i2 - i + 1] = part.diagonal()  # the diagonal was doubled
-        for j in range(i2, d, tile):
+        for j in range(i, d, tile):
             j2 = min(d, j + tile)
-            part = upper[i:i2, j:j2]
+            part = np.multiply.outer(m[i:i2], m[j:j2], out=buf[: i2 - i, : j2 - j])
+            part *= n
+            np.subtract(upper[i:i2, j:j2], part, out=part)
+            part /= n - 1
+            if j == i:  # the diagonal tile: its upper triangle, mirrored
+                part = np.triu(part)
+                part += np.triu(part, 1).T
             cov[i:i2, j:j2] = part
-            cov[j:j2, i:i2] = part.T
-    m = total / n
-    step = max(1, (1 << 16) // d)
-    for i in range(0, d, step):  # (M - n m m^T) / (n - 1), a block of rows at a time
-        block = cov[i : i + step]
-        mean_part = np.outer(m[i : i + step], m)
-        mean_part *= n
-        block -= mean_part
-        block /= n - 1
-    return cov  # exactly symmetric: M + M^T, and m_i m_j = m_j m_i
+            if j != i:
+                cov[j:j2, i:i2] = part.T
+    return cov  # exactly symmetric: each value below the diagonal is the one above it
 
 
 def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: int):
@@ -95,6 +100,48 @@ def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: in
     if count == 0:
         return c.copy(), s.copy(), n
     return shift, total + (s + n * (c - shift)), count + n
+
+
+def _chunk_rows(d: int) -> tuple[int, int]:
+    """Rows of d values summed at once (``SUM_BYTES``), and given to one syrk call (a multiple: ``SYRK_BYTES``)."""
+    step = max(1, min(SUM_BYTES, SYRK_BYTES) // (8 * d))
+    return step, step * max(1, SYRK_BYTES // (8 * d * step))
+
+
+def _piece_moments(parts: list, c: np.ndarray, scratch: np.ndarray, outer: np.ndarray | None = None):
+    """``sum(x - c)`` of the vectors of ``parts`` (arrays of rows, in order) and, with ``outer`` (a zero
+    Fortran-ordered (d, d) array), the upper triangle of ``sum((x - c)(x - c)^T)`` added to it. The rows are
+    centred into ``scratch`` (which stays in the cache) by chunks of ``step`` rows, each chunk's sum read while
+    it is there, and given to syrk ``rows`` at a time: both fixed by ``d`` alone, so the values do not depend
+    on how the vectors were split into arrays."""
+    step, rows = _chunk_rows(len(c))  # len(scratch) >= min(rows, the vectors)
+    total, pos, k, off = None, 0, 0, 0  # the sum; rows in scratch; the array and row read next
+    while k < len(parts):
+        start = pos
+        while pos < start + step and k < len(parts):
+            take = min(start + step - pos, len(parts[k]) - off)
+            np.subtract(parts[k][off : off + take], c, out=scratch[pos : pos + take])
+            pos, off = pos + take, off + take
+            if off == len(parts[k]):
+                k, off = k + 1, 0
+        s = scratch[start:pos].sum(axis=0)
+        total = s if total is None else np.add(total, s, out=total)
+        if pos == rows or k == len(parts):
+            outer = outer if outer is None else _syrk(scratch[:pos], outer)
+            pos = 0
+    return total, outer
+
+
+def _segments(pending: list, a: int, b: int) -> list:
+    """Views ``(idx, rows)`` of the pending vectors at positions [a, b) of their concatenation."""
+    out, start = [], 0
+    for idx, rows in pending:
+        stop = start + len(idx)
+        lo, hi = max(a, start), min(b, stop)
+        if lo < hi:
+            out.append((idx[lo - start : hi - start], rows[lo - start : hi - start]))
+        start = stop
+    return out
 
 
 def _pieces(index: np.ndarray) -> list[tuple[np.ndarray, bool]]:
@@ -118,7 +165,8 @@ def _pieces(index: np.ndarray) -> list[tuple[np.ndarray, bool]]:
 class FrechetStats:
     """Running float64 statistics of feature vectors of dimension ``dims`` (mergeable; see the module
     docstring). Each vector has a global index (by default the next one after those added): the vectors
-    are added block by block of the index (``BLOCK``), each complete block with one BLAS syrk."""
+    are added block by block of the index (``BLOCK``), each complete block with syrk calls on chunks of its
+    rows (``_piece_moments``)."""
 
     def __init__(self, dims: int):
         if not isinstance(dims, int) or isinstance(dims, bool) or dims < 1:
@@ -210,26 +258,55 @@ class FrechetStats:
         self._pending = [(idx, rows)]
         return idx, rows
 
+    def _piece_rows(self, complete_only: bool = False) -> tuple[np.ndarray, list]:
+        """The pieces (``_pieces``) the pending vectors are added in, each as (its positions in the pending
+        vectors' concatenation, sorted by index first; the arrays of its rows, in order: views, no copy when
+        the vectors came in index order); ``complete_only``: the complete blocks alone."""
+        idx = np.concatenate([p[0] for p in self._pending]) if len(self._pending) > 1 else self._pending[0][0]
+        if len(idx) > 1 and (np.diff(idx) < 0).any():
+            idx = self._consolidated()[0]
+        out = []
+        for piece, whole in _pieces(idx):
+            if complete_only and not whole:
+                continue
+            a, b = int(piece[0]), int(piece[-1]) + 1
+            if b - a == len(piece):
+                parts = [rows for _, rows in _segments(self._pending, a, b)]
+            else:  # vectors of several blocks, not contiguous: gathered
+                parts = [self._consolidated()[1][piece]]
+            out.append((piece, parts))
+        return idx, out
+
     def _fold(self, complete_only: bool = False) -> None:
         """Add the pending vectors to the moments, piece by piece (``_pieces``); ``complete_only``: only the
         complete blocks, the others stay pending."""
         if not self._pending:
             return
-        idx, rows = self._consolidated()
-        pieces = [(p, whole) for p, whole in _pieces(idx) if whole or not complete_only]
+        idx, pieces = self._piece_rows(complete_only)
         if not pieces:
             return
-        scratch = np.empty((max(len(p) for p, _ in pieces), self.dims))  # one buffer for every piece's x - c
-        for piece, _ in pieces:
-            part = rows[piece[0] : piece[-1] + 1] if piece[-1] - piece[0] + 1 == len(piece) else rows[piece]
-            c = part[0].copy()
-            y = np.subtract(part, c, out=scratch[: len(part)])
-            self._combine(c, y.sum(axis=0), _syrk(y), len(part), own=True)
+        scratch = np.empty((min(max(len(p) for p, _ in pieces), _chunk_rows(self.dims)[1]), self.dims))
+        spare = None  # the products of a piece added to those held (one buffer for every such piece)
+        for piece, parts in pieces:
+            c = parts[0][0].copy()
+            own = self._count == 0
+            if own:
+                outer = np.zeros((self.dims, self.dims), order="F")
+            elif spare is None:
+                outer = spare = np.zeros((self.dims, self.dims), order="F")
+            else:
+                outer = spare
+                outer.fill(0.0)
+            s, outer = _piece_moments(parts, c, scratch, outer)
+            self._combine(c, s, outer, len(piece), own=own)
         keep = np.ones(len(idx), dtype=bool)
         for piece, _ in pieces:
             keep[piece] = False
-        idx, rows = idx[keep], rows[keep]
-        self._pending = [(idx, rows)] if len(idx) else []
+        edges = np.flatnonzero(np.diff(np.concatenate([[0], keep.view(np.int8), [0]]))).tolist()
+        self._pending = [
+            seg for a, b in zip(edges[::2], edges[1::2]) for seg in _segments(self._pending, a, b)
+        ]
+        idx = idx[keep]
         self._pending_rows = len(idx)
         blocks, counts = np.unique(idx // BLOCK, return_counts=True)
         self._blocks = dict(zip(blocks.tolist(), counts.tolist()))
@@ -355,13 +432,12 @@ class FrechetStats:
             raise ValueError("no feature vectors were added")
         shift, total, count = self.shift, self._sum, self._count
         if self._pending:
-            idx, rows = self._consolidated()
-            for piece, _ in _pieces(idx):
-                part = rows[piece]
-                c = part[0].copy()
-                shift, total, count = _first_moments(
-                    shift, total, count, c, (part - c).sum(axis=0), len(part)
-                )
+            _, pieces = self._piece_rows()
+            scratch = np.empty((min(max(len(p) for p, _ in pieces), _chunk_rows(self.dims)[1]), self.dims))
+            for piece, parts in pieces:
+                c = parts[0][0].copy()
+                s = _piece_moments(parts, c, scratch)[0]
+                shift, total, count = _first_moments(shift, total, count, c, s, len(piece))
         return shift + total / count
 
     @property
@@ -617,7 +693,7 @@ def check_moments(mu, sigma, arg: str = "statistics") -> tuple[np.ndarray, np.nd
 def _in_range(x: np.ndarray) -> bool:
     """Every value finite and within ±MAX_FEATURE (NaN fails both comparisons): the minimum and maximum of
     chunks that stay in the cache, no copy."""
-    step = max(1, (1 << 19) // max(1, x.shape[-1]))
+    step = max(1, (1 << 16) // max(1, x.shape[-1]))  # 512 KiB: min and max read it from the cache
     for start in range(0, len(x), step):
         chunk = x[start : start + step]
         if not (-MAX_FEATURE <= chunk.min() and chunk.max() <= MAX_FEATURE):

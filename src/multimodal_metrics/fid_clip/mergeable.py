@@ -27,9 +27,9 @@ What equals one ``score`` call on all examples (the examples in index order, the
 * FID with ``keep_features=True``, or while a side has fewer vectors than dimensions (the state then holds
   the vectors, regrouped by block when merged): bit for bit, in any sharding and any order of merges;
 * FID from moments: bit for bit when the states are merged in block order one block of ``BLOCK`` (4,096)
-  indexes at a time (e.g. one state per block: a block's moments are one syrk of its vectors, computed
-  alike anywhere, and ``score`` adds the blocks in the same order), within 1e-12 relative otherwise (strided
-  or random shards: measured 1e-15 to 3e-14).
+  indexes at a time (e.g. one state per block: a block's moments are syrk calls on fixed chunks of its
+  vectors, computed alike anywhere, and ``score`` adds the blocks in the same order), within 1e-12 relative
+  otherwise (strided or random shards: measured 1e-15 to 3e-14).
 
 Duplicates: an index held twice with the same feature vector (digest) and CLIP cosine is counted once (a
 ``DistributedSampler`` pads its last batch with the first examples); with different values it is refused,
