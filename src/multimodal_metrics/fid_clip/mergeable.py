@@ -10,7 +10,7 @@
 
 ``update`` checks a batch as ``score`` does and runs the networks on this process's device (the same
 extractors, batches and options as ``score``); the state keeps, per side, the Frechet statistics of the
-feature vectors (``core.FrechetStats``: count, frame, sum and the upper triangle of the sum of outer
+feature vectors (``moments.FrechetStats``: count, frame, sum and the upper triangle of the sum of outer
 products, added block by block of the global index) and per example only its index, a 64-bit digest of its
 feature vector and its CLIP cosine (on the side with texts). ``keep_features=True`` keeps the vectors
 instead of the moments: the bootstrap interval of FID needs them.
@@ -48,8 +48,8 @@ from .. import __version__
 from ..options import check_bool
 from ..state import MetricState, canonical, check_index
 from ..stats import Resampling
-from .core import FrechetStats, load_stats
 from .extract import clip_cosines, side_features
+from .moments import FrechetStats, load_stats
 from .scoring import (
     OPTIONS,
     PRESETS,
