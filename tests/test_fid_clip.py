@@ -18,7 +18,7 @@ from _fid_clip_fixtures import (
     tiny_inception,
     tiny_models,
 )
-from helpers import ROOT, decode_ids, load_metric, run_in_seq2seq_trainer, serve_app
+from helpers import ROOT, decode_ids, load_metric, predict_by_name, run_in_seq2seq_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import fid as oracle  # holds the transcription of pytorch-fid's calculate_frechet_distance
@@ -625,6 +625,19 @@ def test_fid_only_has_no_per_example_values():
 # ------------------------------------------------------------------------------------------------
 # demo
 # ------------------------------------------------------------------------------------------------
+def _predict(client, demo, generated, real, prompts, preset, inception_weights, clip_model):
+    return predict_by_name(
+        client,
+        demo,
+        gen=generated,
+        real=real,
+        prompts=prompts,
+        preset=preset,
+        opt_inception_weights=inception_weights,
+        opt_clip_model=clip_model,
+    )
+
+
 def test_demo_scores_uploads(models, tmp_path):
     from gradio_client import handle_file
 
@@ -637,15 +650,15 @@ def test_demo_scores_uploads(models, tmp_path):
         Image.fromarray(arr).save(real[-1])
     demo, client = serve_app(ROOT / "metrics" / "fid_clip" / "app.py")
     try:
-        result, headline, signature, table, histogram = client.predict(
+        result, headline, signature, table, histogram = _predict(
+            client,
+            demo,
             [handle_file(str(p)) for p in gen],
             [handle_file(str(p)) for p in real],
             "a cat\na dog\ncat dog",
             "default",
             str(models["inception"]),
             str(models["hf"]),
-            "",
-            api_name="/compute",
         )
         expected = load_metric(
             "fid_clip"
@@ -671,33 +684,31 @@ def test_demo_scores_uploads(models, tmp_path):
         assert [r[2] for r in rows] == [p.name for p in gen]  # columns: #, clip_score, image, prompt
         assert [float(r[1]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
-        fid_only = client.predict(
+        fid_only = _predict(
+            client,
+            demo,
             [handle_file(str(p)) for p in gen],
             [handle_file(str(p)) for p in real],
             "",
             "default",
             str(models["inception"]),
             "",
-            "",
-            api_name="/compute",
         )[0]
         assert fid_only["fid_ci_low"] == pytest.approx(
             expected["fid_ci_low"], rel=1e-9
         )  # FID alone: its interval
         with pytest.raises(Exception, match="one prompt per generated image"):
-            client.predict(
-                [handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute"
-            )
+            _predict(client, demo, [handle_file(str(p)) for p in gen], [], "a cat", "default", "", "")
         with pytest.raises(Exception, match="at least 2 images per side"):
-            client.predict(
+            _predict(
+                client,
+                demo,
                 [handle_file(str(gen[0]))],
                 [handle_file(str(p)) for p in real],
                 "",
                 "default",
                 str(models["inception"]),
                 "",
-                "",
-                api_name="/compute",
             )
     finally:
         demo.close()
