@@ -285,14 +285,16 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
 
     n = int(10_000 * scale)
     from multimodal_metrics import fid_clip
-    from multimodal_metrics.fid_clip import core
+    from multimodal_metrics.fid_clip import core, moments
 
     a, b = bench_fid_clip.features(n, 2048, 1), bench_fid_clip.features(n, 2048, 2, shift=0.01)
     metric = load("fid_clip")
     metric.compute(predictions=a[:50], references=b[:50])
 
     def pure():
-        return core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+        return core.frechet_distance(
+            moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
+        )
 
     ref = measure(lambda: bench_fid_clip.pytorch_fid_from_features(a, b)).cpu if with_ref else None
     line(

@@ -137,8 +137,10 @@ def _exact_trace_sqrt(x1, x2, dps: int = 40) -> float:
 
 def _distance_case(core, n: int, d: int) -> None:
     """One row of --distance."""
+    from multimodal_metrics.fid_clip import moments
+
     a, b = features(n, d, 1), features(n, d, 2, shift=0.01)
-    s1, s2 = core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)
+    s1, s2 = moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
     mu1, mu2, c1, c2 = s1.mean, s2.mean, s1.covariance, s2.covariance
     tracemalloc.start()
     ours, t_ours, c_ours = measure(lambda: core.frechet_distance(s1, s2, warn=False))
@@ -176,7 +178,7 @@ def _distance_case(core, n: int, d: int) -> None:
 
 
 def bench_moments(sizes, d: int, repeat: int) -> int:
-    from multimodal_metrics.fid_clip import core
+    from multimodal_metrics.fid_clip import moments
 
     def timed(fn):
         wall = cpu = float("inf")
@@ -187,7 +189,7 @@ def bench_moments(sizes, d: int, repeat: int) -> int:
         return out, wall, cpu
 
     def streamed(x, batch=50):
-        stats = core.FrechetStats(x.shape[1])
+        stats = moments.FrechetStats(x.shape[1])
         for start in range(0, len(x), batch):  # as the image path: each batch a new array given away
             stats.update(x[start : start + batch], copy=False)
         return stats.mean, stats.covariance
@@ -197,7 +199,7 @@ def bench_moments(sizes, d: int, repeat: int) -> int:
         x = features(n, d, 1)
         (mu0, c0), w0, p0 = timed(lambda x=x: (np.mean(x, axis=0), np.cov(x, rowvar=False)))
         (_, c1), w1, p1 = timed(
-            lambda x=x: (lambda s: (s.mean, s.covariance))(core.FrechetStats.from_features(x))
+            lambda x=x: (lambda s: (s.mean, s.covariance))(moments.FrechetStats.from_features(x))
         )
         (_, c2), w2, p2 = timed(lambda x=x: streamed(x))
         rel = max(np.abs(c1 - c0).max(), np.abs(c2 - c0).max()) / np.abs(c0).max()
@@ -513,7 +515,7 @@ def main() -> int:
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
     offline_env()
-    from multimodal_metrics.fid_clip import core
+    from multimodal_metrics.fid_clip import core, moments
 
     warnings.simplefilter("ignore", UserWarning)
     if args.bootstrap:
@@ -553,7 +555,9 @@ def main() -> int:
     print("From the feature arrays (statistics + distance)")
     theirs2, t_theirs2, _ = measure(lambda: pytorch_fid_from_features(a, b))
     ours2, t_ours2, _ = measure(
-        lambda: core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+        lambda: core.frechet_distance(
+            moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
+        )
     )
     print(f"  pytorch-fid (np.cov+sqrtm): {t_theirs2:8.3f} s   FID = {theirs2:.10f}")
     print(
@@ -576,7 +580,7 @@ def main() -> int:
         tracemalloc.start()
 
         def ours_streamed():
-            stats = [core.FrechetStats(d), core.FrechetStats(d)]
+            stats = [moments.FrechetStats(d), moments.FrechetStats(d)]
             for k in range(0, big, n):
                 stats[0].update(features(n, d, 100 + k))
                 stats[1].update(features(n, d, 200 + k, shift=0.01))

@@ -127,10 +127,22 @@ def serve_app(app_path: Path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     demo = mod.demo
+    if hasattr(mod, "DEMO"):  # compute's inputs, in order, and what the page shows in each on loading
+        demo.input_defaults = {n: c.value for n, c in zip(mod.DEMO.names, mod.DEMO.components, strict=True)}
     port = free_port()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     client = Client(f"http://127.0.0.1:{port}/", verbose=False)
     return demo, client
+
+
+def predict_by_name(client, demo, **values):
+    """The app's compute endpoint with its inputs given by name (``preds``, ``preset``, ``opt_<option>``, as
+    the page's ``DEMO.names`` lists them); an input not given is sent as the page shows it on loading (an
+    option at "preset", an upload box empty)."""
+    unknown = set(values) - set(demo.input_defaults)
+    assert not unknown, f"the page has no input {sorted(unknown)}: {list(demo.input_defaults)}"
+    sent = [values.get(name, default) for name, default in demo.input_defaults.items()]
+    return client.predict(*sent, api_name="/compute")
 
 
 def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> dict:

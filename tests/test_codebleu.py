@@ -619,8 +619,8 @@ def test_demo_app():
         r = client.predict(
             "def add(a, b):\n    return a + b\n",
             "def sum(first, second):\n    return second + first\n",
-            "python",
             "pypi",
+            "python",
             "",
             api_name="/compute",
         )[0]
@@ -628,13 +628,13 @@ def test_demo_app():
         r = client.predict(
             "int f() { return 1; }",
             "int f() { return 1; }",
-            "c",
             "default",
+            "c",
             "0.1,0.1,0.4,0.4",
             api_name="/compute",
         )[0]
         assert "w:0.1,0.1,0.4,0.4" in r["signature"]
         with pytest.raises(Exception, match="weights"):
-            client.predict("x", "x", "python", "default", "1,2", api_name="/compute")
+            client.predict("x", "x", "default", "python", "1,2", api_name="/compute")
     finally:
         demo.close()

@@ -18,13 +18,13 @@ from _fid_clip_fixtures import (
     tiny_inception,
     tiny_models,
 )
-from helpers import ROOT, decode_ids, load_metric, run_in_seq2seq_trainer, serve_app
+from helpers import ROOT, decode_ids, load_metric, predict_by_name, run_in_seq2seq_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import fid as oracle  # holds the transcription of pytorch-fid's calculate_frechet_distance
 from PIL import Image
 
-from multimodal_metrics.fid_clip import core, inception
+from multimodal_metrics.fid_clip import core, inception, moments
 
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 # tiny test sets have fewer images than feature dimensions: the warning is tested once, silenced elsewhere
@@ -75,7 +75,9 @@ def test_frechet_distance_equals_the_sqrtm_formula(n, d, seed):
     b = oracle.features(n + 7, d, seed + 10, shift=0.05)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        ours = core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+        ours = core.frechet_distance(
+            moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
+        )
     assert ours == pytest.approx(fid_oracle(a, b), rel=1e-6)
 
 
@@ -87,15 +89,15 @@ def test_fewer_samples_than_dimensions_warns():
 
 def test_running_sums_merge_exactly_and_survive_a_large_offset():
     x = oracle.features(900, 48, 4, shift=1e4)  # large common offset: naive sums lose digits
-    whole = core.FrechetStats.from_features(x)
-    parts = [core.FrechetStats.from_features(x[i : i + 200]) for i in range(0, 900, 200)]
-    merged = core.FrechetStats(48)
+    whole = moments.FrechetStats.from_features(x)
+    parts = [moments.FrechetStats.from_features(x[i : i + 200]) for i in range(0, 900, 200)]
+    merged = moments.FrechetStats(48)
     for p in parts[::-1]:
         merged.merge(p)
     np.testing.assert_allclose(merged.mean, x.mean(0), rtol=1e-13)
     np.testing.assert_allclose(merged.covariance, np.cov(x, rowvar=False), rtol=1e-8, atol=1e-10)
     np.testing.assert_allclose(whole.covariance, np.cov(x, rowvar=False), rtol=1e-8, atol=1e-10)
-    stream = core.FrechetStats(48)
+    stream = moments.FrechetStats(48)
     for i in range(0, 900, 64):
         stream.update(x[i : i + 64])
     assert stream.n == 900
@@ -120,12 +122,12 @@ def test_statistics_files_pytorch_fid_format(tmp_path):
         r["fid"], rel=1e-12
     )
     # saved statistics with their count merge back exactly
-    merged = core.load_stats(str(tmp_path / "stats" / "predictions.npz")).merge(
-        core.load_stats(str(tmp_path / "stats" / "references.npz"))
+    merged = moments.load_stats(str(tmp_path / "stats" / "predictions.npz")).merge(
+        moments.load_stats(str(tmp_path / "stats" / "references.npz"))
     )
     np.testing.assert_allclose(merged.covariance, np.cov(np.concatenate([a, b]), rowvar=False), rtol=1e-9)
     np.savez(tmp_path / "plain.npz", mu=mu, sigma=sigma)  # pytorch-fid --save-stats: no n
-    assert core.load_stats(str(tmp_path / "plain.npz")).covariance is not None
+    assert moments.load_stats(str(tmp_path / "plain.npz")).covariance is not None
 
 
 # ------------------------------------------------------------------------------------------------
@@ -372,11 +374,11 @@ def test_fid_properties(n, d, seed, shift):
     a, b = rng.random((n, d)), rng.random((n + 2, d)) + shift
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        sa, sb = core.FrechetStats.from_features(a), core.FrechetStats.from_features(b)
+        sa, sb = moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
         fid = core.frechet_distance(sa, sb)
         assert fid >= -1e-7  # a distance (round-off only below 0: singular covariances, sqrt of ~1e-17)
         assert fid == pytest.approx(core.frechet_distance(sb, sa), rel=1e-7, abs=1e-7)  # symmetric
-        assert core.frechet_distance(sa, core.FrechetStats.from_features(a[::-1])) == pytest.approx(
+        assert core.frechet_distance(sa, moments.FrechetStats.from_features(a[::-1])) == pytest.approx(
             0, abs=1e-7
         )
         assert fid == pytest.approx(fid_oracle(a, b), rel=1e-6, abs=1e-7)
@@ -623,6 +625,19 @@ def test_fid_only_has_no_per_example_values():
 # ------------------------------------------------------------------------------------------------
 # demo
 # ------------------------------------------------------------------------------------------------
+def _predict(client, demo, generated, real, prompts, preset, inception_weights, clip_model):
+    return predict_by_name(
+        client,
+        demo,
+        gen=generated,
+        real=real,
+        prompts=prompts,
+        preset=preset,
+        opt_inception_weights=inception_weights,
+        opt_clip_model=clip_model,
+    )
+
+
 def test_demo_scores_uploads(models, tmp_path):
     from gradio_client import handle_file
 
@@ -635,15 +650,15 @@ def test_demo_scores_uploads(models, tmp_path):
         Image.fromarray(arr).save(real[-1])
     demo, client = serve_app(ROOT / "metrics" / "fid_clip" / "app.py")
     try:
-        result, headline, signature, table, histogram = client.predict(
+        result, headline, signature, table, histogram = _predict(
+            client,
+            demo,
             [handle_file(str(p)) for p in gen],
             [handle_file(str(p)) for p in real],
             "a cat\na dog\ncat dog",
             "default",
             str(models["inception"]),
             str(models["hf"]),
-            "",
-            api_name="/compute",
         )
         expected = load_metric(
             "fid_clip"
@@ -669,33 +684,31 @@ def test_demo_scores_uploads(models, tmp_path):
         assert [r[2] for r in rows] == [p.name for p in gen]  # columns: #, clip_score, image, prompt
         assert [float(r[1]) for r in rows] == pytest.approx(expected["per_example"], abs=1e-4)
         assert result["per_example"] == pytest.approx(expected["per_example"], abs=1e-9)
-        fid_only = client.predict(
+        fid_only = _predict(
+            client,
+            demo,
             [handle_file(str(p)) for p in gen],
             [handle_file(str(p)) for p in real],
             "",
             "default",
             str(models["inception"]),
             "",
-            "",
-            api_name="/compute",
         )[0]
         assert fid_only["fid_ci_low"] == pytest.approx(
             expected["fid_ci_low"], rel=1e-9
         )  # FID alone: its interval
         with pytest.raises(Exception, match="one prompt per generated image"):
-            client.predict(
-                [handle_file(str(p)) for p in gen], [], "a cat", "default", "", "", "", api_name="/compute"
-            )
+            _predict(client, demo, [handle_file(str(p)) for p in gen], [], "a cat", "default", "", "")
         with pytest.raises(Exception, match="at least 2 images per side"):
-            client.predict(
+            _predict(
+                client,
+                demo,
                 [handle_file(str(gen[0]))],
                 [handle_file(str(p)) for p in real],
                 "",
                 "default",
                 str(models["inception"]),
                 "",
-                "",
-                api_name="/compute",
             )
     finally:
         demo.close()

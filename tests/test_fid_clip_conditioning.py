@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from oracles import fid as oracle  # holds the transcription of pytorch-fid's calculate_frechet_distance
 
-from multimodal_metrics.fid_clip import core
+from multimodal_metrics.fid_clip import core, moments
 
 
 def _case(n1, n2, d, k, seed):
@@ -38,7 +38,9 @@ def test_rank_deficient_features_the_card_figures(seed):
     exact = _exact(a, b, basis)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
-        ours = core.frechet_distance(core.FrechetStats.from_features(a), core.FrechetStats.from_features(b))
+        ours = core.frechet_distance(
+            moments.FrechetStats.from_features(a), moments.FrechetStats.from_features(b)
+        )
     m1, m2, s1, s2 = a.mean(0), b.mean(0), np.cov(a, rowvar=False), np.cov(b, rowvar=False)
     pytorch_fid = oracle.pytorch_fid_distance(m1, s1, m2, s2)
     torchmetrics = float(_compute_fid(*(torch.from_numpy(x) for x in (m1, s1, m2, s2))))

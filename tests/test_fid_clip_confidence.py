@@ -13,7 +13,7 @@ from _fid_clip_fixtures import random_images, tiny_models
 from helpers import ROOT, load_metric, run_two_ranks
 from PIL import Image
 
-from multimodal_metrics.fid_clip import core
+from multimodal_metrics.fid_clip import core, moments
 
 X1 = [[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
@@ -31,9 +31,9 @@ def _gaussian_features(n, d=8, seed=0, shift=0.3):
 
 def _resample_fids(gen, ref, indices):
     """FID of every materialised resample (copied rows), through the metric's own point-estimate code."""
-    ref_stats = core.FrechetStats.from_features(ref)
+    ref_stats = moments.FrechetStats.from_features(ref)
     return np.array(
-        [core.frechet_distance(core.FrechetStats.from_features(gen[row]), ref_stats) for row in indices]
+        [core.frechet_distance(moments.FrechetStats.from_features(gen[row]), ref_stats) for row in indices]
     )
 
 

@@ -305,7 +305,7 @@ def test_every_malformed_statistics_file_is_a_value_error_naming_reference_stats
     stats_files, name, monkeypatch
 ):
     files, _, marker = stats_files
-    monkeypatch.setattr(fid_clip.core, "MAX_STATS_BYTES", 1 << 20, raising=False)
+    monkeypatch.setattr(fid_clip.moments, "MAX_STATS_BYTES", 1 << 20, raising=False)
     _alarm(10)  # a FIFO must not hang, /dev/zero must not be read forever
     try:
         with pytest.raises(ValueError, match=r"^`reference_stats`"):

@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import fid as oracle
 
-from multimodal_metrics.fid_clip import core
+from multimodal_metrics.fid_clip import core, moments
 
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
 
 
 def _stats(x):
-    return core.FrechetStats.from_features(x)
+    return moments.FrechetStats.from_features(x)
 
 
 class _Sizes:
@@ -139,11 +139,11 @@ def test_small_sets_skip_the_d_by_d_update_and_keep_every_sum_bit_for_bit(batche
     """While a side has fewer vectors than dimensions the distance needs only the vectors: no d x d
     product is accumulated (the cost of FID for a few images at 2,048-d), and reading the covariance does
     not drop them. The moments do not depend on how the vectors were batched: those of one block of the
-    index are one syrk of its vectors in index order (here the single block), bit for bit."""
+    index are syrk calls on fixed chunks of its vectors in index order (here one block, one chunk), bit for bit."""
     d = 32
     rng = np.random.default_rng(len(batches))
     xs = [np.abs(rng.normal(size=(b, d))) for b in batches]
-    lazy = core.FrechetStats(d)
+    lazy = moments.FrechetStats(d)
     for x in xs:
         lazy.update(x)
     n = sum(batches)
@@ -157,15 +157,17 @@ def test_small_sets_skip_the_d_by_d_update_and_keep_every_sum_bit_for_bit(batche
     np.testing.assert_allclose(
         lazy.covariance, cov, rtol=1e-13, atol=1e-15
     )  # BLAS kernels differ in the last bits
-    whole = core.FrechetStats.from_features(x)
+    whole = moments.FrechetStats.from_features(x)
     assert np.array_equal(lazy.covariance, whole.covariance) and np.array_equal(lazy.mean, whole.mean)
     assert np.array_equal(lazy.mean, x[0] + y.sum(axis=0) / n)
     if n < d:
         assert lazy.rows is not None  # still the N x N route after reading the covariance
     merged = (
-        core.FrechetStats(d)
+        moments.FrechetStats(d)
         .update(xs[0])
-        .merge(core.FrechetStats(d).update(np.concatenate(xs[1:] or [x[:0]]), index=np.arange(len(xs[0]), n)))
+        .merge(
+            moments.FrechetStats(d).update(np.concatenate(xs[1:] or [x[:0]]), index=np.arange(len(xs[0]), n))
+        )
     )
     assert np.array_equal(merged.covariance, whole.covariance)
 
@@ -177,7 +179,7 @@ def test_fid_of_a_few_vectors_does_no_d_by_d_work(monkeypatch):
     rng = np.random.default_rng(0)
     a, b = np.abs(rng.normal(size=(10, 2048))), np.abs(rng.normal(size=(10, 2048))) + 0.1
     products = []
-    monkeypatch.setattr(core, "_syrk", lambda y: products.append(y.shape))
+    monkeypatch.setattr(moments, "_syrk", lambda y, out: products.append(y.shape))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         fid = score(a, b)["fid"]
@@ -225,10 +227,10 @@ def test_well_conditioned_sets_keep_their_value():
 def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
     x = oracle.features(30, 64, 7)
     parts = [_stats(x[:10]), _stats(x[10:25]), _stats(x[25:])]
-    merged = core.FrechetStats(64)
+    merged = moments.FrechetStats(64)
     for p in parts:
         merged.merge(p)
-    streamed = core.FrechetStats(64)
+    streamed = moments.FrechetStats(64)
     for i in range(0, 30, 7):
         streamed.update(x[i : i + 7])
     other = _stats(oracle.features(20, 64, 8))
@@ -237,10 +239,44 @@ def test_vectors_are_kept_while_fewer_than_dimensions_and_merge():
         assert core.frechet_distance(s, other, warn=False) == pytest.approx(whole, rel=1e-12)
     big = _stats(oracle.features(70, 64, 9))  # N >= d: the vectors are dropped (memory stays O(d^2))
     assert big.rows is None and merged.merge(big).rows is None and _stats(x).rows.shape == (30, 64)
-    loaded = core.FrechetStats.from_moments(x.mean(0), np.cov(x, rowvar=False), 30)  # no vectors: d x d route
+    loaded = moments.FrechetStats.from_moments(
+        x.mean(0), np.cov(x, rowvar=False), 30
+    )  # no vectors: d x d route
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         assert core.frechet_distance(loaded, other) == pytest.approx(whole, rel=1e-6)
+
+
+def test_a_piece_is_added_by_chunks_of_rows_alike_however_the_vectors_come(monkeypatch):
+    """A piece's products are syrk calls on chunks of its rows (``SYRK_BYTES``: here 6 rows), centred into a
+    buffer and added in order, their sums by 3 rows (``SUM_BYTES``), the chunks fixed by the piece alone: the
+    whole array, batches of any size and one state per block merged in block order give the same bits;
+    np.cov's values to 1e-12 with a large common offset; below the diagonal the products stay 0."""
+    d, n = 6, moments.BLOCK + 300
+    monkeypatch.setattr(moments, "SYRK_BYTES", 8 * d * 7)
+    monkeypatch.setattr(moments, "SUM_BYTES", 8 * d * 3)
+    calls = []
+    syrk = moments._syrk
+    monkeypatch.setattr(moments, "_syrk", lambda y, out: calls.append(len(y)) or syrk(y, out))
+    x = oracle.features(n, d, 5, shift=1e4)
+    whole = _stats(x)
+    assert sum(calls) == moments.BLOCK  # the complete block; the others wait for more vectors of theirs
+    cov = whole.covariance
+    assert max(calls) == 6 and sum(calls) == n
+    for batch in (50, 13, 1000):
+        streamed = moments.FrechetStats(d)
+        for i in range(0, n, batch):
+            streamed.update(x[i : i + batch], copy=False)
+        assert np.array_equal(streamed.mean, whole.mean) and np.array_equal(
+            streamed.covariance, whole.covariance
+        )
+    merged = moments.FrechetStats(d).update(x[: moments.BLOCK])
+    merged.merge(moments.FrechetStats(d).update(x[moments.BLOCK :], index=np.arange(moments.BLOCK, n)))
+    assert np.array_equal(merged.mean, whole.mean) and np.array_equal(merged.covariance, whole.covariance)
+    ref = np.cov(x, rowvar=False)
+    assert np.abs(cov - ref).max() <= 1e-12 * np.abs(ref).max()
+    assert np.abs(whole.mean - x.mean(axis=0)).max() <= 1e-12 * np.abs(x).max()
+    assert not np.tril(whole._outer, -1).any()
 
 
 # ------------------------------------------------------------------------------------------------

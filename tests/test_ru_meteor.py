@@ -5,7 +5,7 @@ import math
 import random
 
 import pytest
-from helpers import ROOT, load_metric, run_in_trainer, serve_app
+from helpers import ROOT, load_metric, predict_by_name, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import ru_meteor as oracle
@@ -535,21 +535,26 @@ def test_trainer_compute_metrics():
 def test_demo_serves_computes_and_highlights():
     demo, client = serve_app(ROOT / "metrics" / "ru_meteor" / "app.py")
     try:
-        result, *_, html = client.predict(
-            "две птицы летали над водою\nкошка",
-            "две птицы летают над водой | птицы\nкошки",
-            "captioning",
-            "none",
-            0,
-            api_name="/compute",
+        result, *_, html = predict_by_name(
+            client,
+            demo,
+            preds="две птицы летали над водою\nкошка",
+            refs="две птицы летают над водой | птицы\nкошки",
+            preset="captioning",
+            opt_synonyms="none",
+            example=0,
         )
         assert result["per_example"] == pytest.approx([0.996, 0.5])
         assert "|syn:none|" in result["signature"]
         assert html.count('class="mm-exact"') == 6 and html.count('class="mm-stem"') == 4  # both sides
-        result, *_, html = client.predict("a sofa", "a couch", "nltk", "wordnet", 0, api_name="/compute")
+        result, *_, html = predict_by_name(
+            client, demo, preds="a sofa", refs="a couch", preset="nltk", opt_synonyms="wordnet", example=0
+        )
         assert 'class="mm-synonym"' in html
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "nltk", "none", 0, api_name="/compute")
+            predict_by_name(
+                client, demo, preds="a\nb", refs="a", preset="nltk", opt_synonyms="none", example=0
+            )
     finally:
         demo.close()
 

@@ -27,10 +27,10 @@ from state_checks import (
 
 from multimodal_metrics import fid_clip
 from multimodal_metrics import state as mmstate
-from multimodal_metrics.fid_clip import core
+from multimodal_metrics.fid_clip import moments
 
 pytestmark = pytest.mark.filterwarnings("ignore:FID.*fewer samples than dimensions:UserWarning")
-BLOCK = core.BLOCK
+BLOCK = moments.BLOCK
 PRESETS = list(fid_clip.PRESETS)
 
 
@@ -525,7 +525,8 @@ def test_merges_equal_score_under_other_blas_kernels(core_type):
 import numpy as np, random
 from multimodal_metrics import fid_clip
 from multimodal_metrics.fid_clip import core
-B = core.BLOCK
+from multimodal_metrics.fid_clip import moments
+B = moments.BLOCK
 rng = np.random.default_rng(0)
 p, r = np.abs(rng.normal(size=(2 * B + 100, 24))), np.abs(rng.normal(size=(3000, 24))) + 0.1
 whole = fid_clip.score(p, r)["fid"]

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import METRICS, ROOT, load_metric, run_in_trainer, serve_app
+from helpers import METRICS, ROOT, load_metric, predict_by_name, run_in_trainer, serve_app
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles import vqa as oracle
@@ -545,12 +545,12 @@ def test_demo_serves_compute():
             "how many\nwhat color\nhow many\nwhat",
             "number\nother\nnumber\nother",
         )
-        r = client.predict(
-            preds, refs, "default", qtypes, atypes, "preset", "", "", "preset", api_name="/compute"
+        r = predict_by_name(
+            client, demo, preds=preds, refs=refs, preset="default", types_a=qtypes, types_b=atypes
         )[0]
         assert r["accuracy"] == pytest.approx((1 + 0.3 + 0 + 1) / 4)
         assert r["accuracy_answer_type/other"] == pytest.approx(0.65)
-        r = client.predict("cat", "dog", "wups", "", "", "preset", "", "-1", "preset", api_name="/compute")[0]
+        r = predict_by_name(client, demo, preds="cat", refs="dog", preset="wups", opt_threshold="-1")[0]
         assert r["wups"] == 0.0
     finally:
         demo.close()

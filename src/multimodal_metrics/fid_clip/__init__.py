@@ -18,8 +18,9 @@ Importing this package imports no torch, transformers or PIL.
 """
 
 from .clip import RUCLIP_TEMPLATES, clip_scores
-from .core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
+from .core import captioning_score, frechet_distance, generation_score
 from .mergeable import State, state
+from .moments import FrechetStats, load_stats
 from .resampling import bootstrap_fid, bootstrap_fid_interval
 from .scoring import FID_RESAMPLES, OPTIONS, PRESETS, compare, pack_batch, score, score_checked
 

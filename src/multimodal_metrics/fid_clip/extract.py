@@ -26,9 +26,9 @@ from contextlib import closing
 import numpy as np
 
 from .clip import load_clip
-from .core import FrechetStats
 from .images import unpack
 from .inception import check_extractor_output, load_fid_inception, preprocess
+from .moments import FrechetStats
 
 MODELS = {}  # loaded networks, kept between calls: ("inception", weights) / ("clip", folder) -> model
 BATCH_BYTES = 256 << 20  # the most one batch of pre_resize'd images (float32 RGB) may hold: 1 at 4096 x 4096

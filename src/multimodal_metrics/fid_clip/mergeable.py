@@ -10,7 +10,7 @@
 
 ``update`` checks a batch as ``score`` does and runs the networks on this process's device (the same
 extractors, batches and options as ``score``); the state keeps, per side, the Frechet statistics of the
-feature vectors (``core.FrechetStats``: count, frame, sum and the upper triangle of the sum of outer
+feature vectors (``moments.FrechetStats``: count, frame, sum and the upper triangle of the sum of outer
 products, added block by block of the global index) and per example only its index, a 64-bit digest of its
 feature vector and its CLIP cosine (on the side with texts). ``keep_features=True`` keeps the vectors
 instead of the moments: the bootstrap interval of FID needs them.
@@ -27,9 +27,9 @@ What equals one ``score`` call on all examples (the examples in index order, the
 * FID with ``keep_features=True``, or while a side has fewer vectors than dimensions (the state then holds
   the vectors, regrouped by block when merged): bit for bit, in any sharding and any order of merges;
 * FID from moments: bit for bit when the states are merged in block order one block of ``BLOCK`` (4,096)
-  indexes at a time (e.g. one state per block: a block's moments are one syrk of its vectors, computed
-  alike anywhere, and ``score`` adds the blocks in the same order), within 1e-12 relative otherwise (strided
-  or random shards: measured 1e-15 to 3e-14).
+  indexes at a time (e.g. one state per block: a block's moments are syrk calls on fixed chunks of its
+  vectors, computed alike anywhere, and ``score`` adds the blocks in the same order), within 1e-12 relative
+  otherwise (strided or random shards: measured 1e-15 to 3e-14).
 
 Duplicates: an index held twice with the same feature vector (digest) and CLIP cosine is counted once (a
 ``DistributedSampler`` pads its last batch with the first examples); with different values it is refused,
@@ -48,8 +48,8 @@ from .. import __version__
 from ..options import check_bool
 from ..state import MetricState, canonical, check_index
 from ..stats import Resampling
-from .core import FrechetStats, load_stats
 from .extract import clip_cosines, side_features
+from .moments import FrechetStats, load_stats
 from .scoring import (
     OPTIONS,
     PRESETS,

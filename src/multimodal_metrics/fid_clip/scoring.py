@@ -30,10 +30,11 @@ from ..stats import (
     percentile_interval,
 )
 from .clip import RUCLIP_TEMPLATES, clip_scores
-from .core import FrechetStats, captioning_score, frechet_distance, generation_score, load_stats
+from .core import captioning_score, frechet_distance, generation_score
 from .extract import clip_cosines, side_statistics
 from .images import MAX_PIXELS, NONE, check_pixels, image_batch, pack
 from .inception import weights_tag
+from .moments import FrechetStats, load_stats
 from .resampling import bootstrap_fid
 
 PREPROCESS = ("processor", "center_square_bilinear")
@@ -89,7 +90,7 @@ def _folder(value, arg: str):
 
 
 def _as_given(value, arg: str):
-    return value  # reference_stats: read and checked by core.load_stats when FID is computed
+    return value  # reference_stats: read and checked by moments.load_stats when FID is computed
 
 
 def _extractor(value, arg: str):
