@@ -14,6 +14,7 @@ import pytest
 
 from multimodal_metrics import stats as S  # noqa: E402
 from multimodal_metrics.fid_clip import resampling as R  # noqa: E402
+from multimodal_metrics.results import Signature  # noqa: E402
 
 
 # ----------------------------------------------------------------------------------------------
@@ -290,9 +291,12 @@ def test_p_value_rule_is_checked_and_signed():
     with pytest.raises(ValueError, match="p_value"):
         S.paired_test(a, b, p_value="strict")
     with pytest.raises(ValueError, match="p_value"):
-        S.paired_comparison(a, b, "x|v:1", p_value=None)
-    assert "|p:ge|v:1" in S.paired_comparison(a, b, "x|v:1")["signature"]
-    assert "|p:sacrebleu|v:1" in S.paired_comparison(a, b, "x|v:1", p_value="sacrebleu")["signature"]
+        S.paired_comparison(a, b, Signature("x", "p", version="1"), p_value=None)
+    assert "|p:ge|v:1" in S.paired_comparison(a, b, Signature("x", "p", version="1"))["signature"]
+    assert (
+        "|p:sacrebleu|v:1"
+        in S.paired_comparison(a, b, Signature("x", "p", version="1"), p_value="sacrebleu")["signature"]
+    )
 
 
 def test_paired_tests_detect_a_real_difference():

@@ -529,8 +529,7 @@ def paired_comparison(
     """The flat result of ``compare``: per score key ``<key>_a``, ``<key>_b``, ``<key>_difference`` (A - B),
     ``<key>_difference_ci_low``/``_high`` and ``<key>_p_value``, then ``signature`` (the scoring
     signature of A plus the test, its size, seed and p-value rule, before ``v:``). ``signature``: A's
-    :class:`~multimodal_metrics.results.Signature` (``result.get_signature()``), or its string for a caller
-    that kept only the string (the fields are then written before its last ``|v:`` field)."""
+    :class:`~multimodal_metrics.results.Signature` (``result.get_signature()``)."""
     results, fields = paired_test(a, b, test, n_resamples, seed, confidence, p_value)
     out = {}
     for key, values in results.items():
@@ -540,12 +539,11 @@ def paired_comparison(
         out[f"{key}_difference_ci_low"] = values["ci_low"]
         out[f"{key}_difference_ci_high"] = values["ci_high"]
         out[f"{key}_p_value"] = values["p_value"]
-    if isinstance(signature, Signature):
-        out["signature"] = signature.with_fields(fields).format()
-    else:  # a string kept by a caller without the Signature
-        head, _, version = signature.rpartition("|v:")
-        extra = "|".join(f"{k}:{v}" for k, v in fields.items())
-        out["signature"] = f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
+    if not isinstance(signature, Signature):
+        raise TypeError(
+            f"`signature` must be a Signature (result.get_signature()), got {type(signature).__name__}"
+        )
+    out["signature"] = signature.with_fields(fields).format()
     return out
 
 
@@ -601,7 +599,7 @@ def compare_scores(
     a, b = results
     if a.statistic is None:
         raise ValueError(f"{a.metric}: this score has no per-example statistics to pair")
-    signature = a.get_signature() if isinstance(a, Result) and a.get_signature() else a.signature
+    signature = a.get_signature() if isinstance(a, Result) else a.signature
     return paired_comparison(
         a.statistic, b.statistic, signature, test, n_resamples, seed, confidence, p_value
     )

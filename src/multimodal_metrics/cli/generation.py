@@ -5,7 +5,6 @@ prompt's image (0 where it has none, as the official loop), the score and their 
 
 import argparse
 import os
-import re
 import sys
 
 from ..stats import RESAMPLING
@@ -151,7 +150,7 @@ def _run_generation(args) -> int:
 
         checked = stats.Resampling(**resampling)
         if resampling["n_resamples"] is None:  # as many resamples as FID's (the module's default with FID)
-            checked.n_resamples = int(re.search(r"\|bs:(\d+)\|", fid["signature"])[1])
+            checked.n_resamples = fid.signature_fields["bs"]
         low, high = stats.bootstrap_interval(
             stats.mean_statistic({"clip_score": per_example}),
             checked.confidence,
@@ -165,7 +164,7 @@ def _run_generation(args) -> int:
             clip_score_ci_high=high,
         )
         if clip["signature"]:
-            clip["signature"] = _with_fields(clip["signature"], checked.signature_fields())
+            clip["signature"] = clip.get_signature().with_fields(checked.signature_fields()).format()
     result.update(signature_fid=fid["signature"], signature_clip=clip["signature"], examples=len(loaded.ids))
     if args.per_example:
         write_per_example(args.per_example_out, loaded, {"clip_score": 0.0, "per_example": per_example})
@@ -223,21 +222,14 @@ def score_generation(args, examples: Loaded, options: dict, resampling: dict, wa
     return 0
 
 
-def _with_fields(signature: str, fields: dict) -> str:
-    """`signature` with `fields` (k:v) inserted before its version field."""
-    head, _, version = signature.rpartition("|v:")
-    extra = "|".join(f"{k}:{v}" for k, v in fields.items())
-    return f"{head}|{extra}|v:{version}" if head else f"{signature}|{extra}"
-
-
-def score_clip(preset: str, pairs: Loaded, options: dict) -> dict:
+def score_clip(preset: str, pairs: Loaded, options: dict):
     """fid_clip's CLIP score of (image, text) pairs, per example (images as `predictions`, no FID side)."""
     from .. import fid_clip
 
     options = {k: v for k, v in options.items() if v is not None}
     try:
-        return dict(fid_clip.score(pairs.predictions, None, preset, texts=pairs.columns["texts"],
-                                   return_per_example=True, **options))  # fmt: skip
+        return fid_clip.score(pairs.predictions, None, preset, texts=pairs.columns["texts"],
+                              return_per_example=True, **options)  # fmt: skip
     except (ValueError, TypeError) as err:
         raise ValueError(locate(err, pairs)) from None
 

@@ -71,7 +71,7 @@ def score(
         bar.close(done=False)
         raise ValueError(locate(err, loaded)) from None
     bar.close()
-    return dict(result)
+    return result  # a Result: the flat dict, with its signature and options as data
 
 
 def compare(cmd, args, preset: str, loaded: Loaded, options: dict) -> dict:

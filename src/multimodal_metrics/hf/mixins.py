@@ -16,13 +16,12 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..inputs import check_same_length, check_text_system, nest
-from ..results import directions_of, trainer_scores
+from ..results import Signature, directions_of, trainer_scores
 from ..stats import (
     DEFAULT_P_VALUE,
     Resampling,
     Statistic,
     compare_scores,
-    interval_values,
     split_resampling,
 )
 from .arrow import (
@@ -154,9 +153,9 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
 
 
 class PairedComparison:
-    """Mixin for an ``evaluate.Metric`` (listed before it): ``_compute`` passes its scores through
-    :meth:`_with_intervals`, which adds the interval keys when asked and records the sufficient
-    statistics; ``compare`` runs the paired test of two systems on the same references."""
+    """Mixin for an ``evaluate.Metric`` (listed before it): each ``compute`` keeps the sufficient
+    statistics and the signature of its result (``_last_statistic``, set by ``LibraryMetric.scored``);
+    ``compare`` runs the paired test of two systems on the same references."""
 
     _last_statistic = None
     check_system = None  # compare's check of one system's predictions (inputs.check_text_system), or None
@@ -165,14 +164,6 @@ class PairedComparison:
         """Like ``evaluate.Metric.compute``; the resampling options are checked before anything is cached."""
         split_resampling(kwargs)
         return super().compute(*args, **kwargs)
-
-    def _with_intervals(
-        self, values: Mapping[str, float], statistic: Statistic, resampling: Resampling, signature
-    ):
-        """``values`` followed by ``<key>_ci_low``/``<key>_ci_high`` of every key of ``statistic`` (when
-        ``resampling`` asks for an interval); the statistic is kept for :meth:`compare`."""
-        self._last_statistic = (statistic, signature)
-        return {**values, **interval_values(statistic, resampling)}
 
     def compare(
         self,
@@ -244,7 +235,7 @@ class _Scored(NamedTuple):
 
     metric: str
     statistic: Statistic
-    signature: str
+    signature: Signature
 
 
 class _GatheredElsewhere(Exception):
@@ -336,7 +327,9 @@ class LibraryMetric:
     def scored(self, result) -> dict:
         """The dict ``compute`` returns for a library ``Result``; its statistic (None: no per-example
         scores to pair) is kept for ``compare``."""
-        self._last_statistic = None if result.statistic is None else (result.statistic, result.signature)
+        self._last_statistic = (
+            None if result.statistic is None else (result.statistic, result.get_signature())
+        )
         return result.to_dict()
 
 
