@@ -51,13 +51,16 @@ offline_env()
 # the caches are cleared before every timed run of either)
 from multimodal_metrics.resources import wordnet as mm_wordnet  # noqa: E402
 from multimodal_metrics.ru_meteor import core as meteor_core  # noqa: E402
+from multimodal_metrics.ru_meteor import stemmers as ru_meteor_stemmers  # noqa: E402
+from multimodal_metrics.ru_meteor import synonyms as ru_meteor_synonyms  # noqa: E402
+from multimodal_metrics.ru_meteor import text as ru_meteor_text  # noqa: E402
 
 
 def clear_caches(core):
-    core._STEM_CACHES.clear()
-    core.fb_vqa_normalize.cache_clear()
-    core._synonym_source.cache_clear()
-    core._wordnet_synonyms.cache_clear()
+    ru_meteor_stemmers.STEM_CACHES.clear()
+    ru_meteor_text.fb_vqa_normalize.cache_clear()
+    ru_meteor_synonyms.ruwordnet_source.cache_clear()
+    ru_meteor_synonyms.wordnet_source.cache_clear()
     mm_wordnet._reader.cache_clear()
 
 

@@ -60,16 +60,17 @@ def test_ru_meteor_fb_vqa_parses_unnamed_letters_as_non_latin():
     """Before the fix ru_meteor kept such text whole (no lemma): `<tangut>кошки` stayed `<tangut>кошки`."""
     from pymorphy3 import shapes
 
-    from multimodal_metrics.ru_meteor import core
+    from multimodal_metrics.ru_meteor import stemmers as ru_meteor_stemmers
+    from multimodal_metrics.ru_meteor import text as ru_meteor_text
 
     letter = "\U00018d03"  # used by no other test, so the first parse below meets pymorphy3's ValueError
     shapes._latin_letters_cache.pop(letter, None)
     with pytest.raises(ValueError):
-        core._morph().parse(letter + "кошки")
+        ru_meteor_stemmers.morph_analyzer().parse(letter + "кошки")
     shapes._latin_letters_cache.pop(letter, None)
-    assert core.fb_vqa_normalize(letter + "Кошки!") == letter + "кошка"
-    assert core.fb_vqa_normalize(letter + " мячи") == letter + " мяч"
-    assert core.fb_vqa_normalize("два") == "2" and core.lemma_of("мячи") == "мяч"
+    assert ru_meteor_text.fb_vqa_normalize(letter + "Кошки!") == letter + "кошка"
+    assert ru_meteor_text.fb_vqa_normalize(letter + " мячи") == letter + " мяч"
+    assert ru_meteor_text.fb_vqa_normalize("два") == "2" and ru_meteor_stemmers.lemma_of("мячи") == "мяч"
     other = "\U00018d04"  # through evaluate.load as well (its own copy of the core), also fresh
     shapes._latin_letters_cache.pop(other, None)
     m = load_metric("ru_meteor", "vqa")
@@ -82,11 +83,11 @@ def test_unnamed_letter_workaround_is_one_source_in_three_cores():
     import re
 
     from multimodal_metrics.resources import russian
-    from multimodal_metrics.ru_meteor import core as ru_meteor_core
+    from multimodal_metrics.ru_meteor import stemmers as ru_meteor_stemmers
     from multimodal_metrics.text_qa import core as text_qa_core
     from multimodal_metrics.vqa_acc import core as vqa_core
 
-    for core in (text_qa_core, vqa_core, ru_meteor_core):
+    for core in (text_qa_core, vqa_core, ru_meteor_stemmers):
         assert core.first_lemma is russian.first_lemma
         assert not re.search(r"def \w*unnamed", inspect.getsource(core))  # no copy of the workaround
 
@@ -94,11 +95,11 @@ def test_unnamed_letter_workaround_is_one_source_in_three_cores():
 def test_russian_number_maps_of_the_three_cores_agree():
     """Each core transcribes its official script's manualMap_ru (AIJ 2022 TextQA, AIJ 2022 VisualQA,
     AIJ 2021 VQA); they are the same 13 entries, so a change to one must be a deliberate change to all."""
-    from multimodal_metrics.ru_meteor import core as ru_meteor_core
+    from multimodal_metrics.ru_meteor import text as ru_meteor_text
     from multimodal_metrics.text_qa import core as text_qa_core
     from multimodal_metrics.vqa_acc import core as vqa_core
 
-    maps = [text_qa_core.NUMBER_WORDS, vqa_core.MANUAL_MAP_RU, ru_meteor_core.RU_NUMBER_WORDS]
+    maps = [text_qa_core.NUMBER_WORDS, vqa_core.MANUAL_MAP_RU, ru_meteor_text.RU_NUMBER_WORDS]
     assert all(list(m.items()) == list(maps[0].items()) for m in maps) and len(maps[0]) == 13
     assert maps[0]["нисколько"] == "0" and maps[0]["десять"] == "10"
 

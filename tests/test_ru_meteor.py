@@ -11,6 +11,10 @@ from hypothesis import strategies as st
 from oracles import ru_meteor as oracle
 
 from multimodal_metrics.ru_meteor import core
+from multimodal_metrics.ru_meteor import numeric as ru_meteor_numeric
+from multimodal_metrics.ru_meteor import stemmers as ru_meteor_stemmers
+from multimodal_metrics.ru_meteor import synonyms as ru_meteor_synonyms
+from multimodal_metrics.ru_meteor import text as ru_meteor_text
 
 
 @pytest.fixture(scope="session")
@@ -200,7 +204,7 @@ texts = st.lists(word, max_size=8).map(" ".join) | st.text(alphabet="abcXYZко�
 def test_tokenizer_equals_word_tokenize_without_sentence_split(text):
     from nltk.tokenize import word_tokenize
 
-    assert core.nltk_tokenize(text) == word_tokenize(text, preserve_line=True)
+    assert ru_meteor_text.nltk_tokenize(text) == word_tokenize(text, preserve_line=True)
 
 
 def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
@@ -214,8 +218,8 @@ def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
         return real()
 
     monkeypatch.setattr(text, "_nltk_word_tokenizer", spy)
-    assert core.nltk_tokenize("A man rides a horse .") == ["A", "man", "rides", "a", "horse", "."]
-    assert core.nltk_tokenize("две птицы летают над водой.") == [
+    assert ru_meteor_text.nltk_tokenize("A man rides a horse .") == ["A", "man", "rides", "a", "horse", "."]
+    assert ru_meteor_text.nltk_tokenize("две птицы летают над водой.") == [
         "две",
         "птицы",
         "летают",
@@ -224,12 +228,14 @@ def test_tokenizer_fast_path_is_taken_for_plain_captions(monkeypatch):
         ".",
     ]
     assert not calls
-    assert core.nltk_tokenize("I cannot go") == ["I", "can", "not", "go"]
+    assert ru_meteor_text.nltk_tokenize("I cannot go") == ["I", "can", "not", "go"]
     assert calls
 
 
 def test_number_stand_in_rule():
-    assert [core.is_number(t) for t in ["3", "-3", "2.5", "25", "٣", "1e5", "three", "3.", "½"]] == [
+    assert [
+        ru_meteor_numeric.is_number(t) for t in ["3", "-3", "2.5", "25", "٣", "1e5", "three", "3.", "½"]
+    ] == [
         True,
         True,
         True,
@@ -304,7 +310,7 @@ def test_reference_aggregation_and_default_equals_captioning(rwn):
 
 def test_synonyms_none_needs_no_ruwordnet(monkeypatch):
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
-    monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
+    monkeypatch.setattr(ru_meteor_synonyms, "default_ruwordnet_path", lambda: None)
     r = load_metric("ru_meteor").compute(
         predictions=["кошка спит"], references=["кошки спят"], synonyms="none"
     )
@@ -321,7 +327,7 @@ def test_ruwordnet_found_where_the_ruwordnet_package_keeps_it(monkeypatch, tmp_p
     shutil.copy(rwn, package / "static" / "ruwordnet.db")  # where `ruwordnet download` writes it
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
     monkeypatch.setattr(sys, "path", [str(tmp_path / "site")] + sys.path)
-    assert core.default_ruwordnet_path() == str(package / "static" / "ruwordnet.db")
+    assert ru_meteor_synonyms.default_ruwordnet_path() == str(package / "static" / "ruwordnet.db")
     assert score("vqa", "Кошки", ["животное"]) == 1.0
 
 
@@ -347,7 +353,7 @@ def test_properties(data, alpha, beta, gamma):
     assert all(0.0 <= s <= 1.0 for s in scores)
     # identity: one chunk of n tokens -> 1 - gamma / n**beta
     for p, s in zip(preds, core.meteor_per_example(preds, [[p] for p in preds], **opts)):
-        n = len(core.nltk_tokenize(p))
+        n = len(ru_meteor_text.nltk_tokenize(p))
         assert s == (pytest.approx(1 - gamma * (1 / n) ** beta) if n else 0.0)
     # order of examples does not change the per-example scores; a further reference never lowers the max
     order = list(range(len(preds)))[::-1]
@@ -382,9 +388,9 @@ def test_corpus_score_of_one_example_equals_its_sentence_score():
 
 
 def test_caches_are_used():
-    core._STEM_CACHES.clear()
+    ru_meteor_stemmers.STEM_CACHES.clear()
     core.meteor_per_example(["dogs running"] * 50, [["dog runs", "the dogs"]] * 50, **oracle.nltk_options())
-    assert set(core._STEM_CACHES["porter"]) == {"dogs", "running", "dog", "runs", "the"}
+    assert set(ru_meteor_stemmers.STEM_CACHES["porter"]) == {"dogs", "running", "dog", "runs", "the"}
 
 
 fuzz_text = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=20) | st.sampled_from(
@@ -482,7 +488,7 @@ def test_bad_input(kwargs, exc, match):
 
 def test_missing_ruwordnet_says_how_to_provide_it(monkeypatch, tmp_path):
     monkeypatch.delenv("RUWORDNET_DB", raising=False)
-    monkeypatch.setattr(core, "default_ruwordnet_path", lambda: None)
+    monkeypatch.setattr(ru_meteor_synonyms, "default_ruwordnet_path", lambda: None)
     m = load_metric("ru_meteor")
     with pytest.raises(
         ValueError,

@@ -285,17 +285,13 @@ def test_saved_statistics_carry_their_count_and_merge(tmp_path):
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
     pytest.importorskip("torch")
-    from _fid_clip_fixtures import random_images, tiny_hf_clip, tiny_inception_weights, tiny_ruclip
-    from helpers import load_core
+    from _fid_clip_fixtures import random_images, tiny_models
 
-    folder = tmp_path_factory.mktemp("state_models")
-    weights = tiny_inception_weights(load_core("fid_clip", "_inception"), folder)
-    tiny_hf_clip(folder / "clip-tiny")
-    tiny_ruclip(folder / "ruclip-tiny")
+    tiny = tiny_models()  # built once per test process, shared with the other fid_clip test files
     return {
-        "weights": str(weights),
-        "clip": str(folder / "clip-tiny"),
-        "ruclip": str(folder / "ruclip-tiny"),
+        "weights": str(tiny["inception"]),
+        "clip": str(tiny["hf"]),
+        "ruclip": str(tiny["ruclip"]),
         "generated": random_images(11, seed=21, size=(40, 36)),
         "real": random_images(11, seed=22, size=(36, 44)),
     }

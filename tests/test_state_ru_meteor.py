@@ -5,17 +5,15 @@ import random
 import shutil
 
 import pytest
-from helpers import load_script
+from oracles import ru_meteor as oracle
 from state_checks import StateCase, check_merges_equal_score, check_round_trip
 
 from multimodal_metrics import ru_meteor
 
-bench = load_script("bench_ru_meteor")
-
 
 @pytest.fixture(scope="module")
 def rwn(tmp_path_factory):
-    return str(bench.make_ruwordnet_db(tmp_path_factory.mktemp("rwn") / "ruwordnet.db"))
+    return str(oracle.make_ruwordnet_db(tmp_path_factory.mktemp("rwn") / "ruwordnet.db"))
 
 
 def meteor_case(n=60, seed=3, **options) -> StateCase:

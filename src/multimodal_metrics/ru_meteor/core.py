@@ -30,38 +30,11 @@ options use). The options, presets and ``score`` are in ``ru_meteor.scoring``.
 
 import dataclasses
 
-# The names imported "as" themselves, and the four private aliases below, are kept importable from here
-# for the callers of the earlier one-module layout (ru_meteor.scoring, the demo app, tests, benchmarks).
-from ..resources.russian import first_lemma as first_lemma
 from .alignment import NUMERIC, STAGE_NAMES, align, alignment_stats
-from .dependencies import library_versions as library_versions
-from .dependencies import require_libraries as require_libraries
-from .numeric import NUMERICS as NUMERICS
-from .numeric import is_number as is_number
 from .numeric import numeric_applies, numeric_score
-from .stemmers import STEM_CACHES as STEM_CACHES
-from .stemmers import STEMMERS as STEMMERS
-from .stemmers import lemma_of as lemma_of
-from .stemmers import morph_analyzer as morph_analyzer
 from .stemmers import stem_tokens
-from .synonyms import SYNONYMS as SYNONYMS
-from .synonyms import default_ruwordnet_path as default_ruwordnet_path
-from .synonyms import resource_tag as resource_tag
-from .synonyms import ruwordnet_source as ruwordnet_source
 from .synonyms import synonym_source
-from .synonyms import wordnet_source as wordnet_source
-from .text import NUMBER_WORDS as NUMBER_WORDS
-from .text import PREPROCESSES as PREPROCESSES
-from .text import RU_NUMBER_WORDS as RU_NUMBER_WORDS
-from .text import TOKENIZERS as TOKENIZERS
-from .text import fb_vqa_normalize as fb_vqa_normalize
-from .text import nltk_tokenize as nltk_tokenize
 from .text import prepare
-
-_STEM_CACHES = STEM_CACHES
-_morph = morph_analyzer
-_synonym_source = ruwordnet_source
-_wordnet_synonyms = wordnet_source
 
 REFERENCE_AGGS = ("max", "mean")
 

@@ -15,21 +15,12 @@ from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, Signature, mean
 from ..state import text_pair_metric
 from ..stats import Resampling, Statistic, interval_values, mean_statistic, ratio
-from .core import (
-    NUMBER_WORDS,
-    NUMERICS,
-    PREPROCESSES,
-    REFERENCE_AGGS,
-    STEMMERS,
-    SYNONYMS,
-    TOKENIZERS,
-    corpus_meteor,
-    library_versions,
-    meteor_per_example,
-    require_libraries,
-    resource_tag,
-    synonym_source,
-)
+from .core import REFERENCE_AGGS, corpus_meteor, meteor_per_example, synonym_source
+from .dependencies import library_versions, require_libraries
+from .numeric import NUMERICS
+from .stemmers import STEMMERS
+from .synonyms import SYNONYMS, resource_tag
+from .text import NUMBER_WORDS, PREPROCESSES, TOKENIZERS
 
 # The key order of a preset is the order the options are checked in (with several bad options, the first
 # one is reported); the option table below has the signature's order.
