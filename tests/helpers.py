@@ -1,5 +1,6 @@
 """Helpers for the tests: load a metric like a user, import its pure core, run it in a Trainer or a demo."""
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -145,6 +146,22 @@ def predict_by_name(client, demo, **values):
     return client.predict(*sent, api_name="/compute")
 
 
+@contextlib.contextmanager
+def served_compute(name: str):
+    """metrics/<name>/app.py served for the block (:func:`serve_app`); yields ``compute(preds, refs, preset,
+    **values)``: the first output of the page's compute endpoint, the other inputs by name as
+    :func:`predict_by_name` sends them."""
+    demo, client = serve_app(ROOT / "metrics" / name / "app.py")
+
+    def compute(preds, refs, preset, **values):
+        return predict_by_name(client, demo, preds=preds, refs=refs, preset=preset, **values)[0]
+
+    try:
+        yield compute
+    finally:
+        demo.close()
+
+
 def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> dict:
     """Train a tiny random BERT (built from a config) for one epoch and evaluate it.
 
@@ -206,24 +223,10 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
     import tempfile
 
     import numpy as np
-    import torch
     from datasets import Dataset
-    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
 
-    torch.manual_seed(0)
-    config = T5Config(
-        vocab_size=40,
-        d_model=16,
-        d_kv=8,
-        d_ff=32,
-        num_layers=1,
-        num_decoder_layers=1,
-        num_heads=2,
-        decoder_start_token_id=0,
-        pad_token_id=0,
-        eos_token_id=1,
-    )
-    model = T5ForConditionalGeneration(config)
+    model = tiny_t5(40)
     rng = np.random.default_rng(0)
     data = Dataset.from_dict(
         {
@@ -248,6 +251,27 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
         return metrics
 
 
+def tiny_t5(vocab_size: int):
+    """A tiny random T5 (torch seed 0) over ``vocab_size`` token ids: 0 pads and starts decoding, 1 ends."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(
+        vocab_size=vocab_size,
+        d_model=16,
+        d_kv=8,
+        d_ff=32,
+        num_layers=1,
+        num_decoder_layers=1,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
+    return T5ForConditionalGeneration(config)
+
+
 def decode_ids(ids) -> list[str]:
     """Token ids -> text, one letter per id (a stand-in for tokenizer.batch_decode): 0/1 (pad/eos)
     and -100 (ignored label positions) are dropped."""
@@ -263,25 +287,11 @@ def train_in_seq2seq_trainer(compute_metrics, epochs: int = 3, n: int = 12, hp_b
     import tempfile
 
     import numpy as np
-    import torch
     from datasets import Dataset
-    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
 
     def model_init(trial=None):
-        torch.manual_seed(0)
-        config = T5Config(
-            vocab_size=12,
-            d_model=16,
-            d_kv=8,
-            d_ff=32,
-            num_layers=1,
-            num_decoder_layers=1,
-            num_heads=2,
-            decoder_start_token_id=0,
-            pad_token_id=0,
-            eos_token_id=1,
-        )
-        return T5ForConditionalGeneration(config)
+        return tiny_t5(12)
 
     rng = np.random.default_rng(0)
     inputs = rng.integers(2, 12, size=(n, 4))
