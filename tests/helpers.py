@@ -109,6 +109,31 @@ def run_two_ranks(target, *args, method: str = "fork", barrier: bool = False, ti
     return results
 
 
+def readme_blocks(heading: str) -> list[tuple[str, str]]:
+    """(language, code) of each python or bash block of the README's section ``## <heading>``, in order."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(f"## {heading}") :]
+    section = section[: section.index("\n## ", 1)]
+    return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
+
+
+def load_rank(name: str, rank: int, experiment_id: str, cache_dir: str, timeout: float, **kwargs):
+    """``evaluate.load`` of metrics/<name> as process ``rank`` of evaluate's distributed mode (``num_process=2``)."""
+    import evaluate
+
+    return evaluate.load(
+        str(METRICS / name),
+        num_process=2,
+        process_id=rank,
+        experiment_id=experiment_id,
+        cache_dir=cache_dir,
+        timeout=timeout,
+        **kwargs,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

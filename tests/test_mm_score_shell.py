@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from helpers import load_script
+from oracles.ru_meteor import make_ruwordnet_db
 
 from multimodal_metrics import codebleu
 from multimodal_metrics.cli import formats, integral, main
@@ -239,9 +239,8 @@ def test_fusion_brain_2022_without_ruwordnet(capsys, tmp_path, monkeypatch):
     assert "vqa" in out["missing"] and out["score"] == pytest.approx(1 / 15) and "vqa" not in out["sub_tasks"]
     line = one_error(capsys, "fusion-brain-2022", str(tmp_path), "--no-progress")
     assert "vqa: no RuWordNet" in line and "--ruwordnet-path" in line and "--partial" in line
-    bench = load_script("bench_ru_meteor")
     (tmp_path / "rwn").mkdir()
-    db = bench.make_ruwordnet_db(tmp_path / "rwn" / "ruwordnet.db")
+    db = make_ruwordnet_db(tmp_path / "rwn" / "ruwordnet.db")
     code, out, err = run(capsys, "fusion-brain-2022", str(tmp_path), "--partial", "--json", "--no-progress",
                          "--ruwordnet-path", str(db))  # fmt: skip
     assert code == 0, err

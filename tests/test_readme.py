@@ -6,17 +6,9 @@ import subprocess
 import sys
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, readme_blocks
 
-
-def _blocks() -> list[tuple[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Three ways in") :]
-    section = section[: section.index("\n## ", 1)]
-    return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
-
-
-BLOCKS = _blocks()
+BLOCKS = readme_blocks("Three ways in")
 
 
 def test_the_three_ways_are_documented():

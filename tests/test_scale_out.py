@@ -3,22 +3,13 @@
 one score() call on all examples."""
 
 import os
-import re
 import subprocess
 import sys
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, readme_blocks
 
-
-def _blocks() -> list[tuple[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Scale out") :]
-    section = section[: section.index("\n## ", 1)]
-    return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
-
-
-BLOCKS = _blocks()
+BLOCKS = readme_blocks("Scale out")
 RUN = {1: "torchrun", 2: "ray", 3: "dask", 4: "mm_score"}  # block 0: the API at a glance (not a program)
 EXPECTED = {
     "torchrun": "anls 0.744898 over 1001 questions, equal to one score() call",
