@@ -109,6 +109,18 @@ def run_two_ranks(target, *args, method: str = "fork", barrier: bool = False, ti
     return results
 
 
+def check_mean_of_per_example(name: str, key: str, data) -> None:
+    """``load_metric(name).compute`` on (prediction, references) pairs: ``key`` is the mean of the
+    per-example scores and lies in [0, 1]."""
+    r = load_metric(name).compute(
+        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
+    )
+    import pytest
+
+    assert r[key] == pytest.approx(sum(r["per_example"]) / len(data))
+    assert 0.0 <= r[key] <= 1.0
+
+
 def readme_blocks(heading: str) -> list[tuple[str, str]]:
     """(language, code) of each python or bash block of the README's section ``## <heading>``, in order."""
     import re
@@ -117,6 +129,39 @@ def readme_blocks(heading: str) -> list[tuple[str, str]]:
     section = text[text.index(f"## {heading}") :]
     section = section[: section.index("\n## ", 1)]
     return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
+
+
+def run_readme_block(block: tuple[str, str], timeout: float) -> str:
+    """Run a (language, code) block of :func:`readme_blocks` as written, from the checkout (``python -c`` or
+    ``bash -euo pipefail -c``); assert it exits 0 and return its stdout."""
+    import os
+    import subprocess
+
+    lang, code = block
+    command = [sys.executable, "-c", code] if lang == "python" else ["bash", "-euo", "pipefail", "-c", code]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=timeout
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def run_python_json(script: str, *args: str, cwd, env: dict, timeout: float = 300):
+    """Run ``python -c script *args`` in ``cwd`` with the environment ``env``; assert it exits 0 and return
+    the JSON of its last line of output."""
+    import json
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def load_rank(name: str, rank: int, experiment_id: str, cache_dir: str, timeout: float, **kwargs):

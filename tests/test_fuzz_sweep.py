@@ -19,16 +19,8 @@ from test_fuzz import (
     _is_real,
     _metric,
     _utf8,
+    cache_dir,  # noqa: F401 (the fixture, shared with test_fuzz.py)
 )
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    """One evaluate cache folder for the session (test_fuzz.py and test_fuzz_sweep.py share the metrics
-    loaded into it, see `_metric`, and each checks that nothing is left behind in it)."""
-    path = tmp_path_factory.getbasetemp() / "fuzz_cache"
-    path.mkdir(exist_ok=True)
-    return path
 
 
 # ----------------------------------------------------------------------------------------------
@@ -154,7 +146,7 @@ SLOTS = {
 
 
 @pytest.mark.parametrize("name", metric_names())
-def test_sweep(name, cache_dir):
+def test_sweep(name, cache_dir):  # noqa: F811 (the fixture imported from test_fuzz)
     assert name in SPECS, f"add a SPECS entry for {name}"
     spec = SPECS[name]
     for preset in spec.presets:

@@ -2,12 +2,8 @@
 (a state per partition, no adapter) and the mm-score shards merged; each asserts that its result equals
 one score() call on all examples."""
 
-import os
-import subprocess
-import sys
-
 import pytest
-from helpers import ROOT, readme_blocks
+from helpers import readme_blocks, run_readme_block
 
 BLOCKS = readme_blocks("Scale out")
 RUN = {1: "torchrun", 2: "ray", 3: "dask", 4: "mm_score"}  # block 0: the API at a glance (not a program)
@@ -25,10 +21,5 @@ def test_the_scale_out_examples_are_documented():
 
 @pytest.mark.parametrize("index", sorted(RUN), ids=[RUN[i] for i in sorted(RUN)])
 def test_scale_out_example_runs_as_written(index):
-    lang, code = BLOCKS[index]
-    command = [sys.executable, "-c", code] if lang == "python" else ["bash", "-euo", "pipefail", "-c", code]
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=240
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    assert EXPECTED[RUN[index]] in done.stdout
+    stdout = run_readme_block(BLOCKS[index], timeout=240)
+    assert EXPECTED[RUN[index]] in stdout

@@ -11,15 +11,13 @@ and check that the marker never appears; the same library given explicitly does 
 probe works) and is refused with a ValueError (it lacks the runtime's functions).
 """
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, run_python_json
 
 from multimodal_metrics.codebleu import legacy_runtime
 
@@ -73,16 +71,7 @@ print(json.dumps(out))
 def _probe(cwd: Path, pythonpath: Path, grammar, **env) -> dict:
     environ = {k: v for k, v in os.environ.items() if k not in (legacy_runtime.RUNTIME_ENV, "XDG_CACHE_HOME")}
     environ.update(PYTHONPATH=str(pythonpath), **env)
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(grammar)],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_python_json(_PROBE, str(grammar), cwd=cwd, env=environ)
 
 
 def _plant_everywhere(top: Path, cwd: Path, marker: Path) -> list:
