@@ -171,16 +171,21 @@ def test_deeply_nested_json_is_a_message(page, served):
     assert not error_badges(page)
 
 
-def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
-    """anls: Compute on 60,000 lines, then at once two lines typed and Compute again: the page ends on the
-    two lines' result and never shows the 60,000 lines' result beside them (the second press was
-    dropped: "60000 example(s)" stayed beside boxes holding two lines)."""
+def _anls_with_60_000_lines(page, served) -> None:
+    """anls's page at desktop size with the same 60,000 lines typed as predictions and as references."""
     _, url = served("anls")
     page.set_viewport_size(DESKTOP)
     page.goto(url)
     lines = "\n".join(f"answer {i}" for i in range(60_000))
     ui.set_text(page, "preds", lines)
     ui.set_text(page, "refs", lines)
+
+
+def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
+    """anls: Compute on 60,000 lines, then at once two lines typed and Compute again: the page ends on the
+    two lines' result and never shows the 60,000 lines' result beside them (the second press was
+    dropped: "60000 example(s)" stayed beside boxes holding two lines)."""
+    _anls_with_60_000_lines(page, served)
     page.locator("#go").click()
     page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
     ui.set_text(page, "preds", "ab\nhello")
@@ -214,12 +219,7 @@ def test_sixty_thousand_lines_keep_the_page_responsive(page, served):
     was 8.4 s: the whole table rendered)."""
     import csv
 
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    lines = "\n".join(f"answer {i}" for i in range(60_000))
-    ui.set_text(page, "preds", lines)
-    ui.set_text(page, "refs", lines)
+    _anls_with_60_000_lines(page, served)
     page.evaluate(
         """() => { window.mmLong = [];
             new PerformanceObserver(list => list.getEntries().forEach(e => window.mmLong.push(e.duration)))
