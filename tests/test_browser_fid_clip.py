@@ -35,9 +35,7 @@ def test_fid_clip_gives_a_number_without_weights(page, served):
 
     from multimodal_metrics.demo import uploads
 
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "fid_clip")
     page.locator("#features_example").click()
     page.locator("#feat_gen td.filename").first.wait_for(state="attached")
     ui.compute(page, "", button="go_features")
@@ -94,9 +92,7 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
 
 def test_fid_clip_upload_buttons_have_their_own_names(page, served):
     """fid_clip's upload buttons are named after their boxes (all were "Click to upload or drop files")."""
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "fid_clip")
     page.locator("#go").wait_for(state="visible")
     page.wait_for_timeout(500)
     names = page.locator("button.upload-container").evaluate_all(
@@ -130,9 +126,7 @@ def test_fid_clip_features_result_is_in_view_and_bad_files_read_plainly(page, se
     numpy's advice to load unsafely, not the server's temporary path)."""
     import numpy as np
 
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    url = ui.open_page(page, served, "fid_clip")
     page.locator("#features_example").click()
     page.locator("#feat_gen td.filename").first.wait_for(state="attached")
     page.locator("#go_features").scroll_into_view_if_needed()
