@@ -230,7 +230,7 @@ _ONE_SIZE = """
 import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 import bench_codebleu as bench
-core = bench.load_core(pure=True)
+core = bench.import_corpus(pure=True)
 lang, shape, size = sys.argv[2], sys.argv[3], int(sys.argv[4])
 pred, ref = bench.sized_code(lang, shape, size, 0), bench.sized_code(lang, shape, size, 1)
 core.corpus_codebleu([pred[:2000]], [[ref[:2000]]], lang)  # grammar load
@@ -244,7 +244,7 @@ print(json.dumps({"seconds": seconds, "peak_mb": (after - before) / 1024, "chars
 """
 
 
-def load_core(pure=False):
+def import_corpus(pure=False):
     """Our pure core, ``multimodal_metrics.codebleu.corpus`` of this checkout; ``pure``: with the standard library
     only (tests/oracles/codebleu_pypi.load_pure_core: the packages' __init__ files do not run, so the library is
     then unusable for evaluate in that process)."""

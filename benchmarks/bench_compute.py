@@ -30,7 +30,8 @@ load of 6); pytorch-fid's sqrtm alone takes ~45 s, so `--skip-reference` saves a
 """
 
 import argparse
-import sys
+import functools
+import importlib
 import tempfile
 import warnings
 from pathlib import Path
@@ -76,10 +77,40 @@ def load(name: str, config: str | None = None):
     return evaluate.load(str(ROOT / "metrics" / name), config)
 
 
-def module_core(metric, core_name: str):
-    """The core module an evaluate-loaded metric imported (its own copy, with its own caches)."""
-    package = type(metric).__module__.rsplit(".", 1)[0]
-    return sys.modules[f"{package}.{core_name}"]
+def warmed(name: str, preds, refs, config: str | None = None, **kwargs):
+    """The evaluate-loaded metric after one small compute (imports, caches), ready to be timed."""
+    metric = load(name, config)
+    metric.compute(predictions=preds[:5], references=refs[:5], **kwargs)
+    return metric
+
+
+def timed(name: str, ref_name: str, ref: float | None, pure, compute, library, runs: int = 3) -> None:
+    """One row from three callables on the same inputs, each timed best of ``runs``."""
+    line(name, measure(pure, runs).cpu, measure(compute, runs).cpu, ref, ref_name, measure(library, runs).cpu)
+
+
+def tenth(reference, n: int):
+    """``reference`` timed on a tenth of the inputs and scaled up (it is linear)."""
+    return lambda preds, refs: cpu_on_a_tenth(reference, (preds, refs), n)
+
+
+def workload(name: str, label: str, made, pure, reference, ref_name: str, preset: str | None = None) -> None:
+    """One row for a metric scored on (predictions, references) lists: ``pure(preds, refs)``, the
+    evaluate module's compute and the library's ``score`` with ``preset`` (its default when None);
+    ``reference(preds, refs)`` gives its CPU seconds, or is None (not timed)."""
+    library = importlib.import_module(f"multimodal_metrics.{name}")
+    preds, refs = made
+    metric = warmed(name, preds, refs, preset)
+    ref = None if reference is None else reference(preds, refs)
+    kwargs = {} if preset is None else {"preset": preset}
+    timed(
+        label,
+        ref_name,
+        ref,
+        pure=lambda: pure(preds, refs),
+        compute=lambda: metric.compute(predictions=preds, references=refs),
+        library=lambda: library.score(preds, refs, **kwargs),
+    )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -88,99 +119,59 @@ def module_core(metric, core_name: str):
 def bench_anls(scale: float, with_ref: bool) -> None:
     import bench_anls
 
-    n = int(20_000 * scale)
-    preds, refs = bench_anls.make_inputs(n)
     from multimodal_metrics.anls import core
 
-    metric = load("anls", "stvqa")
-    metric.compute(predictions=preds[:5], references=refs[:5])
-    opts = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
-    ref = None
+    n = int(20_000 * scale)
+    reference = None
     if with_ref:
         from anls import anls_score
 
-        ref = measure(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)]).cpu
-    from multimodal_metrics import anls
+        def reference(preds, refs):
+            return measure(lambda: [anls_score(p, r, threshold=0.5) for p, r in zip(preds, refs)]).cpu
 
-    line(
-        f"anls stvqa, {n:,} questions x 2 refs",
-        measure(lambda: core.anls_per_question(preds, refs, **opts), 3).cpu,
-        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
-        ref,
-        "PyPI anls",
-        measure(lambda: anls.score(preds, refs, preset="stvqa"), 3).cpu,
-    )
+    opts = dict(threshold=0.5, boundary="strict", text_norm="ws+lower", length_norm="normalized_upper")
+    pure = functools.partial(core.anls_per_question, **opts)
+    made = bench_anls.make_inputs(n)
+    workload("anls", f"anls stvqa, {n:,} questions x 2 refs", made, pure, reference, "PyPI anls", "stvqa")
 
 
 def bench_ned(scale: float, with_ref: bool) -> None:
     import bench_ned
 
-    n = int(2_000 * scale)
-    preds, refs = bench_ned.make_inputs(n)
     from multimodal_metrics.ned import core
 
-    metric = load("ned")
-    metric.compute(predictions=preds[:5], references=refs[:5])
-    ref = cpu_on_a_tenth(bench_ned.official_calculate_ned, (preds, refs), n) if with_ref else None
-    from multimodal_metrics import ned
-
-    line(
-        f"ned, {n:,} pairs x 200 chars",
-        measure(lambda: core.ned_per_example(preds, refs), 3).cpu,
-        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
-        ref,
-        "AIJ loop (1/10)",
-        measure(lambda: ned.score(preds, refs), 3).cpu,
-    )
+    n = int(2_000 * scale)
+    reference = tenth(bench_ned.official_calculate_ned, n) if with_ref else None
+    made = bench_ned.make_inputs(n)
+    workload("ned", f"ned, {n:,} pairs x 200 chars", made, core.ned_per_example, reference, "AIJ loop (1/10)")
 
 
 def bench_text_qa(scale: float, with_ref: bool) -> None:
     import bench_text_qa
 
-    n = int(10_000 * scale)
-    preds, refs = bench_text_qa.make_inputs(n)
-    from multimodal_metrics import text_qa
     from multimodal_metrics.text_qa import core
 
+    n = int(10_000 * scale)
+    made = bench_text_qa.make_inputs(n)
     for preset, exact, opts in (
         ("textqa", False, {"measure": "f1", "keep_hyphen": False}),
         ("mathqa", True, {"measure": "exact_match", "keep_hyphen": True}),
     ):
-        metric = load("text_qa", preset)
-        metric.compute(predictions=preds[:5], references=refs[:5])
-        ref = None
-        if with_ref:
-            ref = cpu_on_a_tenth(
-                lambda p, r, exact=exact: bench_text_qa.official_scores(p, r, exact), (preds, refs), n
-            )
-        line(
-            f"text_qa {preset}, {n:,} questions x 2 answers",
-            measure(lambda opts=opts: core.text_qa_per_example(preds, refs, **opts), 3).cpu,
-            measure(lambda metric=metric: metric.compute(predictions=preds, references=refs), 3).cpu,
-            ref,
-            "AIJ loop (1/10)",
-            measure(lambda preset=preset: text_qa.score(preds, refs, preset=preset), 3).cpu,
-        )
+        official = functools.partial(bench_text_qa.official_scores, exact=exact)
+        reference = tenth(official, n) if with_ref else None
+        pure = functools.partial(core.text_qa_per_example, **opts)
+        label = f"text_qa {preset}, {n:,} questions x 2 answers"
+        workload("text_qa", label, made, pure, reference, "AIJ loop (1/10)", preset)
 
 
 def bench_vqa_acc(scale: float, with_ref: bool) -> None:
     import bench_vqa_acc
 
     n = int(200_000 * scale)
-    preds, refs = bench_vqa_acc.make_inputs(n)
-    from multimodal_metrics import vqa_acc
-
-    metric = load("vqa_acc")
-    metric.compute(predictions=preds[:5], references=refs[:5])
-    ref = cpu_on_a_tenth(bench_vqa_acc.official_scores, (preds, refs), n) if with_ref else None
-    line(
-        f"vqa_acc vqa_v2, {n:,} questions x 10",
-        measure(lambda: bench_vqa_acc.core.vqa_v2_per_question(preds, refs), 3).cpu,
-        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
-        ref,
-        "official (1/10)",
-        measure(lambda: vqa_acc.score(preds, refs), 3).cpu,
-    )
+    reference = tenth(bench_vqa_acc.official_scores, n) if with_ref else None
+    pure = bench_vqa_acc.core.vqa_v2_per_question
+    made = bench_vqa_acc.make_inputs(n)
+    workload("vqa_acc", f"vqa_acc vqa_v2, {n:,} questions x 10", made, pure, reference, "official (1/10)")
 
 
 def bench_det_f1(scale: float, with_ref: bool) -> None:
@@ -192,16 +183,15 @@ def bench_det_f1(scale: float, with_ref: bool) -> None:
 
     true_annot, predictions = bench_det_f1.generate(n)
     preds, refs, _ = det_f1.from_fusion_brain(true_annot, predictions)
-    metric = load("det_f1")
-    metric.compute(predictions=preds[:5], references=refs[:5])
+    metric = warmed("det_f1", preds, refs)
     ref = measure(lambda: bench_det_f1.reference_counts(true_annot, predictions), 3).cpu if with_ref else None
-    line(
+    timed(
         f"det_f1, {n:,} images (from dicts)",
-        measure(lambda: core.det_f1(preds, refs), 3).cpu,
-        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
-        ref,
         "FB 2021 loop",
-        measure(lambda: det_f1.score(preds, refs), 3).cpu,
+        ref,
+        pure=lambda: core.det_f1(preds, refs),
+        compute=lambda: metric.compute(predictions=preds, references=refs),
+        library=lambda: det_f1.score(preds, refs),
     )
 
 
@@ -213,18 +203,17 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
 
     n = int(10_000 * scale)
     preds, refs = bench.make_captions(n, bench.EN_WORDS)
-    metric = load("ru_meteor", "nltk")
-    metric.compute(predictions=preds[:5], references=refs[:5])
+    metric = warmed("ru_meteor", preds, refs, "nltk")
     bench.warm_wordnet(core)
     opts = bench.nltk_options()
     ref = cpu_on_a_tenth(bench.nltk_peer, (preds, refs), n) if with_ref else None
-    line(
+    timed(
         f"ru_meteor nltk, {n:,} captions x 5 refs",
-        measure(lambda: core.meteor_per_example(preds, refs, **opts), 3).cpu,
-        measure(lambda: metric.compute(predictions=preds, references=refs), 3).cpu,
-        ref,
         "NLTK (1/10)",
-        measure(lambda: ru_meteor.score(preds, refs, preset="nltk"), 3).cpu,
+        ref,
+        pure=lambda: core.meteor_per_example(preds, refs, **opts),
+        compute=lambda: metric.compute(predictions=preds, references=refs),
+        library=lambda: ru_meteor.score(preds, refs, preset="nltk"),
     )
 
     n = int(5_000 * scale)
@@ -239,13 +228,13 @@ def bench_ru_meteor(scale: float, with_ref: bool) -> None:
             wordnet = bench.SqliteRuWordNet(db)
             bench.fb_captioning_scores(preds[:5], refs[:5], wordnet)  # imports outside the timing
             ref = cpu_on_a_tenth(lambda p, r: bench.fb_captioning_scores(p, r, wordnet), (preds, refs), n)
-        line(
+        timed(
             f"ru_meteor captioning, {n:,} captions x 5",
-            measure(lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts), 3).cpu,
-            measure(lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db), 3).cpu,
-            ref,
             "FB loop (1/10)",
-            measure(lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db), 3).cpu,
+            ref,
+            pure=lambda: core.meteor_per_example(preds, refs, ruwordnet_path=db, **opts),
+            compute=lambda: metric.compute(predictions=preds, references=refs, ruwordnet_path=db),
+            library=lambda: ru_meteor.score(preds, refs, preset="captioning", ruwordnet_path=db),
         )
 
 
@@ -267,13 +256,13 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
         ref = None
         if with_ref and bench_codebleu.ORACLE_PY.is_file():
             ref = bench_codebleu.run_oracle(lang, preds, refs, 2)["seconds"]
-        line(
+        timed(
             f"codebleu {lang}, {n:,} function pairs",
-            measure(lambda: core.corpus_codebleu(preds, nested, lang, **opts), 3).cpu,
-            measure(lambda: metric.compute(predictions=preds, references=refs, lang=lang), 3).cpu,
-            ref,
             "PyPI codebleu",
-            measure(lambda: codebleu.score(preds, refs, preset="pypi", lang=lang), 3).cpu,
+            ref,
+            pure=lambda: core.corpus_codebleu(preds, nested, lang, **opts),
+            compute=lambda: metric.compute(predictions=preds, references=refs, lang=lang),
+            library=lambda: codebleu.score(preds, refs, preset="pypi", lang=lang),
         )
 
     for lang in ("java", "python"):
@@ -297,13 +286,14 @@ def bench_fid_clip(scale: float, with_ref: bool) -> None:
         )
 
     ref = measure(lambda: bench_fid_clip.pytorch_fid_from_features(a, b)).cpu if with_ref else None
-    line(
+    timed(
         f"fid_clip, {n:,} x 2,048-d features per side",
-        measure(pure).cpu,
-        measure(lambda: metric.compute(predictions=a, references=b)).cpu,
-        ref,
         "pytorch-fid",
-        measure(lambda: fid_clip.score(a, b)).cpu,
+        ref,
+        pure=pure,
+        compute=lambda: metric.compute(predictions=a, references=b),
+        library=lambda: fid_clip.score(a, b),
+        runs=1,
     )
 
 

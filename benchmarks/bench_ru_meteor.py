@@ -72,6 +72,21 @@ def warm_wordnet(core):
     nltk_options()["wordnet"].synsets("dog")
 
 
+def rewarm(core):
+    """Empty the caches, then load WordNet again: the next timing starts from cold caches, warm readers."""
+    clear_caches(core)
+    warm_wordnet(core)
+
+
+def time_pure_nltk(core, preds, refs):
+    """(per-example scores, CPU seconds) of the pure function with NLTK's options, from cold caches."""
+    rewarm(core)
+    opts = nltk_options()
+    ours, _, seconds = measure(lambda: core.meteor_per_example(preds, refs, **opts), collect=True)
+    rewarm(core)
+    return ours, seconds
+
+
 def scale_child(n: int) -> None:
     """Run in a fresh process: our pure function and compute on n examples; print JSON."""
     import evaluate
@@ -81,17 +96,11 @@ def scale_child(n: int) -> None:
     metric = evaluate.load(str(ROOT / "metrics" / "ru_meteor"), "nltk")
     metric.compute(predictions=preds[:20], references=refs[:20])
     warm_wordnet(core)
-    clear_caches(core)
-    warm_wordnet(core)
-    opts = nltk_options()
-    ours, _, t_pure = measure(lambda: core.meteor_per_example(preds, refs, **opts), collect=True)
-    clear_caches(core)
-    warm_wordnet(core)
+    ours, t_pure = time_pure_nltk(core, preds, refs)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     result, _, t_compute = measure(lambda: metric.compute(predictions=preds, references=refs), collect=True)
     rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    clear_caches(core)
-    warm_wordnet(core)
+    rewarm(core)
     opts = nltk_options()
     tracemalloc.start()
     core.meteor_per_example(preds, refs, **opts)
@@ -115,12 +124,7 @@ def bench_nltk(n: int, core, metric) -> float:
     preds, refs = make_captions(n, EN_WORDS)
     warm_wordnet(core)
     peer, _, t_peer = measure(lambda: nltk_peer(preds, refs), collect=True)
-    clear_caches(core)
-    warm_wordnet(core)
-    opts = nltk_options()
-    ours, _, t_ours = measure(lambda: core.meteor_per_example(preds, refs, **opts), collect=True)
-    clear_caches(core)
-    warm_wordnet(core)
+    ours, t_ours = time_pure_nltk(core, preds, refs)
     module, _, t_module = measure(
         lambda: metric.compute(predictions=preds, references=refs, return_per_example=True), collect=True
     )

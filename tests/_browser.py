@@ -357,6 +357,15 @@ def save_docs_screenshot(shot) -> None:
 PAGE_SHOTS = SHOTS / os.environ.get("MM_SHOTS_TAG", "page")  # MM_SHOTS_TAG=before: the same states on main
 
 
+def open_page(page, served, name: str) -> str:
+    """metrics/<name>/app.py served (fixture ``served``) and opened in ``page`` at desktop size; returns its
+    address."""
+    _, url = served(name)
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    return url
+
+
 def shot(page, name: str, full_page: bool = True) -> None:
     """A screenshot of the page once it has finished computing and drawing (ui.settled)."""
     settled(page)

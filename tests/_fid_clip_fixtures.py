@@ -305,6 +305,23 @@ def random_images(n: int, seed: int = 0, size=(48, 40)) -> list:
     return [rng.integers(0, 256, (size[1], size[0], 3), dtype=np.uint8) for _ in range(n)]
 
 
+def generation_split(folder: Path, words: list) -> tuple[dict, dict]:
+    """A FusionBrain 2.0 generation split in ``folder``: gt_images/ and images/ with one random 40 x 32 PNG
+    per prompt each (seeds 1 and 2); returns (prompts, predictions) as the JSON files hold them: prompt ``i``
+    asks for ``words[i]``, its prediction is images/<i>.png."""
+    from PIL import Image
+
+    for name, seed in (("gt_images", 1), ("images", 2)):
+        (folder / name).mkdir(parents=True)
+        for i, array in enumerate(random_images(len(words), seed=seed, size=(40, 32))):
+            Image.fromarray(array).save(folder / name / f"{i}.png")
+    prompts = {str(i): [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": t}]
+               for i, t in enumerate(words)}  # fmt: skip
+    pred = {str(i): [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{i}.png"}]
+            for i in range(len(words))}  # fmt: skip
+    return prompts, pred
+
+
 @functools.cache
 def tiny_models() -> dict:
     """The tiny random models of the fid_clip tests (FID Inception weights, ruCLIP with its reference

@@ -1,5 +1,6 @@
 """Helpers for the tests: load a metric like a user, import its pure core, run it in a Trainer or a demo."""
 
+import contextlib
 import functools
 import importlib
 import importlib.util
@@ -108,6 +109,76 @@ def run_two_ranks(target, *args, method: str = "fork", barrier: bool = False, ti
     return results
 
 
+def check_mean_of_per_example(name: str, key: str, data) -> None:
+    """``load_metric(name).compute`` on (prediction, references) pairs: ``key`` is the mean of the
+    per-example scores and lies in [0, 1]."""
+    r = load_metric(name).compute(
+        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
+    )
+    import pytest
+
+    assert r[key] == pytest.approx(sum(r["per_example"]) / len(data))
+    assert 0.0 <= r[key] <= 1.0
+
+
+def readme_blocks(heading: str) -> list[tuple[str, str]]:
+    """(language, code) of each python or bash block of the README's section ``## <heading>``, in order."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index(f"## {heading}") :]
+    section = section[: section.index("\n## ", 1)]
+    return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
+
+
+def run_readme_block(block: tuple[str, str], timeout: float) -> str:
+    """Run a (language, code) block of :func:`readme_blocks` as written, from the checkout (``python -c`` or
+    ``bash -euo pipefail -c``); assert it exits 0 and return its stdout."""
+    import os
+    import subprocess
+
+    lang, code = block
+    command = [sys.executable, "-c", code] if lang == "python" else ["bash", "-euo", "pipefail", "-c", code]
+    done = subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=timeout
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    return done.stdout
+
+
+def run_python_json(script: str, *args: str, cwd, env: dict, timeout: float = 300):
+    """Run ``python -c script *args`` in ``cwd`` with the environment ``env``; assert it exits 0 and return
+    the JSON of its last line of output."""
+    import json
+    import subprocess
+
+    proc = subprocess.run(
+        [sys.executable, "-c", script, *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def load_rank(name: str, rank: int, experiment_id: str, cache_dir: str, timeout: float, **kwargs):
+    """``evaluate.load`` of metrics/<name> as process ``rank`` of evaluate's distributed mode (``num_process=2``)."""
+    import evaluate
+
+    return evaluate.load(
+        str(METRICS / name),
+        num_process=2,
+        process_id=rank,
+        experiment_id=experiment_id,
+        cache_dir=cache_dir,
+        timeout=timeout,
+        **kwargs,
+    )
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -143,6 +214,22 @@ def predict_by_name(client, demo, **values):
     assert not unknown, f"the page has no input {sorted(unknown)}: {list(demo.input_defaults)}"
     sent = [values.get(name, default) for name, default in demo.input_defaults.items()]
     return client.predict(*sent, api_name="/compute")
+
+
+@contextlib.contextmanager
+def served_compute(name: str):
+    """metrics/<name>/app.py served for the block (:func:`serve_app`); yields ``compute(preds, refs, preset,
+    **values)``: the first output of the page's compute endpoint, the other inputs by name as
+    :func:`predict_by_name` sends them."""
+    demo, client = serve_app(ROOT / "metrics" / name / "app.py")
+
+    def compute(preds, refs, preset, **values):
+        return predict_by_name(client, demo, preds=preds, refs=refs, preset=preset, **values)[0]
+
+    try:
+        yield compute
+    finally:
+        demo.close()
 
 
 def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> dict:
@@ -206,24 +293,10 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
     import tempfile
 
     import numpy as np
-    import torch
     from datasets import Dataset
-    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
 
-    torch.manual_seed(0)
-    config = T5Config(
-        vocab_size=40,
-        d_model=16,
-        d_kv=8,
-        d_ff=32,
-        num_layers=1,
-        num_decoder_layers=1,
-        num_heads=2,
-        decoder_start_token_id=0,
-        pad_token_id=0,
-        eos_token_id=1,
-    )
-    model = T5ForConditionalGeneration(config)
+    model = tiny_t5(40)
     rng = np.random.default_rng(0)
     data = Dataset.from_dict(
         {
@@ -248,6 +321,27 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
         return metrics
 
 
+def tiny_t5(vocab_size: int):
+    """A tiny random T5 (torch seed 0) over ``vocab_size`` token ids: 0 pads and starts decoding, 1 ends."""
+    import torch
+    from transformers import T5Config, T5ForConditionalGeneration
+
+    torch.manual_seed(0)
+    config = T5Config(
+        vocab_size=vocab_size,
+        d_model=16,
+        d_kv=8,
+        d_ff=32,
+        num_layers=1,
+        num_decoder_layers=1,
+        num_heads=2,
+        decoder_start_token_id=0,
+        pad_token_id=0,
+        eos_token_id=1,
+    )
+    return T5ForConditionalGeneration(config)
+
+
 def decode_ids(ids) -> list[str]:
     """Token ids -> text, one letter per id (a stand-in for tokenizer.batch_decode): 0/1 (pad/eos)
     and -100 (ignored label positions) are dropped."""
@@ -263,25 +357,11 @@ def train_in_seq2seq_trainer(compute_metrics, epochs: int = 3, n: int = 12, hp_b
     import tempfile
 
     import numpy as np
-    import torch
     from datasets import Dataset
-    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments, T5Config, T5ForConditionalGeneration
+    from transformers import Seq2SeqTrainer, Seq2SeqTrainingArguments
 
     def model_init(trial=None):
-        torch.manual_seed(0)
-        config = T5Config(
-            vocab_size=12,
-            d_model=16,
-            d_kv=8,
-            d_ff=32,
-            num_layers=1,
-            num_decoder_layers=1,
-            num_heads=2,
-            decoder_start_token_id=0,
-            pad_token_id=0,
-            eos_token_id=1,
-        )
-        return T5ForConditionalGeneration(config)
+        return tiny_t5(12)
 
     rng = np.random.default_rng(0)
     inputs = rng.integers(2, 12, size=(n, 4))

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from helpers import ROOT, load_metric, reference_levenshtein, serve_app
+from helpers import check_mean_of_per_example, load_metric, reference_levenshtein, served_compute
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -179,67 +179,35 @@ def _preset_options(preset):
 @settings(max_examples=25, deadline=None)
 @given(examples)
 def test_module_per_example_mean_equals_aggregate(data):
-    r = load_metric("anls").compute(
-        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
-    )
-    assert r["anls"] == pytest.approx(sum(r["per_example"]) / len(data))
-    assert 0.0 <= r["anls"] <= 1.0
+    check_mean_of_per_example("anls", "anls", data)
 
 
 # ------------------------------------------------------------------------------------------------
 # bad input
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "kwargs,exc,match",
+    "options,exc,match",
     [
-        (dict(predictions=["a"], references=["a"], threshold=1.5), ValueError, r"`threshold`"),
-        (
-            dict(predictions=["a"], references=["a"], boundary="open"),
-            ValueError,
-            r"`boundary` must be one of",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], text_norm="nfkc"),
-            ValueError,
-            r"`text_norm` must be one of",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], length_norm="x"),
-            ValueError,
-            r"`length_norm` must be one of",
-        ),
-        (dict(predictions=["a"], references=["a"], threshold=float("inf")), ValueError, r"`threshold`"),
-        (
-            dict(predictions=["a"], references=["a"], return_per_example="no"),
-            TypeError,
-            r"`return_per_example`",
-        ),
+        (dict(threshold=1.5), ValueError, r"`threshold`"),
+        (dict(boundary="open"), ValueError, r"`boundary` must be one of"),
+        (dict(text_norm="nfkc"), ValueError, r"`text_norm` must be one of"),
+        (dict(length_norm="x"), ValueError, r"`length_norm` must be one of"),
+        (dict(threshold=float("inf")), ValueError, r"`threshold`"),
+        (dict(return_per_example="no"), TypeError, r"`return_per_example`"),
     ],
 )
-def test_bad_input(kwargs, exc, match):
+def test_bad_input(options, exc, match):
     with pytest.raises(exc, match=match):
-        load_metric("anls").compute(**kwargs)
+        load_metric("anls").compute(predictions=["a"], references=["a"], **options)
 
 
 # ------------------------------------------------------------------------------------------------
 # integration: Trainer, demo
 # ------------------------------------------------------------------------------------------------
 def test_demo_serves_and_computes():
-    demo, client = serve_app(ROOT / "metrics" / "anls" / "app.py")
-    try:
-        result = client.predict(
-            "hello world\nac",
-            "Hello World\nab | x",
-            "default",
-            "",
-            "preset",
-            "preset",
-            "preset",
-            api_name="/compute",
-        )[0]
+    with served_compute("anls") as compute:
+        result = compute("hello world\nac", "Hello World\nab | x", "default", opt_threshold="")
         assert result["anls"] == pytest.approx(0.75)
         assert result["per_example"] == [1.0, 0.5]
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", "", "preset", "preset", "preset", api_name="/compute")
-    finally:
-        demo.close()
+            compute("a\nb", "a", "default", opt_threshold="")

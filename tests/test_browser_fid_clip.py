@@ -16,15 +16,26 @@ from multimodal_metrics.demo import fmt  # the rounding the page shows
 pytest_plugins = ["_browser", "_browser_cases"]  # the fixtures browser, served, page, resources
 
 
+def open_with_images(page, served, resources, extra=()) -> dict:
+    """fid_clip's page at desktop size with the case's generated (then ``extra``) and real images uploaded
+    and no prompts; returns the case's resources."""
+    _, url = served("fid_clip")
+    res = resources("fid_clip")
+    page.set_viewport_size(DESKTOP)
+    page.goto(url)
+    ui.upload(page, "gen", [*res["gen"], *extra])
+    ui.upload(page, "real", res["real"])
+    ui.set_text(page, "prompts", "")
+    return res
+
+
 def test_fid_clip_gives_a_number_without_weights(page, served):
     """fid_clip: the example feature files load with a button and give FID (numpy/scipy only, no weights)."""
     import numpy as np
 
     from multimodal_metrics.demo import uploads
 
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "fid_clip")
     page.locator("#features_example").click()
     page.locator("#feat_gen td.filename").first.wait_for(state="attached")
     ui.compute(page, "", button="go_features")
@@ -48,13 +59,7 @@ def test_fid_clip_signature_names_the_weights_file(page, served, resources):
     shown does not call them inception-2015-12-05; it holds the file's content hash."""
     import hashlib
 
-    _, url = served("fid_clip")
-    res = resources("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    ui.upload(page, "gen", res["gen"])
-    ui.upload(page, "real", res["real"])
-    ui.set_text(page, "prompts", "")
+    res = open_with_images(page, served, resources)
     ui.set_option(page, "opt_inception_weights", res["inception"])
     ui.compute(page, "")
     shot(page, "fid_clip_signature")
@@ -67,15 +72,9 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
     """The same image uploaded twice (two names, same bytes): the page scores it once and says so."""
     import shutil
 
-    _, url = served("fid_clip")
-    res = resources("fid_clip")
     copy = tmp_path / "copy_of_gen0.png"
-    shutil.copy(res["gen"][0], copy)
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    ui.upload(page, "gen", [*res["gen"], str(copy)])
-    ui.upload(page, "real", res["real"])
-    ui.set_text(page, "prompts", "")
+    shutil.copy(resources("fid_clip")["gen"][0], copy)
+    res = open_with_images(page, served, resources, extra=[str(copy)])
     ui.set_option(page, "opt_inception_weights", res["inception"])
     ui.compute(page, "")
     shot(page, "fid_clip_duplicate")
@@ -93,9 +92,7 @@ def test_fid_clip_duplicate_upload_is_said(page, served, resources, tmp_path):
 
 def test_fid_clip_upload_buttons_have_their_own_names(page, served):
     """fid_clip's upload buttons are named after their boxes (all were "Click to upload or drop files")."""
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "fid_clip")
     page.locator("#go").wait_for(state="visible")
     page.wait_for_timeout(500)
     names = page.locator("button.upload-container").evaluate_all(
@@ -112,13 +109,7 @@ def test_fid_clip_missing_weights_message_a_visitor_can_follow(
     (a working address: it held `%5C` before) and says to upload it or use feature files, not what a
     browser cannot do (HF_HUB_OFFLINE, feature_extractor, a server path)."""
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "empty_torch_home"))
-    _, url = served("fid_clip")
-    res = resources("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    ui.upload(page, "gen", res["gen"])
-    ui.upload(page, "real", res["real"])
-    ui.set_text(page, "prompts", "")
+    open_with_images(page, served, resources)
     message = ui.error_after_compute(page, "")
     shot(page, "fid_clip_no_weights", full_page=False)
     link = page.locator("#headline a").first.get_attribute("href")
@@ -135,9 +126,7 @@ def test_fid_clip_features_result_is_in_view_and_bad_files_read_plainly(page, se
     numpy's advice to load unsafely, not the server's temporary path)."""
     import numpy as np
 
-    _, url = served("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    url = ui.open_page(page, served, "fid_clip")
     page.locator("#features_example").click()
     page.locator("#feat_gen td.filename").first.wait_for(state="attached")
     page.locator("#go_features").scroll_into_view_if_needed()
@@ -179,13 +168,7 @@ def test_fid_clip_caps_pre_resize_and_keeps_server_files_to_itself(page, served,
     is used instead."""
     monkeypatch.setenv("SPACE_ID", "multimodal-metrics/fid_clip")
     monkeypatch.delenv("MM_DEMO_PATHS", raising=False)
-    _, url = served("fid_clip")
-    res = resources("fid_clip")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    ui.upload(page, "gen", res["gen"])
-    ui.upload(page, "real", res["real"])
-    ui.set_text(page, "prompts", "")
+    res = open_with_images(page, served, resources)
     ui.set_option(page, "opt_pre_resize", "4096")
     assert "`pre_resize` is at most 1024 here" in ui.error_after_compute(page, "")
     ui.set_option(page, "opt_pre_resize", "")

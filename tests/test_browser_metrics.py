@@ -19,9 +19,7 @@ pytest_plugins = ["_browser", "_browser_cases"]  # the fixtures browser, served,
 def test_det_f1_picture_explains_its_boxes(page, served):
     """det_f1's example: dashed "missed" boxes while recall reads 1: a note beside the picture says why,
     and the box labels are drawn at least 12 px tall in the page."""
-    _, url = served("det_f1")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "det_f1")
     ui.compute(page, "")
     assert ui.read_headline(page, "")["recall"].startswith("1 ")
     picture = page.locator("#picture img").first
@@ -38,9 +36,7 @@ def test_det_f1_picture_explains_its_boxes(page, served):
 
 
 def test_det_f1_empty_box_says_what_to_put(page, served):
-    _, url = served("det_f1")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "det_f1")
     ui.set_text(page, "refs", "")
     message = ui.error_after_compute(page, "")
     shot(page, "det_f1_empty_box", full_page=False)
@@ -52,9 +48,7 @@ def test_det_f1_says_which_images_are_drawn(page, served):
     shows the first 4 of the 6 images and counts only the dashed boxes drawn (it counted undrawn ones)."""
     import json
 
-    _, url = served("det_f1")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "det_f1")
     refs = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40], [60, 10, 30, 30]]} for i in range(6)}
     preds = {f"img{i}.jpg": {"cat": [[10, 10, 40, 40]] * (2 if i < 4 else 1)} for i in range(6)}
     preds["img0.jpg"] = {"cat": [[10, 10, 40, 40], [11, 11, 40, 40]]}  # image 0: one missed box, FN 0 (any)
@@ -71,9 +65,7 @@ def test_det_f1_says_which_images_are_drawn(page, served):
 
 def test_ru_meteor_alignment_picker_counts_like_the_table(page, served):
     """The alignment shown for example #1 is the table's row 1 (both count from 0)."""
-    _, url = served("ru_meteor")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "ru_meteor")
     ui.set_text(page, "example", "1")
     ui.compute(page, "")
     page.locator("#alignment").scroll_into_view_if_needed()
@@ -87,9 +79,7 @@ def test_ru_meteor_alignment_picker_counts_like_the_table(page, served):
 def test_ru_meteor_offers_only_what_runs(page, served):
     """Every synonyms choice offered computes here (this machine has no RuWordNet, like the Space), and
     one line says why the RuWordNet sources are not offered."""
-    _, url = served("ru_meteor")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    url = ui.open_page(page, served, "ru_meteor")
     page.locator("#opt_synonyms input").click()
     offered = [
         t.strip().splitlines()[-1].strip() for t in page.get_by_role("option").all_inner_texts()
@@ -111,9 +101,7 @@ def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, 
     """ru_meteor: a result, then example # -1 and Compute: no "Error" badges over the outputs (Gradio's own
     range check fired before, the old result stayed under them); the new result is shown and the
     alignment says that -1 is not an example and which one it shows."""
-    _, url = served("ru_meteor")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "ru_meteor")
     ui.compute(page, "")
     ui.set_text(page, "preds", "кот спит")
     ui.set_text(page, "refs", "кот спит")
@@ -136,9 +124,7 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
     """ru_meteor: after a compute, choosing another example shows that example's alignment at once (the
     previous one stayed, unlabelled); an example number past the end still gives the score and shows
     the last example, saying so."""
-    _, url = served("ru_meteor")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "ru_meteor")
     ui.compute(page, "")
     headers, rows = ui.read_table(page, "")
     while "prediction" not in headers:  # the headers of the example's table, once drawn
@@ -165,9 +151,7 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
 def test_codebleu_example_has_several_pairs(page, served):
     """codebleu's pre-filled example: several pairs, so the interval is not a point and the histogram has
     more than one bar's worth of examples."""
-    _, url = served("codebleu")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "codebleu")
     ui.compute(page, "")
     shot(page, "codebleu_example")
     shown = ui.read_headline(page, "")
@@ -181,9 +165,7 @@ def test_codebleu_example_has_several_pairs(page, served):
 def test_codebleu_preset_change_keeps_the_weights_box_usable(page, served):
     """codebleu: another preset picked; the weights box stays empty (its help names the new preset's
     weights) and Compute scores with that preset (a Gradio update object landed in the box before)."""
-    _, url = served("codebleu")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "codebleu")
     ui.pick(page, "preset", "pypi")
     page.locator("#opt_weights").get_by_text("[preset pypi:").wait_for(state="visible")
     shot(page, "codebleu_preset_pypi", full_page=False)
@@ -240,9 +222,7 @@ def test_vqa_acc_every_preset_has_an_example(page, served, preset):
 def test_vqa_acc_options_of_other_presets_are_disabled_and_say_so(page, served):
     """vqa_acc under default: threshold (wups) and lowercase (bleu1) cannot be set and their help says
     which preset uses them; picking wups enables threshold."""
-    _, url = served("vqa_acc")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "vqa_acc")
     for name, user in (("threshold", "wups"), ("lowercase", "bleu1")):
         box = page.locator(f"#opt_{name}")
         assert box.locator("input, textarea").first.is_disabled(), name

@@ -20,9 +20,7 @@ def test_page_shows_the_current_run_and_keeps_the_message(page, served):
     """anls: the example (5 bars' worth), then two examples: the bars drawn add up to 2, not to the
     previous run's 5; then unequal line counts: the message is still on the page 15 s later and the
     previous headline and bars are gone."""
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "anls")
     ui.compute(page, "")
     assert sum(ui.wait_for_bars(page, "", 5)) == 5
     ui.set_text(page, "preds", "a\nb")
@@ -50,9 +48,7 @@ def test_page_shows_the_current_run_and_keeps_the_message(page, served):
 
 def test_page_shows_the_metric_warnings(page, served):
     """codebleu: Python code scored as Java parses with errors; the library's warning is on the page."""
-    _, url = served("codebleu")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "codebleu")
     ui.pick(page, "opt_lang", "java")
     ui.compute(page, "")
     shot(page, "codebleu_warning")
@@ -146,9 +142,7 @@ def test_histogram_reads_on_a_phone(page, served):
 
 def test_bar_without_spaces_is_explained(page, served):
     """anls: `a|b` (no spaces) is one reference; the page says so (the numbers stay those of one reference)."""
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "anls")
     page.locator("#go").wait_for(state="visible")
     assert re.search(r"without spaces", page.locator("body").inner_text()), "the help text does not say it"
     ui.set_text(page, "preds", "b")
@@ -161,9 +155,7 @@ def test_bar_without_spaces_is_explained(page, served):
 
 def test_deeply_nested_json_is_a_message(page, served):
     """The playground's anls tab given JSON nested 100,000 deep: a message saying so (a bare "Error" before)."""
-    _, url = served("playground")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "playground")
     ui.set_text(page, "anls_preds", "[" * 100_000 + "]" * 100_000)
     message = ui.error_after_compute(page, "anls_")
     shot(page, "playground_deep_json", full_page=False)
@@ -171,16 +163,19 @@ def test_deeply_nested_json_is_a_message(page, served):
     assert not error_badges(page)
 
 
+def _anls_with_60_000_lines(page, served) -> None:
+    """anls's page at desktop size with the same 60,000 lines typed as predictions and as references."""
+    ui.open_page(page, served, "anls")
+    lines = "\n".join(f"answer {i}" for i in range(60_000))
+    ui.set_text(page, "preds", lines)
+    ui.set_text(page, "refs", lines)
+
+
 def test_a_second_compute_while_one_runs_scores_the_new_inputs(page, served):
     """anls: Compute on 60,000 lines, then at once two lines typed and Compute again: the page ends on the
     two lines' result and never shows the 60,000 lines' result beside them (the second press was
     dropped: "60000 example(s)" stayed beside boxes holding two lines)."""
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    lines = "\n".join(f"answer {i}" for i in range(60_000))
-    ui.set_text(page, "preds", lines)
-    ui.set_text(page, "refs", lines)
+    _anls_with_60_000_lines(page, served)
     page.locator("#go").click()
     page.locator("#headline [data-testid=status-tracker]:not(.hide)").wait_for(state="attached")  # computing
     ui.set_text(page, "preds", "ab\nhello")
@@ -214,12 +209,7 @@ def test_sixty_thousand_lines_keep_the_page_responsive(page, served):
     was 8.4 s: the whole table rendered)."""
     import csv
 
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
-    lines = "\n".join(f"answer {i}" for i in range(60_000))
-    ui.set_text(page, "preds", lines)
-    ui.set_text(page, "refs", lines)
+    _anls_with_60_000_lines(page, served)
     page.evaluate(
         """() => { window.mmLong = [];
             new PerformanceObserver(list => list.getEntries().forEach(e => window.mmLong.push(e.duration)))
@@ -286,9 +276,7 @@ def test_table_headers_read_whole(page, served, viewport):
 
 def test_input_over_the_cap_is_refused_with_the_cap(page, served):
     """anls: more than 10 million characters: the page says how many it got and what it reads, at once."""
-    _, url = served("anls")
-    page.set_viewport_size(DESKTOP)
-    page.goto(url)
+    ui.open_page(page, served, "anls")
     ui.set_text(page, "preds", "\n".join("x" * 100 for _ in range(110_000)))
     message = ui.error_after_compute(page, "")
     assert re.search(r"holds 11,\d{3},\d{3} characters; one Compute reads at most 10,000,000", message), (

@@ -9,7 +9,7 @@ import os
 import uuid
 
 import pytest
-from helpers import METRICS, metric_names, run_two_ranks
+from helpers import METRICS, load_rank, metric_names, run_two_ranks
 
 # name -> (preset, one valid example, one refused option)
 CASES = {
@@ -178,16 +178,7 @@ def test_empty_or_non_string_preset_name_is_refused(config_name):
 
 def _rank(rank: int, exp: str, cache_dir: str, queue, barrier) -> None:
     os.environ["HF_EVALUATE_OFFLINE"] = "1"
-    import evaluate
-
-    metric = evaluate.load(
-        str(METRICS / "anls"),
-        num_process=2,
-        process_id=rank,
-        experiment_id=exp,
-        cache_dir=cache_dir,
-        timeout=30,
-    )
+    metric = load_rank("anls", rank, exp, cache_dir, 30)
     preds, refs = (["ac", "hello"], [["ab"], ["hello"]]) if rank == 0 else (["xyz"], [["abc"]])
     out = []
     try:

@@ -14,7 +14,7 @@ import time
 import uuid
 
 import pytest
-from helpers import METRICS, run_two_ranks
+from helpers import METRICS, load_rank, run_two_ranks
 
 # ----------------------------------------------------------------------------------------------
 # compute twice in a row in distributed mode, no barrier
@@ -36,20 +36,11 @@ def _rounds_rank(rank, exp, cache_dir, queue):
     """Two computes in a row (all answers right, then all wrong) for each metric and both paths; process 0
     is the slower one in the first computation (a slow step before compute on the add_batch path, a slow
     gather on the direct path), which is when process 1 used to overwrite its rows with the next ones."""
-    import evaluate
-
     out = []
     part = slice(2 * rank, 2 * rank + 2)
     for name, (right, wrong, refs) in _ROUNDS.items():
         for path in ("direct", "add_batch"):
-            metric = evaluate.load(
-                str(METRICS / name),
-                num_process=2,
-                process_id=rank,
-                cache_dir=cache_dir,
-                experiment_id=f"{exp}-{name}-{path}",
-                timeout=8,
-            )
+            metric = load_rank(name, rank, f"{exp}-{name}-{path}", cache_dir, 8)
             if rank == 0 and path == "direct":
                 finalize = metric._finalize
 

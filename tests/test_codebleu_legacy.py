@@ -12,12 +12,10 @@ import contextlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import warnings
 
 import pytest
-from helpers import ROOT, load_metric
+from helpers import ROOT, load_metric, run_python_json
 from oracles import codebleu_codexglue as legacy_oracle
 from test_codebleu import AIJ, SAMPLE_PRED, SAMPLE_REFS
 
@@ -467,24 +465,10 @@ print(json.dumps(out))
 
 def _elsewhere(cwd, env) -> dict:
     preds, refs = [SAMPLE_PRED] * len(SAMPLE_REFS), SAMPLE_REFS
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _ELSEWHERE,
-            str(LIBRARY),
-            str(ROOT / "metrics" / "codebleu"),
-            json.dumps(preds),
-            json.dumps(refs),
-        ],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
+    metric = str(ROOT / "metrics" / "codebleu")
+    return run_python_json(
+        _ELSEWHERE, str(LIBRARY), metric, json.dumps(preds), json.dumps(refs), cwd=cwd, env=env
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def test_grammar_library_from_another_working_directory(tmp_path):

@@ -435,28 +435,14 @@ def test_demo_serves_scores_and_draws():
         )
         assert (result["tp"], result["fp"], result["fn"]) == (1.0, 2.0, 1.0)
         assert "|bound:strict|" in result["signature"]
-        with pytest.raises(Exception, match="same images"):
-            client.predict(
-                refs,
-                json.dumps({"b.jpg": {"cat": []}}),
-                "default",
-                "preset",
-                "",
-                "preset",
-                "preset",
-                api_name="/compute",
-            )
-        with pytest.raises(Exception, match="negative width/height"):
-            client.predict(
-                refs,
-                json.dumps({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}),
-                "default",
-                "preset",
-                "",
-                "preset",
-                "preset",
-                api_name="/compute",
-            )
+        for wrong, match in (
+            ({"b.jpg": {"cat": []}}, "same images"),
+            ({"a.jpg": {"cat": [[0, 0, -1, 5]], "dog": []}}, "negative width/height"),
+        ):
+            with pytest.raises(Exception, match=match):
+                client.predict(
+                    refs, json.dumps(wrong), "default", "preset", "", "preset", "preset", api_name="/compute"
+                )
     finally:
         demo.close()
 

@@ -9,9 +9,8 @@ import json
 import numpy as np
 import pytest
 import torch
-from _fid_clip_fixtures import random_images, tiny_models
+from _fid_clip_fixtures import generation_split, random_images, tiny_models
 from helpers import ROOT, load_metric, run_two_ranks
-from PIL import Image
 
 from multimodal_metrics.fid_clip import core, moments
 
@@ -163,15 +162,7 @@ def test_mm_score_fid_clip_confidence(models, tmp_path, capsys):
     from multimodal_metrics.cli import main
 
     split = tmp_path / "generation"
-    for folder, seed in (("gt_images", 1), ("images", 2)):
-        (split / folder).mkdir(parents=True)
-        for i, array in enumerate(random_images(4, seed=seed, size=(40, 32))):
-            Image.fromarray(array).save(split / folder / f"{i}.png")
-    prompts = {str(i): [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": t}]
-               for i, t in enumerate(["Кот", "Собака", "Дом", "Лес"])}  # fmt: skip
-    pred = {
-        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "0123"
-    }
+    prompts, pred = generation_split(split, ["Кот", "Собака", "Дом", "Лес"])
     (split / "in.json").write_text(json.dumps(prompts, ensure_ascii=False), encoding="utf-8")
     (split / "pred.json").write_text(json.dumps(pred), encoding="utf-8")
     argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),

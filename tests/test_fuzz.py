@@ -654,7 +654,13 @@ def _scenario(name, data, cache_dir):
         named, validity = "no_such_option", INVALID
         options[named] = 1
     result, err = _call(metric, {**inputs, **options})
-    where = f"{name}[{preset}] {what} {named!r} {validity}: {str(err)[:300] if err else 'result'}"
+    _check_outcome(validity, result, err, named, index, f"{name}[{preset}] {what} {named!r}")
+
+
+def _check_outcome(validity, result, err, named, index, where):
+    """A call's (result, err) against what ``validity`` expects: VALID scores, INVALID is refused, EITHER may
+    do both; a result is well formed, an error names the argument ``named`` (and ``index``, where given)."""
+    where = f"{where} ({validity}): {str(err)[:300] if err else 'result'}"
     if validity == VALID:
         assert err is None, f"valid input refused: {where}"
     elif validity == INVALID:

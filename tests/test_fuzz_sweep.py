@@ -14,21 +14,13 @@ from test_fuzz import (
     VALID,
     _box_validity,
     _call,
-    _check_result,
+    _check_outcome,
     _feature_validity,
     _is_real,
     _metric,
     _utf8,
+    cache_dir,  # noqa: F401 (the fixture, shared with test_fuzz.py)
 )
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory):
-    """One evaluate cache folder for the session (test_fuzz.py and test_fuzz_sweep.py share the metrics
-    loaded into it, see `_metric`, and each checks that nothing is left behind in it)."""
-    path = tmp_path_factory.getbasetemp() / "fuzz_cache"
-    path.mkdir(exist_ok=True)
-    return path
 
 
 # ----------------------------------------------------------------------------------------------
@@ -153,22 +145,8 @@ SLOTS = {
 }
 
 
-def _check_outcome(validity, result, err, named, index, where):
-    where = f"{where} ({validity}): {str(err)[:300] if err else 'result'}"
-    if validity == VALID:
-        assert err is None, f"valid input refused: {where}"
-    elif validity == INVALID:
-        assert err is not None, f"invalid input accepted: {where}"
-    if err is None:
-        _check_result(result, where)
-    else:
-        assert named in str(err), f"error does not name the argument: {where}"
-        if index is not None:
-            assert index in str(err), f"error does not name the index {index}: {where}"
-
-
 @pytest.mark.parametrize("name", metric_names())
-def test_sweep(name, cache_dir):
+def test_sweep(name, cache_dir):  # noqa: F811 (the fixture imported from test_fuzz)
     assert name in SPECS, f"add a SPECS entry for {name}"
     spec = SPECS[name]
     for preset in spec.presets:

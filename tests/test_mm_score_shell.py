@@ -6,7 +6,7 @@ import json
 import re
 
 import pytest
-from helpers import load_script
+from oracles.ru_meteor import make_ruwordnet_db
 
 from multimodal_metrics import codebleu
 from multimodal_metrics.cli import formats, integral, main
@@ -239,9 +239,8 @@ def test_fusion_brain_2022_without_ruwordnet(capsys, tmp_path, monkeypatch):
     assert "vqa" in out["missing"] and out["score"] == pytest.approx(1 / 15) and "vqa" not in out["sub_tasks"]
     line = one_error(capsys, "fusion-brain-2022", str(tmp_path), "--no-progress")
     assert "vqa: no RuWordNet" in line and "--ruwordnet-path" in line and "--partial" in line
-    bench = load_script("bench_ru_meteor")
     (tmp_path / "rwn").mkdir()
-    db = bench.make_ruwordnet_db(tmp_path / "rwn" / "ruwordnet.db")
+    db = make_ruwordnet_db(tmp_path / "rwn" / "ruwordnet.db")
     code, out, err = run(capsys, "fusion-brain-2022", str(tmp_path), "--partial", "--json", "--no-progress",
                          "--ruwordnet-path", str(db))  # fmt: skip
     assert code == 0, err
@@ -256,23 +255,14 @@ def test_fusion_brain_2022_without_ruwordnet(capsys, tmp_path, monkeypatch):
 # fid-clip without a CLIP model: FID alone
 # ------------------------------------------------------------------------------------------------
 def test_fid_clip_without_a_clip_model_gives_fid(capsys, tmp_path):
-    from _fid_clip_fixtures import random_images, tiny_inception_weights
-    from PIL import Image
+    from _fid_clip_fixtures import generation_split, tiny_inception_weights
 
     from multimodal_metrics import fid_clip
     from multimodal_metrics.fid_clip import inception
 
     weights = tiny_inception_weights(inception, tmp_path)
     split = tmp_path / "generation"
-    for folder, seed in (("gt_images", 1), ("images", 2)):
-        (split / folder).mkdir(parents=True)
-        for i, array in enumerate(random_images(3, seed=seed, size=(40, 32))):
-            Image.fromarray(array).save(split / folder / f"{i}.png")
-    prompts = {str(i): [{"type": "text", "content": "Сгенерируй."}, {"type": "text", "content": t}]
-               for i, t in enumerate(["Кот", "Дом", "Лес"])}  # fmt: skip
-    pred = {
-        k: [{"type": "text", "content": ""}, {"type": "image", "content": f"images/{k}.png"}] for k in "012"
-    }
+    prompts, pred = generation_split(split, ["Кот", "Дом", "Лес"])
     argv = ["fid-clip", "--gt-images", str(split / "gt_images"), "--pred-images", str(split / "images"),
             "--input", _write(split, "in.json", prompts), "--pred", _write(split, "pred.json", pred),
             "--inception-weights", str(weights), "--no-progress"]  # fmt: skip

@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from helpers import ROOT, load_metric, serve_app
+from helpers import load_metric, served_compute
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles.ned import official_calculate_ned
@@ -220,57 +220,29 @@ def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
 # bad input
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "kwargs,exc,match",
+    "options,exc,match",
     [
-        (
-            dict(predictions=["a"], references=["a"], case_fold="upper"),
-            ValueError,
-            r"`case_fold` must be one of",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], both_empty=0.5),
-            ValueError,
-            r"`both_empty` must be one of",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], both_empty="1"),
-            TypeError,
-            r"`both_empty` must be a number",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth="yes"),
-            TypeError,
-            r"`fullwidth_to_halfwidth` must be True or False",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], fullwidth_to_halfwidth=1),
-            TypeError,
-            r"`fullwidth_to_halfwidth`",
-        ),
+        (dict(case_fold="upper"), ValueError, r"`case_fold` must be one of"),
+        (dict(both_empty=0.5), ValueError, r"`both_empty` must be one of"),
+        (dict(both_empty="1"), TypeError, r"`both_empty` must be a number"),
+        (dict(fullwidth_to_halfwidth="yes"), TypeError, r"`fullwidth_to_halfwidth` must be True or False"),
+        (dict(fullwidth_to_halfwidth=1), TypeError, r"`fullwidth_to_halfwidth`"),
     ],
 )
-def test_bad_input(kwargs, exc, match):
+def test_bad_input(options, exc, match):
     with pytest.raises(exc, match=match):
-        load_metric("ned").compute(**kwargs)
+        load_metric("ned").compute(predictions=["a"], references=["a"], **options)
 
 
 # ------------------------------------------------------------------------------------------------
 # docs, integration: doctests, Trainer, demo
 # ------------------------------------------------------------------------------------------------
 def test_demo_serves_and_computes():
-    demo, client = serve_app(ROOT / "metrics" / "ned" / "app.py")
-    try:
-        result = client.predict(
-            "хоп\nabce", "хор\nabcd | abce", "default", "preset", "preset", "preset", api_name="/compute"
-        )[0]
+    with served_compute("ned") as compute:
+        result = compute("хоп\nabce", "хор\nabcd | abce", "default")
         assert result["one_minus_ned"] == pytest.approx((2 / 3 + 1.0) / 2)
         assert result["string_accuracy"] == 0.5
         assert len(result["per_example"]) == 2
-        result = client.predict("ABC", "abc", "icdar2019", "preset", "preset", "preset", api_name="/compute")[
-            0
-        ]
-        assert result["one_minus_ned"] == 1.0
+        assert compute("ABC", "abc", "icdar2019")["one_minus_ned"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")
-    finally:
-        demo.close()
+            compute("a\nb", "a", "default")

@@ -430,60 +430,25 @@ def test_seeded_fuzz_nothing_escapes(rwn, preset, prediction, references):
 # bad input
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "kwargs,exc,match",
+    "options,exc,match",
     [
-        (
-            dict(predictions=["a\ud800"], references=["a"]),
-            ValueError,
-            r"`predictions\[0\]` is not valid Unicode",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], stemmer="lancaster"),
-            ValueError,
-            r"`stemmer` must be one of",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], synonyms="wiki"),
-            ValueError,
-            r"`synonyms` must be one of",
-        ),
-        (dict(predictions=["a"], references=["a"], alpha=1.5), ValueError, r"`alpha` must be a number in"),
-        (
-            dict(predictions=["a"], references=["a"], gamma=float("nan")),
-            ValueError,
-            r"`gamma` must be a number",
-        ),
-        (dict(predictions=["a"], references=["a"], beta="3"), TypeError, r"`beta` must be a number"),
-        (
-            dict(predictions=["a"], references=["a"], corpus_score=1),
-            TypeError,
-            r"`corpus_score` must be True",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], return_per_example="yes"),
-            TypeError,
-            r"`return_per_example`",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], corpus_score=True, numeric="fusion_brain"),
-            ValueError,
-            r"corpus_score",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], ruwordnet_path=3, synonyms="ruwordnet_fb"),
-            TypeError,
-            r"`ruwordnet_path`",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], wordnet_path="/nonexistent"),
-            ValueError,
-            r"WordNet .* `wordnet_path`",
-        ),
+        (dict(predictions=["a\ud800"]), ValueError, r"`predictions\[0\]` is not valid Unicode"),
+        (dict(stemmer="lancaster"), ValueError, r"`stemmer` must be one of"),
+        (dict(synonyms="wiki"), ValueError, r"`synonyms` must be one of"),
+        (dict(alpha=1.5), ValueError, r"`alpha` must be a number in"),
+        (dict(gamma=float("nan")), ValueError, r"`gamma` must be a number"),
+        (dict(beta="3"), TypeError, r"`beta` must be a number"),
+        (dict(corpus_score=1), TypeError, r"`corpus_score` must be True"),
+        (dict(return_per_example="yes"), TypeError, r"`return_per_example`"),
+        (dict(corpus_score=True, numeric="fusion_brain"), ValueError, r"corpus_score"),
+        (dict(ruwordnet_path=3, synonyms="ruwordnet_fb"), TypeError, r"`ruwordnet_path`"),
+        (dict(wordnet_path="/nonexistent"), ValueError, r"WordNet .* `wordnet_path`"),
     ],
 )
-def test_bad_input(kwargs, exc, match):
+def test_bad_input(options, exc, match):
+    """``options`` on one valid pair (a `predictions` of its own replaces the valid one)."""
     with pytest.raises(exc, match=match):
-        load_metric("ru_meteor", "nltk").compute(**kwargs)
+        load_metric("ru_meteor", "nltk").compute(**{"predictions": ["a"], "references": ["a"], **options})
 
 
 def test_missing_ruwordnet_says_how_to_provide_it(monkeypatch, tmp_path):

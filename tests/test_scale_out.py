@@ -2,23 +2,10 @@
 (a state per partition, no adapter) and the mm-score shards merged; each asserts that its result equals
 one score() call on all examples."""
 
-import os
-import re
-import subprocess
-import sys
-
 import pytest
-from helpers import ROOT
+from helpers import readme_blocks, run_readme_block
 
-
-def _blocks() -> list[tuple[str, str]]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Scale out") :]
-    section = section[: section.index("\n## ", 1)]
-    return re.findall(r"```(python|bash)\n(.*?)```", section, re.S)
-
-
-BLOCKS = _blocks()
+BLOCKS = readme_blocks("Scale out")
 RUN = {1: "torchrun", 2: "ray", 3: "dask", 4: "mm_score"}  # block 0: the API at a glance (not a program)
 EXPECTED = {
     "torchrun": "anls 0.744898 over 1001 questions, equal to one score() call",
@@ -37,10 +24,5 @@ def test_the_scale_out_examples_are_documented():
 
 @pytest.mark.parametrize("index", sorted(RUN), ids=[RUN[i] for i in sorted(RUN)])
 def test_scale_out_example_runs_as_written(index):
-    lang, code = BLOCKS[index]
-    command = [sys.executable, "-c", code] if lang == "python" else ["bash", "-euo", "pipefail", "-c", code]
-    done = subprocess.run(
-        command, cwd=ROOT, capture_output=True, text=True, env=os.environ.copy(), timeout=240
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    assert EXPECTED[RUN[index]] in done.stdout
+    stdout = run_readme_block(BLOCKS[index], timeout=240)
+    assert EXPECTED[RUN[index]] in stdout

@@ -11,15 +11,13 @@ and check that the marker never appears; the same library given explicitly does 
 probe works) and is refused with a ValueError (it lacks the runtime's functions).
 """
 
-import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import ROOT
+from helpers import ROOT, run_python_json
 
 from multimodal_metrics.codebleu import legacy_runtime
 
@@ -73,16 +71,7 @@ print(json.dumps(out))
 def _probe(cwd: Path, pythonpath: Path, grammar, **env) -> dict:
     environ = {k: v for k, v in os.environ.items() if k not in (legacy_runtime.RUNTIME_ENV, "XDG_CACHE_HOME")}
     environ.update(PYTHONPATH=str(pythonpath), **env)
-    proc = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(grammar)],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return run_python_json(_PROBE, str(grammar), cwd=cwd, env=environ)
 
 
 def _plant_everywhere(top: Path, cwd: Path, marker: Path) -> list:
@@ -201,19 +190,11 @@ _REFS = [["Hello World"], ["ab"], ["$12.00", "12"], ["new  york"], ["receipt"], 
 
 
 def _compare_rank(rank, exp, cache_dir, queue):
-    import evaluate
-    from helpers import METRICS
+    from helpers import load_rank
 
     half = len(_REFS) // 2
     part = slice(0, half) if rank == 0 else slice(half, None)
-    metric = evaluate.load(
-        str(METRICS / "anls"),
-        num_process=2,
-        process_id=rank,
-        experiment_id=exp,
-        cache_dir=cache_dir,
-        timeout=20,
-    )
+    metric = load_rank("anls", rank, exp, cache_dir, 20)
     out = []
     try:
         for preds_a in (_PREDS_A, _PREDS_A[::-1]):  # two compares in a row, then a compute
@@ -260,21 +241,13 @@ def test_compare_in_distributed_mode_is_gathered_like_compute(tmp_path):
 def test_compare_in_distributed_mode_with_another_evaluate_is_refused_at_once(tmp_path, monkeypatch):
     """The wait between the two scoring runs knows evaluate 0.4.6's lock names: with another evaluate,
     compare in distributed mode is a ValueError on every process before the cache is touched."""
-    import evaluate
-    from helpers import METRICS
+    from helpers import load_rank
 
     from multimodal_metrics.hf import direct
 
     monkeypatch.setattr(direct, "DIRECT_PATH_EVALUATE", ())
     for rank in (0, 1):
-        metric = evaluate.load(
-            str(METRICS / "anls"),
-            num_process=2,
-            process_id=rank,
-            experiment_id="refused",
-            cache_dir=str(tmp_path),
-            timeout=5,
-        )
+        metric = load_rank("anls", rank, "refused", str(tmp_path), 5)
         with pytest.raises(ValueError, match="compare in distributed mode"):
             metric.compare(predictions_a=_PREDS_A, predictions_b=_PREDS_B, references=_REFS)
     assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []

@@ -1,7 +1,7 @@
 """text_qa: reference vectors (seeds_reference.md 6.1, 6.2), an official transcription, properties, bad input, demo."""
 
 import pytest
-from helpers import ROOT, load_metric, serve_app
+from helpers import check_mean_of_per_example, load_metric, served_compute
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from oracles.fb2022_text import official_scores
@@ -145,11 +145,7 @@ def test_properties(data, preset):
 @settings(max_examples=20, deadline=None)
 @given(free_examples)
 def test_module_per_example_mean_equals_aggregate(data):
-    r = load_metric("text_qa").compute(
-        predictions=[p for p, _ in data], references=[r for _, r in data], return_per_example=True
-    )
-    assert r["f1"] == pytest.approx(sum(r["per_example"]) / len(data))
-    assert 0.0 <= r["f1"] <= 1.0
+    check_mean_of_per_example("text_qa", "f1", data)
 
 
 def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
@@ -166,48 +162,26 @@ def test_single_and_multi_reference_schemas_agree_and_add_accumulates():
 # bad input
 # ------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
-    "kwargs,exc,match",
+    "options,exc,match",
     [
-        (dict(predictions=["a"], references=["a"], measure="bleu"), ValueError, r"`measure` must be one of"),
-        (
-            dict(predictions=["a"], references=["a"], keep_hyphen="yes"),
-            TypeError,
-            r"`keep_hyphen` must be True or",
-        ),
-        (
-            dict(predictions=["a"], references=["a"], letter_fallback=1),
-            TypeError,
-            r"`letter_fallback` must be True",
-        ),
+        (dict(measure="bleu"), ValueError, r"`measure` must be one of"),
+        (dict(keep_hyphen="yes"), TypeError, r"`keep_hyphen` must be True or"),
+        (dict(letter_fallback=1), TypeError, r"`letter_fallback` must be True"),
     ],
 )
-def test_bad_input(kwargs, exc, match):
+def test_bad_input(options, exc, match):
     with pytest.raises(exc, match=match):
-        load_metric("text_qa").compute(**kwargs)
+        load_metric("text_qa").compute(predictions=["a"], references=["a"], **options)
 
 
 # ------------------------------------------------------------------------------------------------
 # docs, integration: doctests, Trainer, demo
 # ------------------------------------------------------------------------------------------------
 def test_demo_serves_and_computes():
-    demo, client = serve_app(ROOT / "metrics" / "text_qa" / "app.py")
-    try:
-        result = client.predict(
-            "три кота\nответ: b",
-            "3 кота\na | b на лошади",
-            "default",
-            "preset",
-            "preset",
-            "preset",
-            api_name="/compute",
-        )[0]
+    with served_compute("text_qa") as compute:
+        result = compute("три кота\nответ: b", "3 кота\na | b на лошади", "default")
         assert result["f1"] == pytest.approx(0.75)
         assert result["per_example"] == pytest.approx([1.0, 0.5])
-        result = client.predict("d) -3", "d -3", "mathqa", "preset", "preset", "preset", api_name="/compute")[
-            0
-        ]
-        assert result["exact_match"] == 1.0
+        assert compute("d) -3", "d -3", "mathqa")["exact_match"] == 1.0
         with pytest.raises(Exception, match="`predictions` has 2 examples"):
-            client.predict("a\nb", "a", "default", "preset", "preset", "preset", api_name="/compute")
-    finally:
-        demo.close()
+            compute("a\nb", "a", "default")

@@ -17,16 +17,7 @@ from multimodal_metrics.vqa_acc import bleu, core, tdiuc, wups
 # ------------------------------------------------------------------------------------------------
 # 6.10 VQA v2 official accuracy (GT-Vision-Lab, Python 2.7): (10 GT answers, prediction, per-question)
 # ------------------------------------------------------------------------------------------------
-VQA_V2 = {
-    "A1": (["two"] * 3 + ["2"] * 3 + ["three"] * 4, "2", 1.0),
-    "A2": (["red"] * 2 + ["blue"] * 3 + ["green"] * 4 + ["yellow"], "red", 0.6),
-    "A3": (["red"] + ["blue"] * 9, "red", 0.3),
-    "A4": (["2"] * 10, "two", 0.0),
-    "A5": (["2"] * 9 + ["3"], "two", 1.0),
-    "A6": (["dog"] * 5 + ["a dog"] * 5, "A dog.", 1.0),
-    "A7": (["100978"] * 5 + ["100,978"] * 5, "100,978", 1.0),
-    "A8": (["2.5"] * 5 + ["2.50"] * 5, "2.5", 1.0),
-}
+VQA_V2 = oracle.VQA_V2
 
 # processPunctuation -> processDigitArticle examples of 6.10
 NORMALISATION = [

@@ -2,20 +2,10 @@
 option table, the per-question inputs, the check order."""
 
 import pytest
+from oracles.vqa import VQA_V2  # the seed vectors of the official VQA v2 accuracy
 
 from multimodal_metrics import vqa_acc
 
-# seeds_reference.md 6.10 (VQA v2 official accuracy): (10 GT answers, prediction, per-question score)
-VQA_V2 = {
-    "A1": (["two"] * 3 + ["2"] * 3 + ["three"] * 4, "2", 1.0),
-    "A2": (["red"] * 2 + ["blue"] * 3 + ["green"] * 4 + ["yellow"], "red", 0.6),
-    "A3": (["red"] + ["blue"] * 9, "red", 0.3),
-    "A4": (["2"] * 10, "two", 0.0),
-    "A5": (["2"] * 9 + ["3"], "two", 1.0),
-    "A6": (["dog"] * 5 + ["a dog"] * 5, "A dog.", 1.0),
-    "A7": (["100978"] * 5 + ["100,978"] * 5, "100,978", 1.0),
-    "A8": (["2.5"] * 5 + ["2.50"] * 5, "2.5", 1.0),
-}
 TEN = ["yes"] * 10
 
 

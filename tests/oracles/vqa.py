@@ -15,6 +15,7 @@ answers they are run on.
   Both run under Python 3 (``\\d`` is any Unicode digit) and normalise every question.
 * WUPS (Malinowski's ``calculate_wups.py``): ``MalinowskiWUPS``.
 * TDIUC (Kafle's evaluation script): ``kafle_tdiuc``.
+* ``VQA_V2``: the seed vectors of the official VQA v2 accuracy (10 GT answers, prediction, per-question score).
 """
 
 import re
@@ -24,6 +25,18 @@ import numpy as np
 
 from multimodal_metrics.vqa_acc import core
 from multimodal_metrics.vqa_acc.core import ARTICLES, CONTRACTIONS, MANUAL_MAP, PUNCT
+
+# the official VQA v2 accuracy (GT-Vision-Lab, Python 2.7): (10 GT answers, prediction, per-question score)
+VQA_V2 = {
+    "A1": (["two"] * 3 + ["2"] * 3 + ["three"] * 4, "2", 1.0),
+    "A2": (["red"] * 2 + ["blue"] * 3 + ["green"] * 4 + ["yellow"], "red", 0.6),
+    "A3": (["red"] + ["blue"] * 9, "red", 0.3),
+    "A4": (["2"] * 10, "two", 0.0),
+    "A5": (["2"] * 9 + ["3"], "two", 1.0),
+    "A6": (["dog"] * 5 + ["a dog"] * 5, "A dog.", 1.0),
+    "A7": (["100978"] * 5 + ["100,978"] * 5, "100,978", 1.0),
+    "A8": (["2.5"] * 5 + ["2.50"] * 5, "2.5", 1.0),
+}
 
 # ------------------------------------------------------------------------------------------------
 # lmms-eval 0.7.3

@@ -165,6 +165,25 @@ def expect_string(value, path, where, field_name=None) -> str:
     return value
 
 
+def answers_by_id(entries: list, path, id_field: str, key=None) -> dict:
+    """A submission's ``answer`` strings by id: ``key(id, path, where)`` of each entry's ``id_field`` (the id
+    itself when ``key`` is None); an id answered twice is refused, and so is a list answer when ``key`` is
+    given (``"must be a single string"``, the RRC script's wording)."""
+    answer_of = {}
+    for i, entry in enumerate(entries):
+        qid = get_field(entry, id_field, path, i)
+        where = f"{i} ({id_field} {qid!r})"
+        answer = get_field(entry, "answer", path, where)
+        if key is not None and isinstance(answer, list):
+            raise FormatError(path, "must be a single string, got a list", where, "answer")
+        expect_string(answer, path, where, "answer")
+        qid_key = qid if key is None else key(qid, path, where)
+        if qid_key in answer_of:
+            raise FormatError(path, f"{id_field} {qid!r} is answered twice", where, id_field)
+        answer_of[qid_key] = answer
+    return answer_of
+
+
 def expect_answers(value, path, where, field_name, allow_string: bool = False) -> list:
     """A non-empty list of strings (or one string when ``allow_string``) as a list of strings."""
     if allow_string and isinstance(value, str):
@@ -212,18 +231,7 @@ def docvqa(gt_path, pred_path) -> Loaded:
     if not isinstance(data, list):
         raise FormatError(gt_path, f"expected a list of questions, got {_type(data)}", None, "data")
     sub = expect_list(read_json(pred_path), pred_path, '[{"questionId": ..., "answer": ...}]')
-    answer_of = {}
-    for i, entry in enumerate(sub):
-        qid = get_field(entry, "questionId", pred_path, i)
-        where = f"{i} (questionId {qid!r})"
-        answer = get_field(entry, "answer", pred_path, where)
-        if isinstance(answer, list):
-            raise FormatError(pred_path, "must be a single string, got a list", where, "answer")
-        expect_string(answer, pred_path, where, "answer")
-        key = _qid(qid, pred_path, where)
-        if key in answer_of:
-            raise FormatError(pred_path, f"questionId {qid!r} is answered twice", where, "questionId")
-        answer_of[key] = answer
+    answer_of = answers_by_id(sub, pred_path, "questionId", _qid)
     out = Loaded(
         [],
         [],
@@ -275,16 +283,7 @@ def vqa_v2(annotations_path, results_path, questions_path=None) -> Loaded:
     if not isinstance(annotations, list):
         raise FormatError(annotations_path, f"expected a list, got {_type(annotations)}", None, "annotations")
     results = expect_list(read_json(results_path), results_path, '[{"question_id": ..., "answer": ...}]')
-    answer_of = {}
-    for i, res in enumerate(results):
-        qid = get_field(res, "question_id", results_path, i)
-        where = f"{i} (question_id {qid!r})"
-        answer_of_q = expect_string(
-            get_field(res, "answer", results_path, where), results_path, where, "answer"
-        )
-        if qid in answer_of:
-            raise FormatError(results_path, f"question_id {qid!r} is answered twice", where, "question_id")
-        answer_of[qid] = answer_of_q
+    answer_of = answers_by_id(results, results_path, "question_id")
     out = Loaded(
         [],
         [],

@@ -8,17 +8,10 @@ import os
 import sys
 
 from ..stats import RESAMPLING
+from . import arguments as mm_args
 from . import formats as mm_formats
 from . import paths as mm_paths
 from . import state_commands as mm_state
-from .arguments import (
-    COMMON_EPILOG,
-    add_option_arguments,
-    add_output_arguments,
-    add_preset_argument,
-    add_resampling_arguments,
-    presets_help,
-)
 from .formats import FormatError, Loaded
 from .output import generation_result, print_result, write_per_example
 from .scoring import score
@@ -243,7 +236,7 @@ def add_generation_parser(sub) -> None:
         aliases=["fid_clip"],
         help=summary,
         description=summary,
-        epilog=GENERATION_DOC + "\n" + COMMON_EPILOG,
+        epilog=GENERATION_DOC + "\n" + mm_args.COMMON_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--gt-images", required=True, metavar="DIR", help="folder of the real images")
@@ -253,17 +246,21 @@ def add_generation_parser(sub) -> None:
         "--pred", required=True, metavar="FILE", help="generation_pred.json (the generated image paths)"
     )
     preset = "fusion_brain_2022"
-    add_preset_argument(p, "fid_clip", "one of " + presets_help("fid_clip", {preset: "default here"}), preset)
+    mm_args.add_preset_argument(
+        p, "fid_clip", "one of " + mm_args.presets_help("fid_clip", {preset: "default here"}), preset
+    )
     # fid_clip's option table; the command's own --progress drives `progress`, and `meteor` (the captioning
     # score) has no place in the generation score
-    before = add_option_arguments(p, "fid_clip", skip=("progress", "meteor"))
-    add_resampling_arguments(
+    before = mm_args.add_option_arguments(p, "fid_clip", skip=("progress", "meteor"))
+    mm_args.add_resampling_arguments(
         p,
         "confidence interval (bootstrap over the generated images and their prompts)",
         f"bootstrap resamples (default {FID_RESAMPLES} with FID)",
     )
     p.set_defaults(option_dests=[a.dest for a in p._actions if a.dest not in before], run=run_generation)
-    add_output_arguments(p, "write the CLIP score of every prompt as JSON lines", "progress bar on stderr")
+    mm_args.add_output_arguments(
+        p, "write the CLIP score of every prompt as JSON lines", "progress bar on stderr"
+    )
     mm_state.add_arguments(
         p,
         "the examples (with --clip-model the prompts of --input, else the files of --pred-images; each with "

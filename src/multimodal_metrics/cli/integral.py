@@ -199,6 +199,23 @@ INTEGRALS = {
 }
 
 
+# the file flags a contest command adds when one of its tasks is scored by the metric: (flag, metavar, help)
+_INPUT_PATHS = {
+    "ru_meteor": (
+        "--ruwordnet-path",
+        "DB",
+        "VisualQA METEOR: the RuWordNet SQLite file (default: $RUWORDNET_DB, then the ruwordnet "
+        "package's); without one, --partial counts VisualQA as 0",
+    ),
+    "codebleu": (
+        "--codebleu-grammar-library",
+        "SO",
+        "C2C: codebleu grammar_library: '2020' (default: the 2020 grammars, where built), "
+        "'wheels', or the official parser/my-languages.so",
+    ),
+}
+
+
 def add_parsers(sub, score: Callable, progress_min: int) -> None:
     """One sub-command per contest of ``INTEGRALS`` (``score``: see :func:`run_integral`)."""
     for name, (tasks, combine, description) in INTEGRALS.items():
@@ -223,24 +240,9 @@ def add_parsers(sub, score: Callable, progress_min: int) -> None:
             default=None,
             help=f"progress bar on stderr (default: on a terminal, from {progress_min} examples on)",
         )
-        if any(t.metric == "ru_meteor" for t in tasks):
-            mm_paths.add_argument(
-                p,
-                "--ruwordnet-path",
-                "input",
-                metavar="DB",
-                help="VisualQA METEOR: the RuWordNet SQLite file (default: $RUWORDNET_DB, then the ruwordnet "
-                "package's); without one, --partial counts VisualQA as 0",
-            )
-        if any(t.metric == "codebleu" for t in tasks):
-            mm_paths.add_argument(
-                p,
-                "--codebleu-grammar-library",
-                "input",
-                metavar="SO",
-                help="C2C: codebleu grammar_library: '2020' (default: the 2020 grammars, where built), "
-                "'wheels', or the official parser/my-languages.so",
-            )
+        for metric, (flag, metavar, help_) in _INPUT_PATHS.items():
+            if any(t.metric == metric for t in tasks):
+                mm_paths.add_argument(p, flag, "input", metavar=metavar, help=help_)
         p.set_defaults(
             run=lambda args, name=name, tasks=tasks, combine=combine: run_integral(
                 name, tasks, combine, args, score

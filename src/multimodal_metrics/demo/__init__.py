@@ -51,7 +51,7 @@ from .settings import (
     TEXT_LINES,
     UPLOAD_MB,
 )
-from .text_pair import TextPairDemo
+from .text_pair import TextPairDemo, text_pair_app
 from .widgets import (
     chosen,
     chosen_bool,
@@ -83,6 +83,7 @@ __all__ = [
     "ResultPanel",
     "TEXT_LINES",
     "TextPairDemo",
+    "text_pair_app",
     "UPLOAD_MB",
     "card_body",
     "caught_warnings",

@@ -84,17 +84,9 @@ def count_block(n_gt, n_pred, gt_raw, pr_raw, box_format, iou_threshold, iou_bou
     """(tp, fp, fn) of consecutive groups (see :func:`count_per_group`; ``safe``: as :func:`_hit_pairs`)."""
     n_groups, n_boxes = len(n_gt), len(pr_raw)
     pred_group = np.repeat(np.arange(n_groups), n_pred)
+    want_pairs = matching != "any"  # "any" counts the hits of each prediction, not which pairs
     hit_pred, hit_gt, hit_iou = _hit_pairs(
-        pr_raw,
-        gt_raw,
-        box_format,
-        n_gt,
-        n_pred,
-        iou_threshold,
-        iou_boundary,
-        matching != "any",
-        safe,
-        pred_group,
+        pr_raw, gt_raw, box_format, n_gt, n_pred, iou_threshold, iou_boundary, want_pairs, safe, pred_group
     )
     positive = n_gt > 0
     if matching == "any":

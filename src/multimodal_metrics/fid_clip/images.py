@@ -262,23 +262,15 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
         except (OSError, ValueError) as err:
             raise ValueError(f"`{where}`: the PIL image cannot be converted to RGB ({err})") from None
         return {"kind": "image", "text": "", "data": _png(img, where, max_pixels)}
-    if _is_tensor(item):
-        item_np = item.detach().cpu().numpy()
-        if item_np.ndim == 1:
-            return _features(item_np, where)
-        return {
-            "kind": "image",
-            "text": "",
-            "data": _png(_array_to_pil(item_np, where, channels_first=True), where, max_pixels),
-        }
-    if isinstance(item, np.ndarray):
-        if item.ndim == 1:
-            return _features(item, where)
-        return {
-            "kind": "image",
-            "text": "",
-            "data": _png(_array_to_pil(item, where, channels_first=False), where, max_pixels),
-        }
+    tensor = _is_tensor(item)
+    if tensor or isinstance(
+        item, np.ndarray
+    ):  # a torch tensor is channels-first, a numpy array channels-last
+        array = item.detach().cpu().numpy() if tensor else item
+        if array.ndim == 1:
+            return _features(array, where)
+        image = _array_to_pil(array, where, channels_first=tensor)
+        return {"kind": "image", "text": "", "data": _png(image, where, max_pixels)}
     if isinstance(item, list | tuple):
         if not all(
             isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)

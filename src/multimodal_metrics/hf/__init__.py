@@ -7,15 +7,7 @@ citation, home page and references, the metric's library module the rest; the mi
 """
 
 from ..stats import RESAMPLING
-from .arrow import (
-    ArrowColumn,
-    checked_features,
-    read_flat_references,
-    read_reference_lists,
-    read_strings,
-    reference_lists_to_arrow,
-    strings_to_arrow,
-)
+from . import arrow  # the Arrow columns of evaluate's writer and ``_compute`` (hf.arrow.read_strings, ...)
 from .direct import (
     DIRECT_PATH_EVALUATE,
     DirectData,
@@ -35,10 +27,10 @@ from .mixins import (
 from .sources import SOURCES
 
 __all__ = [
+    "arrow",
     "DIRECT_PATH_EVALUATE",
     "RESAMPLING",
     "SOURCES",
-    "ArrowColumn",
     "DirectData",
     "LibraryMetric",
     "OptionsCheckedFirst",
@@ -47,17 +39,11 @@ __all__ = [
     "TextPairMetric",
     "TrainerResults",
     "captured_batches",
-    "checked_features",
     "direct_path_supported",
     "documented",
     "options_doc",
-    "read_flat_references",
-    "read_reference_lists",
-    "read_strings",
-    "reference_lists_to_arrow",
     "release_cache",
     "resampling_doc",
-    "strings_to_arrow",
     "text_pair_args",
 ]
 
