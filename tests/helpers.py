@@ -41,55 +41,6 @@ def load_metric(name: str, config_name: str | None = None):
     return _load(name, config_name)
 
 
-# Where the pure code of each former metric-folder helper lives in the library. Only for the test files
-# that still call `load_core` / `load_script`; new tests import ``multimodal_metrics.<metric>.<module>``
-# and ``oracles.<name>`` directly.
-LIBRARY_MODULES = {
-    ("anls", "_anls_core"): "multimodal_metrics.anls.core",
-    ("ned", "_ned_core"): "multimodal_metrics.ned.core",
-    ("text_qa", "_text_qa_core"): "multimodal_metrics.text_qa.core",
-    ("vqa_acc", "_vqa_core"): "multimodal_metrics.vqa_acc.core",
-    ("vqa_acc", "_vqa_arrow"): "multimodal_metrics.vqa_acc.arrow",
-    ("vqa_acc", "_vqa_bleu"): "multimodal_metrics.vqa_acc.bleu",
-    ("vqa_acc", "_vqa_tdiuc"): "multimodal_metrics.vqa_acc.tdiuc",
-    ("vqa_acc", "_vqa_wups"): "multimodal_metrics.vqa_acc.wups",
-    ("vqa_acc", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_mm_wordnet"): "multimodal_metrics.resources.wordnet",
-    ("ru_meteor", "_ru_meteor_core"): "multimodal_metrics.ru_meteor.core",
-    ("codebleu", "_ts_legacy"): "multimodal_metrics.codebleu.legacy_runtime",
-    ("fid_clip", "_fid_core"): "multimodal_metrics.fid_clip.core",
-    ("fid_clip", "_clip"): "multimodal_metrics.fid_clip.clip",
-    ("fid_clip", "_images"): "multimodal_metrics.fid_clip.images",
-    ("fid_clip", "_inception"): "multimodal_metrics.fid_clip.inception",
-    ("fid_clip", "_mm_stats"): "multimodal_metrics.fid_clip.resampling",
-    ("anls", "_mm_stats"): "multimodal_metrics.stats",
-}
-
-
-def load_core(name: str, module: str):
-    """The library module that was metrics/<name>/<module>.py (``LIBRARY_MODULES``)."""
-    return importlib.import_module(LIBRARY_MODULES[(name, module)])
-
-
-CLI_MODULES = {
-    "mm_score": "multimodal_metrics.cli.main",
-    "mm_formats": "multimodal_metrics.cli.formats",
-    # the transcriptions and inputs that lived in the benchmarks, now in tests/oracles/
-    "bench_det_f1": "oracles.det_f1",
-    "bench_fid_clip": "oracles.fid",
-    "bench_ned": "oracles.ned",
-    "bench_ru_meteor": "oracles.ru_meteor",
-    "bench_vqa_acc": "oracles.vqa",
-    "measure_vqa_py2": "oracles.vqa_py2",
-}
-
-
-def load_script(name: str):
-    """The library's command line for ``mm_score`` / ``mm_formats``; for a former benchmark name, the
-    oracle module that now holds its transcription (tests never import scripts/ or benchmarks/)."""
-    return importlib.import_module(CLI_MODULES[name])
-
-
 def run_two_ranks(target, *args, method: str = "fork", barrier: bool = False, timeout: float = 300) -> dict:
     """evaluate's distributed mode with two real processes: start ``target(rank, *args, queue[, barrier])``
     for ranks 0 and 1, take one ``(rank, result)`` from each off the queue, check both exited with 0,
@@ -192,8 +143,6 @@ def serve_app(app_path: Path):
     """
     from gradio_client import Client
 
-    if str(app_path.parent) not in sys.path:
-        sys.path.insert(0, str(app_path.parent))  # app.py imports its sibling _mm_demo.py
     spec = importlib.util.spec_from_file_location(f"app_{app_path.parent.name}", app_path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

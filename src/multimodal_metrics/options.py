@@ -9,7 +9,7 @@ option defaults). Every surface reads that table:
 * the signature (:attr:`Option.sig`, :meth:`OptionTable.signature`: a ``results.Signature``);
 * the evaluate docstring (:meth:`OptionTable.describe`);
 * the ``mm-score`` flags (:meth:`OptionTable.add_arguments`, :meth:`OptionTable.from_arguments`);
-* the demo widgets (``multimodal_metrics.demo.option_widgets``).
+* the demo widgets (``multimodal_metrics.demo.widgets.option_widget``).
 
 Errors: every check raises ``ValueError`` (bad value) or ``TypeError`` (bad type) whose message names
 the argument and what was expected.
