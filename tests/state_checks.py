@@ -126,3 +126,22 @@ def case_id(options: dict) -> str:
 def assert_covers_presets(cases, module) -> None:
     """Every preset of ``module`` has a case."""
     assert {o["preset"] for o in cases} == set(module.PRESETS)
+
+
+def error_of(call) -> tuple:
+    """(type, message) of the ValueError / TypeError that ``call()`` raises (an AssertionError if none)."""
+    try:
+        call()
+    except (ValueError, TypeError) as err:
+        return type(err), str(err)
+    raise AssertionError("no error")
+
+
+def check_empty_states_raise_the_error_of_score(module, preset: str, **options) -> None:
+    """An empty state, fresh or read back from its bytes, raises ``score([], [])``'s error from ``result()``."""
+    expected = error_of(lambda: module.score([], [], preset=preset, **options))
+    for empty in (
+        module.state(preset, **options),
+        module.State.from_bytes(module.state(preset, **options).to_bytes()),
+    ):
+        assert error_of(empty.result) == expected

@@ -6,24 +6,11 @@ import json
 import random
 
 import pytest
+from _mm_score_cli import run, run_json
 from engine_cases import CASES, case, stateful_metrics
-
-from multimodal_metrics import cli
 
 METRICS = stateful_metrics()
 N = 60
-
-
-def run(capsys, *argv):
-    code = cli.main([*argv])
-    out = capsys.readouterr()
-    return code, out.out, out.err
-
-
-def run_json(capsys, *argv):
-    code, out, err = run(capsys, *argv, "--json")
-    assert code == 0, err
-    return json.loads(out)
 
 
 def per_example_values(path):

@@ -12,7 +12,9 @@ from state_checks import (
     assert_same_result,
     case_id,
     check_case,
+    check_empty_states_raise_the_error_of_score,
     check_merges_equal_score,
+    error_of,
 )
 
 from multimodal_metrics import det_f1, vqa_acc
@@ -143,23 +145,7 @@ def test_other_metric_is_refused():
 
 @pytest.mark.parametrize("preset", list(det_f1.PRESETS))
 def test_empty_state_has_the_error_of_score(preset):
-    with pytest.raises(ValueError) as score_error:
-        det_f1.score([], [], preset=preset, iou_threshold=0.25)
-    for empty in (
-        det_f1.state(preset, iou_threshold=0.25),
-        det_f1.State.from_bytes(det_f1.state(preset).to_bytes()),
-    ):
-        with pytest.raises(ValueError) as state_error:
-            empty.result()
-        assert str(state_error.value) == str(score_error.value)
-
-
-def _error(call):
-    try:
-        call()
-    except (ValueError, TypeError) as err:
-        return type(err), str(err)
-    raise AssertionError("no error")
+    check_empty_states_raise_the_error_of_score(det_f1, preset, iou_threshold=0.25)
 
 
 BOX = [[0, 0, 10, 10]]
@@ -181,8 +167,8 @@ BOX = [[0, 0, 10, 10]]
 )
 def test_update_errors_are_those_of_score(options, predictions, references):
     state = det_f1.state(**options)
-    expected = _error(lambda: det_f1.score(predictions, references, **options))
-    assert _error(lambda: state.update(predictions, references)) == expected
+    expected = error_of(lambda: det_f1.score(predictions, references, **options))
+    assert error_of(lambda: state.update(predictions, references)) == expected
     assert len(state) == 0
 
 

@@ -13,6 +13,8 @@ from state_checks import (
     assert_same_result,
     case_id,
     check_case,
+    check_empty_states_raise_the_error_of_score,
+    error_of,
 )
 
 from multimodal_metrics import det_f1, vqa_acc
@@ -182,23 +184,7 @@ def test_other_metric_and_resources_are_refused():
 @pytest.mark.parametrize("preset", list(vqa_acc.PRESETS))
 def test_empty_state_has_the_error_of_score(preset):
     options = {"threshold": -1.0} if preset == "wups" else {}
-    with pytest.raises(ValueError) as score_error:
-        vqa_acc.score([], [], preset=preset, **options)
-    for empty in (
-        vqa_acc.state(preset, **options),
-        vqa_acc.State.from_bytes(vqa_acc.state(preset, **options).to_bytes()),
-    ):
-        with pytest.raises(ValueError) as state_error:
-            empty.result()
-        assert str(state_error.value) == str(score_error.value)
-
-
-def _error(call):
-    try:
-        call()
-    except (ValueError, TypeError) as err:
-        return type(err), str(err)
-    raise AssertionError("no error")
+    check_empty_states_raise_the_error_of_score(vqa_acc, preset, **options)
 
 
 @pytest.mark.parametrize(
@@ -220,7 +206,9 @@ def _error(call):
 )
 def test_update_errors_are_those_of_score(preset, inputs):
     state = vqa_acc.state(preset)
-    assert _error(lambda: state.update(**inputs)) == _error(lambda: vqa_acc.score(**inputs, preset=preset))
+    assert error_of(lambda: state.update(**inputs)) == error_of(
+        lambda: vqa_acc.score(**inputs, preset=preset)
+    )
     assert len(state) == 0
 
 
