@@ -400,9 +400,9 @@ class MetricState:
         return self
 
     # -- result -------------------------------------------------------------------------------
-    def result(self, return_per_example=False, confidence=None, n_resamples=None, seed=None):
-        """The metric's :class:`~multimodal_metrics.results.Result` of every example held, in index order:
-        equal bit for bit to ``score`` on all of them with this state's preset and options."""
+    def _result_call(self, return_per_example, confidence, n_resamples, seed):
+        """``result``'s checks of its own arguments and of the library version that wrote this state; the
+        checked resampling options."""
         from .options import check_bool
         from .stats import Resampling
 
@@ -413,6 +413,12 @@ class MetricState:
                 f"this {self.metric} state was written by multimodal-metrics {self.version}, this is {__version__}: "
                 f"score the examples again with this version"
             )
+        return resampling
+
+    def result(self, return_per_example=False, confidence=None, n_resamples=None, seed=None):
+        """The metric's :class:`~multimodal_metrics.results.Result` of every example held, in index order:
+        equal bit for bit to ``score`` on all of them with this state's preset and options."""
+        resampling = self._result_call(return_per_example, confidence, n_resamples, seed)
         if not len(self):
             raise self._empty_error()
         return self._reduce(dict(self._columns), resampling, return_per_example)

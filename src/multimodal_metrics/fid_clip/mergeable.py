@@ -44,10 +44,8 @@ import os
 
 import numpy as np
 
-from .. import __version__
 from ..options import check_bool
 from ..state import MetricState, canonical, check_index
-from ..stats import Resampling
 from .extract import clip_cosines, side_features
 from .moments import FrechetStats, load_stats
 from .scoring import (
@@ -612,13 +610,7 @@ class State(MetricState):
         """fid_clip's :class:`~multimodal_metrics.results.Result` of every example held, in index order:
         what ``score`` gives on all of them with this state's preset and options (see the module docstring
         for what is equal bit for bit)."""
-        check_bool(return_per_example, "return_per_example")
-        resampling = Resampling(confidence, n_resamples, seed)
-        if self.version != __version__:
-            raise ValueError(
-                f"this {self.metric} state was written by multimodal-metrics {self.version}, this is {__version__}: "
-                f"score the examples again with this version"
-            )
+        resampling = self._result_call(return_per_example, confidence, n_resamples, seed)
         p, r = self._sides["predictions"], self._sides["references"]
         if not len(p) and not len(r):
             raise self._empty_error()
