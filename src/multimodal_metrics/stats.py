@@ -588,7 +588,7 @@ def compare_scores(
     (``p_value``: "ge", ties counted, or "sacrebleu"). ``check_system(predictions, arg, references)`` checks
     both systems before either is scored (None: no such check); errors name ``predictions_a``/``_b``. A
     ``score`` that returns a :class:`~multimodal_metrics.results.Result` hands its ``Signature`` on;
-    another returns an object with ``metric``, ``statistic`` and ``signature`` (a string)."""
+    another returns an object with ``metric``, ``statistic`` and ``signature`` (a ``Signature``)."""
     test = check_compare(test, p_value, kwargs)
     systems = (("predictions_a", predictions_a), ("predictions_b", predictions_b))
     check_systems(systems, references, check_system)
