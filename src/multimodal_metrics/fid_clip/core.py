@@ -1,6 +1,6 @@
 """The Frechet distance of two feature statistics, and the Fusion Brain 2022 score combinations.
 
-numpy only, no evaluate, no torch: usable on its own. The statistics themselves (accumulation, merge,
+numpy and scipy's BLAS wrappers, no evaluate, no torch: usable on its own. The statistics themselves (accumulation, merge,
 files, input checks) are ``moments.FrechetStats``.
 
 * ``frechet_distance``: ``||mu1 - mu2||^2 + Tr(S1) + Tr(S2) - 2 Tr((S1 S2)^(1/2))``.
