@@ -35,6 +35,12 @@ PENDING_ROWS = BLOCK
 # of its chunks of rows, added in order): they are centred into a buffer that stays in the cache.
 SYRK_BYTES = 1 << 22
 SUM_BYTES = 1 << 19  # of those, summed at once (read from the cache)
+STRIP_BYTES = 1 << 18  # of the covariance, computed and mirrored at once (see _covariance)
+
+
+def _shares(x: np.ndarray, features) -> bool:
+    """Whether the checked array ``x`` is (a view of) the caller's array ``features``."""
+    return isinstance(features, np.ndarray) and np.may_share_memory(x, features)
 
 
 def _syrk(y: np.ndarray, out: np.ndarray) -> np.ndarray:
@@ -46,30 +52,30 @@ def _syrk(y: np.ndarray, out: np.ndarray) -> np.ndarray:
     return dsyrk(1.0, y.T, beta=1.0, c=out, trans=0, lower=0, overwrite_c=1)
 
 
-def _covariance(upper: np.ndarray, total: np.ndarray, n: int) -> np.ndarray:
+def _covariance(upper: np.ndarray, total: np.ndarray, n: int, out: np.ndarray | None = None) -> np.ndarray:
     """The unbiased covariance ``(M - n m m^T) / (n - 1)``, ``m = sum / n``, from the upper triangle of
-    ``M = sum((x - shift)(x - shift)^T)`` (below the diagonal: not read) and ``sum(x - shift)`` of ``n``
-    vectors: one pass over the upper triangle by tiles that stay in the cache, each tile mirrored below."""
+    ``M = sum((x - shift)(x - shift)^T)`` (Fortran order; below the diagonal: not read) and ``sum(x - shift)``
+    of ``n`` vectors, into a new C-ordered array (or into ``out``, a Fortran-ordered (d, d) array nobody else
+    holds: its transpose is returned). One pass by strips of ``STRIP_BYTES`` rows below the diagonal (where
+    ``upper`` read as its transpose is C-ordered), each strip mirrored above while it is in the cache."""
     d = len(total)
-    cov = np.empty((d, d))
+    cov = np.empty((d, d)) if out is None else out.T
     m = total / n
-    tile = 128
-    buf = np.empty((min(d, tile), min(d, tile)))
-    for i in range(0, d, tile):
-        i2 = min(d, i + tile)
-        for j in range(i, d, tile):
-            j2 = min(d, j + tile)
-            part = np.multiply.outer(m[i:i2], m[j:j2], out=buf[: i2 - i, : j2 - j])
-            part *= n
-            np.subtract(upper[i:i2, j:j2], part, out=part)
-            part /= n - 1
-            if j == i:  # the diagonal tile: its upper triangle, mirrored
-                part = np.triu(part)
-                part += np.triu(part, 1).T
-            cov[i:i2, j:j2] = part
-            if j != i:
-                cov[j:j2, i:i2] = part.T
-    return cov  # exactly symmetric: each value below the diagonal is the one above it
+    lower = upper.T
+    rows = max(1, STRIP_BYTES // (8 * d))
+    buf = np.empty(min(d, rows) * d)
+    full = np.triu_indices(min(d, rows), 1)  # above the diagonal of a strip's square
+    for a in range(0, d, rows):
+        b = min(d, a + rows)
+        part = np.multiply.outer(m[a:b], m[:b], out=buf[: (b - a) * b].reshape(b - a, b))
+        part *= n
+        strip = cov[a:b, :b]
+        np.subtract(lower[a:b, :b], part, out=strip)
+        strip /= n - 1
+        cov[:a, a:b] = strip[:, :a].T
+        square, above = cov[a:b, a:b], full if b - a == rows else np.triu_indices(b - a, 1)
+        square[above] = square.T[above]
+    return cov  # exactly symmetric: each value above the diagonal is the one below it
 
 
 def _first_moments(shift, total, count: int, c: np.ndarray, s: np.ndarray, n: int):
@@ -180,6 +186,10 @@ class FrechetStats:
             else start
         )
         x = check_features(features, arg, self.dims, first)
+        return self._add(x, index, copy and _shares(x, features))
+
+    def _add(self, x: np.ndarray, index, copy: bool) -> "FrechetStats":
+        """``update`` on checked vectors ``x`` (``copy``: ``x`` may be changed by the caller afterwards)."""
         if self._fixed is not None:
             raise ValueError("these statistics were loaded from mu/sigma only: they cannot be updated")
         if len(x) == 0:
@@ -193,12 +203,8 @@ class FrechetStats:
         self._add_pending(idx, x)
         self.n += len(x)
         self._settle()
-        if copy and isinstance(
-            features, np.ndarray
-        ):  # vectors still pending are kept: the caller may reuse its buffer
-            self._pending = [
-                (i, r.copy() if np.may_share_memory(r, features) else r) for i, r in self._pending
-            ]
+        if copy:  # vectors still pending are kept: the caller may reuse its buffer
+            self._pending = [(i, r.copy() if np.may_share_memory(r, x) else r) for i, r in self._pending]
         return self
 
     def _add_pending(self, idx: np.ndarray, x: np.ndarray) -> None:
@@ -255,14 +261,15 @@ class FrechetStats:
             out.append((piece, parts))
         return idx, out
 
-    def _fold(self, complete_only: bool = False) -> None:
+    def _fold(self, complete_only: bool = False) -> np.ndarray | None:
         """Add the pending vectors to the moments, piece by piece (``_pieces``); ``complete_only``: only the
-        complete blocks, the others stay pending."""
+        complete blocks, the others stay pending. Returns the (d, d) buffer a piece's products were formed in
+        before they were added (None if there was none): free memory, already paged in."""
         if not self._pending:
-            return
+            return None
         idx, pieces = self._piece_rows(complete_only)
         if not pieces:
-            return
+            return None
         scratch = np.empty((min(max(len(p) for p, _ in pieces), _chunk_rows(self.dims)[1]), self.dims))
         spare = None  # the products of a piece added to those held (one buffer for every such piece)
         for piece, parts in pieces:
@@ -288,6 +295,7 @@ class FrechetStats:
         self._pending_rows = len(idx)
         blocks, counts = np.unique(idx // BLOCK, return_counts=True)
         self._blocks = dict(zip(blocks.tolist(), counts.tolist()))
+        return spare
 
     def _combine(self, c: np.ndarray, s: np.ndarray, outer: np.ndarray, n: int, own: bool = False) -> None:
         """Add ``n`` vectors given by their frame ``c``, ``s = sum(x - c)`` and the upper triangle of
@@ -379,7 +387,7 @@ class FrechetStats:
     @classmethod
     def from_features(cls, features, arg: str = "features") -> "FrechetStats":
         x = check_features(features, arg)
-        return cls(x.shape[1]).update(x, arg)
+        return cls(x.shape[1])._add(x, None, copy=_shares(x, features))
 
     @classmethod
     def from_moments(cls, mu, sigma, n=None, arg: str = "statistics") -> "FrechetStats":
@@ -427,8 +435,8 @@ class FrechetStats:
             raise ValueError(f"the covariance needs at least 2 feature vectors, got {self.n}")
         # the vectors stay pending while n < dims (the N x N route): a folded copy then
         folded = self.copy() if self.n < self.dims and self._pending else self
-        folded._fold()
-        return _covariance(folded._outer, folded._sum, self.n)
+        spare = folded._fold()
+        return _covariance(folded._outer, folded._sum, self.n, out=spare)
 
     @property
     def rows(self) -> np.ndarray | None:
