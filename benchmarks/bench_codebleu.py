@@ -132,6 +132,13 @@ print(json.dumps({"seconds": best, "scores": res}))
 """
 
 
+def _reply(proc, who: str) -> dict:
+    """The JSON line a reference's interpreter printed last; its error output if it failed."""
+    if proc.returncode != 0:
+        raise RuntimeError(f"{who} failed (exit {proc.returncode}):\n{proc.stderr.strip()[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
 def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "inputs.json"
@@ -142,9 +149,8 @@ def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
             capture_output=True,
             text=True,
             cwd=tmp,
-            check=True,
         )
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return _reply(proc, "PyPI codebleu")
 
 
 # The official CodeXGLUE evaluator (tests/oracles/codebleu_codexglue._codexglue: calc_code_bleu.py's algorithm with
@@ -156,7 +162,7 @@ from oracles import codebleu_codexglue as oracle
 from tree_sitter import Language, Parser
 from codebleu import bleu, weighted_ngram_match
 from codebleu.parser import DFG as dfg_module, utils
-dfg_module.set = oracle._OrderedSet  # first-seen order where it builds list(set(...)), as ours
+dfg_module.set = oracle.OrderedSet  # first-seen order where it builds list(set(...)), as ours
 job = json.load(open(sys.argv[2]))
 parser = Parser()
 parser.set_language(Language(job["library"], job["lang"]))
@@ -195,10 +201,9 @@ def run_official(lang, preds, refs, repeat, fusion_brain=False):
             capture_output=True,
             text=True,
             cwd=tmp,
-            check=True,
             env={"PYTHONHASHSEED": "0"},
         )
-    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    out = _reply(proc, "the official evaluator")
     return out["seconds"], out["scores"]
 
 

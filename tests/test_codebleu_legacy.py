@@ -553,3 +553,26 @@ def test_build_command_builds_the_2020_grammars(tmp_path):
     assert built == tmp_path / ts_legacy.GRAMMAR_FILE
     assert built.read_bytes() == LIBRARY.read_bytes()
     assert build_runtime.build_grammars(tmp_path, quiet=True) == built  # up to date: the stamp
+
+
+def test_benchmark_runs_against_both_references():
+    """benchmarks/bench_codebleu.py on a few pairs: its two references (the official evaluator in
+    .build/venv-ts020, PyPI codebleu in .build/venv-codebleu) run in their interpreters and the benchmark's
+    own equality checks hold, for python (three presets) and java."""
+    import subprocess
+    import sys
+
+    from oracles import codebleu_pypi
+
+    if not codebleu_pypi.oracle_available():
+        pytest.skip("run scripts/setup.d/test/codebleu_oracle.sh (creates .build/venv-codebleu)")
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench_codebleu.py"), "--n", "4", "--repeat", "1"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.count("identical results:") == 2, proc.stdout
+    assert "official CodeXGLUE evaluator" in proc.stdout and "PyPI codebleu 0.7.0" in proc.stdout
