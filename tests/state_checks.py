@@ -6,8 +6,12 @@ shards in several ways, score each shard in a state with the examples' global in
 library's ``score`` on all examples: value, per-example list, seeded interval and signature, bit for bit.
 """
 
+import json
 import random
+import struct
 from dataclasses import dataclass, field
+
+from multimodal_metrics.state import MAGIC
 
 
 @dataclass
@@ -145,3 +149,18 @@ def check_empty_states_raise_the_error_of_score(module, preset: str, **options) 
         module.State.from_bytes(module.state(preset, **options).to_bytes()),
     ):
         assert error_of(empty.result) == expected
+
+
+def state_header(blob: bytes) -> tuple[dict, int]:
+    """A state's header (``MAGIC | uint32 length | JSON``) and the offset where its payload starts."""
+    start = len(MAGIC) + 4
+    (size,) = struct.unpack("<I", blob[len(MAGIC) : start])
+    return json.loads(blob[start : start + size]), start + size
+
+
+def with_edited_header(blob: bytes, edit) -> bytes:
+    """The bytes of a state whose header ``edit(header)`` changed in place (a tampered or foreign blob)."""
+    header, end = state_header(blob)
+    edit(header)
+    head = json.dumps(header).encode()
+    return blob[: len(MAGIC)] + struct.pack("<I", len(head)) + head + blob[end:]

@@ -5,13 +5,18 @@ checks of tests/state_checks.py.
 """
 
 import random
-import struct
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from state_checks import StateCase, assert_same_result, check_merges_equal_score, check_round_trip
+from state_checks import (
+    StateCase,
+    assert_same_result,
+    check_merges_equal_score,
+    check_round_trip,
+    with_edited_header,
+)
 
 from multimodal_metrics import anls
 from multimodal_metrics import state as mmstate
@@ -138,16 +143,6 @@ def test_from_bytes_of_any_metric_and_merge_all():
     assert_same_result(merged.result(), anls.score(["a", "b"], ["a", "c"]))
 
 
-def _tampered(blob: bytes, edit) -> bytes:
-    size = struct.unpack("<I", blob[8:12])[0]
-    import json
-
-    header = json.loads(blob[12 : 12 + size])
-    edit(header)
-    head = json.dumps(header).encode()
-    return blob[:8] + struct.pack("<I", len(head)) + head + blob[12 + size :]
-
-
 @pytest.mark.parametrize(
     ("blob", "message"),
     [
@@ -175,7 +170,7 @@ def test_tampered_headers_are_refused():
     ]
     for edit, message in cases:
         with pytest.raises(ValueError, match=message):
-            mmstate.from_bytes(_tampered(blob, edit))
+            mmstate.from_bytes(with_edited_header(blob, edit))
     with pytest.raises(ValueError, match="trailing"):
         anls.State.from_bytes(blob + b"\x00")
     with pytest.raises(TypeError, match="must be bytes"):

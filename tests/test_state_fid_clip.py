@@ -8,7 +8,6 @@ network gives an image the same values in every batch only when it runs alone)."
 import json
 import os
 import random
-import struct
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -22,7 +21,9 @@ from state_checks import (
     check_merges_equal_score,
     check_round_trip,
     random_shards,
+    state_header,
     strided_with_padding,
+    with_edited_header,
 )
 
 from multimodal_metrics import fid_clip
@@ -457,18 +458,6 @@ def test_empty_and_one_sided_states_give_the_errors_of_score():
     assert len(fid_clip.State.from_bytes(fid_clip.state().to_bytes())) == 0
 
 
-def _header(blob: bytes) -> tuple[dict, int]:
-    size = struct.unpack("<I", blob[8:12])[0]
-    return json.loads(blob[12 : 12 + size]), 12 + size
-
-
-def _tampered(blob: bytes, edit) -> bytes:
-    header, end = _header(blob)
-    edit(header)
-    head = json.dumps(header).encode()
-    return blob[:8] + struct.pack("<I", len(head)) + head + blob[end:]
-
-
 def test_bytes_round_trip_any_metric_reader_and_tampering():
     x, y = features(300, 8, 1), features(250, 8, 2)
     st = fid_clip.state(keep_features=False).update(predictions=x, references=y)
@@ -476,7 +465,7 @@ def test_bytes_round_trip_any_metric_reader_and_tampering():
     again = mmstate.from_bytes(blob)
     assert isinstance(again, fid_clip.State) and again.to_bytes() == blob
     assert_same_result(again.result(), st.result())
-    header, _ = _header(blob)
+    header, _ = state_header(blob)
     assert header["options"]["device"] is None and header["options"]["feature_extractor"] is None
     cases = [
         (lambda h: h["arrays"][0].update(shape=[7]), "do not fit|truncated|trailing"),
@@ -493,7 +482,7 @@ def test_bytes_round_trip_any_metric_reader_and_tampering():
     ]
     for edit, message in cases:
         with pytest.raises(ValueError, match=message):
-            fid_clip.State.from_bytes(_tampered(blob, edit))
+            fid_clip.State.from_bytes(with_edited_header(blob, edit))
     with pytest.raises(ValueError, match="trailing"):
         fid_clip.State.from_bytes(blob + b"\0")
 

@@ -2,9 +2,7 @@
 per-language and corpus keys included), with its per-question text inputs (question / answer types,
 languages) kept as text rows; update's errors are score's; other options and resources are refused."""
 
-import json
 import random
-import struct
 
 import pytest
 from state_checks import (
@@ -15,6 +13,7 @@ from state_checks import (
     check_case,
     check_empty_states_raise_the_error_of_score,
     error_of,
+    with_edited_header,
 )
 
 from multimodal_metrics import det_f1, vqa_acc
@@ -258,14 +257,6 @@ def test_bytes_per_question(preset, inputs, per_question):
     assert small < 100 * per_question + 1024
 
 
-def _with_header(blob: bytes, edit) -> bytes:
-    size = struct.unpack("<I", blob[8:12])[0]
-    header = json.loads(blob[12 : 12 + size])
-    edit(header)
-    head = json.dumps(header).encode()
-    return blob[:8] + struct.pack("<I", len(head)) + head + blob[12 + size :]
-
-
 def test_bytes_hold_the_options_of_their_preset_only():
     """A preset takes only the options of its procedure: the bytes hold those, checked when read."""
     state = vqa_acc.state(preset="tdiuc", answer_key=["red"]).update(
@@ -285,4 +276,4 @@ def test_bytes_hold_the_options_of_their_preset_only():
     ]
     for edit, message in cases:
         with pytest.raises((ValueError, TypeError), match=message):
-            vqa_acc.State.from_bytes(_with_header(blob, edit))
+            vqa_acc.State.from_bytes(with_edited_header(blob, edit))
