@@ -181,6 +181,10 @@ def served_compute(name: str):
         demo.close()
 
 
+# training arguments of every Trainer run in the tests: on the CPU, no logger integration, no progress bars
+QUIET_CPU = {"use_cpu": True, "report_to": "none", "disable_tqdm": True}
+
+
 def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> dict:
     """Train a tiny random BERT (built from a config) for one epoch and evaluate it.
 
@@ -218,11 +222,9 @@ def run_in_trainer(compute_metrics, n_eval: int = 16, num_labels: int = 4) -> di
             per_device_train_batch_size=8,
             per_device_eval_batch_size=8,
             num_train_epochs=1,
-            use_cpu=True,
-            report_to="none",
             save_strategy="no",
             logging_strategy="no",
-            disable_tqdm=True,
+            **QUIET_CPU,
         )
         trainer = Trainer(
             model=model, args=args, train_dataset=data, eval_dataset=data, compute_metrics=compute_metrics
@@ -259,9 +261,7 @@ def run_in_seq2seq_trainer(compute_metrics, n_eval: int = 12, log_metrics: bool 
             per_device_eval_batch_size=4,
             predict_with_generate=True,
             generation_max_length=6,
-            use_cpu=True,
-            report_to="none",
-            disable_tqdm=True,
+            **QUIET_CPU,
         )
         trainer = Seq2SeqTrainer(model=model, args=args, eval_dataset=data, compute_metrics=compute_metrics)
         metrics = trainer.evaluate()
@@ -324,9 +324,7 @@ def train_in_seq2seq_trainer(compute_metrics, epochs: int = 3, n: int = 12, hp_b
         per_device_eval_batch_size=6,
         predict_with_generate=True,
         generation_max_length=5,
-        use_cpu=True,
-        report_to="none",
-        disable_tqdm=True,
+        **QUIET_CPU,
         num_train_epochs=epochs,
         learning_rate=3e-2,
         eval_strategy="epoch",
