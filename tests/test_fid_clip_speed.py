@@ -279,6 +279,29 @@ def test_a_piece_is_added_by_chunks_of_rows_alike_however_the_vectors_come(monke
     assert not np.tril(whole._outer, -1).any()
 
 
+@pytest.mark.parametrize("rows", [1, 3, 7, 50])
+def test_the_covariance_by_strips_is_the_formula_on_every_value(monkeypatch, rows):
+    """``_covariance`` by strips of ``rows`` rows (``STRIP_BYTES``; 3 leaves a shorter last strip of 7): every
+    value is ``(M - (m m^T) n) / (n - 1)`` computed on the whole upper triangle at once, bit for bit, the
+    result exactly symmetric, into a new array or into ``out`` (a Fortran-ordered buffer, returned
+    transposed); what lies below the accumulator's diagonal is never read."""
+    d, n = 7, 40
+    monkeypatch.setattr(moments, "STRIP_BYTES", 8 * d * rows)
+    x = oracle.features(n, d, 3, shift=10.0)
+    stats = _stats(x)
+    stats._fold()  # the moments of the vectors (n < BLOCK: they were pending)
+    upper, total = stats._outer.copy(order="F"), stats._sum
+    upper[np.tril_indices(d, -1)] = np.nan  # garbage below the diagonal
+    m = total / n
+    formula = (upper - np.multiply.outer(m, m) * n) / (n - 1)
+    expected = np.triu(formula) + np.triu(formula, 1).T
+    for out in (None, np.full((d, d), np.nan, order="F")):
+        cov = moments._covariance(upper, total, n, out=out)
+        assert cov.flags.c_contiguous and np.array_equal(cov, expected) and np.array_equal(cov, cov.T)
+        assert out is None or np.shares_memory(cov, out)
+    assert np.abs(expected - np.cov(x, rowvar=False)).max() <= 1e-12 * np.abs(expected).max()
+
+
 # ------------------------------------------------------------------------------------------------
 # images: decoding overlapped with the forward pass (num_workers)
 # ------------------------------------------------------------------------------------------------
