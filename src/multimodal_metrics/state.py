@@ -610,6 +610,24 @@ def state_function(state_class: type[MetricState], doc: str | None = None):
 # ----------------------------------------------------------------------------------------------
 # Reading bytes of any metric
 # ----------------------------------------------------------------------------------------------
+def _check_specs(specs: list, dtypes: tuple, what: str) -> None:
+    """Each description of a header's ``columns``/``arrays``: a name, a dtype among ``dtypes``, a shape of
+    whole numbers >= 0 and a byte count >= 0 (else a ValueError naming ``what`` and the description)."""
+    for spec in specs:
+        ok = (
+            isinstance(spec, dict)
+            and isinstance(spec.get("name"), str)
+            and spec.get("dtype") in dtypes
+            and isinstance(spec.get("shape"), list)
+            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"])
+            and isinstance(spec.get("nbytes"), int)
+            and not isinstance(spec["nbytes"], bool)
+            and spec["nbytes"] >= 0
+        )
+        if not ok:
+            raise ValueError(f"state header has a malformed {what} description: {str(spec)[:200]}")
+
+
 def _read_header(blob) -> tuple[dict, memoryview]:
     if not isinstance(blob, bytes | bytearray | memoryview):
         raise TypeError(f"state bytes must be bytes, got {type(blob).__name__}")
@@ -638,30 +656,8 @@ def _read_header(blob) -> tuple[dict, memoryview]:
         raise ValueError("state header has a bad row count or context")
     if not isinstance(header.get("extra", {}), dict) or not isinstance(header.get("arrays", []), list):
         raise ValueError("state header has a malformed 'extra' or 'arrays' field")
-    for spec in header.get("arrays", []):
-        ok = (
-            isinstance(spec, dict)
-            and isinstance(spec.get("name"), str)
-            and spec.get("dtype") in _NUMERIC
-            and isinstance(spec.get("shape"), list)
-            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"])
-            and isinstance(spec.get("nbytes"), int)
-            and spec["nbytes"] >= 0
-        )
-        if not ok:
-            raise ValueError(f"state header has a malformed array description: {str(spec)[:200]}")
-    for spec in header["columns"]:
-        ok = (
-            isinstance(spec, dict)
-            and isinstance(spec.get("name"), str)
-            and spec.get("dtype") in (*_NUMERIC, "str")
-            and isinstance(spec.get("shape"), list)
-            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"])
-            and isinstance(spec.get("nbytes"), int)
-            and spec["nbytes"] >= 0
-        )
-        if not ok:
-            raise ValueError(f"state header has a malformed column description: {str(spec)[:200]}")
+    _check_specs(header.get("arrays", []), _NUMERIC, "array")
+    _check_specs(header["columns"], (*_NUMERIC, "str"), "column")
     return header, blob[start + size :]
 
 
