@@ -1,4 +1,4 @@
-"""Golden outputs of every metric: recorded before the library move, compared after it (issue 19).
+"""Golden outputs of every metric: recorded before the library move, compared after it.
 
     .venv/bin/python tests/golden.py record [NAME ...]   # write tests/data/golden/<name>.json
     .venv/bin/python tests/golden.py check [NAME ...]    # exit 1 and print the first differences

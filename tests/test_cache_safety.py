@@ -1,4 +1,4 @@
-"""A refused option or a failed computation leaves evaluate's cache clean (issue 9).
+"""A refused option or a failed computation leaves evaluate's cache clean.
 
 evaluate writes the batch to an Arrow file under a file lock before `_compute` runs; an option error
 raised there used to keep the lock: the next compute on the same object waited, and in distributed

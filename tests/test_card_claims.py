@@ -1,4 +1,4 @@
-"""Card claims of equality held on generated inputs (issue 22), each against an oracle that is a line-by-line
+"""Card claims of equality held on generated inputs, each against an oracle that is a line-by-line
 transcription of the source it names (in this file or tests/_*oracle*.py) or the peer's own code:
 
 * anls ``layoutlmv2`` = the seed-004 snippet of ``herobd/layoutlmv2:eval_docvqa.py``;

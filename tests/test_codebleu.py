@@ -130,7 +130,7 @@ AIJ = {
 def test_fusion_brain_2021_vectors(case):
     """AIJ column of 6.7. With grammar_library="wheels" the n-gram components always match; AST/data flow
     match where the 2020 tree-sitter-python (@f45949f) and the pinned 0.25 grammar build the same trees (see
-    the card). By default (the 2020 grammars, built at set-up) every column matches (issue 22)."""
+    the card). By default (the 2020 grammars, built at set-up) every column matches."""
     preds, refs, aij, modern = AIJ[case]
     metric = load_metric("codebleu", "fusion_brain_2021")
     r = _quiet_compute(metric, predictions=preds, references=refs, grammar_library="wheels")
@@ -171,7 +171,7 @@ SAMPLE_PRED = "def find ( x , par ) : NEW_LINE INDENT if par [ x ] == x : ..."
 
 def test_fusion_brain_2021_repo_sample():
     """AIJ: 0.08587211336633069 (0.146248, 0.150827, 0.046414, 0.0) with the 2020 grammar, what the preset
-    gives by default (issue 22: it gave 0.3018); with grammar_library="wheels" the n-gram parts agree,
+    gives by default (an earlier version gave 0.3018); with grammar_library="wheels" the n-gram parts agree,
     AST/data flow differ (modern error recovery on pseudo-code; see the card)."""
     metric = load_metric("codebleu", "fusion_brain_2021")
     if LEGACY_BUILT:
@@ -508,7 +508,7 @@ def test_bad_inputs():
         metric.compute(**ok, lang="python", weights=[0.5, 0.5])
     with pytest.raises(ValueError, match=r"`weights\[2\]` must be a number"):
         metric.compute(**ok, lang="python", weights=[0.5, 0.5, -1, 0])
-    with pytest.raises(ValueError, match=r"`weights` must sum to a finite number"):  # issue 9: returned inf
+    with pytest.raises(ValueError, match=r"`weights` must sum to a finite number"):  # returned inf
         metric.compute(**ok, lang="python", weights=[1e308] * 4)
     with pytest.raises(ValueError, match=r"`weights` must not all be 0"):
         metric.compute(**ok, lang="python", weights=[0, 0, 0.0, 0])

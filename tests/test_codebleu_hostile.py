@@ -31,7 +31,7 @@ from oracles import codebleu_pypi
 core = codebleu_pypi.load_pure_core()
 from multimodal_metrics.codebleu.keywords import LANGUAGES
 plus = lambda n: "a = " + "+".join(["b"] * n)
-cases = [  # issue 9: SIGSEGV in str(root), quadratic time and memory
+cases = [  # SIGSEGV in str(root), quadratic time and memory
     ("rust", "x = 1\n" * 17000, "fn main() {}"), ("c_sharp", plus(20000), "a = b;"),
     ("python", plus(12000), plus(12000)), ("ruby", plus(20000), plus(20000)),
     ("rust", "x = 1\n" * 10000, "x = 1\n" * 10000), ("java", plus(8000), plus(8000)),
@@ -319,7 +319,7 @@ def test_deep_error_subtree_over_hidden_missing_token_warns():
 
 
 def test_weights_that_do_not_sum_to_one_warn():
-    """Weights 1,1,1,1 give a score on a 0 to 4 scale: said in a warning (issue 20: the demo showed 2.09 with no word)."""
+    """Weights 1,1,1,1 give a score on a 0 to 4 scale: said in a warning (the demo showed 2.09 with no word)."""
     import warnings
 
     from multimodal_metrics import codebleu

@@ -443,7 +443,7 @@ def test_command_line_grammar_library(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------------------------
-# The runtime from anywhere (issue 19): another working directory, evaluate's cached copy of the script
+# The runtime from anywhere: another working directory, evaluate's cached copy of the script
 # ----------------------------------------------------------------------------------------------
 _ELSEWHERE = r"""
 import json, sys, warnings
@@ -500,7 +500,7 @@ def test_grammar_library_from_another_working_directory(tmp_path):
 
 
 # ----------------------------------------------------------------------------------------------
-# The 2020 grammars by default (issue 22)
+# The 2020 grammars by default
 # ----------------------------------------------------------------------------------------------
 def test_presets_score_with_the_2020_grammars_by_default():
     """default / paper / fusion_brain_2021 use grammar_library="2020": the grammars built beside the runtime;

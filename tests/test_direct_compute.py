@@ -1,4 +1,4 @@
-"""``compute`` given the whole data takes the direct path (``hf.direct.OptionsCheckedFirst``, issue 11):
+"""``compute`` given the whole data takes the direct path (``hf.direct.OptionsCheckedFirst``):
 evaluate's own ``compute`` and ``add_batch`` run, but its writer keeps the table in memory, so no cache
 file, lock or writer on disk is made. These tests hold it to evaluate's path, for every metric:
 

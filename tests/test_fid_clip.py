@@ -164,7 +164,7 @@ def test_inception_weights_load_strictly_and_give_the_same_features(models, tmp_
 
 
 def test_missing_weights_say_where_to_put_them(monkeypatch, tmp_path):
-    """Nothing downloads (issue 24.3): online (no offline variable) and without `inception_weights`, a
+    """Nothing downloads: online (no offline variable) and without `inception_weights`, a
     missing file is a ValueError saying where to put it; torch.hub and the network are never called."""
     import socket
 

@@ -1,4 +1,4 @@
-"""fid_clip: the conditioning limit of FID stated in the card (issue 22), on a small rank-deficient case:
+"""fid_clip: the conditioning limit of FID stated in the card, on a small rank-deficient case:
 600 x 500 samples in a 3-d subspace of d = 128. The exact value is computed in the subspace (3 x 3
 covariances; the distance does not depend on the basis)."""
 

@@ -1,4 +1,4 @@
-"""fid_clip against hostile inputs (issue 21 families 1-3, issue 24 item 3): statistics, files, numbers,
+"""fid_clip against hostile inputs: statistics, files, numbers,
 extractors, options, images and weights that must be refused with a ValueError / TypeError naming the
 argument (and the example index), never scored, never unpickled, never downloaded.
 
@@ -541,7 +541,7 @@ def test_the_pixel_limit_is_an_option_and_large_valid_images_are_accepted_up_to_
 
 
 def test_each_image_file_is_decoded_once(tmp_path, monkeypatch):
-    """Issue 23 item 2: add_batch / score check the header; the pixels are decoded once, when scored."""
+    """add_batch / score check the header; the pixels are decoded once, when scored."""
     from PIL import ImageFile
 
     paths = []
@@ -586,7 +586,7 @@ def test_library_score_reads_each_header_once_before_decoding(tmp_path, monkeypa
 
 
 # ----------------------------------------------------------------------------------------------
-# issue 24 item 3: nothing downloads; corrupt or malicious weights are ValueErrors naming the option
+# Nothing downloads; corrupt or malicious weights are ValueErrors naming the option
 # ----------------------------------------------------------------------------------------------
 @pytest.fixture()
 def offline_unset_no_network(monkeypatch, tmp_path):

@@ -1,4 +1,4 @@
-"""fid_clip speed (issue 23): the Frechet distance of small sets through the N x N route, and image
+"""fid_clip speed: the Frechet distance of small sets through the N x N route, and image
 decoding overlapped with the forward pass (``num_workers``)."""
 
 import os
@@ -37,7 +37,7 @@ class _Sizes:
 
 @pytest.mark.parametrize("n1,n2", [(10, 12), (12, 10), (10, 400), (400, 10)])
 def test_small_sets_do_not_decompose_the_d_by_d_covariance(monkeypatch, n1, n2):
-    """N < d: the trace of the square root comes from an N x N matrix (issue 23: a full 2,048 x 2,048
+    """N < d: the trace of the square root comes from an N x N matrix (a full 2,048 x 2,048
     eigh took 92.6 s for 10 vs 10 images); a side with N >= d is used through its covariance."""
     d = 64
     s1, s2 = _stats(oracle.features(n1, d, 1)), _stats(oracle.features(n2, d, 2, shift=0.05))

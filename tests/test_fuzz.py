@@ -1,4 +1,4 @@
-"""Seeded fuzz test of every metric, loaded as users load it (issue 9).
+"""Seeded fuzz test of every metric, loaded as users load it.
 
 One harness for the whole collection: ``SPECS`` holds, per metric, a generator of valid inputs and the
 kind of each option (its validity rule). Hypothesis (derandomized: the same cases on every run)
@@ -319,7 +319,7 @@ def det_images(draw, max_images=2):
 
 def _box_validity(box, box_format: str) -> str:
     """4 finite numbers, integers exact in float64; xywh: w, h >= 0, x + w, y + h finite and a positive
-    w or h not lost in the sum (issue 21); xyxy: x2 >= x1, y2 >= y1."""
+    w or h not lost in the sum; xyxy: x2 >= x1, y2 >= y1."""
     if isinstance(box, str | bytes) or not isinstance(box, list | tuple) or len(box) != 4:
         return INVALID
     fs = [_finite_float(v) for v in box]

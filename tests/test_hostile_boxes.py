@@ -180,7 +180,7 @@ def test_det_f1_huge_integer_box_with_huge_size_is_still_scored():
 
 
 # ----------------------------------------------------------------------------------------------
-# Family 4 (scale) and issue 24 item 6: quadratic groups and long strings, bounded or refused early
+# Scale: quadratic groups and long strings, bounded or refused early
 
 
 # ----------------------------------------------------------------------------------------------

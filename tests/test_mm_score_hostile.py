@@ -1,4 +1,4 @@
-"""`mm-score` against hostile files and paths (issue 21 family 5, issue 24 item 2): every subcommand, run
+"""`mm-score` against hostile files and paths: every subcommand, run
 as a command in a fresh process, must answer each case with ONE error line on stderr naming the file
 (and record, field or flag), exit status 2, no traceback, nothing on stdout, nothing left behind (no
 file under HF_HOME, no partial output file), and no hang (a FIFO, /dev/zero).

@@ -1,4 +1,4 @@
-"""Security and concurrency (issue 24): no native code loaded from where the process happens to run, a
+"""Security and concurrency: no native code loaded from where the process happens to run, a
 demo serving parallel requests answers each with its own result, ``compare`` in evaluate's distributed
 mode.
 

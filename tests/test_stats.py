@@ -162,7 +162,7 @@ def _equal_systems(rng, kind: str, n: int = 100):
 @pytest.mark.parametrize("kind", ["binary", "discrete", "continuous"])
 def test_paired_tests_are_calibrated_under_the_null(kind):
     """300 pairs of equally good systems on 100 examples: both tests (ties counted) reject at most 5% at
-    0.05, up to three binomial standard deviations of 300 trials (issue 22: counting only `null >
+    0.05, up to three binomial standard deviations of 300 trials (counting only `null >
     observed` rejected 10% on 0/1 scores)."""
     rng = np.random.default_rng(22)
     rejected = {"bs": 0, "ar": 0}
@@ -230,7 +230,7 @@ def test_few_examples_give_large_p_values(test):
 
 
 def test_metric_compare_on_few_examples():
-    """Issue 22: ned.compare on 4 lines where the systems differ on 2 gave p = 0.0001 (exact: 0.5); two-example
+    """``ned.compare`` on 4 lines where the systems differ on 2 gave p = 0.0001 (exact: 0.5); two-example
     det_f1 and codebleu comparisons too. With ties counted: about 0.5 (randomisation, 10,000 trials), and
     the sacrebleu rule, asked for by name, still gives its 1 / (T + 1) and says so in the signature."""
     import warnings

@@ -1,4 +1,4 @@
-"""One metric object shared by threads (issue 24 item 4): every compute returns its own caller's result.
+"""One metric object shared by threads: every compute returns its own caller's result.
 
 evaluate keeps a computation's state on the metric object (writer, data, cache files); the demos cache
 one object per metric and Gradio serves requests on threads. ``compute`` and ``compare`` hold the

@@ -66,7 +66,7 @@ def test_for_trainer_prefix_and_errors():
 
 
 # ----------------------------------------------------------------------------------------------
-# Directions (issue 22): every key says whether higher is better; select by one key in its direction
+# Directions: every key says whether higher is better; select by one key in its direction
 # ----------------------------------------------------------------------------------------------
 METRICS = ("anls", "codebleu", "det_f1", "fid_clip", "ned", "ru_meteor", "text_qa", "vqa_acc")
 

@@ -1,4 +1,4 @@
-"""vqa_acc presets ``lmms_eval`` and ``vlmevalkit`` (issue 22): equal, question by question and bit for
+"""vqa_acc presets ``lmms_eval`` and ``vlmevalkit``: equal, question by question and bit for
 bit, to those harnesses' own scoring code (transcribed in ``oracles/vqa.py``) on generated inputs."""
 
 import random

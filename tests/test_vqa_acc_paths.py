@@ -1,4 +1,4 @@
-"""vqa_acc reads evaluate's Arrow columns (issue 11): every preset gives the pure functions' numbers
+"""vqa_acc reads evaluate's Arrow columns: every preset gives the pure functions' numbers
 exactly through compute, add_batch in pieces, add and keep_in_memory (distributed mode, num_process=2:
 tests/test_compute_paths.py); the Arrow readers of multimodal_metrics.vqa_acc.arrow on their own."""
 

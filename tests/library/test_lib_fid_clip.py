@@ -110,9 +110,7 @@ def test_option_table_drives_the_checks():
     with pytest.raises(ValueError, match=r"`texts` has 2 entries but `predictions` has 4"):
         fid_clip.score(X1, X1, texts=["a", "b"])
     assert fid_clip.score(X1, X1, pre_resize=0).signature.endswith("feat:given|v:0.1.0")
-    with pytest.raises(
-        ValueError, match="`pre_resize` must be a whole number"
-    ):  # was truncated to 0 (issue 21)
+    with pytest.raises(ValueError, match="`pre_resize` must be a whole number"):  # was truncated to 0
         fid_clip.score(X1, X1, pre_resize=0.5)
     doc = fid_clip.OPTIONS.describe()
     assert "clip_scale (`float`, optional)" in doc and "One of 'none', 'per_example', 'mean'" in doc

@@ -105,7 +105,7 @@ class OptionsCheckedFirst:
     ``datasets.ArrowWriter`` does before writing and keeps the table in memory, and ``_finalize``
     hands evaluate a :class:`DirectData` over that table (the record batches of the file, so
     ``_compute`` gets the same Arrow chunks or Python lists as from the file). No cache file, no
-    lock, no ``rdv`` file: about 5 to 7 ms less per call (issue 11). ``add``/``add_batch`` then
+    lock, no ``rdv`` file: about 5 to 7 ms less per call. ``add``/``add_batch`` then
     ``compute()``, ``keep_in_memory`` and the distributed mode (``num_process``, ``process_id``) keep
     evaluate's cache, as before.
 
