@@ -6,12 +6,13 @@ shards in several ways, score each shard in a state with the examples' global in
 library's ``score`` on all examples: value, per-example list, seeded interval and signature, bit for bit.
 """
 
+import hashlib
 import json
 import random
 import struct
 from dataclasses import dataclass, field
 
-from multimodal_metrics.state import MAGIC
+from multimodal_metrics.state_format import CHECKSUM_SIZE, FORMAT, MAGIC, PREFIX_SIZE
 
 
 @dataclass
@@ -152,15 +153,31 @@ def check_empty_states_raise_the_error_of_score(module, preset: str, **options) 
 
 
 def state_header(blob: bytes) -> tuple[dict, int]:
-    """A state's header (``MAGIC | uint32 length | JSON``) and the offset where its payload starts."""
-    start = len(MAGIC) + 4
-    (size,) = struct.unpack("<I", blob[len(MAGIC) : start])
-    return json.loads(blob[start : start + size]), start + size
+    """A state's header (after the framing ``MAGIC | format | header length | payload length``) and the
+    offset where its payload starts."""
+    _, size, _ = struct.unpack("<IIQ", blob[len(MAGIC) : PREFIX_SIZE])
+    return json.loads(blob[PREFIX_SIZE : PREFIX_SIZE + size]), PREFIX_SIZE + size
+
+
+def reframed(header: dict, payload: bytes) -> bytes:
+    """The bytes of a state with this header and payload, framed and checksummed as the library does: a
+    forged state whose checksum is right (only the library's own checks of the content can refuse it)."""
+    head = json.dumps(header).encode()
+    body = MAGIC + struct.pack("<IIQ", FORMAT, len(head), len(payload)) + head + payload
+    return body + hashlib.sha256(body).digest()
 
 
 def with_edited_header(blob: bytes, edit) -> bytes:
-    """The bytes of a state whose header ``edit(header)`` changed in place (a tampered or foreign blob)."""
+    """The bytes of a state whose header ``edit(header)`` changed in place (a tampered or foreign blob),
+    with a correct checksum."""
     header, end = state_header(blob)
     edit(header)
-    head = json.dumps(header).encode()
-    return blob[: len(MAGIC)] + struct.pack("<I", len(head)) + head + blob[end:]
+    return reframed(header, blob[end:-CHECKSUM_SIZE])
+
+
+def with_edited_payload(blob: bytes, edit) -> bytes:
+    """The bytes of a state whose payload ``edit(bytearray)`` changed in place, with a correct checksum."""
+    header, end = state_header(blob)
+    payload = bytearray(blob[end:-CHECKSUM_SIZE])
+    edit(payload)
+    return reframed(header, bytes(payload))

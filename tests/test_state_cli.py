@@ -57,7 +57,7 @@ def test_merge_refusals_name_the_files(tmp_path, capsys):
     code, _, err = run(capsys, "merge", a, c)
     assert code == 2 and "preset differs" in err
     code, _, err = run(capsys, "merge", str(gt))
-    assert code == 2 and f"{gt}: these bytes are not a multimodal-metrics state" in err
+    assert code == 2 and f"{gt} is not a multimodal-metrics state" in err
     code, _, err = run(capsys, command, *files, "--shard", "2/2")
     assert code == 2 and "expected I/N with 0 <= I < N" in err
     code, _, err = run(capsys, command, *files, "--save-state", str(tmp_path / "no" / "x.state"))

@@ -19,7 +19,7 @@ calls :func:`all_gather` and gets the merged state of all ranks: no rank-0 gatin
 The states travel as their bytes (``to_bytes``, never pickle) in two ``torch.distributed.all_gather`` calls
 of uint8 tensors (their sizes, then the bytes): on the CPU with gloo (or MPI), on the current CUDA device
 with nccl. A rank with no data passes its empty state; the examples that ``DistributedSampler`` repeats to
-pad the last batch are dropped by the merge (same index, same rows).
+pad the last batch are kept once by the merge (same index, same inputs: the digest of each example).
 
 Before any collective, the ranks meet through the process group's key-value store (the one
 ``init_process_group`` made, as ``monitored_barrier`` and the store-based barrier of torch do): each rank

@@ -211,7 +211,9 @@ def state(
     """The merged state of every row of ``ds`` (see the module docstring for the arguments): the column of
     each per-example input (``predictions=``, ``references=`` default to columns of those names; a metric's
     other inputs, e.g. ``texts=``, by name), ``index`` (a column of global example indexes, or None: the row's
-    position in the dataset), ``preset`` and the metric's options, and where the blocks are scored."""
+    position in the dataset), ``preset`` and the metric's options, and where the blocks are scored. The
+    state's ``total`` is the dataset's row count (unless ``total=`` says otherwise), so its ``result``
+    refuses a state that holds fewer examples (two rows given one index and the same inputs, say)."""
     module = _metric_module(metric)
     input_names = set(_input_names(module))
     columns = {k: v for k, v in columns_and_options.items() if k in input_names}
@@ -239,7 +241,10 @@ def state(
         if len(pending) == _MERGE_CHUNK:
             merged.merge(*pending)
             pending = []
-    return merged.merge(*pending)
+    merged.merge(*pending)
+    if merged.total is None:  # the dataset's count: a result holding fewer examples is refused
+        merged.total = offset
+    return merged
 
 
 def score(
@@ -250,6 +255,7 @@ def score(
     confidence: float | None = None,
     n_resamples: int | None = None,
     seed: int | None = None,
+    allow_partial: bool = False,
     **kwargs,
 ):
     """The metric's :class:`~multimodal_metrics.results.Result` of every row of ``ds``: equal bit for bit
@@ -257,5 +263,9 @@ def score(
     signature). ``kwargs``: those of :func:`state` (columns, ``index``, ``preset``, options, compute)."""
     merged = state(ds, metric, **kwargs)
     return merged.result(
-        return_per_example=return_per_example, confidence=confidence, n_resamples=n_resamples, seed=seed
+        return_per_example=return_per_example,
+        confidence=confidence,
+        n_resamples=n_resamples,
+        seed=seed,
+        allow_partial=allow_partial,
     )

@@ -17,30 +17,37 @@ those rows together with each example's global index::
 examples were split and whatever the order of the merges: the reduction sees the same array in the same
 order (a sum or mean in rank order would not give the same last bits).
 
-Rules of merging:
+Every example is also kept with a digest of its inputs (:func:`~multimodal_metrics.digests.example_digests`:
+128 bits of its prediction, references and per-example inputs in the form the metric checked them), so a
+repeated example is recognised by what it is, not by what it scored. Rules of merging:
 
-* a duplicate index with identical rows (bit for bit) is dropped once: a ``DistributedSampler`` pads
-  the last batch by repeating examples; a duplicate index with different rows is a ValueError naming
-  the index;
-* a state of another metric, preset, option value, resource (``context``: e.g. the lemmatiser's version)
-  or library version is refused with a ValueError naming what differs;
+* an index held twice with the same digest is one example seen twice and is kept once (a
+  ``DistributedSampler`` pads the last batch by repeating examples); an index held twice with another
+  digest is a ValueError naming the index (two examples given one index), as is one example that scored
+  two different rows;
+* a state of another metric, preset, option value, resource (``context``: e.g. the lemmatiser's version),
+  library version or job size (``total``) is refused with a ValueError naming what differs;
 * an empty state merges as a no-op; the ``result`` of an empty state raises the error of ``score([], [])``.
 
-Wire format (``to_bytes``), little-endian::
+The whole job's size: ``state(total=N)`` says the job has N examples (``DistributedSampler`` knows the
+dataset's length, ``mm-score --shard`` the record count, Ray the dataset's count). ``result`` then refuses a
+state that does not hold N examples, naming the missing indexes ("examples 75-99 are missing (25 of 100):
+a shard that did not arrive?"); ``result(allow_partial=True)`` scores the subset, warns, and records
+``partial:<held>/<total>`` in the signature, so a partial number never passes for the whole one.
 
-    b"MMSTATE\\0" | uint32 header length | header (UTF-8 JSON) | index (int64 x n) | column payloads
-
-The header names the format version, the library version, the metric, preset, options and context, the
-number of rows and each column's name, dtype (``<f8``, ``<i8``, ``|b1`` or ``str``) and shape; numeric
-columns follow as raw C-order bytes, text columns as one UTF-8 JSON list. ``from_bytes`` checks every
-length and type before it builds anything and never unpickles.
+Wire format (``to_bytes``; :mod:`multimodal_metrics.state_format` frames it with a SHA-256 checksum that is
+checked before anything is parsed): a JSON header (format version, library version, metric, preset,
+options, context, ``total``, the number of rows and each column's name, dtype (``<f8``, ``<i8``, ``|b1`` or
+``str``) and shape), then the payload: the index (int64 x n), the digests (16 bytes x n), numeric columns
+as raw little-endian C-order bytes, text columns as one UTF-8 JSON list. ``from_bytes`` checks every length
+and type, and every column against the metric's own description (:mod:`multimodal_metrics.state_columns`:
+names, dtypes, shapes, ranges), before it builds anything, and never unpickles.
 
 A metric whose state is not only per-example rows (fid_clip: the Frechet moments, a d x d matrix whatever
 the number of images) adds named numeric arrays of any shape after the columns (header ``arrays``: name,
 dtype, shape, bytes; raw C-order bytes, like the numeric columns) and a JSON object (header ``extra``),
 through ``_extra_state`` / ``_restore_extra``; the options it records are ``_portable_options`` (those
-that do not travel as JSON, such as a torch module or a local path, are left out or named). A state
-without them writes neither key, so its bytes are unchanged.
+that do not travel as JSON, such as a torch module or a local path, are left out or named).
 """
 
 from __future__ import annotations
@@ -49,17 +56,19 @@ import importlib
 import json
 import math
 import numbers
-import struct
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 
 from ._version import __version__
+from .digests import EXAMPLE_DIGEST_SIZE, example_digests
+from .state_columns import check_rows
+from .state_format import FORMAT, MAGIC, check_header, pack, read_file, unpack
+from .state_index import check_index, check_offset, check_total, mark_partial, missing_message
 
-MAGIC = b"MMSTATE\x00"
-FORMAT = 1
 _NUMERIC = {"<f8": np.float64, "<i8": np.int64, "|b1": np.bool_}
-_MAX_INDEX = 2**63 - 1
+_NO_DIGESTS = np.zeros((0, EXAMPLE_DIGEST_SIZE), dtype=np.uint8)
 
 __all__ = [
     "FORMAT",
@@ -67,9 +76,9 @@ __all__ = [
     "MetricState",
     "TextPairState",
     "canonical",
-    "check_index",
     "from_bytes",
     "merge_all",
+    "read_state",
     "state_function",
     "text_pair_metric",
     "text_pair_state",
@@ -92,29 +101,6 @@ def canonical(value, where: str):
     if isinstance(value, Mapping):
         return {str(k): canonical(v, f"{where}[{k!r}]") for k, v in value.items()}
     raise TypeError(f"{where} cannot be kept in a state (got {type(value).__name__}): expected JSON data")
-
-
-def check_index(index, n: int, start: int) -> np.ndarray:
-    """The global indexes of ``n`` new examples: ``start, start + 1, ...`` when ``index`` is None, else
-    ``n`` whole numbers in [0, 2**63 - 1] (list, tuple, numpy or torch integers; bools refused)."""
-    if index is None:
-        return np.arange(start, start + n, dtype=np.int64)
-    from .inputs import as_list
-
-    values = as_list(index, "index")
-    if len(values) != n:
-        raise ValueError(
-            f"`index` has {len(values)} entries but the batch has {n} examples: one index per example"
-        )
-    array = np.asarray(values, dtype=object) if values else np.zeros(0, dtype=object)
-    for i, value in enumerate(values):
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-            raise TypeError(
-                f"`index[{i}]` must be a whole number (a global example index), got {type(value).__name__}"
-            )
-        if not 0 <= value <= _MAX_INDEX:
-            raise ValueError(f"`index[{i}]` must be in [0, 2**63 - 1], got {value!r}")
-    return array.astype(np.int64)
 
 
 def _row_equal(columns: Mapping[str, np.ndarray], i: int, j: int) -> bool:
@@ -164,15 +150,18 @@ class MetricState:
 
     A metric subclasses it (or :class:`TextPairState`: :func:`text_pair_state` makes one) and sets
     ``options`` (its :class:`~multimodal_metrics.options.OptionTable`; ``metric``, its name, defaults to
-    the table's), ``reduce_rows(columns, context, preset, options, resampling, return_per_example) ->
-    Result`` (the metric's own reduction of rows in index order: what its ``score`` runs too) and ``score``
-    (whose error on no examples is the empty state's), and implements ``update`` (check a batch, compute its
-    rows with the metric's own per-example function, then :meth:`_add`). A state that is more than rows
-    overrides :meth:`_reduce` and :meth:`_empty_error` (or :meth:`result`) instead.
+    the table's), ``columns`` (``{name: Column}``: what a row holds, checked on load; or overrides
+    :meth:`_schema` where it depends on the preset), ``reduce_rows(columns, context, preset, options,
+    resampling, return_per_example) -> Result`` (the metric's own reduction of rows in index order: what
+    its ``score`` runs too) and ``score`` (whose error on no examples is the empty state's), and implements
+    ``update`` (check a batch, compute its rows with the metric's own per-example function and the digests
+    of its inputs, then :meth:`_add`). A state that is more than rows overrides :meth:`_reduce` and
+    :meth:`_empty_error` (or :meth:`result`) instead.
     """
 
     metric: str = ""
     options = None  # the metric's OptionTable
+    columns: dict = {}  # name -> state_columns.Column
     reduce_rows = None
     score = None
 
@@ -181,20 +170,25 @@ class MetricState:
         if not cls.metric and cls.options is not None:
             cls.metric = cls.options.metric
 
-    def __init__(self, preset: str | None = None, **options):
+    def __init__(self, preset: str | None = None, *, total: int | None = None, **options):
         table = type(self).options
         preset = table.default_preset if preset is None else preset
         if isinstance(preset, str):
             preset = str.__str__(preset)
         elif not isinstance(preset, str):
             raise TypeError(f"`preset` must be a preset name (str), got {type(preset).__name__}")
+        self.total = check_total(total)
         self.options_resolved = table.resolve(preset, options)
         self.preset = preset
         self.version = __version__
         self.context: dict | None = None  # fields fixed by the scoring resources, set by the first update
+        self._clear_rows()
+
+    def _clear_rows(self) -> None:
         self._index = np.zeros(0, dtype=np.int64)
+        self._digest = _NO_DIGESTS
         self._columns: dict[str, np.ndarray] | None = None
-        self._pending: list[tuple[np.ndarray, dict[str, np.ndarray]]] = []
+        self._pending: list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]] = []
 
     def _restore(self, preset: str, stored: dict) -> None:
         """Options read from bytes: the preset must exist, the names must be those the preset sets (every
@@ -219,7 +213,12 @@ class MetricState:
                     raise ValueError(f"{self.metric} state: option {name!r} must be a path, got {value!r}")
                 options[name] = value
                 continue
-            checked = option.checked(value)
+            try:
+                checked = option.checked(value)
+            except (TypeError, ValueError) as err:
+                raise ValueError(
+                    f"{self.metric} state: option {name!r} = {value!r} is refused: {err}"
+                ) from None
             if canonical(checked, name) != value:
                 raise ValueError(
                     f"{self.metric} state: option {name!r} = {value!r} is not in its checked form"
@@ -229,13 +228,18 @@ class MetricState:
         self.preset = preset
         self.version = __version__
         self.context = None
-        self._index = np.zeros(0, dtype=np.int64)
-        self._columns = None
-        self._pending = []
+        self.total = None
+        self._clear_rows()
 
     # -- what subclasses provide --------------------------------------------------------------
     def update(self, *args, **kwargs) -> MetricState:  # pragma: no cover - every metric overrides it
         raise NotImplementedError
+
+    def _schema(self) -> dict:
+        """The columns a row of this state holds (``{name: Column}``), checked when bytes are read:
+        ``columns``, or ``columns(options)`` where it is a function of the resolved options."""
+        columns = type(self).columns
+        return columns(self.options_resolved) if callable(columns) else columns
 
     def _reduce(self, columns: dict[str, np.ndarray], resampling, return_per_example: bool):
         """The metric's ``reduce_rows`` of the rows in index order, with this state's preset and options."""
@@ -282,6 +286,15 @@ class MetricState:
             },
         }
 
+    def check_mergeable(self, other: MetricState) -> None:
+        """A ValueError naming what differs when ``other`` cannot merge into this state (another metric,
+        preset, option, resource, library version or job size); nothing changes."""
+        context = self.context
+        try:
+            self._check_same(other)
+        finally:
+            self.context = context
+
     def _check_same(self, other: MetricState) -> None:
         if not isinstance(other, MetricState):
             raise TypeError(f"can only merge a state of a metric, got {type(other).__name__}")
@@ -292,6 +305,11 @@ class MetricState:
                     f"cannot merge {other.metric} state into {self.metric} state: {key} differs "
                     f"({theirs.get(key)!r} vs {mine.get(key)!r})"
                 )
+        if None not in (self.total, other.total) and self.total != other.total:
+            raise ValueError(
+                f"cannot merge {self.metric} states of jobs of different sizes: `total` is {other.total} in "
+                f"one and {self.total} in the other"
+            )
         self._check_context(other.context)
 
     def _check_context(self, context: dict | None) -> None:
@@ -311,16 +329,22 @@ class MetricState:
         self._consolidate()
         return int(self._index[-1]) + 1 if len(self._index) else 0
 
-    def _add(self, index, columns: Mapping[str, object], context: Mapping | None = None) -> MetricState:
-        """Add the rows of one checked batch (``columns``: name -> per-example values, all of one length)."""
+    def _add(
+        self, index, columns: Mapping[str, object], context: Mapping | None, digests: np.ndarray
+    ) -> MetricState:
+        """Add the rows of one checked batch (``columns``: name -> per-example values, all of one length;
+        ``digests``: what each example is, :func:`~multimodal_metrics.digests.example_digests`)."""
         n = len(next(iter(columns.values()))) if columns else 0
         checked = _check_columns(columns, n, self.metric)
         start = self._next_index() if index is None else 0
         index = check_index(index, n, start)
+        digests = np.asarray(digests, dtype=np.uint8)
+        if digests.shape != (n, EXAMPLE_DIGEST_SIZE):  # pragma: no cover - the metric's own update
+            raise ValueError(f"{self.metric} state: {digests.shape} digests for {n} examples")
         context = None if context is None else canonical(dict(context), f"{self.metric} state context")
         if n:
             self._check_context(context)
-            self._pending.append((index, checked))
+            self._pending.append((index, digests, checked))
             self._fold()
         return self
 
@@ -333,20 +357,23 @@ class MetricState:
             raise
 
     def _consolidate(self) -> None:
-        """Fold pending batches into the sorted rows; drop identical duplicates, refuse conflicting ones."""
+        """Fold pending batches into the sorted rows: an index repeated with the same digest (and rows) is
+        kept once; one repeated with another digest, or the same digest with other rows, is refused."""
         if not self._pending:
             return
-        parts = ([(self._index, self._columns)] if self._columns is not None else []) + self._pending
-        names = list(parts[0][1])
-        for _, columns in parts[1:]:
+        held = [(self._index, self._digest, self._columns)] if self._columns is not None else []
+        parts = held + self._pending
+        names = list(parts[0][2])
+        for _, _, columns in parts[1:]:
             if list(columns) != names:
                 raise ValueError(
                     f"{self.metric} state: batches with different columns ({names} vs {list(columns)})"
                 )
         index = np.concatenate([p[0] for p in parts])
-        columns = {name: np.concatenate([p[1][name] for p in parts]) for name in names}
+        digest = np.concatenate([p[1] for p in parts])
+        columns = {name: np.concatenate([p[2][name] for p in parts]) for name in names}
         order = np.argsort(index, kind="stable")
-        index = index[order]
+        index, digest = index[order], digest[order]
         columns = {name: column[order] for name, column in columns.items()}
         repeated = np.flatnonzero(index[1:] == index[:-1]) + 1
         if len(repeated):
@@ -354,16 +381,21 @@ class MetricState:
                 first = j - 1
                 while first > 0 and index[first - 1] == index[j]:
                     first -= 1
+                if not np.array_equal(digest[first], digest[j]):
+                    raise ValueError(
+                        f"{self.metric} state: example index {int(index[j])} was given to two different "
+                        "examples (their inputs differ): each example needs an index of its own"
+                    )
                 if not _row_equal(columns, first, j):
                     raise ValueError(
                         f"{self.metric} state: example index {int(index[j])} was scored twice with different "
-                        f"results (a duplicate index must repeat the same example)"
+                        "results from the same inputs (a scorer that is not deterministic?)"
                     )
             keep = np.ones(len(index), dtype=bool)
             keep[repeated] = False
-            index = index[keep]
+            index, digest = index[keep], digest[keep]
             columns = {name: column[keep] for name, column in columns.items()}
-        self._index, self._columns, self._pending = index, columns, []
+        self._index, self._digest, self._columns, self._pending = index, digest, columns, []
 
     def __len__(self) -> int:
         self._consolidate()
@@ -371,9 +403,11 @@ class MetricState:
 
     def shift_index(self, offset: int) -> MetricState:
         """Add ``offset`` to every index held (a shard numbered from 0 moved to its place in the whole
-        set, e.g. a batch of a dataset scored without an index column); returns ``self``."""
+        set, e.g. a batch of a dataset scored without an index column); returns ``self``. An offset that
+        would take an index below 0 or past 2**63 - 1 is a ValueError, and nothing changes."""
         self._consolidate()
-        self._index = self._index + int(offset)
+        offset = check_offset(offset, self._index, self.metric)
+        self._index = self._index + np.int64(offset)
         return self
 
     @property
@@ -382,31 +416,47 @@ class MetricState:
         self._consolidate()
         return self._index.copy()
 
+    @property
+    def digests(self) -> np.ndarray:
+        """What each example held is (``(n, 16)`` uint8, in index order): the digest of its inputs."""
+        self._consolidate()
+        return self._digest.copy()
+
     def __repr__(self) -> str:
-        return f"<{self.metric} state: preset {self.preset!r}, {len(self)} example(s)>"
+        total = "" if self.total is None else f" of {self.total}"
+        return f"<{self.metric} state: preset {self.preset!r}, {len(self)}{total} example(s)>"
 
     # -- merge --------------------------------------------------------------------------------
     def merge(self, *others: MetricState) -> MetricState:
-        """Add the rows of ``others`` (states of the same metric, preset, options, resources and library
-        version) to this state, in place; returns ``self``. Any order of merges gives the same state."""
+        """Add the rows of ``others`` (states of the same metric, preset, options, resources, library
+        version and job size) to this state, in place; returns ``self``. Any order of merges gives the
+        same state."""
         for other in others:
             self._check_same(other)
         for other in others:
+            self.total = self.total if other.total is None else other.total
             other._consolidate()
             if other._columns is not None and len(other._index):
                 self._check_context(other.context)
-                self._pending.append((other._index.copy(), {k: v.copy() for k, v in other._columns.items()}))
+                self._pending.append(
+                    (
+                        other._index.copy(),
+                        other._digest.copy(),
+                        {k: v.copy() for k, v in other._columns.items()},
+                    )
+                )
         self._fold()
         return self
 
     # -- result -------------------------------------------------------------------------------
-    def _result_call(self, return_per_example, confidence, n_resamples, seed):
+    def _result_call(self, return_per_example, confidence, n_resamples, seed, allow_partial=False):
         """``result``'s checks of its own arguments and of the library version that wrote this state; the
         checked resampling options."""
         from .options import check_bool
         from .stats import Resampling
 
         check_bool(return_per_example, "return_per_example")
+        check_bool(allow_partial, "allow_partial")
         resampling = Resampling(confidence, n_resamples, seed)
         if self.version != __version__:
             raise ValueError(
@@ -415,23 +465,47 @@ class MetricState:
             )
         return resampling
 
-    def result(self, return_per_example=False, confidence=None, n_resamples=None, seed=None):
+    def _coverage(self, index: np.ndarray, allow_partial: bool) -> str | None:
+        """None when the state holds the whole job (or no ``total`` is known); ``"<held>/<total>"`` for a
+        subset that ``allow_partial`` accepts (with a warning); else the ValueError naming what is missing."""
+        if self.total is None:
+            return None
+        message = missing_message(index, self.total, self.metric)
+        if message is None:
+            return None
+        if not allow_partial or len(index) > self.total:
+            hint = "" if len(index) > self.total else "; pass allow_partial=True to score the examples held"
+            raise ValueError(message + hint)
+        warnings.warn(
+            f"{message}; scoring the {len(index)} held (allow_partial=True): the signature says partial",
+            UserWarning,
+            stacklevel=3,
+        )
+        return f"{len(index)}/{self.total}"
+
+    def result(
+        self, return_per_example=False, confidence=None, n_resamples=None, seed=None, allow_partial=False
+    ):
         """The metric's :class:`~multimodal_metrics.results.Result` of every example held, in index order:
-        equal bit for bit to ``score`` on all of them with this state's preset and options."""
-        resampling = self._result_call(return_per_example, confidence, n_resamples, seed)
+        equal bit for bit to ``score`` on all of them with this state's preset and options. With a
+        ``total``, a state that lacks examples of the job is a ValueError naming them, unless
+        ``allow_partial=True`` (then a warning, and ``partial:<held>/<total>`` in the signature)."""
+        resampling = self._result_call(return_per_example, confidence, n_resamples, seed, allow_partial)
+        partial = self._coverage(self.index, allow_partial)
         if not len(self):
             raise self._empty_error()
-        return self._reduce(dict(self._columns), resampling, return_per_example)
+        return mark_partial(self._reduce(dict(self._columns), resampling, return_per_example), partial)
 
     # -- bytes --------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
         """The state as bytes (see the module docstring for the format); ``State.from_bytes`` reads it."""
         self._consolidate()
         columns = self._columns or {}
-        specs, payloads = [], [self._index.astype("<i8").tobytes()]
+        payloads = [self._index.astype("<i8").tobytes(), np.ascontiguousarray(self._digest).tobytes()]
+        specs = []
         for name, column in columns.items():
             if column.dtype == object:
-                data = json.dumps(column.tolist(), ensure_ascii=False).encode("utf-8")
+                data = json.dumps(column.tolist(), ensure_ascii=False).encode("utf-8", "surrogatepass")
                 specs.append({"name": name, "dtype": "str", "shape": list(column.shape), "nbytes": len(data)})
             else:
                 dtype = {"f": "<f8", "i": "<i8", "b": "|b1"}[column.dtype.kind]
@@ -446,6 +520,7 @@ class MetricState:
             "preset": self.preset,
             "options": self._portable_options(),
             "context": self.context,
+            "total": self.total,
             "n": len(self._index),
             "columns": specs,
         }
@@ -462,42 +537,54 @@ class MetricState:
                     {"name": name, "dtype": dtype, "shape": list(array.shape), "nbytes": len(data)}
                 )
                 payloads.append(data)
-        head = json.dumps(header, sort_keys=True, allow_nan=True).encode("utf-8")
-        return b"".join([MAGIC, struct.pack("<I", len(head)), head, *payloads])
+        return pack(header, payloads)
 
     @classmethod
-    def from_bytes(cls, blob) -> MetricState:
+    def from_bytes(cls, blob, where: str = "these bytes") -> MetricState:
         """A state from :meth:`to_bytes`. On the class of a metric (``anls.State.from_bytes``), a state of
         another metric is refused; on ``MetricState`` (or :func:`from_bytes`) the metric is read from the
-        header. Every length, type and option is checked; a malformed blob is a ValueError."""
-        header, payload = _read_header(blob)
+        header. The checksum, every length and type, every option and every column (against the metric's
+        own description) are checked; a malformed blob is a ValueError (``where``: the file's name, for
+        the message)."""
+        header, payload = _read_header(blob, where)
         metric = header["metric"]
         if cls.metric and metric != cls.metric:
-            raise ValueError(f"these bytes hold a {metric} state, not a state of {cls.metric}")
+            raise ValueError(f"{where}: a {metric} state, not a state of {cls.metric}")
         target = cls if cls.metric else _state_class(metric)
-        state = target.__new__(target)
+        try:
+            return target._from_parts(header, payload)
+        except ValueError as err:
+            raise ValueError(f"{where}: {err}") from None
+
+    @classmethod
+    def _from_parts(cls, header: dict, payload: memoryview) -> MetricState:
+        state = cls.__new__(cls)
         state._restore(header["preset"], header["options"])
         state.version = header["version"]
         state.context = header["context"]
+        state.total = header["total"]
         n = header["n"]
-        offset = n * 8
-        if len(payload) < offset:
-            raise ValueError("state bytes are truncated (index)")
-        index = np.frombuffer(payload[:offset], dtype="<i8").astype(np.int64)
+        reader = _PayloadReader(payload)
+        index = np.frombuffer(reader.take(n * 8, "index"), dtype="<i8").astype(np.int64)
+        digest = np.frombuffer(reader.take(n * EXAMPLE_DIGEST_SIZE, "digests"), dtype=np.uint8)
+        digest = digest.reshape(n, EXAMPLE_DIGEST_SIZE).copy()
         columns = {}
         for spec in header["columns"]:
             name, dtype, shape, nbytes = spec["name"], spec["dtype"], tuple(spec["shape"]), spec["nbytes"]
-            data = payload[offset : offset + nbytes]
-            if len(data) != nbytes:
-                raise ValueError(f"state bytes are truncated (column {name!r})")
-            offset += nbytes
+            if name in columns:
+                raise ValueError(f"state column {name!r} appears twice")
             if shape[:1] != (n,):
                 raise ValueError(f"state column {name!r} has shape {list(shape)}, expected {n} rows")
+            data = reader.take(nbytes, f"column {name!r}")
             if dtype == "str":
-                values = json.loads(bytes(data).decode("utf-8"))
+                try:
+                    values = json.loads(bytes(data).decode("utf-8", "surrogatepass"))
+                except (UnicodeDecodeError, ValueError, RecursionError):
+                    values = None
                 if (
                     not isinstance(values, list)
                     or len(values) != n
+                    or len(shape) != 1
                     or not all(isinstance(v, str) for v in values)
                 ):
                     raise ValueError(f"state column {name!r} must hold {n} strings")
@@ -508,23 +595,20 @@ class MetricState:
                     raise ValueError(f"state column {name!r}: {nbytes} bytes do not fit shape {list(shape)}")
                 column = np.frombuffer(data, dtype=dtype).reshape(shape).astype(_NUMERIC[dtype])
             columns[name] = column
+        if n:
+            check_rows(columns, state._schema(), state.metric)
         arrays = {}
         for spec in header.get("arrays", []):
             name, dtype, shape, nbytes = spec["name"], spec["dtype"], tuple(spec["shape"]), spec["nbytes"]
-            data = payload[offset : offset + nbytes]
-            if len(data) != nbytes:
-                raise ValueError(f"state bytes are truncated (array {name!r})")
-            offset += nbytes
+            data = reader.take(nbytes, f"array {name!r}")
             if math.prod(shape) * np.dtype(dtype).itemsize != nbytes or name in arrays:
                 raise ValueError(f"state array {name!r}: {nbytes} bytes do not fit shape {list(shape)}")
             arrays[name] = np.frombuffer(data, dtype=dtype).reshape(shape).astype(_NUMERIC[dtype])
-        if offset != len(payload):
-            raise ValueError(f"state bytes have {len(payload) - offset} trailing bytes")
+        reader.finish()
         if n:
-            if (index < 0).any():
-                raise ValueError("state index holds a negative number")
-            state._pending = [(index, columns)]
-            state._consolidate()
+            if (index < 0).any() or (np.diff(index) <= 0).any():
+                raise ValueError("state index must hold whole numbers >= 0, sorted, each once")
+            state._index, state._digest, state._columns = index, digest, columns
         state._restore_extra(header.get("extra"), arrays)
         return state
 
@@ -541,24 +625,30 @@ class TextPairState(MetricState):
     def update(self, predictions, references, index=None) -> TextPairState:
         """Score a batch: ``predictions`` (one string per example), ``references`` (one string or a list of
         strings per example), ``index`` (the global index of each example; default: after the last one
-        held). The checks and errors are those of ``score``."""
-        from .inputs import text_pairs
+        held). The checks and errors are those of ``score``. Each example's digest is that of its
+        prediction and its list of references (a single reference counts as a list of one)."""
+        from .inputs import nest, text_pairs
 
         predictions, flat, counts = text_pairs(predictions, references)
         columns, context = type(self).example_rows(
             predictions, flat, counts, self.preset, dict(self.options_resolved)
         )
-        return self._add(index, columns, context)
+        return self._add(index, columns, context, example_digests(predictions, nest(flat, counts)))
 
 
-def text_pair_state(options, example_rows, reduce_rows, score, doc: str) -> type[TextPairState]:
+def text_pair_state(
+    options, example_rows, reduce_rows, score, doc: str, columns: dict
+) -> type[TextPairState]:
     """The ``State`` class of a text-pair metric: a :class:`TextPairState` with the metric's option table,
-    the two halves of its ``score_checked``, its ``score`` and ``doc`` (what a state of it holds per
-    example), defined in the metric's module (that of ``reduce_rows``) as ``State``."""
+    the two halves of its ``score_checked``, its ``score``, ``doc`` (what a state of it holds per example)
+    and ``columns`` (``{name: Column}``: what a row holds, or a function of the resolved options that
+    returns it), defined in the metric's module (that of
+    ``reduce_rows``) as ``State``."""
     namespace = {
         "__doc__": doc,
         "__module__": reduce_rows.__module__,
         "__qualname__": "State",
+        "columns": staticmethod(columns) if callable(columns) else dict(columns),
         "options": options,
         "example_rows": staticmethod(example_rows),
         "reduce_rows": staticmethod(reduce_rows),
@@ -573,34 +663,38 @@ def text_pair_metric(
     reduce_rows,
     score_doc: str,
     state_doc: str,
+    columns: dict,
     compare_doc=None,
     score_checked=None,
     state_note=None,
 ) -> tuple:
     """``(score_checked, score, compare, State, state)`` of a text-pair metric from its option table, the two
-    halves of its scoring (``example_rows``, ``reduce_rows``) and the docstrings of ``score`` and ``State``
-    (``compare_doc``: ``compare``'s, default the generic one; ``score_checked``: the metric's own, default
-    ``example_rows`` then ``reduce_rows``; ``state_note``: what ``state``'s docstring adds)."""
+    halves of its scoring (``example_rows``, ``reduce_rows``), the docstrings of ``score`` and ``State`` and
+    what a state's row holds (``columns``: ``{name: Column}``, checked when bytes are read) (``compare_doc``:
+    ``compare``'s, default the generic one; ``score_checked``: the metric's own, default ``example_rows``
+    then ``reduce_rows``; ``state_note``: what ``state``'s docstring adds)."""
     from .inputs import text_pair_score, text_pair_score_checked
     from .stats import compare_function
 
     score_checked = score_checked or text_pair_score_checked(example_rows, reduce_rows)
     score = text_pair_score(score_checked, options, score_doc)
     compare = compare_function(score, compare_doc)
-    state_class = text_pair_state(options, example_rows, reduce_rows, score, state_doc)
+    state_class = text_pair_state(options, example_rows, reduce_rows, score, state_doc, columns)
     return score_checked, score, compare, state_class, state_function(state_class, state_note)
 
 
 def state_function(state_class: type[MetricState], doc: str | None = None):
-    """A metric's ``state(preset="default", **options)``: an empty ``state_class`` with ``preset`` and
-    ``options`` checked and fixed (as ``score`` takes them); ``doc`` says more where the metric needs it."""
+    """A metric's ``state(preset="default", total=None, **options)``: an empty ``state_class`` with ``preset``
+    and ``options`` checked and fixed (as ``score`` takes them) and ``total``, the number of examples of the
+    whole job where the caller knows it; ``doc`` says more where the metric needs it."""
 
-    def state(preset=state_class.options.default_preset, **options):
-        return state_class(preset, **options)
+    def state(preset=state_class.options.default_preset, total=None, **options):
+        return state_class(preset, total=total, **options)
 
     state.__doc__ = (
-        "An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them)"
-        + (f"; {doc}" if doc else ".")
+        "An empty :class:`State` with ``preset`` and ``options`` checked and fixed (as ``score`` takes them); "
+        "``total``: the number of examples of the whole job, where it is known (``result`` then refuses a "
+        "state that lacks some, unless ``allow_partial=True``)" + (f"; {doc}" if doc else ".")
     )
     state.__module__, state.__qualname__ = state_class.__module__, "state"
     state.__annotations__["return"] = state_class
@@ -610,55 +704,34 @@ def state_function(state_class: type[MetricState], doc: str | None = None):
 # ----------------------------------------------------------------------------------------------
 # Reading bytes of any metric
 # ----------------------------------------------------------------------------------------------
-def _check_specs(specs: list, dtypes: tuple, what: str) -> None:
-    """Each description of a header's ``columns``/``arrays``: a name, a dtype among ``dtypes``, a shape of
-    whole numbers >= 0 and a byte count >= 0 (else a ValueError naming ``what`` and the description)."""
-    for spec in specs:
-        ok = (
-            isinstance(spec, dict)
-            and isinstance(spec.get("name"), str)
-            and spec.get("dtype") in dtypes
-            and isinstance(spec.get("shape"), list)
-            and all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in spec["shape"])
-            and isinstance(spec.get("nbytes"), int)
-            and not isinstance(spec["nbytes"], bool)
-            and spec["nbytes"] >= 0
-        )
-        if not ok:
-            raise ValueError(f"state header has a malformed {what} description: {str(spec)[:200]}")
+class _PayloadReader:
+    """Reads a payload's parts in order; a part that runs past the end, or bytes left after the last, is a
+    ValueError naming the part."""
+
+    def __init__(self, payload: memoryview):
+        self.payload, self.offset = payload, 0
+
+    def take(self, nbytes: int, what: str) -> memoryview:
+        data = self.payload[self.offset : self.offset + nbytes]
+        if len(data) != nbytes:
+            raise ValueError(f"state bytes are truncated ({what})")
+        self.offset += nbytes
+        return data
+
+    def finish(self) -> None:
+        if self.offset != len(self.payload):
+            raise ValueError(f"state bytes have {len(self.payload) - self.offset} bytes after the last part")
 
 
-def _read_header(blob) -> tuple[dict, memoryview]:
-    if not isinstance(blob, bytes | bytearray | memoryview):
-        raise TypeError(f"state bytes must be bytes, got {type(blob).__name__}")
-    blob = memoryview(blob).cast("B")
-    if len(blob) < len(MAGIC) + 4 or bytes(blob[: len(MAGIC)]) != MAGIC:
-        raise ValueError("these bytes are not a multimodal-metrics state (no MMSTATE header)")
-    (size,) = struct.unpack("<I", blob[len(MAGIC) : len(MAGIC) + 4])
-    start = len(MAGIC) + 4
-    if len(blob) < start + size:
-        raise ValueError("state bytes are truncated (header)")
+def _read_header(blob, where: str = "these bytes") -> tuple[dict, memoryview]:
+    """(header, payload) of a state's bytes: framing and checksum (``state_format.unpack``), then every
+    field of the header checked (``state_format.check_header``)."""
+    header, payload = unpack(blob, where)
     try:
-        header = json.loads(bytes(blob[start : start + size]).decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ValueError(f"state header is not valid JSON: {err}") from None
-    if not isinstance(header, dict) or header.get("library") != "multimodal-metrics":
-        raise ValueError("these bytes are not a multimodal-metrics state")
-    if header.get("format") != FORMAT:
-        raise ValueError(
-            f"state format {header.get('format')!r} is not supported (this library reads format {FORMAT})"
-        )
-    expected = {"version": str, "metric": str, "preset": str, "options": dict, "n": int, "columns": list}
-    for key, kind in expected.items():
-        if not isinstance(header.get(key), kind) or isinstance(header.get(key), bool):
-            raise ValueError(f"state header field {key!r} is missing or not a {kind.__name__}")
-    if header["n"] < 0 or not (header.get("context") is None or isinstance(header["context"], dict)):
-        raise ValueError("state header has a bad row count or context")
-    if not isinstance(header.get("extra", {}), dict) or not isinstance(header.get("arrays", []), list):
-        raise ValueError("state header has a malformed 'extra' or 'arrays' field")
-    _check_specs(header.get("arrays", []), _NUMERIC, "array")
-    _check_specs(header["columns"], (*_NUMERIC, "str"), "column")
-    return header, blob[start + size :]
+        check_header(header)
+    except ValueError as err:
+        raise ValueError(f"{where}: {err}") from None
+    return header, payload
 
 
 def _state_class(metric: str) -> type[MetricState]:
@@ -673,10 +746,18 @@ def _state_class(metric: str) -> type[MetricState]:
     return state_class
 
 
-def from_bytes(blob) -> MetricState:
-    """The state of whichever metric ``blob`` (from ``to_bytes``) holds."""
-    header, _ = _read_header(blob)
-    return _state_class(header["metric"]).from_bytes(blob)
+def from_bytes(blob, where: str = "these bytes") -> MetricState:
+    """The state of whichever metric ``blob`` (from ``to_bytes``) holds (``where``: a file's name, for the
+    messages)."""
+    return MetricState.from_bytes(blob, where)
+
+
+def read_state(path) -> MetricState:
+    """The state saved in the file at ``path`` (its bytes, from ``to_bytes``): the file's size is checked
+    against its header before the rest is read, and every error names the file."""
+    import os
+
+    return from_bytes(read_file(path), os.fsdecode(path))
 
 
 def merge_all(states) -> MetricState:

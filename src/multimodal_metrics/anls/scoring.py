@@ -3,6 +3,7 @@
 from ..options import Option, OptionTable
 from ..results import Result, mean
 from ..state import text_pair_metric
+from ..state_columns import Column
 from ..stats import interval_values, mean_statistic
 from .core import BOUNDARIES, LENGTH_NORMS, TEXT_NORMS, anls_per_question_flat
 
@@ -104,4 +105,5 @@ score_checked, score, compare, State, state = text_pair_metric(
     state_doc="""ANLS's mergeable state (see :mod:`multimodal_metrics.state`): per-question scores kept with their
     global index; ``result`` equals ``score`` on all questions bit for bit. 8 bytes per question plus
     8 for its index.""",
+    columns={"anls": Column("<f8", low=0.0, high=1.0)},
 )

@@ -55,10 +55,12 @@ class Loaded:
 MAX_FILE_BYTES = 2 * 1024**3  # an input file larger than this is refused before it is read
 
 
-def read_bytes(path, what: str = "a JSON file") -> bytes:
+def read_bytes(path, what: str = "a JSON file", head=None) -> bytes:
     """The bytes of the input file ``path``. Only a regular file is opened (a folder, FIFO, device or
     socket is refused before opening: nothing hangs on a FIFO or reads /dev/zero forever), and at most
-    ``MAX_FILE_BYTES`` are read; every problem is a one-line FormatError naming the file."""
+    ``MAX_FILE_BYTES`` are read; every problem is a one-line FormatError naming the file. ``head``:
+    ``(size, handle) -> None`` first checks the file's size and what it reads from the open file, before
+    the rest is read from the start (a ValueError it raises ends the reading)."""
     import os
     import stat
 
@@ -75,8 +77,12 @@ def read_bytes(path, what: str = "a JSON file") -> bytes:
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         with open(fd, "rb") as f:
-            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):  # replaced between the two looks
+            info = os.fstat(f.fileno())
+            if not stat.S_ISREG(info.st_mode):  # replaced between the two looks
                 raise FormatError(path, f"is not a regular file, expected {what}: refused")
+            if head is not None:
+                head(info.st_size, f)
+                f.seek(0)
             data = f.read(MAX_FILE_BYTES + 1)
     except OSError as err:
         raise FormatError(path, f"cannot be read ({err.strerror})") from None

@@ -6,6 +6,8 @@ Every metric command (those with a mergeable state, :mod:`multimodal_metrics.sta
                          records (a Slurm array task, a Kubernetes job index); each example keeps its
                          position in the whole file as its index
     --index-start K      the index of the first record (files split beforehand: the records before them)
+    --total N            the number of examples of the whole job (default with --shard: the file's record
+                         count, unless --index-start says the file is one part of the job)
     --save-state FILE    write the state of the examples scored (bytes of ``State.to_bytes``)
 
 and ``mm-score merge FILE... [--json]`` merges saved states of one metric, preset and options into the
@@ -17,16 +19,20 @@ interval, signature: bit for bit)::
 
 Shards of one run hold disjoint examples: ``merge`` refuses two files that hold the same index (two
 shards given the same place) unless ``--allow-duplicates`` (states written by a padded sampler, whose
-repeated examples the merge drops when their rows are identical).
+repeated examples the merge drops when their inputs are identical). A state knows the job's size, so a
+merge that lacks a shard is refused, naming the missing examples, unless ``--allow-partial`` (then the
+result says so: a warning and ``partial:<held>/<total>`` in its signature).
 """
 
 import argparse
+import functools
 import sys
+import warnings
 
 from ..stats import RESAMPLING
 from . import paths as mm_paths
 from .arguments import add_resampling_arguments
-from .formats import FormatError, Loaded, read_bytes
+from .formats import Loaded, read_bytes
 from .output import generation_result, print_result
 from .scoring import input_columns, library
 from .words import locate
@@ -72,6 +78,13 @@ def add_arguments(
         metavar="K",
         help=f"the index of the first {first} (for files split beforehand; default 0)",
     )
+    group.add_argument(
+        "--total",
+        type=_count,
+        metavar="N",
+        help="the number of examples of the whole job, recorded in the state so that `mm-score merge` "
+        "refuses a merge that lacks some (default with --shard: the number of records, unless --index-start)",
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -85,7 +98,23 @@ def block(args, n: int) -> tuple[int, int]:
         i, parts = args.shard
         start, stop = n * i // parts, n * (i + 1) // parts
     args.state_index = list(range(args.index_start + start, args.index_start + stop))
+    args.state_total = job_total(args, n)
     return start, stop
+
+
+def job_total(args, n: int) -> int | None:
+    """The number of examples of the whole job: ``--total``, else the ``n`` records of the file when it is
+    the whole job split by ``--shard`` (and no ``--index-start``), else unknown (None: a file scored whole
+    may be one part of a job split beforehand)."""
+    total = getattr(args, "total", None)
+    if total is not None:
+        if args.index_start + n > total:
+            raise ValueError(
+                f"--total {total}: the records of this file are examples {args.index_start}.."
+                f"{args.index_start + n - 1}, past the job's {total}"
+            )
+        return total
+    return n if args.shard and args.index_start == 0 else None
 
 
 def select(args, loaded):
@@ -120,7 +149,7 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
         lib.OPTIONS.check_preset(preset)
         columns = input_columns(lib, preset, loaded.columns)
         kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
-        state = lib.state(preset, **kwargs)
+        state = lib.state(preset, total=args.state_total, **kwargs)
         if loaded.ids:
             try:
                 state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
@@ -133,7 +162,17 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
         print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
         return {"per_example": []} if args.per_example else {}
     resampling = {k: options.get(k) for k in RESAMPLING.names}
-    return dict(state.result(return_per_example=bool(args.per_example), **resampling))
+    with warnings.catch_warnings():  # a shard's own score is partial by design: said once, below
+        warnings.simplefilter("ignore", UserWarning)
+        result = state.result(return_per_example=bool(args.per_example), allow_partial=True, **resampling)
+    partial = result.signature_fields.get("partial")
+    if partial is not None:
+        print(
+            f"mm-score {cmd.name}: note: this shard's score covers {partial} of the job's examples "
+            "(partial in its signature); `mm-score merge` of every shard's --save-state gives the whole score",
+            file=sys.stderr,
+        )
+    return dict(result)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -147,7 +186,10 @@ seeded interval (--confidence, --n-resamples, --seed here), signature, bit for b
   mm-score merge s*.state --confidence 0.95    # = mm-score anls --gt val.json --pred sub.json --confidence 0.95
 
 Two files holding the same example index are refused (two shards given the same place) unless
---allow-duplicates. --per-example writes one JSON line per example: {"index": ..., "<score>": ...}."""
+--allow-duplicates. Each state records the job's number of examples (the record count with --shard, or
+--total): a merge that lacks examples is refused, naming them ("examples 75-99 are missing"), unless
+--allow-partial, which scores the examples held and says so (a warning and partial:<held>/<total> in the
+signature). --per-example writes one JSON line per example: {"index": ..., "<score>": ...}."""
 
 
 def add_merge_parser(sub) -> None:
@@ -166,13 +208,30 @@ def add_merge_parser(sub) -> None:
     p.add_argument(
         "--allow-duplicates",
         action="store_true",
-        help="accept an example index held by several files (dropped when its rows are identical)",
+        help="accept an example index held by several files (kept once when its inputs are identical)",
+    )
+    p.add_argument(
+        "--allow-partial",
+        action="store_true",
+        help="score the examples held when the states lack some of the job's (the signature says partial)",
+    )
+    p.add_argument(
+        "--total",
+        type=_count,
+        metavar="N",
+        help="the job's number of examples, for states saved without one (refused if theirs differs)",
     )
     mm_paths.add_argument(p, "--per-example", "output", metavar="FILE",
                           help='write {"index": ..., "<score>": ...} JSON lines')  # fmt: skip
     p.add_argument("--save-state", metavar="FILE", help="write the merged state")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run_merge)
+
+
+def check_file_head_of(size: int, handle, where: str) -> None:
+    from ..state_format import check_file_head
+
+    check_file_head(size, handle, where)
 
 
 def run_merge(args) -> int:
@@ -188,12 +247,23 @@ def run_merge(args) -> int:
     try:
         states = []
         for path in args.files:
+            where = str(path)
+            head = functools.partial(check_file_head_of, where=where)
+            states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)", head), where))
+        for path, state in zip(
+            args.files[1:], states[1:], strict=True
+        ):  # what they are, before their indexes
             try:
-                states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)")))
-            except FormatError:
-                raise
+                states[0].check_mergeable(state)
             except ValueError as err:
-                raise FormatError(path, str(err)) from None
+                raise ValueError(f"{args.files[0]} and {path}: {err}") from None
+        if args.total is not None:
+            for path, state in zip(args.files, states, strict=True):
+                if state.total not in (None, args.total):
+                    raise ValueError(
+                        f"{path}: the state's job has {state.total} examples, not --total {args.total}"
+                    )
+                state.total = args.total
         if not args.allow_duplicates:
             owner = {}
             for path, state in zip(args.files, states, strict=True):
@@ -222,6 +292,7 @@ def run_merge(args) -> int:
             confidence=args.confidence,
             n_resamples=args.n_resamples,
             seed=args.seed,
+            allow_partial=args.allow_partial,
         )
     )
     if args.per_example and merged.metric == "fid_clip" and "clip_score" not in result:

@@ -11,6 +11,7 @@ from ..inputs import nest
 from ..options import Option, OptionTable, check_number
 from ..results import Result
 from ..state import text_pair_metric
+from ..state_columns import Column
 from ..stats import Statistic, bleu, interval_values, ratio
 from .corpus import KEYS, MISSING_DATAFLOW, STATS_COLUMNS, corpus_codebleu, corpus_scores
 from .dataflow import DATAFLOW_WORK_PER_TOKEN
@@ -421,6 +422,7 @@ score_checked, score, compare, State, state = text_pair_metric(
     (:data:`~.corpus.STATS_COLUMNS`, 192 bytes), its data-flow-limited flag (1 byte) and its global index
     (8 bytes); every merged state must share the grammars (the context). ``result`` equals ``score`` on
     all examples bit for bit; the parse warnings of ``update`` name indices within the batch.""",
+    columns={"stats": Column("<f8", (len(STATS_COLUMNS),), low=0.0), "dataflow_limited": Column("|b1")},
     compare_doc="""Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``);
     ``kwargs``: ``preset`` and the options (``lang``), the same for both.""",
     score_checked=score_checked,

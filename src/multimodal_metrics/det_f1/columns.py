@@ -528,3 +528,28 @@ def same_classes(a, b) -> bool:
     if is_arrow(a) and is_arrow(b):
         return a.equals(b)
     return class_list(a) == class_list(b)
+
+
+def image_digests(predictions: Columns, references: Columns) -> np.ndarray:
+    """What each image of a batch is, for a scoring state: one 128-bit digest per image of its packed
+    predictions and references (each side's class names and box counts as JSON, then its boxes' float64
+    coordinates; the JSON fixes how many coordinate bytes follow, so the bytes of two images are equal
+    exactly when their boxes are)."""
+    import json
+
+    from ..digests import row_digests
+
+    sides = []
+    for side in (predictions, references):
+        classes, counts = class_list(side.classes), side.counts.tolist()
+        box_start = np.concatenate([[0], np.cumsum(side.counts, dtype=np.int64)]).tolist()
+        coords = np.ascontiguousarray(side.coords, dtype="<f8")
+        offsets = side.offsets.tolist()
+        parts = []
+        for g0, g1 in zip(offsets[:-1], offsets[1:]):
+            head = json.dumps([classes[g0:g1], counts[g0:g1]], ensure_ascii=False, separators=(",", ":"))
+            parts.append(
+                head.encode("utf-8", "surrogatepass") + coords[box_start[g0] : box_start[g1]].tobytes()
+            )
+        sides.append(parts)
+    return row_digests([p + r for p, r in zip(*sides)])

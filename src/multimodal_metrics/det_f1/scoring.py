@@ -6,9 +6,10 @@ from ..inputs import check_list, check_same_length, score_function
 from ..options import Option, OptionTable, check_bool
 from ..results import Result, make_result
 from ..state import MetricState, state_function
+from ..state_columns import Column
 from ..stats import Resampling, Statistic, compare_function, interval_values, precision_recall_f1
 from .boxes import BOUNDARIES, BOX_FORMATS, MATCHINGS, MISSING_CLASS
-from .columns import pack
+from .columns import image_digests, pack
 from .core import count_per_image, scores
 
 PRESETS = {
@@ -199,6 +200,7 @@ class State(MetricState):
     (24 for the counts, 8 for the index)."""
 
     options = OPTIONS
+    columns = {"counts": Column("<i8", (3,), low=0)}
     reduce_rows = staticmethod(reduce_rows)
     score = staticmethod(score)
 
@@ -208,7 +210,7 @@ class State(MetricState):
         and errors are those of ``score``."""
         predictions, references = checked_images(predictions, references)
         rows, context = example_rows(predictions, references, self.preset, dict(self.options_resolved))
-        return self._add(index, rows, context)
+        return self._add(index, rows, context, image_digests(predictions, references))
 
 
 state = state_function(State)

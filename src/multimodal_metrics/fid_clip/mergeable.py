@@ -45,7 +45,8 @@ import os
 import numpy as np
 
 from ..options import check_bool
-from ..state import MetricState, canonical, check_index
+from ..state import MetricState, canonical
+from ..state_index import check_index, check_offset, mark_partial
 from .extract import clip_cosines, side_features
 from .moments import FrechetStats, load_stats
 from .scoring import (
@@ -190,6 +191,8 @@ class _Side:
             value = getattr(side, key)
             if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
                 raise ValueError(f"{where}: {key!r} must be a whole number >= 0")
+        if "index" not in arrays or "digest" not in arrays:
+            raise ValueError(f"{where}: the index or the digests are missing")
         side.index, side.digest = arrays.pop("index"), arrays.pop("digest")
         n = len(side.index)
         if (
@@ -203,9 +206,13 @@ class _Side:
         side.cos = arrays.pop("cos", None)
         if (side.cos is not None) != bool(side.clip) or (side.cos is not None and side.cos.shape != (n,)):
             raise ValueError(f"{where}: the CLIP cosines do not match the examples")
+        if side.cos is not None and not (np.isfinite(side.cos) & (np.abs(side.cos) <= 1.0)).all():
+            raise ValueError(f"{where}: a CLIP cosine is not a finite number in [-1, 1]")
         side.features = arrays.pop("features", None)
         if side.features is not None and (side.dims is None or side.features.shape != (n, side.dims)):
             raise ValueError(f"{where}: the feature vectors do not match the examples")
+        if side.features is not None and not np.isfinite(side.features).all():
+            raise ValueError(f"{where}: a feature vector holds a number that is not finite")
         stats = {k[6:]: arrays.pop(k) for k in [k for k in arrays if k.startswith("stats.")]}
         if stats:
             if side.dims is None:
@@ -461,6 +468,7 @@ class State(MetricState):
             self._check_same(other)
         for other in others:
             self._merge_one(other)
+            self.total = self.total if other.total is None else other.total
         return self
 
     def _merge_one(self, other: "State") -> None:
@@ -588,6 +596,9 @@ class State(MetricState):
         paired rows of a dataset scored without an index column). Moments already added keep the blocks
         they were added in: FID from them is then within 1e-12 of one process (kept vectors: bit for bit)."""
         for side in self._sides.values():
+            check_offset(offset, side.index, self.metric)
+            check_offset(offset, np.array([side.next]), self.metric)
+        for side in self._sides.values():
             side.shift(int(offset))
         return self
 
@@ -606,11 +617,20 @@ class State(MetricState):
         return f"<fid_clip state: preset {self.preset!r}, {p} generated and {r} reference example(s)>"
 
     # -- result --------------------------------------------------------------------------------
-    def result(self, return_per_example=False, confidence=None, n_resamples=None, seed=None):
+    def result(
+        self, return_per_example=False, confidence=None, n_resamples=None, seed=None, allow_partial=False
+    ):
         """fid_clip's :class:`~multimodal_metrics.results.Result` of every example held, in index order:
         what ``score`` gives on all of them with this state's preset and options (see the module docstring
-        for what is equal bit for bit)."""
-        resampling = self._result_call(return_per_example, confidence, n_resamples, seed)
+        for what is equal bit for bit). ``total`` counts the generated images (the references where there
+        are none): a state that lacks some is refused unless ``allow_partial=True`` (see
+        :meth:`MetricState.result`)."""
+        resampling = self._result_call(return_per_example, confidence, n_resamples, seed, allow_partial)
+        p, r = self._sides["predictions"], self._sides["references"]
+        partial = self._coverage(p.index if len(p) else r.index, allow_partial)
+        return mark_partial(self._result(resampling, return_per_example, n_resamples), partial)
+
+    def _result(self, resampling, return_per_example, n_resamples):
         p, r = self._sides["predictions"], self._sides["references"]
         if not len(p) and not len(r):
             raise self._empty_error()

@@ -5,6 +5,7 @@ import numpy as np
 from ..options import Option, OptionTable, check_choice, check_number
 from ..results import LazyRows, Result, mean
 from ..state import text_pair_metric
+from ..state_columns import Column
 from ..stats import Statistic, interval_values
 from .core import BOTH_EMPTY_SCORES, CASE_FOLDS, cer_per_example, corpus_cer, ned_per_example_flat
 
@@ -146,6 +147,12 @@ score_checked, score, compare, State, state = text_pair_metric(
     state_doc="""NED's mergeable state (see :mod:`multimodal_metrics.state`): per example 1 - NED, exact match, the
     CER's edits and reference length (8 bytes each) and the global index (8 bytes); ``result`` equals
     ``score`` on all examples bit for bit.""",
+    columns={
+        "one_minus_ned": Column("<f8", low=0.0, high=1.0),
+        "string_accuracy": Column("<f8", low=0.0, high=1.0),
+        "edits": Column("<f8", low=0.0, whole=True),
+        "ref_chars": Column("<f8", low=0.0, whole=True),
+    },
     compare_doc="""Paired significance test of systems A and B on the same references (see ``stats.paired_comparison``),
     per score (``one_minus_ned``, ``string_accuracy``, ``cer``); ``kwargs``: ``preset`` and the options,
     the same for both.""",

@@ -14,6 +14,7 @@ from ..options import Option, OptionTable
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, Signature, mean
 from ..state import text_pair_metric
+from ..state_columns import Column
 from ..stats import Resampling, Statistic, interval_values, mean_statistic, ratio
 from .core import REFERENCE_AGGS, corpus_meteor, meteor_per_example, synonym_source
 from .dependencies import library_versions, require_libraries
@@ -317,4 +318,9 @@ score_checked, score, compare, State, state = text_pair_metric(
     counts of its best reference and the numeric-branch flag (49 bytes) and its global index (8 bytes);
     every merged state must share the synonym resource and library versions. ``result`` equals ``score``
     on all examples bit for bit.""",
+    columns={
+        "meteor": Column("<f8", low=0.0, high=1.0),
+        "alignment": Column("<i8", (4,), low=0),
+        "numeric": Column("|b1"),
+    },
 )

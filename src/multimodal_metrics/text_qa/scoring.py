@@ -6,6 +6,7 @@ from ..inputs import nest
 from ..options import Option, OptionTable
 from ..results import Result, mean
 from ..state import text_pair_metric
+from ..state_columns import Column
 from ..stats import interval_values, mean_statistic
 from .core import MEASURES, lemmatizer_version, text_qa_per_example
 
@@ -86,4 +87,5 @@ score_checked, score, compare, State, state = text_pair_metric(
     state_doc="""text_qa's mergeable state (see :mod:`multimodal_metrics.state`): per question its score (8 bytes)
     and global index (8 bytes), and the lemmatiser's version, which every merged state must share;
     ``result`` equals ``score`` on all questions bit for bit.""",
+    columns=lambda options: {options["measure"]: Column("<f8", low=0.0, high=1.0)},
 )

@@ -19,11 +19,13 @@ import itertools
 import warnings
 
 from ..arrow_inputs import reference_lists_to_arrow, strings_to_arrow
+from ..digests import example_digests
 from ..inputs import check_same_length, check_strings
 from ..options import Option, OptionTable, check_bool, check_number
 from ..resources.wordnet import load_wordnet, open_wordnet
 from ..results import Result, mean
 from ..state import MetricState, state_function
+from ..state_columns import Column
 from ..stats import Resampling, Statistic, bleu, compare_function, interval_values, mean_statistic
 from .bleu import bleu1_scores, corpus_bleu1
 from .core import (
@@ -457,6 +459,20 @@ compare = compare_function(
 )
 
 
+_SCORE = Column("<f8", low=0.0, high=1.0)
+STATE_COLUMNS = {  # what a state's row holds, by procedure (checked when bytes are read)
+    "vqa_v2": {"score": _SCORE, "question_types": Column("str"), "answer_types": Column("str")},
+    "fusion_brain_2021": {"score": _SCORE, "languages": Column("str", choices=LANGUAGES)},
+    "tdiuc": {
+        "score": Column("<f8", low=0.0, high=1.0, whole=True),
+        "question_types": Column("str"),
+        "answers": Column("str"),
+    },
+    "wups": {"score": _SCORE},
+    "bleu1": {"score": _SCORE, "counts": Column("<i8", (4,), low=0)},
+}
+
+
 class State(MetricState):
     """vqa_acc's mergeable state (see :mod:`multimodal_metrics.state`): the rows of :func:`example_rows`
     kept with each question's global index; ``result`` equals ``score`` on all questions bit for bit.
@@ -471,6 +487,9 @@ class State(MetricState):
     options = OPTIONS
     reduce_rows = staticmethod(reduce_rows)
     score = staticmethod(score)
+
+    def _schema(self) -> dict:
+        return STATE_COLUMNS[SCORERS[self.preset]]
 
     def update(
         self, predictions, references, question_types=None, answer_types=None, languages=None, index=None
@@ -491,7 +510,8 @@ class State(MetricState):
         rows = {
             k: v.to_pylist() if isinstance(v, (pa.Array, pa.ChunkedArray)) else v for k, v in rows.items()
         }
-        return self._add(index, rows, context)
+        digests = example_digests(predictions.to_pylist(), references.to_pylist(), *columns.values())
+        return self._add(index, rows, context, digests)
 
 
 state = state_function(State)
