@@ -111,24 +111,21 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
     """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
     written to ``--save-state``. An empty shard saves an empty state and prints no score."""
     out = mm_paths.Output(args.save_state, "--save-state")  # checked before any scoring starts
-    try:
-        lib = library(cmd.metric)
-        if not hasattr(lib, "state"):
-            raise ValueError(
-                f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
-            )
-        lib.OPTIONS.check_preset(preset)
-        columns = input_columns(lib, preset, loaded.columns)
-        kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
-        state = lib.state(preset, **kwargs)
-        if loaded.ids:
-            try:
-                state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
-            except (ValueError, TypeError) as err:
-                raise ValueError(locate(err, loaded)) from None
-        out.write(state.to_bytes())
-    finally:
-        out.discard()
+    lib = library(cmd.metric)
+    if not hasattr(lib, "state"):
+        raise ValueError(
+            f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
+        )
+    lib.OPTIONS.check_preset(preset)
+    columns = input_columns(lib, preset, loaded.columns)
+    kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
+    state = lib.state(preset, **kwargs)
+    if loaded.ids:
+        try:
+            state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
+        except (ValueError, TypeError) as err:
+            raise ValueError(locate(err, loaded)) from None
+    out.write(state.to_bytes())
     if not loaded.ids:
         print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
         return {"per_example": []} if args.per_example else {}
@@ -182,40 +179,34 @@ def run_merge(args) -> int:
 
     from .. import state as mm_state
 
-    save = None
-    if args.save_state:
-        save = mm_paths.Output(args.save_state, "--save-state")
-    try:
-        states = []
-        for path in args.files:
-            try:
-                states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)")))
-            except FormatError:
-                raise
-            except ValueError as err:
-                raise FormatError(path, str(err)) from None
-        if not args.allow_duplicates:
-            owner = {}
-            for path, state in zip(args.files, states, strict=True):
-                index = state.index
-                for other, seen in owner.items():
-                    common = np.intersect1d(index, seen, assume_unique=True)
-                    if len(common):
-                        raise ValueError(
-                            f"{other} and {path} both hold example index {int(common[0])}: shards of one run "
-                            "hold disjoint examples (score each with --shard I/N, or --index-start K for files "
-                            "split beforehand; --allow-duplicates accepts repeated identical examples)"
-                        )
-                owner[path] = index
+    save = mm_paths.Output(args.save_state, "--save-state") if args.save_state else None
+    states = []
+    for path in args.files:
         try:
-            merged = mm_state.merge_all(states)
+            states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)")))
+        except FormatError:
+            raise
         except ValueError as err:
-            raise ValueError(f"{' '.join(args.files)}: {err}") from None
-        if save is not None:
-            save.write(merged.to_bytes())
-    finally:
-        if save is not None:
-            save.discard()
+            raise FormatError(path, str(err)) from None
+    if not args.allow_duplicates:
+        owner = {}
+        for path, state in zip(args.files, states, strict=True):
+            index = state.index
+            for other, seen in owner.items():
+                common = np.intersect1d(index, seen, assume_unique=True)
+                if len(common):
+                    raise ValueError(
+                        f"{other} and {path} both hold example index {int(common[0])}: shards of one run "
+                        "hold disjoint examples (score each with --shard I/N, or --index-start K for files "
+                        "split beforehand; --allow-duplicates accepts repeated identical examples)"
+                    )
+            owner[path] = index
+    try:
+        merged = mm_state.merge_all(states)
+    except ValueError as err:
+        raise ValueError(f"{' '.join(args.files)}: {err}") from None
+    if save is not None:
+        save.write(merged.to_bytes())
     result = dict(
         merged.result(
             return_per_example=bool(args.per_example),
