@@ -56,6 +56,12 @@ def test_merge_refusals_name_the_files(tmp_path, capsys):
     assert code == 0 and json.loads(out)["examples"] == 20
     code, _, err = run(capsys, "merge", a, c)
     assert code == 2 and "preset differs" in err
+    d = str(tmp_path / "d.state")  # all records again, under another preset: what differs is the preset
+    assert run(capsys, command, *files, "--preset", "stvqa", "--save-state", d)[0] == 0
+    for extra in ([], ["--allow-duplicates"]):
+        code, _, err = run(capsys, "merge", b, d, *extra)
+        assert code == 2 and f"{b} and {d}: " in err and "preset differs ('default' vs 'stvqa')" in err, err
+        assert "example index" not in err and "--allow-duplicates" not in err
     code, _, err = run(capsys, "merge", str(gt))
     assert code == 2 and f"{gt}: these bytes are not a multimodal-metrics state" in err
     code, _, err = run(capsys, command, *files, "--shard", "2/2")

@@ -143,7 +143,8 @@ seeded interval (--confidence, --n-resamples, --seed here), signature, bit for b
   for i in 0 1 2 3; do mm-score anls --gt val.json --pred sub.json --shard $i/4 --save-state s$i.state; done
   mm-score merge s*.state --confidence 0.95    # = mm-score anls --gt val.json --pred sub.json --confidence 0.95
 
-Two files holding the same example index are refused (two shards given the same place) unless
+Files of another metric, preset, option value, resource or library version are refused, naming what
+differs; then two files holding the same example index (two shards given the same place), unless
 --allow-duplicates. --per-example writes one JSON line per example: {"index": ..., "<score>": ...}."""
 
 
@@ -188,6 +189,11 @@ def run_merge(args) -> int:
             raise
         except ValueError as err:
             raise FormatError(path, str(err)) from None
+    for path, state in zip(args.files[1:], states[1:], strict=True):  # what they are, before what they hold
+        try:
+            state._check_same(states[0])  # "<key> differs (<first file's> vs <this one's>)"
+        except ValueError as err:
+            raise ValueError(f"{args.files[0]} and {path}: {err}") from None
     if not args.allow_duplicates:
         owner = {}
         for path, state in zip(args.files, states, strict=True):
