@@ -110,6 +110,30 @@ def test_errors_name_the_argument_column_and_example(ray_cluster):
         mmray.score(ds, "anls", predictions="p", references="r", index="i")
 
 
+def test_a_refused_row_is_named_by_its_dataset_row(ray_cluster):
+    """Row 7 of 10 (in the third of four blocks) refused: the error names the dataset row and the index
+    column's value, never the row's position in its batch (`predictions[1]`) or an unusable index
+    (`index[None]`)."""
+    import multimodal_metrics.ray as mmray
+
+    def dataset(bad_row: dict):
+        items = [{"i": 10 + k, "p": "a", "r": ["a"]} for k in range(10)]
+        items[7].update(bad_row)
+        return ray_cluster.data.from_items(items).repartition(4)
+
+    prediction = r"`predictions\[{}\]` must be a string, got NoneType \(None\) \({}\)"
+    with pytest.raises(TypeError, match=prediction.format(7, r"dataset row 7")):
+        mmray.score(dataset({"p": None}), "anls", predictions="p", references="r")
+    with pytest.raises(TypeError, match=prediction.format(17, r"dataset row 7, index column 'i' = 17")):
+        mmray.score(dataset({"p": None}), "anls", predictions="p", references="r", index="i")
+    with pytest.raises(
+        TypeError, match=r"`index\[7\]` must be a whole number .*\(dataset row 7, index column 'i' = None\)"
+    ):
+        mmray.score(dataset({"i": None}), "anls", predictions="p", references="r", index="i")
+    with pytest.raises(TypeError, match=r"`predictions\[7\]` .*\(dataset row 7, index column 'i' = None\)"):
+        mmray.score(dataset({"i": None, "p": None}), "anls", predictions="p", references="r", index="i")
+
+
 def test_importing_the_library_does_not_import_ray_or_torch():
     code = (
         "import sys, multimodal_metrics, multimodal_metrics.state, multimodal_metrics.distributed\n"
