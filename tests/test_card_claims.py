@@ -507,3 +507,58 @@ def test_fid_presets_equal_pytorch_fids_pipeline_on_generated_image_files(tmp_pa
             got = fid_clip.score(files["gen"], files["real"], preset=preset, inception_weights=weights,
                                  batch_size=7, progress=False)  # fmt: skip
         assert abs(got["fid"] - expected) <= 1e-4 * expected, (preset, got["fid"], expected)
+
+
+# ----------------------------------------------------------------------------------------------
+# "N bytes per example" of every card's state paragraph = len(state.to_bytes()) per example added
+# ----------------------------------------------------------------------------------------------
+_BYTES_CLAIM = re.compile(r"(\d+) bytes (?:per (?:question|example|pair|image)|of counts)")
+
+
+def _bytes_per_example(make_state) -> int:
+    """The bytes one more example adds to a state's ``to_bytes``: (size at 1,010 - size at 10) // 1,000
+    (the header's counts gain a few digits, less than one byte per example)."""
+    small, large = (len(make_state(n).to_bytes()) for n in (10, 1010))
+    return (large - small) // 1000
+
+
+def _engine_state(metric: str, **overrides):
+    from engine_cases import case
+
+    def make(n):
+        c = case(metric, n)
+        inputs = c.take(range(n))
+        if "preset" in overrides:  # a preset that reduces by no text column: its inputs are the pairs
+            inputs = {k: inputs[k] for k in ("predictions", "references")}
+        return c.module.state(**{**c.options, **overrides}).update(**inputs, index=list(range(n)))
+
+    return make
+
+
+def _measured_bytes(metric: str) -> list[int]:
+    """What the card's claims (in their order) measure: one figure per example (or per side of fid_clip)."""
+    if metric == "vqa_acc":  # "16 bytes per question plus the text or 32 bytes of counts"
+        score_only = _bytes_per_example(_engine_state(metric, preset="wups"))
+        return [score_only, _bytes_per_example(_engine_state(metric, preset="bleu1")) - score_only]
+    if metric == "fid_clip":  # per side (generated, reference) of each paired example, the moments aside
+        return [_bytes_per_example(_engine_state(metric, keep_features=False)) // 2]
+    return [_bytes_per_example(_engine_state(metric))]
+
+
+def _stateful():
+    from engine_cases import stateful_metrics
+
+    return stateful_metrics()
+
+
+@pytest.mark.parametrize("metric", _stateful())
+def test_card_bytes_per_example_of_a_state_are_measured(metric):
+    from pathlib import Path
+
+    card = (Path(__file__).parents[1] / "metrics" / metric / "README.md").read_text(encoding="utf-8")
+    claimed = [int(n) for n in _BYTES_CLAIM.findall(card)]
+    assert claimed, f"metrics/{metric}/README.md states no bytes per example of its state"
+    assert claimed == _measured_bytes(metric), f"metrics/{metric}/README.md: {claimed} bytes claimed"
+    if metric == "anls":  # the README's figure
+        readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+        assert f"about {claimed[0]} bytes per example for ANLS" in " ".join(readme.split())

@@ -76,6 +76,16 @@ def test_rank_without_data_equals_score(empty_rank, metric):
         assert empty_rank["ranks"][r][metric]["result"] == reference
 
 
+def test_an_index_given_to_two_examples_and_a_missing_share_are_refused_on_every_rank(tmp_path):
+    """Rank 1 gives index 2 to another question than rank 0's, both scoring 1.0 (no longer taken for a
+    sampler's padding); then the ranks hold 6 of a job of 10 examples (a rank's share lost)."""
+    run = torchrun("collide", tmp_path, ["anls"], n=10, limit=50)
+    for r in (0, 1):
+        collided, missing = run["ranks"][r]["errors"]
+        assert "example index 2 was given to two different examples" in collided
+        assert "examples 6-9 are missing (4 of the job's 10)" in missing
+
+
 def test_a_failing_rank_reaches_every_rank(tmp_path):
     run = torchrun("fail", tmp_path, ["anls"], n=10, limit=50)
     errors = [run["ranks"][r]["error"] for r in (0, 1)]
@@ -83,6 +93,59 @@ def test_a_failing_rank_reaches_every_rank(tmp_path):
     assert errors[0]["type"] == "RankFailed" and errors[0]["rank"] == 1
     assert "rank 1 failed: ValueError: rank 1 could not read its shard" in errors[0]["message"]
     assert all(run["ranks"][r]["seconds"] < 30 for r in (0, 1))
+
+
+def test_any_exception_in_guard_reaches_every_rank_and_a_failure_after_the_last_gather_is_at_once(tmp_path):
+    """sys.exit() and KeyboardInterrupt inside guard() reach the other rank at once (they used to wait the
+    whole timeout for a GatherTimeout) and still propagate on the rank that raised them; an error raised
+    after the last all_gather (writing a report) fails at once, not after the timeout (60 s here) spent
+    waiting for a rank that has left its guard()."""
+    run = torchrun("exits", tmp_path, ["anls"], n=10, limit=50)
+    mine, other = ([b["error"] for b in run["ranks"][r]["blocks"]] for r in (1, 0))
+    assert [e["type"] for e in mine] == ["SystemExit", "KeyboardInterrupt", "OSError"]
+    assert mine[0]["message"] == "3" and mine[2]["message"] == "could not write the report"
+    assert [e["type"] if e else None for e in other] == ["RankFailed", "RankFailed", None]
+    assert "rank 1 failed: SystemExit: 3" in other[0]["message"] and other[0]["rank"] == 1
+    assert "rank 1 failed: KeyboardInterrupt" in other[1]["message"] and other[1]["rank"] == 1
+    for r in (0, 1):
+        assert all(b["seconds"] < 10 for b in run["ranks"][r]["blocks"]), run["ranks"][r]["blocks"]
+
+
+def launch(scenario: str, tmp_path: Path, n: int = 10, limit: float = 60) -> dict:
+    """Two gloo ranks started as plain processes (the env:// rendezvous of a Slurm or MPI launch; torchrun
+    would stop every rank when one dies): {"codes": exit statuses, "ranks": {rank: output}}."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    procs = []
+    for rank in (0, 1):
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "RANK": str(rank), "LOCAL_RANK": str(rank),
+               "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}  # fmt: skip
+        procs.append(subprocess.Popen([sys.executable, str(WORKER), scenario, str(tmp_path), str(n), "anls"],
+                                      env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT))  # fmt: skip
+    try:
+        outputs = [p.communicate(timeout=limit)[0].decode(errors="replace") for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    files = {r: tmp_path / f"rank{r}.json" for r in (0, 1)}
+    ranks = {r: json.loads(f.read_text()) for r, f in files.items() if f.exists()}
+    return {"codes": [p.returncode for p in procs], "ranks": ranks, "outputs": outputs}
+
+
+def test_a_rank_killed_during_the_exchange_is_named(tmp_path):
+    """Rank 1 dies (SIGKILL) between the two collectives of the exchange: rank 0 gets RankFailed naming
+    rank 1 within seconds, not gloo's raw "Connection reset by peer"."""
+    run = launch("killed", tmp_path)
+    assert run["codes"] == [0, -9], run["outputs"]
+    error = run["ranks"][0]["error"]
+    assert error["type"] == "RankFailed" and error["rank"] == 1, error
+    assert "rank(s) [1] stopped during the exchange of the states" in error["message"]
+    assert run["ranks"][0]["seconds"] < 15
 
 
 def test_a_late_rank_is_named_by_every_rank(tmp_path):
@@ -105,9 +168,10 @@ def test_without_process_group_returns_a_copy():
         mmdist.all_gather(None, error=KeyError("x"))
     with pytest.raises(TypeError, match="`state` must be a metric's state"):
         mmdist.all_gather([1, 2])
-    with pytest.raises(ValueError, match="`timeout` must be a positive number"):
-        with mmdist.guard(timeout=-1):
-            pass
+    for timeout in (-1, float("inf")):
+        with pytest.raises(ValueError, match="`timeout` must be a positive finite number"):
+            with mmdist.guard(timeout=timeout):
+                pass
 
 
 def _meetings(world: int, timeout: float):
@@ -118,7 +182,7 @@ def _meetings(world: int, timeout: float):
     for rank in range(world):
         m = mmdist._Meeting.__new__(mmdist._Meeting)
         m.store, m.rank, m.world, m.timeout = store, rank, world, timeout
-        m.prefix, m.where = "t/0/", f"rank {rank} of {world}"
+        m.prefix, m.group_prefix, m.where = "t/0/", "t/", f"rank {rank} of {world}"
         out.append(m)
     return out
 
@@ -165,3 +229,32 @@ def test_protocol_timeout_names_the_missing_rank_and_a_late_rank_agrees():
 
     results = _run(_meetings(3, 0.5), [lambda m: m.agree(), lambda m: m.agree(), very_late])
     assert all(isinstance(e, mmdist.GatherTimeout) and e.ranks == [2] for e in results), results
+
+
+def test_protocol_a_failed_rank_waits_for_ranks_in_a_guard_not_for_ranks_that_left_theirs(monkeypatch):
+    """Rank 1 fails. Rank 0 has left its guard() for good: not waited for past the grace. Rank 2 is
+    inside its guard() and arrives after 1 s: waited for (it reads the error). Rank 3 left its guard() and
+    reaches all_gather 0.1 s later (the guard, then all_gather): waited for within the grace."""
+    monkeypatch.setattr(mmdist, "_LEFT_GRACE", 0.5)
+    meetings = _meetings(4, 30)
+    store = meetings[0].store
+    for rank, status in ((0, "left"), (2, "in"), (3, "left")):
+        store.set(f"t/guard/{rank}", status)
+    took = {}
+
+    def failing(m):
+        start = time.monotonic()
+        m.fail(OSError("could not write the report"))
+        took["fail"] = time.monotonic() - start
+
+    def after(seconds):
+        def arrive(m):
+            time.sleep(seconds)
+            m.agree()
+
+        return arrive
+
+    results = _run(meetings, [lambda m: None, failing, after(1.0), after(0.1)])
+    assert results[0] is results[1] is None
+    assert all(isinstance(results[r], mmdist.RankFailed) and results[r].rank == 1 for r in (2, 3))
+    assert 1.0 <= took["fail"] < 5  # waited for rank 2 (1 s), not the 30 s timeout for rank 0

@@ -140,9 +140,10 @@ def test_weights_refusals_name_the_flag(capsys, c2c):
     "expected one argument"."""
     for value, got in (("inf,0,0,0", "inf"), ("-1,1,1,1", "-1.0"), ("-inf,1,1,1", "-inf")):
         line = one_error(capsys, "codebleu", "--gt", c2c[0], "--pred", c2c[1], "--weights", value)
-        assert line == f"mm-score codebleu: error: value 1 of --weights must be a number >= 0.0, got {got}", (
+        assert (
             line
-        )
+            == f"mm-score codebleu: error: value 1 of --weights must be a finite number >= 0.0, got {got}"
+        ), line
     line = one_error(capsys, "codebleu", "--gt", c2c[0], "--pred", c2c[1], "--weights", "1,1,-.5,1")
     assert "value 3 of --weights" in line and "record" not in line
     code, out, err = run(

@@ -5,6 +5,7 @@ rules between options and the opening of resources are rows and hooks of the tab
 """
 
 import importlib
+import math
 
 import pytest
 
@@ -128,3 +129,40 @@ def test_the_resampling_flags_come_from_the_table():
     assert rest == {"threshold": 0.5}
     assert (resampling.confidence, resampling.n_resamples, resampling.seed) == (0.9, 20, 12345)
     assert "resamples or trials" in parser.format_help()
+
+
+def _open_ranges():
+    """(metric, option) of every number option whose range is open on a side (``low`` or ``high`` None):
+    infinity lies in such a range, so the refusal must say why it is refused."""
+    tables = [importlib.import_module(f"multimodal_metrics.{m}").OPTIONS for m in METRICS]
+    return [
+        (t.metric, o)
+        for t in tables
+        for o in t
+        if o.kind in ("number", "integer") and (o.low is None or o.high is None) and not o.allow_inf
+    ]
+
+
+def test_an_infinite_value_of_an_open_range_is_refused_as_not_finite():
+    """`--weights inf,1,1,1` said "must be a number >= 0.0, got inf", which inf is: every option whose range
+    is open on a side says "a finite number" (a closed range [low, high] excludes infinity by itself)."""
+    from multimodal_metrics.codebleu.scoring import _check_weights
+    from multimodal_metrics.options import check_number
+
+    cases = _open_ranges()
+    assert {(m, o.name) for m, o in cases} >= {("fid_clip", "clip_scale"), ("vqa_acc", "num_answers")}
+    for _metric, option in cases:
+        for value in (math.inf, -math.inf, *([10**400] if option.kind == "number" else [])):
+            with pytest.raises(
+                ValueError, match=rf"`{option.name}` must be a (finite number [<>]= |positive integer)"
+            ):
+                option.checked(value)
+    with pytest.raises(ValueError, match=r"`weights\[0\]` must be a finite number >= 0.0, got inf"):
+        _check_weights([math.inf, 1, 1, 1])
+    with pytest.raises(ValueError, match=r"`x` must be a finite number, got -inf"):
+        check_number(-math.inf, "x")
+    with pytest.raises(ValueError, match=r"`x` must be a number that is not NaN, got nan"):
+        check_number(math.nan, "x", allow_inf=True)
+    assert check_number(math.inf, "x", 0.0, allow_inf=True) == math.inf
+    with pytest.raises(ValueError, match=r"`x` must be a number in \[0.0, 1.0\], got inf"):
+        check_number(math.inf, "x", 0.0, 1.0)

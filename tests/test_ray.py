@@ -110,6 +110,30 @@ def test_errors_name_the_argument_column_and_example(ray_cluster):
         mmray.score(ds, "anls", predictions="p", references="r", index="i")
 
 
+def test_a_refused_row_is_named_by_its_dataset_row(ray_cluster):
+    """Row 7 of 10 (in the third of four blocks) refused: the error names the dataset row and the index
+    column's value, never the row's position in its batch (`predictions[1]`) or an unusable index
+    (`index[None]`)."""
+    import multimodal_metrics.ray as mmray
+
+    def dataset(bad_row: dict):
+        items = [{"i": 10 + k, "p": "a", "r": ["a"]} for k in range(10)]
+        items[7].update(bad_row)
+        return ray_cluster.data.from_items(items).repartition(4)
+
+    prediction = r"`predictions\[{}\]` must be a string, got NoneType \(None\) \({}\)"
+    with pytest.raises(TypeError, match=prediction.format(7, r"dataset row 7")):
+        mmray.score(dataset({"p": None}), "anls", predictions="p", references="r")
+    with pytest.raises(TypeError, match=prediction.format(17, r"dataset row 7, index column 'i' = 17")):
+        mmray.score(dataset({"p": None}), "anls", predictions="p", references="r", index="i")
+    with pytest.raises(
+        TypeError, match=r"`index\[7\]` must be a whole number .*\(dataset row 7, index column 'i' = None\)"
+    ):
+        mmray.score(dataset({"i": None}), "anls", predictions="p", references="r", index="i")
+    with pytest.raises(TypeError, match=r"`predictions\[7\]` .*\(dataset row 7, index column 'i' = None\)"):
+        mmray.score(dataset({"i": None, "p": None}), "anls", predictions="p", references="r", index="i")
+
+
 def test_importing_the_library_does_not_import_ray_or_torch():
     code = (
         "import sys, multimodal_metrics, multimodal_metrics.state, multimodal_metrics.distributed\n"
@@ -121,3 +145,29 @@ def test_importing_the_library_does_not_import_ray_or_torch():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ.copy())
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == ""
+
+
+def test_a_ray_state_carries_the_dataset_positions_and_its_count(ray_cluster):
+    """What a Ray state carries, not only what it returns: the indexes are the rows' positions (no block
+    offset by one), and its total is the dataset's count."""
+    import multimodal_metrics.ray as mmray
+
+    c = case("anls", 37)
+    ds = ray_cluster.data.from_items(rows(c, range(c.n))).repartition(5)
+    st = mmray.state(ds, "anls", predictions="pred", references="refs")
+    assert st.index.tolist() == list(range(c.n)) and st.total == c.n
+
+
+def test_two_examples_given_one_index_are_refused_on_ray_even_when_they_score_alike(ray_cluster):
+    """Rows 3 and 9 share id 3 and both score 1.0: refused by their inputs, not dropped as padding."""
+    import multimodal_metrics.ray as mmray
+
+    items = [{"id": i, "pred": f"w{i}", "refs": [f"w{i}"]} for i in range(10)]
+    items[9]["id"] = 3
+    ds = ray_cluster.data.from_items(items).repartition(3)
+    with pytest.raises(ValueError, match="index 3 was given to two different examples"):
+        mmray.score(ds, "anls", predictions="pred", references="refs", index="id")
+    items[9] = {**items[3]}  # the same example twice (a repeated row): kept once, but the count says 10
+    ds = ray_cluster.data.from_items(items).repartition(3)
+    with pytest.raises(ValueError, match=r"example 9 is missing \(1 of the job's 10\)"):
+        mmray.score(ds, "anls", predictions="pred", references="refs", index="id")

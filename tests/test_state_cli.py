@@ -37,6 +37,8 @@ def test_merged_shards_print_the_one_command_result(metric, tmp_path, capsys):
     merged = run_json(capsys, "merge", *states, *stats, "--per-example", str(tmp_path / "merged.jsonl"))
     assert merged == one and merged["examples"] == N
     assert per_example_values(tmp_path / "merged.jsonl") == per_example_values(tmp_path / "one.jsonl")
+    # the same file, byte for byte: the states carry the records' ids
+    assert (tmp_path / "merged.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
     again = str(tmp_path / "all.state")
     assert run_json(capsys, "merge", *states, "--save-state", again) == run_json(capsys, "merge", again)
 
@@ -56,6 +58,12 @@ def test_merge_refusals_name_the_files(tmp_path, capsys):
     assert code == 0 and json.loads(out)["examples"] == 20
     code, _, err = run(capsys, "merge", a, c)
     assert code == 2 and "preset differs" in err
+    d = str(tmp_path / "d.state")  # all records again, under another preset: what differs is the preset
+    assert run(capsys, command, *files, "--preset", "stvqa", "--save-state", d)[0] == 0
+    for extra in ([], ["--allow-duplicates"]):
+        code, _, err = run(capsys, "merge", b, d, *extra)
+        assert code == 2 and f"{b} and {d}: " in err and "preset differs ('default' vs 'stvqa')" in err, err
+        assert "example index" not in err and "--allow-duplicates" not in err
     code, _, err = run(capsys, "merge", str(gt))
     assert code == 2 and f"{gt} is not a multimodal-metrics state" in err
     code, _, err = run(capsys, command, *files, "--shard", "2/2")

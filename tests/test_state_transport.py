@@ -306,3 +306,15 @@ def test_mm_score_merge_refuses_a_missing_shard_and_says_partial(tmp_path, capsy
         capsys, "merge", states[0], other
     )  # the same indexes, another preset: the preset is named
     assert code == 2 and "preset differs" in err and "--allow-duplicates" not in err
+
+
+def test_record_ids_travel_merge_and_are_checked():
+    a = anls.state().update(ANSWERS[:2], REFERENCES[:2]).name_records([0, 1], ["q17", 18])
+    b = anls.state().update(ANSWERS[2:], REFERENCES[2:], index=[2, 3]).name_records([2, 3], ["q19", "q20"])
+    merged = anls.State.from_bytes(a.to_bytes()).merge(anls.State.from_bytes(b.to_bytes()))
+    assert merged.record_ids == {0: "q17", 1: 18, 2: "q19", 3: "q20"}
+    assert anls.State.from_bytes(merged.to_bytes()).record_ids == merged.record_ids
+    with pytest.raises(ValueError, match="example index 1 has the record id 18 in one state and 'x'"):
+        merged.merge(anls.state().update(ANSWERS[1:2], REFERENCES[1:2], index=[1]).name_records([1], ["x"]))
+    with pytest.raises(TypeError, match=r"`ids\[0\]` must be a string or a whole number"):
+        a.name_records([0], [1.5])

@@ -459,7 +459,7 @@ def test_bad_inputs_name_argument_and_index(tmp_path):
         vqa.compute(predictions=["a"], references=[ten], normalize="sometimes")
     with pytest.raises(ValueError, match=r"unknown option 'threshold'"):
         vqa.compute(predictions=["a"], references=[ten], threshold=0.5)
-    with pytest.raises(ValueError, match=r"`num_answers` must be a number >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"`num_answers` must be a finite number >= 0, got -1"):
         vqa.compute(predictions=["a"], references=[ten], num_answers=-1)
     with pytest.raises(ValueError, match=r"`predictions` has 1 examples but `answer_types` has 2"):
         vqa.compute(predictions=["a"], references=[ten], answer_types=["x", "y"])

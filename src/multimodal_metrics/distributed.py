@@ -26,13 +26,20 @@ Before any collective, the ranks meet through the process group's key-value stor
 posts "ready" or its error and waits for the others, at most ``timeout``. So no rank is left waiting
 in a collective that a failed rank never joins:
 
-* a rank that failed (``all_gather(state, error=exc)``, an exception inside ``with guard():``, or a state
-  that cannot be sent) posts its error; every rank's ``all_gather`` raises :class:`RankFailed` naming that
-  rank and its error, and the failed rank waits (at most ``timeout``) until every rank has read it, so that
-  a launcher that stops all workers when one exits (torchrun) does not stop them before they know why;
+* a rank that failed (``all_gather(state, error=exc)``, any exception inside ``with guard():``,
+  ``sys.exit()`` and ``KeyboardInterrupt`` included, or a state that cannot be sent) posts its error; every
+  rank's ``all_gather`` raises :class:`RankFailed` naming that rank and its error, and the failed rank waits
+  (at most ``timeout``) until every rank has read it, so that a launcher that stops all workers when one
+  exits (torchrun) does not stop them before they know why. It does not wait for a rank that has left its
+  ``guard()`` block and not entered another (past a ``_LEFT_GRACE`` of 2 s, time enough to reach an
+  ``all_gather`` just after the block): after the last ``all_gather`` (an error while writing a report)
+  the failed rank fails at once instead of waiting the timeout for ranks that are gone;
 * a rank that does not call ``all_gather`` within ``timeout`` of the others: every rank raises
   :class:`GatherTimeout` naming the rank(s) that did not answer (the first rank to wait too long decides,
-  atomically in the store, so all ranks raise the same error, a late rank included).
+  atomically in the store, so all ranks raise the same error, a late rank included);
+* a rank that dies during the exchange of the states (killed by the out-of-memory killer or a scheduler):
+  the backend's error on the other ranks ("Connection reset by peer") becomes :class:`RankFailed` naming
+  the rank(s) that did not report back through the store within a few seconds.
 
 Without an initialised process group (one process), ``all_gather`` returns a copy of the state.
 """
@@ -40,7 +47,9 @@ Without an initialised process group (one process), ``all_gather`` returns a cop
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
+import time
 from datetime import timedelta
 
 from .state import MetricState
@@ -50,8 +59,12 @@ __all__ = ["DEFAULT_TIMEOUT", "GatherTimeout", "RankFailed", "all_gather", "guar
 
 DEFAULT_TIMEOUT = timedelta(minutes=30)  # torch.distributed's default process-group timeout
 _PREFIX = "multimodal_metrics/all_gather"
+_LEFT_GRACE = 2.0  # seconds a failed rank still waits for a rank that left its guard() (see the docstring)
+_EXCHANGE_GRACE = 5.0  # seconds the ranks report back after a failed exchange (at most the timeout)
+_POLL = 0.05  # seconds between two looks at the store while a failed rank waits for its readers
 _MAX_MESSAGE = 4000  # characters of a failed rank's error kept in the store
 _calls: dict[str, int] = {}  # per process group: how many gathers this rank has entered
+_guards: dict[str, int] = {}  # per process group: how many guard() blocks this rank is inside
 _calls_lock = threading.Lock()
 
 
@@ -87,9 +100,17 @@ def _seconds(timeout) -> float:
         return DEFAULT_TIMEOUT.total_seconds()
     if isinstance(timeout, timedelta):
         timeout = timeout.total_seconds()
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
-        raise ValueError(f"`timeout` must be a positive number of seconds or a timedelta, got {timeout!r}")
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not 0 < timeout < math.inf:
+        raise ValueError(
+            f"`timeout` must be a positive finite number of seconds or a timedelta, got {timeout!r}"
+        )
     return float(timeout)
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message`` of an exception (``SystemExit: 3``, ``KeyboardInterrupt``), cut for the store."""
+    text = str(exc)
+    return (f"{type(exc).__name__}: {text}" if text else type(exc).__name__)[:_MAX_MESSAGE]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -101,13 +122,13 @@ def _dist():
     return dist if dist.is_available() and dist.is_initialized() else None
 
 
-class _Meeting:
-    """One gather of one process group: its rank, size, store and key prefix (the call's sequence number)."""
+class _Group:
+    """One process group as this module meets in it: its rank, size, key-value store and name."""
 
-    def __init__(self, dist, group, timeout):
+    def __init__(self, dist, group):
         from torch.distributed import distributed_c10d as c10d
 
-        self.dist, self.timeout = dist, _seconds(timeout)
+        self.dist = dist
         self.group = group if group is not None else dist.group.WORLD
         self.rank = dist.get_rank(self.group)
         self.world = dist.get_world_size(self.group)
@@ -118,13 +139,27 @@ class _Meeting:
             self.store = c10d._get_default_store()
         else:
             self.store = c10d._get_process_group_store(self.group)
-        name = getattr(self.group, "group_name", None) or ",".join(
+        self.name = getattr(self.group, "group_name", None) or ",".join(
             map(str, dist.get_process_group_ranks(self.group))
         )
+        self.group_prefix = f"{_PREFIX}/{self.name}/"
+
+    def post_guard(self, status: str) -> None:
+        """This rank is ``"in"`` a guard() block or has ``"left"`` it (read by a failed rank's wait)."""
+        with contextlib.suppress(RuntimeError):
+            self.store.set(f"{self.group_prefix}guard/{self.rank}", status)
+
+
+class _Meeting(_Group):
+    """One gather of one process group: its rank, size, store and key prefix (the call's sequence number)."""
+
+    def __init__(self, dist, group, timeout):
+        self.timeout = _seconds(timeout)
+        super().__init__(dist, group)
         with _calls_lock:
-            seq = _calls.get(name, 0)
-            _calls[name] = seq + 1
-        self.prefix = f"{_PREFIX}/{name}/{seq}/"
+            seq = _calls.get(self.name, 0)
+            _calls[self.name] = seq + 1
+        self.prefix = f"{self.group_prefix}{seq}/"
         self.where = f"rank {self.rank} of {self.world}"
 
     def key(self, name: str) -> str:
@@ -157,11 +192,34 @@ class _Meeting:
         return [r for r in range(self.world) if not self.store.check([self.key(f"rank/{r}")])]
 
     def fail(self, exc: BaseException) -> None:
-        """Post this rank's failure, wait (at most the timeout) until every rank arrived to read it."""
-        message = f"{type(exc).__name__}: {exc}"[:_MAX_MESSAGE]
-        self._decide(f"error {self.rank}\n{message}")
+        """Post this rank's failure, wait (at most the timeout) until every rank arrived to read it, except
+        a rank that has left its guard() block for more than ``_LEFT_GRACE`` seconds."""
+        self._decide(f"error {self.rank}\n{_describe(exc)}")
         self._arrive("error")
-        self._wait("all", self.timeout)
+        deadline = time.monotonic() + self.timeout
+        left_at: dict[int, float] = {}
+        while not self._wait("all", min(_POLL, max(deadline - time.monotonic(), 0.001))):
+            now = time.monotonic()
+            if now >= deadline:
+                return
+            try:
+                missing = self._missing()
+                status = {r: self._guard_status(r) for r in missing}
+            except RuntimeError:  # the store stopped answering: nobody can read the error any more
+                return
+            waiting = False
+            for r in missing:
+                if status[r] == "left":
+                    waiting |= now - left_at.setdefault(r, now) < _LEFT_GRACE
+                else:  # inside a guard(), or a rank that does not use guard(): on its way to all_gather
+                    left_at.pop(r, None)
+                    waiting = True
+            if not waiting:
+                return
+
+    def _guard_status(self, rank: int) -> str | None:
+        key = f"{self.group_prefix}guard/{rank}"
+        return self.store.get(key).decode("utf-8") if self.store.check([key]) else None
 
     def agree(self) -> None:
         """Post "ready" and wait for the decision: return when every rank is ready, raise otherwise."""
@@ -189,6 +247,50 @@ class _Meeting:
             )
         rank, _, message = rest.partition("\n")
         raise RankFailed(f"all_gather ({self.where}): rank {rank} failed: {message}", int(rank), message)
+
+    def exchange_failed(self, err: Exception) -> RankFailed:
+        """The error of every rank whose exchange of the states failed (a rank died in the middle: the
+        backend says "Connection reset by peer" or times out): the ranks that did not report back through
+        the store within ``_EXCHANGE_GRACE`` seconds (at most the timeout) are named, the same on every
+        rank that reports (the first to decide decides)."""
+        backend = " ".join(str(err).split())[:300]
+        try:
+            self.store.set(self.key(f"exchange/{self.rank}"), "failed")
+            grace = min(self.timeout, _EXCHANGE_GRACE)
+            reported = [self.key(f"exchange/{r}") for r in range(self.world)]
+            if not self._wait_keys(reported, grace):
+                silent = [r for r in range(self.world) if not self.store.check([reported[r]])]
+            else:
+                silent = []
+            value = self.store.compare_set(self.key("exchange"), "", ",".join(map(str, silent)) or "-")
+            decided = value.decode("utf-8")
+        except RuntimeError as store_err:
+            return RankFailed(
+                f"all_gather ({self.where}): the exchange of the states failed ({backend}) and the process "
+                f"group's store stopped answering ({store_err}): the process that holds it (rank 0 without "
+                "a launcher's own store) may have died"
+            )
+        ranks = [int(r) for r in decided.split(",") if r not in ("", "-")]
+        if not ranks:
+            return RankFailed(f"all_gather ({self.where}): the exchange of the states failed: {backend}")
+        return RankFailed(
+            f"all_gather ({self.where}): rank(s) {ranks} stopped during the exchange of the states (killed, "
+            f"out of memory, or exited; they did not report back within {grace:g} s); the backend said: "
+            f"{backend}",
+            ranks[0],
+            "stopped during the exchange",
+        )
+
+    def _wait_keys(self, keys: list[str], seconds: float) -> bool:
+        try:
+            self.store.wait(keys, timedelta(seconds=seconds))
+            return True
+        except RuntimeError:
+            return False
+
+    def exchanged(self) -> None:
+        with contextlib.suppress(RuntimeError):
+            self.store.set(self.key(f"exchange/{self.rank}"), "ok")
 
     def done(self) -> None:
         """After the collectives (every rank has read the decision): drop this gather's keys."""
@@ -266,7 +368,11 @@ def all_gather(state: MetricState | None, group=None, timeout=None, *, error: Ba
         raise
     try:
         meeting.agree()
-        blobs = _exchange(dist, meeting.group, blob)
+        try:
+            blobs = _exchange(dist, meeting.group, blob)
+        except RuntimeError as err:  # the backend's error (DistBackendError): a rank died in the middle
+            raise meeting.exchange_failed(err) from err
+        meeting.exchanged()
         meeting.done()
         return _merged(blobs)
     except Exception as exc:  # the same on every rank: a decision of the store, or a refused merge
@@ -284,16 +390,47 @@ def _check_state(state) -> None:
 
 @contextlib.contextmanager
 def guard(group=None, timeout=None):
-    """An exception raised inside the block is told to every rank of ``group`` (their next
-    :func:`all_gather` raises :class:`RankFailed` naming this rank and the error), then propagates here
-    once they have read it (at most ``timeout``). Errors that :func:`all_gather` itself raised are known
-    to every rank already and pass through unchanged. Outside a process group it does nothing."""
+    """An exception raised inside the block (any: ``sys.exit()`` and ``KeyboardInterrupt`` too) is told to
+    every rank of ``group`` (their next :func:`all_gather` raises :class:`RankFailed` naming this rank and
+    the error), then propagates here once they have read it (at most ``timeout``; a rank that has left its
+    own ``guard()`` block is not waited for, see the module docstring). Errors that :func:`all_gather`
+    itself raised are known to every rank already and pass through unchanged. Outside a process group it
+    does nothing."""
     _seconds(timeout)
+    place = _enter_guard(group)
     try:
         yield
-    except Exception as exc:
+    except GeneratorExit:  # a generator holding the block was closed: not an error of this rank
+        raise
+    except BaseException as exc:
         dist = _dist()
         if dist is not None and not getattr(exc, "_mm_every_rank_knows", False):
             _Meeting(dist, group, timeout).fail(exc)
             _mark(exc)
         raise
+    finally:
+        _leave_guard(place)
+
+
+def _enter_guard(group):
+    """Post that this rank is inside a guard() block of ``group`` (the outermost one posts): its place."""
+    dist = _dist()
+    if dist is None:
+        return None
+    place = _Group(dist, group)
+    with _calls_lock:
+        depth = _guards.get(place.name, 0)
+        _guards[place.name] = depth + 1
+    if depth == 0:
+        place.post_guard("in")
+    return place
+
+
+def _leave_guard(place) -> None:
+    if place is None or _dist() is None:
+        return
+    with _calls_lock:
+        depth = _guards.get(place.name, 1) - 1
+        _guards[place.name] = depth
+    if depth == 0:
+        place.post_guard("left")

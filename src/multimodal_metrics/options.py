@@ -115,15 +115,18 @@ def check_bool(value, arg: str) -> bool:
     return value
 
 
-def _bounds(low, high, allow_inf: bool = False) -> str:
-    """ "in [low, high]", ">= low", "<= high" or "that is finite" (or "... not NaN") for an error message."""
+def _expected(low, high, allow_inf: bool = False) -> str:
+    """What an error message says a number must be: "a number in [low, high]" (no infinity lies in it),
+    else "a finite number >= low" / "<= high" / "a finite number" (a half-open or open range holds
+    infinity, which is refused unless ``allow_inf``: "a number >= low", "a number that is not NaN")."""
     if low is not None and high is not None:
-        return f"in [{low}, {high}]"
+        return f"a number in [{low}, {high}]"
+    kind = "a number" if allow_inf else "a finite number"
     if low is not None:
-        return f">= {low}"
+        return f"{kind} >= {low}"
     if high is not None:
-        return f"<= {high}"
-    return "that is not NaN" if allow_inf else "that is finite"
+        return f"{kind} <= {high}"
+    return "a number that is not NaN" if allow_inf else kind
 
 
 def check_number(
@@ -131,7 +134,8 @@ def check_number(
 ) -> float:
     """A real number (numpy scalars included, bools refused) within [low, high], bounds inclusive.
 
-    None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf``.
+    None as a bound means unbounded; NaN is always refused and infinity unless ``allow_inf`` (the message
+    then says "a finite number" where the range alone would not exclude it: ``>= 0.0``).
     """
     if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
         raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({short_repr(value)})")
@@ -139,7 +143,7 @@ def check_number(
         value = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
         raise ValueError(
-            f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {short_repr(value)}"
+            f"`{arg}` must be {_expected(low, high, allow_inf)}, got {short_repr(value)}"
         ) from None
     if (
         math.isnan(value)
@@ -147,7 +151,7 @@ def check_number(
         or (low is not None and value < low)
         or (high is not None and value > high)
     ):
-        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {value!r}")
+        raise ValueError(f"`{arg}` must be {_expected(low, high, allow_inf)}, got {value!r}")
     return value
 
 

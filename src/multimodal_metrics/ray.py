@@ -17,6 +17,11 @@ index must repeat the same example) or, by default, the position of the row in t
 dataset's order (the blocks are read in order for this: ``preserve_order`` is set on the scoring run), so
 ``repartition`` (without shuffle) does not change the result.
 
+A row the metric refuses is named in the error by its place in the dataset, whatever batch it was scored
+in: ``predictions[7]`` ... ``(dataset row 7)`` without an index column; with one, its index value and its
+row (``predictions[17]`` ... ``(dataset row 7, index column 'i' = 17)``), or the row alone where the index
+value itself is what is wrong (``index[7]`` ... ``(dataset row 7, index column 'i' = None)``).
+
 Other per-example inputs of a metric (the arguments of its ``State.update``, e.g. fid_clip's ``texts``)
 name their column the same way (``texts="prompt"``); every other keyword is a metric option.
 
@@ -33,6 +38,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import json
+import numbers
 import re
 
 from .state import MetricState
@@ -91,22 +98,45 @@ def _values(batch, column: str):
     return data.to_pylist()
 
 
-def _locate(err: Exception, index) -> str:
-    """The metric's error with a batch position (`predictions[3]`) told as the example's global index."""
+def _refusal(err: Exception, index) -> dict:
+    """What a worker sends of the metric's error: its type and message, the batch position of the example
+    it names (``predictions[3]``; None: it names none), and that row's index column value (its repr; and the
+    value itself where it is a usable index and the error is not about the index)."""
     message = str(err)
     match = _ROW_REF.search(message)
-    if match and index is not None and int(match.group(2)) < len(index):
-        global_index = index[int(match.group(2))]
-        return f"{message[: match.start(2)]}{global_index}{message[match.end(2) :]} (index column value)"
-    if match:
-        return f"{message} (position in a batch of the dataset)"
-    return message
+    position = int(match.group(2)) if match else None
+    value = None
+    if position is not None and index is not None and position < len(index):
+        value = index[position]
+    usable = isinstance(value, numbers.Integral) and not isinstance(value, bool) and match.group(1) != "index"
+    return {
+        "kind": type(err).__name__,
+        "message": message,
+        "position": position,
+        "label": None if index is None else repr(int(value) if usable else value)[:80],
+        "key": int(value) if usable else None,
+    }
+
+
+def _located(refusal: dict, first_row: int, rows: int, index: str | None) -> str:
+    """The worker's refusal told by the dataset row: ``first_row`` is the dataset row of the batch's first
+    row (the batches come in the dataset's order), ``index`` the index column's name (None: positions)."""
+    message, position = refusal["message"], refusal["position"]
+    if position is None or position >= rows:
+        return f"{message} (in dataset rows {first_row}-{first_row + rows - 1})"
+    row = first_row + position
+    match = _ROW_REF.search(message)
+    shown = refusal["key"] if refusal["key"] is not None else row
+    message = f"{message[: match.start(2)]}{shown}{message[match.end(2) :]}"
+    if index is None:
+        return f"{message} (dataset row {row})"
+    return f"{message} (dataset row {row}, index column {index!r} = {refusal['label']})"
 
 
 class BlockScorer:
     """The ``map_batches`` function (a callable class, for an actor pool): a batch of rows (Arrow) in, one
     row out with the bytes of its state (``state``), its row count (``rows``) and, where the metric refused
-    a row, the error (``error``: its type and message, the example named by its index column value)."""
+    a row, the error (``error``: JSON of :func:`_refusal`; the driver names the row, see :func:`_located`)."""
 
     def __init__(self, metric: str, preset, options: dict, inputs: dict, index: str | None):
         self.module = _metric_module(metric)
@@ -124,7 +154,7 @@ class BlockScorer:
             try:
                 state.update(**kwargs, index=index)
             except (ValueError, TypeError) as err:  # sent as a row: Ray keeps only the text of a task's error
-                error = f"{type(err).__name__}\n{_locate(err, index)}"
+                error = json.dumps(_refusal(err, index))
         return pa.table(
             {
                 "state": pa.array([b"" if error else state.to_bytes()], pa.large_binary()),
@@ -167,7 +197,8 @@ def _plan(ds, metric, columns: dict, index, preset, options):
 def _state_rows(
     ds, module, preset, options, inputs, index, batch_size, num_cpus, num_gpus, concurrency, ray_args
 ):
-    """(state bytes, row count) per batch, in the dataset's order when ``index`` is None."""
+    """(state bytes, dataset row of the batch's first row, its row count) per batch, in the dataset's order (so that a
+    refused row is named by its dataset row, and positions count in that order when ``index`` is None)."""
     name = module.__name__.rpartition(".")[2]
     args = dict(batch_format="pyarrow", batch_size=batch_size, zero_copy_batch=True, **dict(ray_args or {}))
     if num_cpus is not None:
@@ -181,16 +212,18 @@ def _state_rows(
         out = ds.map_batches(_score_batch, fn_args=fields, **args)
     context = out.context
     before = context.execution_options.preserve_order
-    if index is None:
-        context.execution_options.preserve_order = True  # positions are counted in the dataset's order
+    context.execution_options.preserve_order = True  # batches (and positions) in the dataset's order
+    first_row = 0
     try:
         for batch in out.iter_batches(batch_format="pyarrow", batch_size=None):
             columns = (batch.column(c).to_pylist() for c in ("state", "rows", "error"))
             for blob, rows, error in zip(*columns, strict=True):
                 if error is not None:
-                    kind, _, message = error.partition("\n")
-                    raise (TypeError if kind == "TypeError" else ValueError)(f"{name} on Ray Data: {message}")
-                yield blob, rows
+                    refusal = json.loads(error)
+                    kind = TypeError if refusal["kind"] == "TypeError" else ValueError
+                    raise kind(f"{name} on Ray Data: {_located(refusal, first_row, rows, index)}")
+                yield blob, first_row, rows
+                first_row += rows
     finally:
         context.execution_options.preserve_order = before
 
@@ -219,8 +252,8 @@ def state(
     columns = {k: v for k, v in columns_and_options.items() if k in input_names}
     options = {k: v for k, v in columns_and_options.items() if k not in input_names}
     module, preset, merged, inputs = _plan(ds, module, columns, index, preset, options)
-    offset, pending = 0, []
-    for blob, rows in _state_rows(
+    pending, count = [], 0
+    for blob, first_row, rows in _state_rows(
         ds,
         module,
         preset,
@@ -235,15 +268,15 @@ def state(
     ):
         part = _state_from_bytes(blob)
         if index is None:  # positions within the batch, moved to the batch's place in the dataset
-            part.shift_index(offset)
-        offset += rows
+            part.shift_index(first_row)
+        count += rows
         pending.append(part)
         if len(pending) == _MERGE_CHUNK:
             merged.merge(*pending)
             pending = []
     merged.merge(*pending)
     if merged.total is None:  # the dataset's count: a result holding fewer examples is refused
-        merged.total = offset
+        merged.total = count
     return merged
 
 

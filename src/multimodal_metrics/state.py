@@ -65,7 +65,16 @@ from ._version import __version__
 from .digests import EXAMPLE_DIGEST_SIZE, example_digests
 from .state_columns import check_rows
 from .state_format import FORMAT, MAGIC, check_header, pack, read_file, unpack
-from .state_index import check_index, check_offset, check_total, mark_partial, missing_message
+from .state_index import (
+    check_index,
+    check_offset,
+    check_record_ids,
+    check_total,
+    mark_partial,
+    merge_record_ids,
+    missing_message,
+    read_record_ids,
+)
 
 _NUMERIC = {"<f8": np.float64, "<i8": np.int64, "|b1": np.bool_}
 _NO_DIGESTS = np.zeros((0, EXAMPLE_DIGEST_SIZE), dtype=np.uint8)
@@ -185,6 +194,7 @@ class MetricState:
         self._clear_rows()
 
     def _clear_rows(self) -> None:
+        self.record_ids: dict[int, str | int] = {}  # index -> the record's own id, where a caller named it
         self._index = np.zeros(0, dtype=np.int64)
         self._digest = _NO_DIGESTS
         self._columns: dict[str, np.ndarray] | None = None
@@ -410,6 +420,20 @@ class MetricState:
         self._index = self._index + np.int64(offset)
         return self
 
+    def name_records(self, index, ids) -> MetricState:
+        """Keep each example's record id (``ids``: a string or whole number per entry of ``index``), e.g.
+        the ``questionId`` of a DocVQA record, so that a merged state can write per-example lines under the
+        ids one command writes (``mm-score merge --per-example``). An index already named otherwise is a
+        ValueError. Returns ``self``."""
+        named = check_record_ids(index, ids)
+        clash = [i for i, rid in named.items() if self.record_ids.get(i, rid) != rid]
+        if clash:
+            raise ValueError(
+                f"example index {clash[0]} already has the record id {self.record_ids[clash[0]]!r}"
+            )
+        self.record_ids.update(named)
+        return self
+
     @property
     def index(self) -> np.ndarray:
         """The global indexes held, sorted, each once."""
@@ -433,6 +457,7 @@ class MetricState:
         same state."""
         for other in others:
             self._check_same(other)
+        merged_ids = merge_record_ids(self.record_ids, *(other.record_ids for other in others))
         for other in others:
             self.total = self.total if other.total is None else other.total
             other._consolidate()
@@ -446,6 +471,7 @@ class MetricState:
                     )
                 )
         self._fold()
+        self.record_ids = merged_ids
         return self
 
     # -- result -------------------------------------------------------------------------------
@@ -537,6 +563,12 @@ class MetricState:
                     {"name": name, "dtype": dtype, "shape": list(array.shape), "nbytes": len(data)}
                 )
                 payloads.append(data)
+        if self.record_ids:  # last, so that no other part moves
+            data = json.dumps(sorted(self.record_ids.items()), ensure_ascii=False).encode(
+                "utf-8", "surrogatepass"
+            )
+            header["record_ids"] = len(data)
+            payloads.append(data)
         return pack(header, payloads)
 
     @classmethod
@@ -604,6 +636,8 @@ class MetricState:
             if math.prod(shape) * np.dtype(dtype).itemsize != nbytes or name in arrays:
                 raise ValueError(f"state array {name!r}: {nbytes} bytes do not fit shape {list(shape)}")
             arrays[name] = np.frombuffer(data, dtype=dtype).reshape(shape).astype(_NUMERIC[dtype])
+        if "record_ids" in header:
+            state.record_ids = read_record_ids(reader.take(header["record_ids"], "record ids"))
         reader.finish()
         if n:
             if (index < 0).any() or (np.diff(index) <= 0).any():

@@ -204,7 +204,9 @@ def check_header(header: dict) -> None:
         "n",
         "columns",
     }
-    unknown = sorted(set(header) - known - {"extra", "arrays"})
+    if "record_ids" in header and not _whole(header["record_ids"]):
+        raise ValueError("state header field 'record_ids' must be a whole number of bytes")
+    unknown = sorted(set(header) - known - {"extra", "arrays", "record_ids"})
     if unknown:
         raise ValueError(f"state header has unknown field(s) {unknown}")
     _check_specs(header.get("arrays", []), _NUMERIC_DTYPES, "array")

@@ -14,7 +14,17 @@ import numpy as np
 
 MAX_INDEX = 2**63 - 1
 
-__all__ = ["MAX_INDEX", "check_index", "check_offset", "check_total", "mark_partial", "missing_message"]
+__all__ = [
+    "MAX_INDEX",
+    "check_index",
+    "check_offset",
+    "check_record_ids",
+    "check_total",
+    "mark_partial",
+    "merge_record_ids",
+    "missing_message",
+    "read_record_ids",
+]
 
 
 def check_index(index, n: int, start: int) -> np.ndarray:
@@ -86,9 +96,10 @@ def missing_message(index: np.ndarray, total: int, metric: str) -> str | None:
             "missing (the indexes are not positions 0..total-1, so they cannot be named)"
         )
     missing = np.setdiff1d(np.arange(total, dtype=np.int64), index, assume_unique=True)
+    what = f"example {_ranges(missing)} is" if len(missing) == 1 else f"examples {_ranges(missing)} are"
     return (
-        f"{metric} state: examples {_ranges(missing)} are missing ({len(missing)} of the job's {total}): "
-        "a shard or rank that did not arrive?"
+        f"{metric} state: {what} missing ({len(missing)} of the job's {total}): a shard or rank that "
+        "did not arrive?"
     )
 
 
@@ -114,3 +125,57 @@ def mark_partial(result, partial: str | None):
     result._signature = signature
     result["signature"] = signature.format()
     return result
+
+
+def _record_id_ok(value) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def check_record_ids(index, ids) -> dict:
+    """``{index: id}`` of the examples ``index`` (checked as ``update`` checks it) and their record ids
+    (``ids``: one string or whole number each); else a TypeError / ValueError naming ``ids``."""
+    ids = list(ids)
+    index = check_index(index, len(ids), 0).tolist()
+    for i, value in enumerate(ids):
+        if not _record_id_ok(value):
+            raise TypeError(f"`ids[{i}]` must be a string or a whole number, got {type(value).__name__}")
+    named = {}
+    for i, value in zip(index, ids):
+        if named.setdefault(i, value) != value:
+            raise ValueError(f"`ids`: example index {i} is given two record ids, {named[i]!r} and {value!r}")
+    return named
+
+
+def merge_record_ids(*parts: dict) -> dict:
+    """The union of several ``{index: id}``; an index named otherwise in two of them is a ValueError."""
+    out: dict = {}
+    for part in parts:
+        for i, value in part.items():
+            if out.setdefault(i, value) != value:
+                raise ValueError(
+                    f"example index {i} has the record id {out[i]!r} in one state and {value!r} in another"
+                )
+    return out
+
+
+def read_record_ids(data) -> dict:
+    """``{index: id}`` from the bytes a state wrote (a JSON list of [index, id] pairs, sorted, each index
+    once); else a ValueError."""
+    import json
+
+    try:
+        pairs = json.loads(bytes(data).decode("utf-8", "surrogatepass"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        pairs = None
+    ok = isinstance(pairs, list) and all(
+        isinstance(p, list)
+        and len(p) == 2
+        and isinstance(p[0], int)
+        and not isinstance(p[0], bool)
+        and 0 <= p[0] <= MAX_INDEX
+        and _record_id_ok(p[1])
+        for p in pairs
+    )
+    if not ok or any(a[0] >= b[0] for a, b in zip(pairs, pairs[1:])):
+        raise ValueError("state record ids must be [index, id] pairs, sorted, each index once")
+    return dict(map(tuple, pairs))

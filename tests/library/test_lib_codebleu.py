@@ -101,7 +101,7 @@ def test_option_table_drives_the_checks():
         codebleu.score(["x"], ["x"], weights=[1, 2])  # lang first, then the others
     with pytest.raises(TypeError, match=r"`weights` must be a list of 4 numbers"):
         codebleu.score(["x"], ["x"], lang="python", weights=[1, 2])
-    with pytest.raises(ValueError, match=r"`weights\[1\]` must be a number >= 0.0"):
+    with pytest.raises(ValueError, match=r"`weights\[1\]` must be a finite number >= 0.0"):
         codebleu.score(["x"], ["x"], lang="python", weights=[1, -1, 0, 0])
     # the order compute has always checked them in: missing_dataflow before strip
     with pytest.raises(ValueError, match="`missing_dataflow` must be one of"):

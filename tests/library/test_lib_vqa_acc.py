@@ -115,7 +115,7 @@ def test_option_table_drives_the_checks():
     assert vqa_acc.score(["a"], [TEN], threshold=None)["accuracy"] == 0.0  # None = not passed
     with pytest.raises(ValueError, match=r"vqa_acc: unknown preset \(config_name\) 'vqa_v3'"):
         vqa_acc.score(["a"], [TEN], preset="vqa_v3")
-    with pytest.raises(ValueError, match=r"`num_answers` must be a number >= 0, got -1"):
+    with pytest.raises(ValueError, match=r"`num_answers` must be a finite number >= 0, got -1"):
         vqa_acc.score(["a"], [TEN], num_answers=-1)
     with pytest.raises(ValueError, match=r"`num_answers` must be a whole number \(0 = any\), got 2.5"):
         vqa_acc.score(["a"], [TEN], num_answers=2.5)

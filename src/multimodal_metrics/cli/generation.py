@@ -278,22 +278,18 @@ def score_generation_shard(args, examples, options: dict, resampling: dict) -> t
     from .. import fid_clip
 
     out = mm_paths.Output(args.save_state, "--save-state") if args.save_state else None
-    try:
-        start, stop = mm_state.block(args, len(examples.ids))
-        kwargs = {k: v for k, v in options.items() if v is not None}
-        state = fid_clip.state(args.preset, keep_features=resampling["confidence"] is not None, **kwargs)
-        if stop > start:
-            texts = {k: v[start:stop] for k, v in examples.columns.items()}  # texts: the CLIP side
-            try:
-                state.update(predictions=examples.predictions[start:stop], references=examples.references[start:stop],
-                             index=args.state_index, reference_index=args.state_index, **texts)  # fmt: skip
-            except (ValueError, TypeError) as err:
-                raise ValueError(locate(err, examples, start)) from None
-        if out is not None:
-            out.write(state.to_bytes())
-    finally:
-        if out is not None:
-            out.discard()
+    start, stop = mm_state.block(args, len(examples.ids))
+    kwargs = {k: v for k, v in options.items() if v is not None}
+    state = fid_clip.state(args.preset, keep_features=resampling["confidence"] is not None, **kwargs)
+    if stop > start:
+        texts = {k: v[start:stop] for k, v in examples.columns.items()}  # texts: the CLIP side
+        try:
+            state.update(predictions=examples.predictions[start:stop], references=examples.references[start:stop],
+                         index=args.state_index, reference_index=args.state_index, **texts)  # fmt: skip
+        except (ValueError, TypeError) as err:
+            raise ValueError(locate(err, examples, start)) from None
+    if out is not None:
+        out.write(state.to_bytes())
     ids = examples.ids[start:stop]
     if stop == start:
         print("mm-score fid-clip: note: no examples in this shard: saved an empty state", file=sys.stderr)

@@ -119,8 +119,6 @@ def main(argv=None) -> int:
         return 2
     finally:
         warnings.showwarning = shown
-        if getattr(args, "per_example_out", None) is not None:
-            args.per_example_out.discard()
 
 
 if __name__ == "__main__":

@@ -140,24 +140,22 @@ def score_and_save(cmd, args, preset: str, loaded, options: dict) -> dict:
     """The command's result from a state of the examples of ``loaded`` (equal to ``score``), the state
     written to ``--save-state``. An empty shard saves an empty state and prints no score."""
     out = mm_paths.Output(args.save_state, "--save-state")  # checked before any scoring starts
-    try:
-        lib = library(cmd.metric)
-        if not hasattr(lib, "state"):
-            raise ValueError(
-                f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
-            )
-        lib.OPTIONS.check_preset(preset)
-        columns = input_columns(lib, preset, loaded.columns)
-        kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
-        state = lib.state(preset, total=args.state_total, **kwargs)
-        if loaded.ids:
-            try:
-                state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
-            except (ValueError, TypeError) as err:
-                raise ValueError(locate(err, loaded)) from None
-        out.write(state.to_bytes())
-    finally:
-        out.discard()
+    lib = library(cmd.metric)
+    if not hasattr(lib, "state"):
+        raise ValueError(
+            f"{cmd.metric} has no mergeable state in this version: --save-state is not available"
+        )
+    lib.OPTIONS.check_preset(preset)
+    columns = input_columns(lib, preset, loaded.columns)
+    kwargs = {k: v for k, v in options.items() if v is not None and k not in RESAMPLING}
+    state = lib.state(preset, total=args.state_total, **kwargs)
+    if loaded.ids:
+        try:
+            state.update(loaded.predictions, loaded.references, **columns, index=args.state_index)
+        except (ValueError, TypeError) as err:
+            raise ValueError(locate(err, loaded)) from None
+        state.name_records(args.state_index, loaded.ids)  # merge --per-example writes the records' ids
+    out.write(state.to_bytes())
     if not loaded.ids:
         print(f"mm-score {cmd.name}: note: no examples in this shard: saved an empty state", file=sys.stderr)
         return {"per_example": []} if args.per_example else {}
@@ -185,11 +183,13 @@ seeded interval (--confidence, --n-resamples, --seed here), signature, bit for b
   for i in 0 1 2 3; do mm-score anls --gt val.json --pred sub.json --shard $i/4 --save-state s$i.state; done
   mm-score merge s*.state --confidence 0.95    # = mm-score anls --gt val.json --pred sub.json --confidence 0.95
 
-Two files holding the same example index are refused (two shards given the same place) unless
+Files of another metric, preset, option value, resource, library version or job size are refused, naming
+what differs; then two files holding the same example index (two shards given the same place), unless
 --allow-duplicates. Each state records the job's number of examples (the record count with --shard, or
 --total): a merge that lacks examples is refused, naming them ("examples 75-99 are missing"), unless
 --allow-partial, which scores the examples held and says so (a warning and partial:<held>/<total> in the
-signature). --per-example writes one JSON line per example: {"index": ..., "<score>": ...}."""
+signature). --per-example writes one JSON line per example, as one command writes it: {"id": <the record's
+id>, "<score>": ...} ({"index": ...} for states saved without record ids)."""
 
 
 def add_merge_parser(sub) -> None:
@@ -222,7 +222,7 @@ def add_merge_parser(sub) -> None:
         help="the job's number of examples, for states saved without one (refused if theirs differs)",
     )
     mm_paths.add_argument(p, "--per-example", "output", metavar="FILE",
-                          help='write {"index": ..., "<score>": ...} JSON lines')  # fmt: skip
+                          help='write {"id": ..., "<score>": ...} JSON lines, as one command does')  # fmt: skip
     p.add_argument("--save-state", metavar="FILE", help="write the merged state")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run_merge)
@@ -241,51 +241,43 @@ def run_merge(args) -> int:
 
     from .. import state as mm_state
 
-    save = None
-    if args.save_state:
-        save = mm_paths.Output(args.save_state, "--save-state")
-    try:
-        states = []
-        for path in args.files:
-            where = str(path)
-            head = functools.partial(check_file_head_of, where=where)
-            states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)", head), where))
-        for path, state in zip(
-            args.files[1:], states[1:], strict=True
-        ):  # what they are, before their indexes
-            try:
-                states[0].check_mergeable(state)
-            except ValueError as err:
-                raise ValueError(f"{args.files[0]} and {path}: {err}") from None
-        if args.total is not None:
-            for path, state in zip(args.files, states, strict=True):
-                if state.total not in (None, args.total):
-                    raise ValueError(
-                        f"{path}: the state's job has {state.total} examples, not --total {args.total}"
-                    )
-                state.total = args.total
-        if not args.allow_duplicates:
-            owner = {}
-            for path, state in zip(args.files, states, strict=True):
-                index = state.index
-                for other, seen in owner.items():
-                    common = np.intersect1d(index, seen, assume_unique=True)
-                    if len(common):
-                        raise ValueError(
-                            f"{other} and {path} both hold example index {int(common[0])}: shards of one run "
-                            "hold disjoint examples (score each with --shard I/N, or --index-start K for files "
-                            "split beforehand; --allow-duplicates accepts repeated identical examples)"
-                        )
-                owner[path] = index
+    save = mm_paths.Output(args.save_state, "--save-state") if args.save_state else None
+    states = []
+    for path in args.files:
+        where = str(path)
+        head = functools.partial(check_file_head_of, where=where)
+        states.append(mm_state.from_bytes(read_bytes(path, "a state file (--save-state)", head), where))
+    for path, state in zip(args.files[1:], states[1:], strict=True):  # what they are, before what they hold
         try:
-            merged = mm_state.merge_all(states)
+            state.check_mergeable(states[0])  # "<key> differs (<first file's> vs <this one's>)"
         except ValueError as err:
-            raise ValueError(f"{' '.join(args.files)}: {err}") from None
-        if save is not None:
-            save.write(merged.to_bytes())
-    finally:
-        if save is not None:
-            save.discard()
+            raise ValueError(f"{args.files[0]} and {path}: {err}") from None
+    if args.total is not None:
+        for path, state in zip(args.files, states, strict=True):
+            if state.total not in (None, args.total):
+                raise ValueError(
+                    f"{path}: the state's job has {state.total} examples, not --total {args.total}"
+                )
+            state.total = args.total
+    if not args.allow_duplicates:
+        owner = {}
+        for path, state in zip(args.files, states, strict=True):
+            index = state.index
+            for other, seen in owner.items():
+                common = np.intersect1d(index, seen, assume_unique=True)
+                if len(common):
+                    raise ValueError(
+                        f"{other} and {path} both hold example index {int(common[0])}: shards of one run "
+                        "hold disjoint examples (score each with --shard I/N, or --index-start K for files "
+                        "split beforehand; --allow-duplicates accepts repeated identical examples)"
+                    )
+            owner[path] = index
+    try:
+        merged = mm_state.merge_all(states)
+    except ValueError as err:
+        raise ValueError(f"{' '.join(args.files)}: {err}") from None
+    if save is not None:
+        save.write(merged.to_bytes())
     result = dict(
         merged.result(
             return_per_example=bool(args.per_example),
@@ -300,8 +292,11 @@ def run_merge(args) -> int:
     if args.per_example:
         primary = "clip_score" if merged.metric == "fid_clip" else next(iter(result))
         lines = []
-        for i, value in zip(merged.index.tolist(), result.pop("per_example"), strict=True):
-            row = {"index": i, **value} if isinstance(value, dict) else {"index": i, primary: value}
+        index = merged.index.tolist()
+        named = all(i in merged.record_ids for i in index)  # as one command writes them, else by index
+        for i, value in zip(index, result.pop("per_example"), strict=True):
+            key = ("id", merged.record_ids[i]) if named else ("index", i)
+            row = {key[0]: key[1], **value} if isinstance(value, dict) else {key[0]: key[1], primary: value}
             lines.append(json.dumps(row, ensure_ascii=False) + "\n")
         args.per_example_out.write("".join(lines))
     if merged.metric == "fid_clip":  # as `mm-score fid-clip` prints it

@@ -46,7 +46,7 @@ import numpy as np
 
 from ..options import check_bool
 from ..state import MetricState, canonical
-from ..state_index import check_index, check_offset, mark_partial
+from ..state_index import check_index, check_offset, mark_partial, merge_record_ids
 from .extract import clip_cosines, side_features
 from .moments import FrechetStats, load_stats
 from .scoring import (
@@ -466,9 +466,11 @@ class State(MetricState):
         library version) to this state, in place; returns ``self``. A refused merge leaves it unchanged."""
         for other in others:
             self._check_same(other)
+        record_ids = merge_record_ids(self.record_ids, *(other.record_ids for other in others))
         for other in others:
             self._merge_one(other)
             self.total = self.total if other.total is None else other.total
+        self.record_ids = record_ids
         return self
 
     def _merge_one(self, other: "State") -> None:
