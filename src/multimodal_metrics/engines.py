@@ -14,11 +14,11 @@ import re
 from .state import MetricState
 
 __all__ = [
+    "input_columns",
     "input_names",
     "locate_error",
     "metric_module",
     "new_state",
-    "partial_result",
     "split_inputs",
 ]
 
@@ -74,22 +74,32 @@ def new_state(module, preset, options: dict, total: int | None = None) -> Metric
     return module.state(preset, **options)
 
 
-def partial_result(state: MetricState, **kwargs):
-    """``state.result(**kwargs)`` of a state that holds part of the job on purpose (one batch's value): where
-    the state knows the job's total, the examples it lacks are allowed (``allow_partial=True``)."""
-    if _takes(state.result, "allow_partial"):
-        return state.result(allow_partial=True, **kwargs)
-    return state.result(**kwargs)
+def input_columns(module, columns: dict, index, available: list[str], what: str = "dataset") -> dict:
+    """{input name: column} of the metric's per-example inputs (``columns``: the keywords of
+    :func:`split_inputs`; ``predictions`` and ``references`` default to columns of those names), every column
+    and ``index`` checked against the ``available`` column names (a ValueError naming the argument)."""
+    inputs = {}
+    for name in input_names(module):
+        column = columns.get(name, name if name in ("predictions", "references") else None)
+        if column is not None:
+            inputs[name] = column
+    for name, column in [*inputs.items(), *([("index", index)] if index is not None else [])]:
+        if not isinstance(column, str):
+            raise TypeError(f"`{name}` must be a column name (str), got {type(column).__name__}")
+        if column not in available:
+            raise ValueError(f"`{name}`: the {what} has no column {column!r} (its columns: {available})")
+    return inputs
 
 
-def locate_error(err: Exception, index) -> str:
+def locate_error(err: Exception, index, what: str = "index column value") -> str:
     """The metric's error message with a batch position (`predictions[3]`) told as the example's global index
-    (``index``: the global indexes of the batch, or None: the position is said to be within a batch)."""
+    (``index``: the global indexes of the batch, said to be ``what``; None: the position is said to be within
+    a batch)."""
     message = str(err)
     match = _ROW_REF.search(message)
     if match and index is not None and int(match.group(2)) < len(index):
         global_index = index[int(match.group(2))]
-        return f"{message[: match.start(2)]}{global_index}{message[match.end(2) :]} (index column value)"
+        return f"{message[: match.start(2)]}{global_index}{message[match.end(2) :]} ({what})"
     if match:
         return f"{message} (position in a batch of the dataset)"
     return message

@@ -73,7 +73,7 @@ except ImportError as _err:  # pragma: no cover - the extra is missing
     ) from None
 
 from . import METRICS
-from .engines import input_names, metric_module, new_state, partial_result
+from .engines import input_names, metric_module, new_state
 from .options import Resampling, check_bool
 from .results import directions_of, key_direction
 from .state import MetricState
@@ -255,7 +255,7 @@ class MergeableMetric(torchmetrics.Metric):
             raise torchmetrics.utilities.exceptions.TorchMetricsUserError(
                 "The Metric shouldn't be synced when performing ``forward``. HINT: Did you forget to call ``unsync`` ?."
             )
-        batch = self._new_state()
+        batch = new_state(self._library(), self.preset, self.options)  # a batch, not the job: no total
         self._score(batch, preds, target, index, per_example)
         self._computed = None
         self._update_count += 1
@@ -264,7 +264,7 @@ class MergeableMetric(torchmetrics.Metric):
             from .distributed import all_gather
 
             batch = all_gather(batch, group=self.process_group, timeout=self.sync_timeout)
-        self.batch_result = partial_result(batch, **self._result_kwargs)
+        self.batch_result = batch.result(**self._result_kwargs)
         self._forward_cache = self._headline(self.batch_result)
         return self._forward_cache
 
