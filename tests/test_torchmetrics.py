@@ -215,7 +215,9 @@ def test_without_index_the_ranks_number_as_the_sampler_deals(monkeypatch):
     assert ranks[0].compute().item() == anls.score(preds, refs)["anls"]
     loose = ANLS()
     monkeypatch.setattr(loose, "_rank_world", lambda: (1, 2))
-    with pytest.warns(UserWarning, match="pad the last round count twice"):
+    with pytest.warns(
+        UserWarning, match=r"DistributedSampler repeats \(so that every rank has as many\) count twice"
+    ):
         loose.update(["b"], [["x"]])
 
 

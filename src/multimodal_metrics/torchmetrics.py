@@ -40,7 +40,7 @@ the object is made), ``return_per_example`` (default True), ``confidence``, ``n_
 * ``merge_state(other)`` adds another object's examples (the library's merge).
 
 **The index, and DistributedSampler's padding.** ``DistributedSampler`` gives rank r the examples r, r + W,
-r + 2W, ... (W ranks; ``shuffle=False``, as Lightning's validation) and pads the last round with the first
+r + 2W, ... (W ranks; ``shuffle=False``, as Lightning's validation) and pads the end with the first
 examples again, so that every rank has as many: with 1,001 examples on 2 ranks example 0 is scored twice.
 With ``index=`` (the examples' own ids, e.g. a dataset column) a repeat has the same index and the same row and
 the merge drops it: the value is ``score`` on the 1,001 examples. Without ``index``, the k-th example a rank
@@ -210,7 +210,7 @@ class MergeableMetric(torchmetrics.Metric):
             self._warned = True
             warnings.warn(
                 f"{type(self).__name__}: no `index` and no `total` on {world} ranks: the examples that "
-                "DistributedSampler repeats to pad the last round count twice; pass `index=` (the examples' "
+                "DistributedSampler repeats (so that every rank has as many) count twice; pass `index=` (the examples' "
                 "ids) or `total=len(dataset)`",
                 UserWarning,
                 stacklevel=3,
