@@ -442,7 +442,7 @@ def _vqa_options(preset):
 
 
 def _feature_validity(v) -> str:
-    """A feature value: a finite real within ±1e50 (beyond, the distance overflows: core.MAX_FEATURE)."""
+    """A feature value: a finite real within ±1e50 (beyond, the distance overflows: moments.MAX_FEATURE)."""
     f = _finite_float(v)
     return VALID if f is not None and abs(f) <= 1e50 else INVALID
 

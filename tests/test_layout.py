@@ -85,3 +85,60 @@ def test_no_module_of_the_old_layout_is_named():
         if name in path.read_text(encoding="utf-8") and path.name != "test_layout.py"
     ]
     assert hits == []
+
+
+def library_imports(path: Path, module: str, modules: set[str]) -> set[str]:
+    """The library modules that ``path`` (the module ``module``) imports anywhere in its code, at its top or
+    inside a function (an import made late to dodge a circle still counts)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                found.add(name if name in modules else base)
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+    return (found & modules) - {module}
+
+
+def import_circles(root: Path) -> list[list[str]]:
+    """The circles of imports among the modules under ``root`` (a package): each strongly connected set of
+    two or more modules, sorted."""
+    paths = {}
+    for path in root.rglob("*.py"):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        paths[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph = {m: library_imports(p, m, set(paths)) for m, p in paths.items()}
+    reach = {}
+    for start in graph:  # every module reachable from `start`
+        seen, todo = set(), [start]
+        while todo:
+            for nxt in graph[todo.pop()] - seen:
+                seen.add(nxt)
+                todo.append(nxt)
+        reach[start] = seen
+    circles = {tuple(sorted(m for m in graph if m == s or (m in reach[s] and s in reach[m]))) for s in graph}
+    return sorted(list(c) for c in circles if len(c) > 1)
+
+
+def test_the_layers_read_top_to_bottom():
+    """No two modules of the library import each other, directly or through others: each layer imports only
+    those below it (options < inputs < stats < state; fid_clip's moments < core)."""
+    assert import_circles(SRC) == []
+
+
+def test_the_check_finds_an_import_circle(tmp_path):
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .b import X\n")
+    (package / "b.py").write_text("def f():\n    from .sub.c import Y\n")  # a late import counts
+    (package / "sub" / "__init__.py").write_text("")
+    (package / "sub" / "c.py").write_text("from .. import a\n")
+    (package / "d.py").write_text("from .a import Z\n")  # imports the circle, is not in it
+    assert import_circles(package) == [["pkg.a", "pkg.b", "pkg.sub.c"]]

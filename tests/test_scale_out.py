@@ -1,15 +1,18 @@
-"""The README's "Scale out" examples run as written: torchrun with two processes, Ray Data, the Dask recipe
-(a state per partition, no adapter) and the mm-score shards merged; each asserts that its result equals
-one score() call on all examples."""
+"""The README's "Scale out" examples run as written: torchrun with two processes, Lightning's validation with
+the torchmetrics objects, Ray Data, Spark (local[2]), the Dask recipe (a state per partition, no adapter) and
+the mm-score shards merged; each asserts that its result equals one score() call on all examples."""
 
 import pytest
 from helpers import readme_blocks, run_readme_block
 
 BLOCKS = readme_blocks("Scale out")
-RUN = {1: "torchrun", 2: "ray", 3: "dask", 4: "mm_score"}  # block 0: the API at a glance (not a program)
+# block 0: the API at a glance (not a program)
+RUN = {1: "torchrun", 2: "lightning", 3: "ray", 4: "spark", 5: "dask", 6: "mm_score"}
 EXPECTED = {
     "torchrun": "anls 0.744898 over 1001 questions, equal to one score() call",
+    "lightning": "anls 0.744898 over 1001 questions, anls|preset:default|",
     "ray": "anls 0.744898",
+    "spark": "anls 0.744898 from 7 partitions",
     "dask": "anls 0.744898 from 4 partitions",
     "mm_score": "the merged shards print the one-command result",
 }
@@ -18,8 +21,17 @@ EXPECTED = {
 def test_the_scale_out_examples_are_documented():
     # the last block, fid-clip in shards, names model weights that are not here: the same commands run
     # on tiny models in tests/test_mm_score_fid_clip.py
-    assert [lang for lang, _ in BLOCKS] == ["python", "bash", "python", "python", "bash", "bash"]
-    assert "mm-score fid-clip" in BLOCKS[5][1] and "--save-state" in BLOCKS[5][1]
+    assert [lang for lang, _ in BLOCKS] == [
+        "python",
+        "bash",
+        "python",
+        "python",
+        "python",
+        "python",
+        "bash",
+        "bash",
+    ]
+    assert "mm-score fid-clip" in BLOCKS[7][1] and "--save-state" in BLOCKS[7][1]
 
 
 @pytest.mark.parametrize("index", sorted(RUN), ids=[RUN[i] for i in sorted(RUN)])

@@ -9,7 +9,7 @@ import itertools
 import re
 from collections.abc import Mapping, Sequence
 
-from .options import check_string
+from .options import Resampling, check_bool, check_string
 
 __all__ = [
     "as_list",
@@ -221,9 +221,6 @@ def score_text_pairs(
     (``return_per_example``, the options of ``table`` for ``preset``, the resampling options, then the
     inputs: :func:`text_pairs`), then the metric's ``score_checked(predictions, flat_references, counts,
     preset, options, resampling, return_per_example)``."""
-    from .options import check_bool
-    from .stats import Resampling
-
     check_bool(return_per_example, "return_per_example")
     opts = table.resolve(preset, options)
     resampling = Resampling(confidence, n_resamples, seed)

@@ -36,12 +36,11 @@ when this module's functions run.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import json
 import numbers
 import re
 
+from .engines import input_columns, metric_module, new_state, split_inputs
 from .state import MetricState
 from .state import from_bytes as _state_from_bytes
 
@@ -60,29 +59,6 @@ def _ray():
             f"multimodal_metrics.ray needs Ray Data ({err}): pip install 'multimodal-metrics[ray]'"
         ) from None
     return ray
-
-
-def _metric_module(metric):
-    from . import METRICS
-
-    if inspect.ismodule(metric):
-        name = metric.__name__.rpartition(".")[2]
-    elif isinstance(metric, str):
-        name = metric
-    else:
-        raise TypeError(f"`metric` must be a metric name or module, got {type(metric).__name__}")
-    if name not in METRICS:
-        raise ValueError(f"`metric` must be one of {list(METRICS)}, got {name!r}")
-    module = importlib.import_module(f"{__package__}.{name}")
-    if not hasattr(module, "State"):
-        raise ValueError(f"{name} has no mergeable state in this version: it cannot be scored on Ray Data")
-    return module
-
-
-def _input_names(module) -> list[str]:
-    """The per-example arguments of the metric's ``State.update`` (``index`` aside)."""
-    params = inspect.signature(module.State.update).parameters
-    return [p for p in params if p not in ("self", "index")]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -139,7 +115,7 @@ class BlockScorer:
     a row, the error (``error``: JSON of :func:`_refusal`; the driver names the row, see :func:`_located`)."""
 
     def __init__(self, metric: str, preset, options: dict, inputs: dict, index: str | None):
-        self.module = _metric_module(metric)
+        self.module = metric_module(metric, "Ray Data")
         self.preset, self.options, self.inputs, self.index = preset, options, inputs, index
         self.module.state(preset, **options)  # options checked (and resources opened) once per worker
 
@@ -173,24 +149,12 @@ def _score_batch(batch, metric, preset, options, inputs, index):
 # ----------------------------------------------------------------------------------------------
 def _plan(ds, metric, columns: dict, index, preset, options):
     """Checks on the driver before any block is scored: the metric, its options, the columns."""
-    module = _metric_module(metric)
+    module = metric_module(metric, "Ray Data")
     preset = module.OPTIONS.default_preset if preset is None else preset
-    template = module.state(preset, **options)  # bad options: the metric's own error, here and now
-    names = _input_names(module)
-    inputs = {}
-    for name in names:
-        column = columns.pop(name, name if name in ("predictions", "references") else None)
-        if column is not None:
-            inputs[name] = column
-    if columns:
-        raise TypeError(f"unexpected argument(s) {sorted(columns)}")
+    template = new_state(module, preset, options)  # bad options: the metric's own error, here and now
     schema = ds.schema()
     available = list(schema.names) if schema is not None else []
-    for name, column in [*inputs.items(), *([("index", index)] if index is not None else [])]:
-        if not isinstance(column, str):
-            raise TypeError(f"`{name}` must be a column name (str), got {type(column).__name__}")
-        if column not in available:
-            raise ValueError(f"`{name}`: the dataset has no column {column!r} (its columns: {available})")
+    inputs = input_columns(module, columns, index, available)
     return module, preset, template, inputs
 
 
@@ -247,10 +211,8 @@ def state(
     position in the dataset), ``preset`` and the metric's options, and where the blocks are scored. The
     state's ``total`` is the dataset's row count (unless ``total=`` says otherwise), so its ``result``
     refuses a state that holds fewer examples (two rows given one index and the same inputs, say)."""
-    module = _metric_module(metric)
-    input_names = set(_input_names(module))
-    columns = {k: v for k, v in columns_and_options.items() if k in input_names}
-    options = {k: v for k, v in columns_and_options.items() if k not in input_names}
+    module = metric_module(metric, "Ray Data")
+    columns, options = split_inputs(module, columns_and_options)
     module, preset, merged, inputs = _plan(ds, module, columns, index, preset, options)
     pending, count = [], 0
     for blob, first_row, rows in _state_rows(

@@ -40,22 +40,28 @@ The evaluate side (intervals in ``compute``, ``metric.compare``) is the ``Paired
 """
 
 import math
-import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
 from .inputs import check_text_system, naming_system
-from .options import Option, OptionTable, check_choice
+
+# the resampling options are declared with the other option checks (options.py); read here as stats.*
+from .options import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    RESAMPLING,
+    Resampling,
+    check_choice,
+    check_confidence,
+    check_resamples,
+    check_seed,
+)
 from .results import Result, Signature
 
-DEFAULT_SEED = 12345
-DEFAULT_RESAMPLES = 1000
 DEFAULT_AR_TRIALS = 10000
 CHUNK_ELEMENTS = 1 << 22
-MAX_RESAMPLES = 1_000_000
-MAX_SEED = 2**64 - 1  # seeds are whole numbers in [0, MAX_SEED]
 TESTS = ("paired_bootstrap", "approximate_randomization")
 P_VALUES = ("ge", "sacrebleu")  # ties counted (default) / sacrebleu's strict count
 DEFAULT_P_VALUE = "ge"
@@ -63,102 +69,10 @@ TIE_TOLERANCE = 1e-9  # relative to max(1, |A|, |B|)
 _TEST_TAGS = {"paired_bootstrap": "paired-bs", "approximate_randomization": "paired-ar"}
 
 
-# ----------------------------------------------------------------------------------------------
-# Options
-# ----------------------------------------------------------------------------------------------
-def _is_int(value) -> bool:
-    return (
-        isinstance(value, numbers.Integral)
-        and not isinstance(value, bool)
-        and type(value).__name__ != "bool_"
-    )
-
-
-def check_confidence(confidence, arg: str = "confidence") -> float:
-    """A coverage level strictly between 0 and 1 (e.g. 0.95)."""
-    if (
-        isinstance(confidence, bool)
-        or type(confidence).__name__ == "bool_"
-        or not isinstance(confidence, numbers.Real)
-    ):
-        raise TypeError(
-            f"`{arg}` must be a number in (0, 1) such as 0.95, got {type(confidence).__name__} ({confidence!r})"
-        )
-    try:
-        value = float(confidence)
-    except OverflowError:  # an int beyond the float range (10**400)
-        value = math.inf
-    if not 0.0 < value < 1.0:
-        raise ValueError(f"`{arg}` must be a number in (0, 1) such as 0.95, got {confidence!r}")
-    return value
-
-
-def check_count(value, arg: str, low: int = 1, high: int | None = None) -> int:
-    """A whole number in [low, high] (numpy integers accepted, bools and floats refused)."""
-    if not _is_int(value):
-        raise TypeError(f"`{arg}` must be a whole number >= {low}, got {type(value).__name__} ({value!r})")
-    if int(value) < low or (high is not None and int(value) > high):
-        bounds = f"in [{low}, {high}]" if high is not None else f">= {low}"
-        raise ValueError(f"`{arg}` must be a whole number {bounds}, got {value!r}")
-    return int(value)
-
-
-def check_seed(value, arg: str = "seed") -> int:
-    """A resampling seed: a whole number in [0, MAX_SEED] (2**64 - 1)."""
-    return check_count(value, arg, 0, MAX_SEED)
-
-
 def check_test(test, arg: str = "test") -> str:
     """The name of a paired test (one of ``TESTS``), as the plain ``str``; an array, a list or another
     non-string is a TypeError naming ``arg`` (never "unhashable type" or an ambiguous truth value)."""
     return check_choice(test, TESTS, arg)
-
-
-def check_resamples(value, arg: str = "n_resamples") -> int:
-    """A number of resamples or trials, 1 to MAX_RESAMPLES (time and memory grow with it)."""
-    return check_count(value, arg, 1, MAX_RESAMPLES)
-
-
-# The resampling options every metric takes beside its own, declared once: the checks (Resampling), the
-# signature fields, the evaluate docstrings (hf.RESAMPLING_DOC, the scripts' `RESAMPLING.describe(help=...)`),
-# the evaluate glue's lists of them, and the command line (`RESAMPLING.add_arguments(group, help=...)`,
-# `split_resampling(vars(namespace))`) read this table.
-RESAMPLING = OptionTable(
-    "resampling",
-    [
-        Option("confidence", "e.g. 0.95: also return the percentile bootstrap interval of every score, resampling "
-               "examples. Default None (no interval).", kind="custom", check=check_confidence, cli=float,
-               sig="conf", doc_type="float"),
-        Option("n_resamples", "bootstrap resamples of `confidence`.", kind="custom", check=check_resamples,
-               cli=int, sig="bs", doc_type="int"),
-        Option("seed", "seed of the resampling (numpy default_rng), in [0, 2**64 - 1].", kind="custom",
-               check=check_seed, cli=int, sig="seed", doc_type="int"),
-    ],
-    {"default": {"confidence": None, "n_resamples": DEFAULT_RESAMPLES, "seed": DEFAULT_SEED}},
-)  # fmt: skip
-
-
-class Resampling:
-    """The resampling options of ``compute`` (:data:`RESAMPLING`): ``confidence`` (None = no interval),
-    ``n_resamples`` (default 1000) and ``seed`` (default 12345), checked; errors name the argument."""
-
-    def __init__(self, confidence=None, n_resamples=None, seed=None):
-        passed = {"confidence": confidence, "n_resamples": n_resamples, "seed": seed}
-        options = RESAMPLING.resolve(RESAMPLING.default_preset, passed)
-        self.confidence, self.n_resamples, self.seed = (options[name] for name in RESAMPLING.names)
-
-    @property
-    def enabled(self) -> bool:
-        return self.confidence is not None
-
-    def signature_fields(self) -> dict:
-        """``{"ci": "bs-pct", "conf": c, "bs": R, "seed": s}`` when an interval is asked for, else ``{}``."""
-        if not self.enabled:
-            return {}
-        return {
-            "ci": "bs-pct",
-            **RESAMPLING.signature_fields({name: getattr(self, name) for name in RESAMPLING.names}),
-        }
 
 
 def split_resampling(options: Mapping[str, object]) -> tuple[dict, Resampling]:

@@ -24,13 +24,10 @@ import warnings
 
 import numpy as np
 
+from .moments import FrechetStats
+
 # pytorch-fid `calculate_frechet_distance`: retry offset and the imaginary-part tolerance
 PYTORCH_FID_EPS = 1e-6
-# Feature values are refused beyond this magnitude (mu likewise, sigma beyond its square): the
-# distance multiplies covariances (values^4 times d^2), which stays finite in float64 for d up to
-# ~10^5 and values up to 10^50; Inception and CLIP features are O(1). Features of 1e100 are refused,
-# not scored as NaN.
-MAX_FEATURE = 1e50
 
 
 def _sqrt_factor(s: np.ndarray) -> np.ndarray:
@@ -74,8 +71,6 @@ def frechet_distance(stats1, stats2, warn: bool = True) -> float:
     """Frechet distance between two Gaussians fitted to feature statistics (FrechetStats or
     (mu, sigma) pairs). Warns (UserWarning) when a side has fewer samples than dimensions: the
     covariance is then singular and FID is strongly biased (pytorch-fid #78)."""
-    from .moments import FrechetStats  # the statistics module builds on this one's bounds
-
     s1 = stats1 if isinstance(stats1, FrechetStats) else FrechetStats.from_moments(*stats1)
     s2 = stats2 if isinstance(stats2, FrechetStats) else FrechetStats.from_moments(*stats2)
     if s1.dims != s2.dims:

@@ -29,7 +29,7 @@ import zlib
 import numpy as np
 
 from ..extras import require
-from .core import MAX_FEATURE
+from .moments import MAX_FEATURE
 
 KINDS = ("none", "path", "image", "features")
 NONE = {"kind": "none", "text": "", "data": None}  # padding: no example on this side of the row
@@ -214,7 +214,7 @@ def _features(x, where: str) -> dict:
         raise ValueError(f"`{where}` contains NaN or infinite values")
     if np.abs(v).max() > MAX_FEATURE:
         raise ValueError(
-            f"`{where}`: feature values beyond ±{MAX_FEATURE:g} would overflow the distance (see core.MAX_FEATURE)"
+            f"`{where}`: feature values beyond ±{MAX_FEATURE:g} would overflow the distance (see moments.MAX_FEATURE)"
         )
     return {"kind": "features", "text": "", "data": v.tobytes()}
 

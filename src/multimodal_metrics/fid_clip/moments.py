@@ -20,7 +20,11 @@ import os
 
 import numpy as np
 
-from .core import MAX_FEATURE
+# Feature values are refused beyond this magnitude (mu likewise, sigma beyond its square): the
+# distance multiplies covariances (values^4 times d^2), which stays finite in float64 for d up to
+# ~10^5 and values up to 10^50; Inception and CLIP features are O(1). Features of 1e100 are refused,
+# not scored as NaN.
+MAX_FEATURE = 1e50
 
 # Rows of the global example index per block: the moments are accumulated block by block, each block
 # [k * BLOCK, (k + 1) * BLOCK) with BLAS syrk calls on its vectors in index order (``SYRK_BYTES`` a call),
