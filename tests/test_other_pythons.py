@@ -10,7 +10,7 @@ The cases (:func:`cases`), by group (a metric, or ``functions``):
 
 * every run of the bundled examples (``golden.example_calls``: the calls recorded in tests/data/golden),
   plus the presets no example runs (:data:`BORROWED`, on another run's inputs);
-* per run, 997 examples drawn from it with replacement, half of the text predictions edited at random
+* per run, 997 examples drawn from it with replacement (fewer for the slow metrics: SIZES), half of the text predictions edited at random
   (seeded), scored with a 0.9 bootstrap interval, and compared (approximate randomisation) with the
   unedited predictions;
 * ``functions``: the dataset functions of the core modules and the contests' integral scores.
@@ -23,7 +23,8 @@ of 3.12 and 3.13. Their outcomes must equal this interpreter's, float for float.
 Set-up: scripts/setup.d/test/other_pythons.sh makes .build/venv-py3.12 and .build/venv-py3.13 with the
 extras that install there (a few minutes, once); a missing venv skips with that command, an extra that does
 not install there (vision: torch has no wheel for them on this machine) is named by a skip. Time: about
-10 s of CPU per interpreter, 20-30 s in all on 2 cores.
+5 s of CPU per interpreter (most of it loading WordNet and pymorphy3's dictionaries), four processes side
+by side: about 10 s on 2 idle cores (measured: `/usr/bin/time` of tests/interpreter_outcomes.py).
 """
 
 import json
@@ -41,6 +42,9 @@ from helpers import metric_names
 ROOT = Path(__file__).resolve().parent.parent
 OTHERS = ("3.12", "3.13")
 SIZE = 997
+# fewer drawn examples where scoring is slow and the sums are of counts (codebleu), of numpy (fid_clip) or
+# few examples already tell the sums apart (ru_meteor)
+SIZES = {"codebleu": 97, "fid_clip": 97, "ru_meteor": 297}
 SETUP = "bash scripts/setup.d/test/other_pythons.sh"
 # presets no bundled example runs, scored on the inputs of run k of their metric's examples
 BORROWED = {
@@ -67,12 +71,12 @@ def _edited(text: str, rng: random.Random) -> str:
     return edits[rng.randrange(3)]
 
 
-def _drawn(kwargs: dict, seed: int) -> tuple[dict, list]:
-    """(the run's examples drawn SIZE times with replacement, every per-example input with the same rows
+def _drawn(kwargs: dict, seed: int, size: int = SIZE) -> tuple[dict, list]:
+    """(the run's examples drawn ``size`` times with replacement, every per-example input with the same rows
     and half of the text predictions edited; the same predictions unedited)."""
     rng = random.Random(seed)
     n = len(kwargs["predictions"])
-    rows = [rng.randrange(n) for _ in range(SIZE)]
+    rows = [rng.randrange(n) for _ in range(size)]
     drawn = {
         key: [value[i] for i in rows] if isinstance(value, list) and len(value) == n else value
         for key, value in kwargs.items()
@@ -97,7 +101,7 @@ def cases() -> list[dict]:
         ]
         out += [{"group": name, "metric": name, "call": "score", "kwargs": kwargs} for kwargs in calls]
         for k, kwargs in enumerate(_runs(name)):
-            drawn, plain = _drawn(kwargs, seed=k)
+            drawn, plain = _drawn(kwargs, seed=k, size=SIZES.get(name, SIZE))
             scored = {**drawn, "confidence": 0.9, "n_resamples": 100}
             pair = {key: value for key, value in drawn.items() if key != "predictions"}
             pair |= {"predictions_a": drawn["predictions"], "predictions_b": plain, "n_resamples": 100}
@@ -274,7 +278,7 @@ def test_each_mean_is_its_references_arithmetic():
     from multimodal_metrics.ned import core as ned_core
 
     for k, run in enumerate(golden.example_runs("ru_meteor")):
-        drawn, _ = _drawn(run, seed=k)
+        drawn, _ = _drawn(run, seed=k, size=SIZES["ru_meteor"])
         drawn.pop("config_name")
         result = ru_meteor.score(**drawn, preset=run["config_name"], return_per_example=True)
         per = np.array(result.per_example)
