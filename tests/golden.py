@@ -87,15 +87,31 @@ def outcome(metric, kwargs) -> dict:
         return _error(err)
 
 
-def _examples(name, load) -> list:
+def example_runs(name: str) -> list[dict]:
+    """The keyword arguments of every run of ``examples/<name>.json`` (inputs, ``config_name`` and options)."""
     spec = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
-    rows = []
+    runs = []
     for run in spec["runs"]:
-        metric = load(name, run.get("config_name", "default"))
-        inputs = {k: v for k, v in run.items() if k not in ("config_name", "kwargs", "expected", "note")}
-        kwargs = {**inputs, **run.get("kwargs", {})}
-        rows.append(outcome(metric, {**kwargs, "return_per_example": True}))
-        rows.append(outcome(metric, {**kwargs, "confidence": 0.9, "n_resamples": 200}))
+        inputs = {k: v for k, v in run.items() if k not in ("kwargs", "expected", "note")}
+        runs.append({**inputs, **run.get("kwargs", {})})
+    return runs
+
+
+def example_calls(name: str) -> list[dict]:
+    """The calls recorded as ``examples``: every run of :func:`example_runs` with ``return_per_example=True``,
+    then with a 0.9 bootstrap interval."""
+    calls = []
+    for kwargs in example_runs(name):
+        calls.append({**kwargs, "return_per_example": True})
+        calls.append({**kwargs, "confidence": 0.9, "n_resamples": 200})
+    return calls
+
+
+def _examples(name, load) -> list:
+    rows = []
+    for kwargs in example_calls(name):
+        kwargs = dict(kwargs)
+        rows.append(outcome(load(name, kwargs.pop("config_name", "default")), kwargs))
     return rows
 
 
@@ -187,16 +203,16 @@ def collect(name: str) -> dict:
     return {"examples": _examples(name, load), "sweep": _sweep(name, load), "fuzz": _fuzz(name, load)}
 
 
-def library_outcome(name: str, kwargs: dict) -> dict:
-    """``outcome`` of the library call ``multimodal_metrics.<name>.score(**kwargs)`` (preset from
-    ``config_name``), as a plain dict."""
+def library_outcome(name: str, kwargs: dict, call: str = "score") -> dict:
+    """``outcome`` of the library call ``multimodal_metrics.<name>.<call>(**kwargs)`` (``score`` or
+    ``compare``; preset from ``config_name``), as a plain dict."""
     import importlib
 
     library = importlib.import_module(f"multimodal_metrics.{name}")
     kwargs = dict(kwargs)
     preset = kwargs.pop("config_name", "default")
     try:
-        return {"result": _plain(dict(library.score(**kwargs, preset=preset)))}
+        return {"result": _plain(dict(getattr(library, call)(**kwargs, preset=preset)))}
     except (ValueError, TypeError) as err:
         return _error(err)
 
@@ -223,13 +239,7 @@ def same(name: str, want, got) -> bool:
 def library_differences(name: str) -> list[str]:
     """Where the library's ``score`` differs from the recorded ``compute`` results of the bundled examples."""
     want = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))["examples"]
-    spec = json.loads((EXAMPLES / f"{name}.json").read_text(encoding="utf-8"))
-    got = []
-    for run in spec["runs"]:
-        inputs = {k: v for k, v in run.items() if k not in ("kwargs", "expected", "note")}
-        kwargs = {**inputs, **run.get("kwargs", {})}
-        got.append(library_outcome(name, {**kwargs, "return_per_example": True}))
-        got.append(library_outcome(name, {**kwargs, "confidence": 0.9, "n_resamples": 200}))
+    got = [library_outcome(name, kwargs) for kwargs in example_calls(name)]
     got = json.loads(json.dumps(got, ensure_ascii=False))
     return [
         f"{name} examples[{i}]: compute {json.dumps(w)[:300]}\n    library {json.dumps(g)[:300]}"

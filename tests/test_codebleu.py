@@ -431,6 +431,43 @@ def test_options_change_signature_and_weights():
     assert load_metric("codebleu", "paper").compute(**kw)["codebleu"] == pytest.approx(paper["codebleu"])
 
 
+# a different weight in every position (ngram, weighted, syntax, dataflow): a swap of any two shows
+WEIGHTS_APART = [0.1, 0.2, 0.3, 0.4]
+
+
+def test_weights_that_differ_in_every_position_follow_the_official_formula():
+    """CodeXGLUE's calc_code_bleu: ``alpha * ngram + beta * weighted + gamma * syntax + theta * dataflow``,
+    the weights in that order. Four different weights on four different components: the corpus score,
+    every example's score and the bootstrap statistic's score are that sum."""
+    from multimodal_metrics import codebleu
+
+    preds, refs = oracle.mutated_pairs("java", 40, 3, cb_keywords.KEYWORDS["java"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = codebleu.score(preds, refs, lang="java", weights=WEIGHTS_APART, return_per_example=True)
+    a, b, c, d = WEIGHTS_APART
+    comps = [r[k] for k in cb_corpus.KEYS[1:]]
+    assert len(set(comps)) == 4, comps
+    assert r["codebleu"] == a * comps[0] + b * comps[1] + c * comps[2] + d * comps[3]
+    for row in r.per_example:
+        ngram, weighted, syntax, dataflow = (row[k] for k in cb_corpus.KEYS[1:])
+        assert row["codebleu"] == a * ngram + b * weighted + c * syntax + d * dataflow
+    assert r.statistic.value()[0] == pytest.approx(r["codebleu"], abs=1e-12)
+
+
+@needs_oracle
+def test_weights_that_differ_in_every_position_equal_pypi_codebleu():
+    """PyPI codebleu 0.7.0's calc_codebleu(weights=(0.1, 0.2, 0.3, 0.4)) on 300 java pairs (a grammar both
+    sides share): the same four components and the same weighted score, corpus and per example."""
+    preds, refs = oracle.mutated_pairs("java", N_PAIRS, 1, cb_keywords.KEYWORDS["java"])
+    job = {"lang": "java", "predictions": preds, "references": refs, "weights": WEIGHTS_APART}
+    theirs = oracle.run_oracle([{**job, "per_example": True}])[0]
+    ours = _quiet_compute(load_metric("codebleu", "pypi"), **job, return_per_example=True)
+    for k in cb_corpus.KEYS:
+        assert ours[k] == pytest.approx(theirs["scores"][PYPI_KEYS[k]], abs=1e-9), k
+    assert _per_example_mismatches(ours["per_example"], theirs["per_example"]) == []
+
+
 def test_comment_rules():
     py = "def f(x):\n    # note\n    '''doc'''\n    return x\n"
     assert cb_keywords.remove_comments(py, "python", "lang") == "def f(x):\n    return x"
@@ -506,13 +543,13 @@ def test_bad_inputs():
         metric.compute(predictions=["x", "y"], references=["x"], lang="python")
     with pytest.raises(TypeError, match="`weights` must be a list of 4"):
         metric.compute(**ok, lang="python", weights=[0.5, 0.5])
-    with pytest.raises(ValueError, match=r"`weights\[2\]` must be a number"):
+    with pytest.raises(ValueError, match=r"`weights\[2\]` must be a finite number"):
         metric.compute(**ok, lang="python", weights=[0.5, 0.5, -1, 0])
     with pytest.raises(ValueError, match=r"`weights` must sum to a finite number"):  # returned inf
         metric.compute(**ok, lang="python", weights=[1e308] * 4)
     with pytest.raises(ValueError, match=r"`weights` must not all be 0"):
         metric.compute(**ok, lang="python", weights=[0, 0, 0.0, 0])
-    with pytest.raises(ValueError, match=r"`weights\[1\]` must be a number"):
+    with pytest.raises(ValueError, match=r"`weights\[1\]` must be a finite number"):
         metric.compute(**ok, lang="python", weights=[0.5, float("nan"), 0, 0])
     with pytest.raises(TypeError, match=r"`weights\[0\]` must be a number"):
         metric.compute(**ok, lang="python", weights=[True, 0, 0, 0])

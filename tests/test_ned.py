@@ -99,20 +99,28 @@ def test_nltk_transcription_of_official_function_as_oracle(data):
     assert ours == pytest.approx(_official_calculate_ned(preds, refs), abs=1e-12)
 
 
-def _icdar2019_transcription(preds: list[str], refs: list[list[str]]) -> list[float]:
-    """ReCTS rules spelled out per character: full-width -> half-width, Latin A-Z -> a-z, "" vs "" = 1."""
+def _icdar2019_norm(text: str, fullwidth: bool = True, latin: bool = True) -> str:
+    """ReCTS's equivalences spelled out per character: full-width U+FF01..U+FF5E -> U+0021..U+007E and the
+    ideographic space U+3000 -> " " (``fullwidth``), then Latin A-Z -> a-z (``latin``)."""
+    out = []
+    for ch in text:
+        cp = ord(ch)
+        if fullwidth and 0xFF01 <= cp <= 0xFF5E:
+            ch = chr(cp - 0xFEE0)
+        elif fullwidth and cp == 0x3000:
+            ch = " "
+        out.append(ch.lower() if latin and "A" <= ch <= "Z" else ch)
+    return "".join(out)
+
+
+def _icdar2019_transcription(
+    preds: list[str], refs: list[list[str]], fullwidth: bool = True, latin: bool = True
+) -> list[float]:
+    """ReCTS rules spelled out per character (:func:`_icdar2019_norm`), "" vs "" = 1."""
     from nltk.metrics.distance import edit_distance
 
     def norm(text):
-        out = []
-        for ch in text:
-            cp = ord(ch)
-            if 0xFF01 <= cp <= 0xFF5E:
-                ch = chr(cp - 0xFEE0)
-            elif cp == 0x3000:
-                ch = " "
-            out.append(ch.lower() if "A" <= ch <= "Z" else ch)
-        return "".join(out)
+        return _icdar2019_norm(text, fullwidth, latin)
 
     scores = []
     for pred, gts in zip(preds, refs):
@@ -136,6 +144,52 @@ def test_icdar2019_preset_against_a_per_character_transcription(data):
     refs = [r for _, r in data]
     ours = core.ned_per_example(preds, refs, **_preset_options("icdar2019"))["one_minus_ned"].tolist()
     assert ours == pytest.approx(_icdar2019_transcription(preds, refs), abs=1e-12)
+
+
+# (first, last) code point of every range the ICDAR 2019 options map: the full-width forms (to U+0021..U+007E),
+# the ideographic space (to U+0020), the Latin capitals (folded), and where the maps meet, the full-width
+# capitals (mapped, then folded) and small letters (mapped).
+MAPPED_RANGES = {
+    "full-width forms": (0xFF01, 0xFF5E),
+    "ideographic space": (0x3000, 0x3000),
+    "Latin capitals": (0x41, 0x5A),
+    "full-width Latin capitals": (0xFF21, 0xFF3A),
+    "full-width Latin small letters": (0xFF41, 0xFF5A),
+}
+
+
+@pytest.mark.parametrize("case_fold", ["latin", "none"])
+@pytest.mark.parametrize("fullwidth_to_halfwidth", [True, False])
+def test_icdar2019_maps_every_range_from_its_first_to_its_last_code_point(case_fold, fullwidth_to_halfwidth):
+    """The first and last code point of every mapped range, and the code point just outside each end, each
+    scored against every character one of them may become (itself, its image under each map, the image of
+    a map one code point off): 1 - NED and string accuracy equal the per-character transcription of the
+    ReCTS rules (a map cut short at U+FF5E, or one that reaches U+FF00 or U+FF5F, scores a pair wrong)."""
+    edges = [chr(cp) for first, last in MAPPED_RANGES.values() for cp in (first - 1, first, last, last + 1)]
+    targets = set(edges)
+    targets |= {
+        _icdar2019_norm(ch, fw, latin) for ch in edges for fw in (True, False) for latin in (True, False)
+    }
+    targets |= {chr(ord(ch) - 0xFEE0) for ch in edges if ord(ch) > 0xFEE0}
+    targets = sorted(targets)
+    preds = [ch for ch in edges for _ in targets]
+    refs = [[t] for _ in edges for t in targets]
+    latin = case_fold == "latin"
+    per = core.ned_per_example(
+        preds, refs, case_fold=case_fold, fullwidth_to_halfwidth=fullwidth_to_halfwidth, both_empty=1.0
+    )
+    assert per["one_minus_ned"].tolist() == _icdar2019_transcription(
+        preds, refs, fullwidth_to_halfwidth, latin
+    )
+    same = [
+        float(
+            _icdar2019_norm(p, fullwidth_to_halfwidth, latin)
+            == _icdar2019_norm(r[0], fullwidth_to_halfwidth, latin)
+        )
+        for p, r in zip(preds, refs)
+    ]
+    assert per["string_accuracy"].tolist() == same
+    assert 0.0 < sum(same) < len(same)
 
 
 def test_random_oracle_through_the_module():

@@ -30,6 +30,8 @@ a ValueError naming it.
 
 import numpy as np
 
+from ..results import mean
+
 TEXT_NORMS = ("ws+lower", "lower", "none")
 LENGTH_NORMS = ("raw_upper", "normalized_upper", "raw", "normalized")
 BOUNDARIES = ("inclusive", "strict")
@@ -223,6 +225,7 @@ def anls_per_question_flat(
 
 
 def anls(predictions: list[str], references: list[list[str]], **options) -> float:
-    """Dataset ANLS: the mean of :func:`anls_per_question` (0.0 for no questions)."""
+    """Dataset ANLS: the mean of :func:`anls_per_question`, summed left to right as the RRC script's
+    ``totalScore +=`` (``results.mean``; 0.0 for no questions)."""
     scores = anls_per_question(predictions, references, **options)
-    return float(scores.mean()) if len(scores) else 0.0
+    return mean(scores)

@@ -86,7 +86,7 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     scores = columns["anls"].tolist()
     signature = OPTIONS.signature(preset, options, resampling)
     statistic = mean_statistic({"anls": scores})
-    values = {"anls": mean(scores), **interval_values(statistic, resampling)}
+    values = {"anls": mean(columns["anls"]), **interval_values(statistic, resampling)}
     return Result.from_values(values, signature, scores, statistic, options, return_per_example)
 
 

@@ -128,9 +128,12 @@ def _run_generation(args) -> int:
         clip = score_clip(args.preset, pairs, {**options, "inception_weights": None})
         for i, value in zip(usable, clip["per_example"]):
             per_example[i] = value
+    import numpy as np
+
     from ..fid_clip import core
 
-    clip_score = sum(per_example) / len(per_example)
+    # numpy's pairwise mean: the AIJ script's np.array(scores).mean(), and fid_clip's own CLIP score mean
+    clip_score = float(np.mean(per_example))
     result = {
         "score": core.generation_score(clip_score, fid["fid"]),
         "fid": fid["fid"],

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..results import sequential_sum
 from . import formats as mm_formats
 from . import paths as mm_paths
 from .formats import FormatError
@@ -170,14 +171,14 @@ def _default_ruwordnet():
 def combine_2021(scores: dict) -> tuple:
     """S = S_C2C + S_zsOD + S_HTR + S_VQA, each rounded to 3 decimals (AIJ 2021 README)."""
     parts = {name: round(value, 3) for name, value in scores.items()}
-    return sum(parts.values()), parts
+    return sequential_sum(parts.values()), parts
 
 
 def combine_2022(scores: dict) -> tuple:
     """S = (1/15) * sum of the 6 open sub-task scores (AIJ 2022 README; the hidden ones add
     (1/10) * sum of 6 more, not public)."""
     parts = {name: value / 15 for name, value in scores.items()}
-    return sum(parts.values()), parts
+    return sequential_sum(parts.values()), parts
 
 
 INTEGRALS = {

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..inputs import nest
 from ..options import Option, OptionTable, check_number
-from ..results import Result
+from ..results import Result, sequential_sum
 from ..state import text_pair_metric
 from ..state_columns import Column
 from ..stats import Statistic, bleu, interval_values, ratio
@@ -82,7 +82,7 @@ def _check_weights(weights, arg: str = "weights") -> list:
             f"`{arg}` must be a list of 4 numbers (ngram, weighted, syntax, dataflow), got {weights!r:.80}"
         )
     values = [check_number(w, f"{arg}[{i}]", 0.0, None) for i, w in enumerate(weights)]
-    total = sum(values)
+    total = sequential_sum(values)
     if total == 0:
         raise ValueError(f"`{arg}` must not all be 0 (the score would be 0 whatever the code)")
     if math.isinf(total):

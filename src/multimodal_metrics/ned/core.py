@@ -41,6 +41,8 @@ Edit distances run in C++ through rapidfuzz (``cpdist``); there is no Python loo
 
 import numpy as np
 
+from ..results import mean
+
 CASE_FOLDS = ("none", "latin", "all")
 BOTH_EMPTY_SCORES = (0.0, 1.0)
 
@@ -170,11 +172,11 @@ def corpus_cer(edits: np.ndarray, ref_chars: np.ndarray) -> float:
 
 
 def ned(predictions: list[str], references: list[list[str]], **options) -> dict[str, float]:
-    """Dataset scores: ``one_minus_ned`` and ``string_accuracy`` (means) and the corpus ``cer``."""
+    """Dataset scores: ``one_minus_ned`` and ``string_accuracy`` (means summed left to right, as the AIJ
+    script's ``sum(...) / len(...)`` on Python <= 3.11: ``results.mean``) and the corpus ``cer``."""
     per = ned_per_example(predictions, references, **options)
-    n = len(per["one_minus_ned"])
     return {
-        "one_minus_ned": float(per["one_minus_ned"].mean()) if n else 0.0,
-        "string_accuracy": float(per["string_accuracy"].mean()) if n else 0.0,
+        "one_minus_ned": mean(per["one_minus_ned"]),
+        "string_accuracy": mean(per["string_accuracy"]),
         "cer": corpus_cer(per["edits"], per["ref_chars"]),
     }

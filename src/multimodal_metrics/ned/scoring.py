@@ -122,8 +122,8 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
         columns["one_minus_ned"], columns["string_accuracy"], columns["edits"], columns["ref_chars"]
     )
     values = {
-        "one_minus_ned": mean(ned_scores),
-        "string_accuracy": mean(exact),
+        "one_minus_ned": mean(columns["one_minus_ned"]),
+        "string_accuracy": mean(columns["string_accuracy"]),
         "cer": corpus_cer(columns["edits"], columns["ref_chars"]),
         **interval_values(statistic, resampling),
     }

@@ -12,7 +12,7 @@ import numpy as np
 from ..inputs import nest
 from ..options import Option, OptionTable
 from ..resources.wordnet import load_wordnet, open_wordnet
-from ..results import Result, Signature, mean
+from ..results import Result, Signature
 from ..state import text_pair_metric
 from ..state_columns import Column
 from ..stats import Resampling, Statistic, interval_values, mean_statistic, ratio
@@ -289,7 +289,9 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
         None if numeric else tuple(row)
         for numeric, row in zip(columns["numeric"].tolist(), columns["alignment"].tolist())
     ]
-    values = {"meteor": mean(scores)}
+    # numpy's pairwise mean, as the references: AIJ 2022's calc_meteor (np.mean(np.array(scores))) and
+    # evaluate's meteor (np.mean of the sentence scores)
+    values = {"meteor": float(np.mean(columns["meteor"])) if len(scores) else 0.0}
     if corpus:
         values["meteor_corpus"] = corpus_meteor(stats, opts["alpha"], opts["beta"], opts["gamma"])
     signature = _signature(

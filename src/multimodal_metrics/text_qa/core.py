@@ -42,6 +42,7 @@ from collections import Counter
 # ru_meteor's official scripts share, declared once in resources/russian.py. `NUMBER_WORDS` stays a
 # name of this module (the same dict).
 from ..resources.russian import NUMBER_WORDS, first_lemma
+from ..results import mean
 
 MEASURES = ("f1", "exact_match")
 
@@ -165,6 +166,7 @@ def text_qa_per_example(
 
 
 def text_qa(predictions: list[str], references: list[list[str]], **options) -> float:
-    """Dataset score: the mean of :func:`text_qa_per_example` (0.0 for no examples)."""
+    """Dataset score: the mean of :func:`text_qa_per_example`, summed left to right as the AIJ script's
+    ``sum(...) / len(...)`` on Python <= 3.11 (``results.mean``; 0.0 for no examples)."""
     scores = text_qa_per_example(predictions, references, **options)
-    return sum(scores) / len(scores) if scores else 0.0
+    return mean(scores)

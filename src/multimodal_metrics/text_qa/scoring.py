@@ -67,7 +67,7 @@ def reduce_rows(columns, context, preset, options, resampling, return_per_exampl
     scores = columns[key].tolist()
     signature = OPTIONS.signature(preset, options, resampling, {"lemma": context["lemma"]})
     statistic = mean_statistic({key: scores})
-    values = {key: mean(scores), **interval_values(statistic, resampling)}
+    values = {key: mean(columns[key]), **interval_values(statistic, resampling)}
     return Result.from_values(values, signature, scores, statistic, options, return_per_example)
 
 

@@ -347,7 +347,7 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
         # VLMEvalKit reports np.mean(hit) * 100 (vlmeval/dataset/image_vqa.py, ImageVQADataset.evaluate):
         # numpy's pairwise sum, which can differ from sum/len in the last bits; accuracy * 100 equals it
         harness_mean = options["normalize"] == "vlmevalkit"
-        values = {"accuracy": float(np.mean(scores)) if harness_mean else mean(scores.tolist())}
+        values = {"accuracy": float(np.mean(scores)) if harness_mean else mean(scores)}
         statistic = mean_statistic({"accuracy": scores})
         for kind in ("question_type", "answer_type"):
             groups = rows.get(f"{kind}s")
@@ -372,17 +372,17 @@ def reduce_rows(rows, context, preset, options, resampling, return_per_example=F
             values[f"normalized_accuracy_question_type/{t}"] = v
     elif scorer == "fusion_brain_2021":
         languages = list(rows["languages"])
-        values = {"accuracy": mean(scores.tolist())}
+        values = {"accuracy": mean(scores)}
         statistic = mean_statistic({"accuracy": scores})
         for lang, v in group_means(scores, languages).items():
             values[f"accuracy_language/{lang}"] = v
         extra = {"ru": context["ru"] if "ru" in languages else "none"}
     elif scorer == "wups":
-        values = {"wups": mean(scores.tolist())}
+        values = {"wups": mean(scores)}
         statistic = mean_statistic({"wups": scores})
         extra = {"wn": context["wn"]}
     else:  # bleu1
-        values = {"bleu1": mean(scores.tolist()), "bleu1_corpus": corpus_bleu1(rows["counts"])}
+        values = {"bleu1": mean(scores), "bleu1_corpus": corpus_bleu1(rows["counts"])}
         statistic = _bleu1_statistic(scores, rows["counts"])
     signature = OPTIONS.signature(preset, options, resampling, extra)
     per_example = scores.tolist()
