@@ -1,18 +1,18 @@
 """The README's "Scale out" examples run as written: torchrun with two processes, Lightning's validation with
-the torchmetrics objects, Ray Data, Spark (local[2]), the Dask recipe (a state per partition, no adapter) and
-the mm-score shards merged; each asserts that its result equals one score() call on all examples."""
+the torchmetrics objects, Ray Data, the Dask recipe (a state per partition, no adapter) and the mm-score
+shards merged; each asserts that its result equals one score() call on all examples. The Spark example runs
+in tests/test_spark.py, in the Java process that file starts once."""
 
 import pytest
 from helpers import readme_blocks, run_readme_block
 
 BLOCKS = readme_blocks("Scale out")
 # block 0: the API at a glance (not a program)
-RUN = {1: "torchrun", 2: "lightning", 3: "ray", 4: "spark", 5: "dask", 6: "mm_score"}
+RUN = {1: "torchrun", 2: "lightning", 3: "ray", 5: "dask", 6: "mm_score"}  # 4: tests/test_spark.py
 EXPECTED = {
     "torchrun": "anls 0.744898 over 1001 questions, equal to one score() call",
     "lightning": "anls 0.744898 over 1001 questions, anls|preset:default|",
     "ray": "anls 0.744898",
-    "spark": "anls 0.744898 from 7 partitions",
     "dask": "anls 0.744898 from 4 partitions",
     "mm_score": "the merged shards print the one-command result",
 }
@@ -32,6 +32,7 @@ def test_the_scale_out_examples_are_documented():
         "bash",
     ]
     assert "mm-score fid-clip" in BLOCKS[7][1] and "--save-state" in BLOCKS[7][1]
+    assert "mmspark.score(" in BLOCKS[4][1]  # run by tests/test_spark.py
 
 
 @pytest.mark.parametrize("index", sorted(RUN), ids=[RUN[i] for i in sorted(RUN)])

@@ -106,3 +106,14 @@ def test_errors_name_the_argument_column_and_example(spark):
         mmspark.score(df, "anls", predictions="p", references="r", index="i")
     with pytest.raises((TypeError, ValueError), match=r"predictions\[1\].*row of partition 0"):
         mmspark.score(df.coalesce(1), "anls", predictions="p", references="r")
+
+
+def test_the_readme_example_runs_as_written(spark, capsys):
+    """The README's Spark example, run last in this file: its ``getOrCreate`` finds this file's session
+    (one Java process for the file), and its ``spark.stop()`` ends it."""
+    from helpers import readme_blocks
+
+    language, code = readme_blocks("Scale out")[4]
+    assert language == "python" and "mmspark.score(" in code
+    exec(compile(code, "README.md (Scale out, Spark)", "exec"), {"__name__": "readme_spark"})
+    assert "anls 0.744898 from 7 partitions" in capsys.readouterr().out
