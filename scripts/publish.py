@@ -209,7 +209,9 @@ def rewrite_install_line(text: str, spec: str, what: str) -> str:
     """``text`` with its one ``pip install "multimodal-metrics[...]..."`` line installing ``spec`` instead."""
     text, count = INSTALL_LINE.subn(f'pip install "{spec}"', text)
     if count != 1:
-        raise SystemExit(f'the {what} needs exactly one `pip install "{PIP_NAME}[<extras>]==<version>"`, found {count}')
+        raise SystemExit(
+            f'the {what} needs exactly one `pip install "{PIP_NAME}[<extras>]==<version>"`, found {count}'
+        )
     return text
 
 
@@ -218,7 +220,9 @@ def rewrite_from_comment(text: str, spec: str) -> str:
     loader prints ``pip install <the comment>`` when the library is missing."""
     text, count = FROM_COMMENT.subn(rf'\1"{spec}"', text)
     if count != 1:
-        raise SystemExit(f'a metric script needs one `import multimodal_metrics  # From: "<spec>"` line, found {count}')
+        raise SystemExit(
+            f'a metric script needs one `import multimodal_metrics  # From: "<spec>"` line, found {count}'
+        )
     return text
 
 
@@ -229,7 +233,9 @@ def space_extras(name: str) -> list[str]:
     for line in text.splitlines():
         match = LIBRARY_LINE.match(line.split("#")[0].strip())
         if match:
-            return [e.strip() for e in (match["extras"] or "").split(",") if e.strip() and e.strip() != "demo"]
+            return [
+                e.strip() for e in (match["extras"] or "").split(",") if e.strip() and e.strip() != "demo"
+            ]
     raise SystemExit(f"metrics/{name}/requirements.txt has no `{PIP_NAME}[...]==<version>` line")
 
 
@@ -251,7 +257,9 @@ def _rewrite_install(folder: Path, name: str, spec: str) -> None:
     """The install line of a copied metric folder (its script's `# From:` and its card) naming ``spec``."""
     script, card = folder / f"{name}.py", folder / "README.md"
     script.write_text(rewrite_from_comment(script.read_text(encoding="utf-8"), spec), encoding="utf-8")
-    card.write_text(rewrite_install_line(card.read_text(encoding="utf-8"), spec, f"{name} card"), encoding="utf-8")
+    card.write_text(
+        rewrite_install_line(card.read_text(encoding="utf-8"), spec, f"{name} card"), encoding="utf-8"
+    )
 
 
 def wheel_url(org: str, space: str, wheel: str, endpoint: str | None = None) -> str:
@@ -328,7 +336,10 @@ def stage(
         source = None if wheel is None else wheel_url(org, name, wheel.name, endpoint)
         _rewrite_card(target / "README.md", org, name, install_spec(name, source))
         script = target / f"{name}.py"
-        script.write_text(rewrite_from_comment(script.read_text(encoding="utf-8"), install_spec(name, source)), encoding="utf-8")
+        script.write_text(
+            rewrite_from_comment(script.read_text(encoding="utf-8"), install_spec(name, source)),
+            encoding="utf-8",
+        )
         _point_at_wheel(target, wheel, source)
         staged.append(target)
     playground = base / PLAYGROUND
@@ -384,7 +395,9 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--out", default=str(ROOT / ".build" / "spaces"), help="stage: where the Space folders go"
     )
-    parser.add_argument("--dist", default=str(DIST), help="build: where the sdist and wheel go (default .build/dist)")
+    parser.add_argument(
+        "--dist", default=str(DIST), help="build: where the sdist and wheel go (default .build/dist)"
+    )
     source = parser.add_mutually_exclusive_group()
     source.add_argument(
         "--pypi",

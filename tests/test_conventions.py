@@ -123,7 +123,9 @@ def test_main_script_is_a_thin_wrapper_over_the_library(name):
     source = script.read_text(encoding="utf-8")
     imported = sorted(alias.name for node in _imports(script) for alias in node.names)
     assert imported == ["evaluate", "multimodal_metrics"], f"{name}.py imports {imported}"
-    pins = re.findall(r'^import multimodal_metrics  # From: "multimodal-metrics\[[a-z,]+\]==(\S+)"$', source, re.M)
+    pins = re.findall(
+        r'^import multimodal_metrics  # From: "multimodal-metrics\[[a-z,]+\]==(\S+)"$', source, re.M
+    )
     assert pins == [multimodal_metrics.__version__], (
         f'{name}.py: pin the library with `# From: "multimodal-metrics[<extras>]==<version>"`'
     )

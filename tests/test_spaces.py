@@ -182,7 +182,9 @@ def test_staged_card_links_and_commands_work_in_the_space(staged, name):
         loads = re.findall(r"""evaluate\.load\((["'][^"']+["'])\)""", line)
         assert len(loads) == len(set(loads)), f"the same evaluate.load twice: {line}"
         assert "metrics/" not in "".join(re.findall(r"""evaluate\.load\(([^)]*)\)""", line)), line
-    for span in re.finditer(r"`([^`\n]*(?:\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/)[^`\n]*)`", text):
+    for span in re.finditer(
+        r"`([^`\n]*(?:\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/)[^`\n]*)`", text
+    ):
         after = text[span.end() : span.end() + len(publish.REPO_NOTE)]
         assert after == publish.REPO_NOTE, f"`{span.group(1)}` names a file the Space lacks, unmarked"
     # the package's command line runs wherever the package is installed: no note after it
