@@ -283,7 +283,6 @@ class _Handler(BaseHTTPRequestHandler):
             self.hub.unexpected.append(message)
             print(message, file=sys.stderr, flush=True)
             self._json(501, {"error": message}, {"X-Error-Message": message})
-        self.hub.log.append((self.command, url.path, self.status))
 
     do_GET = do_HEAD = do_POST = do_PUT = do_DELETE = do_PATCH = _dispatch
 
@@ -311,6 +310,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _send(self, status: int, body: bytes, headers: dict) -> None:
         self.status = status
+        self.hub.log.append((self.command, urlsplit(self.path).path, status))  # before the client has it
         self.send_response(status)
         for key, value in headers.items():
             if value is not None:

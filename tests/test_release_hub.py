@@ -24,6 +24,8 @@ stand-in answers 501 to any request it does not implement, and no test leaves on
 import functools
 import json
 import re
+import signal
+import subprocess
 import sys
 import urllib.request
 
@@ -103,6 +105,33 @@ def test_the_standin_answers_the_file_endpoints_as_the_hub(tmp_path):
         assert len(standin.unexpected) == 1 and "GET /api/models/org/anls" in standin.unexpected[0]
     finally:
         standin.stop()
+
+
+def test_the_standin_command_serves_staged_spaces_until_interrupted(tmp_path):
+    """The README's rehearsal: ``hub_standin.py --serve OUT/ORG`` prints its address, serves the folders as
+    ORG/<name>, and on Ctrl-C reports the requests (exit 1 if any was unexpected)."""
+    (tmp_path / "org" / "anls").mkdir(parents=True)
+    (tmp_path / "org" / "anls" / "anls.py").write_text("x = 1\n", encoding="utf-8")
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "hub_standin.py"),
+        "--port",
+        "0",
+        "--serve",
+        str(tmp_path / "org"),
+    ]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        first = server.stdout.readline()
+        url = re.match(
+            r"Hub stand-in on (http://127\.0\.0\.1:\d+): 1 Spaces; token hf_rehearsal may push to ", first
+        )
+        assert url, first
+        assert _ask(f"{url[1]}/spaces/org/anls/resolve/main/anls.py")[0] == 200
+    finally:
+        server.send_signal(signal.SIGINT)
+        _out, err = server.communicate(timeout=60)
+    assert server.returncode == 0 and "1 requests, 0 unexpected" in err, err
 
 
 # ------------------------------------------------------------------------------------------------
