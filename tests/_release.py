@@ -2,8 +2,9 @@
 ``release``): a local package index, the release built and uploaded to it, the Hub stand-in serving the
 staged Spaces, and fresh virtual environments.
 
-Each piece is built once per test run (``functools.cache``) under one temporary folder, and both files
-share them:
+Each piece is built once per test run (``once``) under one temporary folder, and both files share them;
+the venvs are filled by two background threads (``prefetch``) as soon as the first release test runs, the
+hub venv first (the first tests need it), while the tests that need none of them run:
 
 * ``index()``: pypiserver on a free port of 127.0.0.1 (no authentication, no fallback to PyPI) serving an
   upload folder and ``.build/wheelhouse``, every distribution the venvs install (for CPython 3.11 and 3.13),
@@ -25,8 +26,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from helpers import ROOT, free_port
@@ -44,11 +47,61 @@ SETUP_HINT = (
 )
 
 
-@functools.cache
+def once(function):
+    """``functools.cache`` that is safe across threads: a second caller waits for the first one's result."""
+    lock, results = threading.Lock(), {}
+
+    @functools.wraps(function)
+    def cached(*args):
+        with lock:
+            if args not in results:
+                results[args] = function(*args)
+            return results[args]
+
+    return cached
+
+
+# Background jobs (a venv filled step by step): registered by the test modules at import, started by
+# ``prefetch`` for the jobs that selected tests need, in registration order, two at a time (2 cores).
+_JOBS: dict[str, tuple] = {}  # key -> (function, predicate on a selected test's id)
+_STARTED: dict[str, Future] = {}
+_POOL: list = []
+_POOL_LOCK = threading.Lock()
+
+
+def register(key: str, function, needed) -> None:
+    _JOBS.setdefault(key, (function, needed))
+
+
+def _submit(key: str) -> Future:
+    with _POOL_LOCK:
+        if key not in _STARTED:
+            if not _POOL:
+                _POOL.append(ThreadPoolExecutor(max_workers=2, thread_name_prefix="release-venv"))
+            _STARTED[key] = _POOL[0].submit(_JOBS[key][0])
+        return _STARTED[key]
+
+
+def job(key: str):
+    """The result of the background job ``key`` (started now if it was not)."""
+    return _submit(key).result()
+
+
+def prefetch(session) -> None:
+    """Start every registered job that a selected test needs (the first release test calls this)."""
+    selected = [item.nodeid for item in session.items]
+    for key, (_function, needed) in list(_JOBS.items()):
+        if any(needed(nodeid) for nodeid in selected):
+            _submit(key)
+
+
+@once
 def workdir() -> Path:
-    """One temporary folder for the whole run (removed at exit), outside the checkout."""
+    """One temporary folder for the whole run, outside the checkout: removed at exit unless MM_RELEASE_KEEP is
+    set (then its commands.log lists every command run with its seconds and exit status)."""
     path = Path(tempfile.mkdtemp(prefix="mm-release-"))
-    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    if not os.environ.get("MM_RELEASE_KEEP"):
+        atexit.register(shutil.rmtree, path, ignore_errors=True)
     return path
 
 
@@ -91,7 +144,7 @@ class Index:
         return sorted(part.split(">", 1)[1].split("<", 1)[0] for part in page.split("<a ")[1:])
 
 
-@functools.cache
+@once
 def index() -> Index:
     if not wheelhouse_ready():
         raise RuntimeError(f"no wheelhouse for the local index: {SETUP_HINT}")
@@ -125,9 +178,14 @@ def user_env(**extra: str) -> dict:
 def run(
     command, *, env: dict, cwd=None, timeout: float = 300, shell: bool = False
 ) -> subprocess.CompletedProcess:
-    return subprocess.run(
+    start = time.monotonic()
+    done = subprocess.run(
         command, env=env, cwd=cwd or workdir(), capture_output=True, text=True, timeout=timeout, shell=shell
     )
+    line = " ".join(map(str, command)) if isinstance(command, list) else command
+    with open(workdir() / "commands.log", "a", encoding="utf-8") as log:
+        log.write(f"{time.monotonic() - start:7.1f}s exit {done.returncode}  {line[:300]}\n")
+    return done
 
 
 def ok(done: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
@@ -152,7 +210,7 @@ class Release:
         self.upload = run(upload, env=user_env())
 
 
-@functools.cache
+@once
 def release() -> Release:
     return Release()
 
@@ -174,12 +232,12 @@ class Hub:
         return self.standin.url
 
 
-@functools.cache
+@once
 def hub() -> Hub:
     return Hub()
 
 
-@functools.cache
+@once
 def python(version: str) -> str | None:
     """An interpreter of Python ``version`` ("3.11": the one under the test environment; others from
     pyenv's versions or PATH), None when the machine has none."""

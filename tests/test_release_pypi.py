@@ -25,10 +25,13 @@ import pytest
 from _release import (
     SCORE_EXAMPLES,
     index,
+    job,
     make_venv,
     ok,
+    prefetch,
     publish,
     python,
+    register,
     release,
     run,
     run_json,
@@ -117,40 +120,66 @@ print(json.dumps({"error": error, "warnings": [str(w.message) for w in caught]})
 
 
 class Installed:
-    """A venv of one Python with the package installed from the index step by step (``steps``: pip's
-    outcome for the core, ``[ru,text]``, ``[code,scipy]``) and what each step allowed."""
+    """A venv of one Python with the package installed from the index step by step, as a user does with
+    the venv's own pip (``steps``: pip's outcome for the core, ``[ru,text]``, ``[code,scipy]``), what the
+    core install gives codebleu, every example scored at the end, and (on 3.11) the runtime of 2020 built
+    by ``build_runtime`` from the installed package. Filled by a background job; a failed step stops it."""
 
     def __init__(self, version: str):
         assert release().upload.returncode == 0, release().upload.stderr
         self.version = version
         self.home = make_venv(version, f"pypi-{version}")
         self.env = user_env()
+        self.core_codebleu = self.scores = self.runtime = None
         pip = [venv_python(self.home), "-m", "pip", "install", "--quiet"]
         self.steps = {"core": run([*pip, PROJECT], env=self.env, timeout=600)}
-        if self.steps["core"].returncode == 0:
-            self.core_codebleu = run_json(self.home, CODEBLEU_ON_THE_CORE, env=self.env)
+        if self.steps["core"].returncode != 0:
+            return
+        self.core_codebleu = run_json(self.home, CODEBLEU_ON_THE_CORE, env=self.env)
         for extras in ("ru,text", "code,scipy"):
             self.steps[extras] = run([*pip, f"{PROJECT}[{extras}]"], env=self.env, timeout=600)
+            if self.steps[extras].returncode != 0:
+                return
+        self.scores = run(
+            [venv_python(self.home), "-c", SCORE_EXAMPLES, json.dumps(NAMES)], env=self.env, timeout=600
+        )
+        if version == "3.11":
+            self.dest = self.home.parent / "legacy_ts"
+            command = [venv_python(self.home), "-m", "multimodal_metrics.codebleu.build_runtime", "--dest",
+                       str(self.dest), "--no-grammars", "--quiet"]  # fmt: skip
+            self.runtime = run(command, env=self.env, timeout=300)
 
 
-@pytest.fixture(scope="module", params=["3.11", "3.13"])
-def installed(request):
-    if python(request.param) is None:
-        pytest.skip(f"no Python {request.param} on this machine (pyenv's versions or PATH)")
-    return Installed(request.param)
+def _installed(version: str):
+    return None if python(version) is None else Installed(version)
 
 
-@functools.cache
 def reference_results() -> dict:
     """Every example run scored by the checkout's library, in a process of the test environment; codebleu on
     the grammar wheels (what a venv without the runtime of 2020 falls back to, with its warning)."""
     extra = {"codebleu": {"grammar_library": "wheels"}}
-    done = ok(
-        run(
-            [sys.executable, "-c", SCORE_EXAMPLES, json.dumps(NAMES), json.dumps(extra)], env=dict(os.environ)
-        )
-    )
+    command = [sys.executable, "-c", SCORE_EXAMPLES, json.dumps(NAMES), json.dumps(extra)]
+    done = ok(run(command, env=dict(os.environ)))
     return json.loads(done.stdout.strip().splitlines()[-1])["results"]
+
+
+for _version in ("3.11", "3.13"):
+    register(f"pypi-{_version}", functools.partial(_installed, _version),
+             lambda nodeid, v=_version: "test_release_pypi.py" in nodeid and f"[{v}]" in nodeid)  # fmt: skip
+register("reference", reference_results, lambda nodeid: "test_release_pypi.py::test_every_example" in nodeid)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _prefetch(request):
+    prefetch(request.session)
+
+
+@pytest.fixture(scope="module", params=["3.11", "3.13"])
+def installed(request):
+    got = job(f"pypi-{request.param}")
+    if got is None:
+        pytest.skip(f"no Python {request.param} on this machine (pyenv's versions or PATH)")
+    return got
 
 
 def test_pip_installs_the_core_then_the_extras_from_the_index(installed):
@@ -165,6 +194,7 @@ def test_codebleu_on_the_core_install_is_one_error_naming_the_extra(installed):
     """Without the [code] extra and without the runtime of 2020: one MissingExtra that says both ways out,
     and no warning that it falls back to the grammar wheels first (it cannot)."""
     got = installed.core_codebleu
+    assert got is not None, installed.steps["core"].stderr[-3000:]
     assert got["warnings"] == [], got
     assert got["error"].startswith("MissingExtra: codebleu without the 2020 grammars (not built here: "), got
     assert got["error"].endswith("(not installed): pip install 'multimodal-metrics[code]'"), got
@@ -172,9 +202,9 @@ def test_codebleu_on_the_core_install_is_one_error_naming_the_extra(installed):
 
 
 def test_every_example_scores_from_the_installed_package_as_from_the_checkout(installed):
-    got = run_json(installed.home, SCORE_EXAMPLES, json.dumps(NAMES), env=installed.env, timeout=600)
+    got = json.loads(ok(installed.scores).stdout.strip().splitlines()[-1])
     assert got["file"].startswith(str(installed.home)), got["file"]  # the venv's copy, not the checkout
-    want = reference_results()
+    want = job("reference")
     for name in NAMES:
         assert len(got["results"][name]) == len(want[name]) > 0, name
         for i, (w, g) in enumerate(zip(want[name], got["results"][name])):
@@ -186,18 +216,16 @@ def test_build_runtime_builds_from_the_installed_package(installed):
     (from the index), cc compiles it with the installed package's legacy_walk.c, and the library loads it."""
     if installed.version != "3.11":
         pytest.skip("the build does not depend on the Python version: run once, on 3.11")
-    dest = installed.home.parent / "legacy_ts"
-    command = [venv_python(installed.home), "-m", "multimodal_metrics.codebleu.build_runtime", "--dest", str(dest),
-               "--no-grammars", "--quiet"]  # fmt: skip
-    done = ok(run(command, env=installed.env, timeout=300))
-    assert done.stdout.strip() == str(dest / "libtree-sitter-0.2.0.so"), done.stdout
+    done = ok(installed.runtime)
+    assert done.stdout.strip() == str(installed.dest / "libtree-sitter-0.2.0.so"), done.stdout
     check = (
-        "import hashlib, json, sys; from pathlib import Path\n"
+        "import hashlib, json, sys\n"
         "from multimodal_metrics.codebleu import build_runtime, legacy_runtime\n"
-        "lib = legacy_runtime.load_runtime(sys.argv[1])\n"
+        "legacy_runtime.load_runtime(sys.argv[1])\n"
         "walker = build_runtime.WALKER_SOURCE\n"
         "print(json.dumps([str(walker), hashlib.sha256(walker.read_bytes()).hexdigest()]))"
     )
-    walker, digest = run_json(installed.home, check, str(dest / "libtree-sitter-0.2.0.so"), env=installed.env)
+    library = str(installed.dest / "libtree-sitter-0.2.0.so")
+    walker, digest = run_json(installed.home, check, library, env=installed.env)
     assert walker.startswith(str(installed.home))
-    assert digest in (dest / "runtime.stamp").read_text(encoding="utf-8")
+    assert digest in (installed.dest / "runtime.stamp").read_text(encoding="utf-8")
