@@ -40,9 +40,11 @@ def test_how_to_use_opens_with_the_install_line_and_the_source(name):
     assert set(publish.space_extras(name)) >= {"hf"} and "demo" not in publish.space_extras(name)
 
 
-def test_the_source_repository_is_declared_once():
+def test_the_source_repository_is_declared_once_and_the_playground_links_it():
     assert publish.source_url().startswith("https://")
     assert f"Source = {publish.source_url()}" in (ROOT / "setup.cfg").read_text(encoding="utf-8")
+    playground = (ROOT / "spaces" / "playground" / "README.md").read_text(encoding="utf-8")
+    assert f"]({publish.source_url()})" in playground
 
 
 def test_the_readme_first_loads_what_works_today():
