@@ -164,6 +164,7 @@ def user_env(**extra: str) -> dict:
         PIP_DISABLE_PIP_VERSION_CHECK="1",
         PIP_NO_INPUT="1",
         PIP_NO_COMPILE="1",
+        PIP_NO_CACHE_DIR="1",  # the index is local: no second copy of each wheel
         PIP_RETRIES="0",
         PIP_TIMEOUT="60",
         PYTHON_KEYRING_BACKEND="keyring.backends.null.Keyring",  # twine: no keyring lookup
