@@ -113,8 +113,9 @@ def _code_lines(path) -> int:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_main_script_is_a_thin_wrapper_over_the_library(name):
-    """The script imports evaluate and the library (one top-level import with the `# From:` pin, so
-    evaluate's loader names the pip command when it is missing), pins the library version it was
+    """The script imports evaluate and the library (one top-level import with the `# From:` pin and the
+    extras the module needs, quoted, so evaluate's loader names a pip command that works when pasted in
+    any shell when the library is missing; tests/test_release_hub.py runs it), pins the library version it was
     written for, and holds no scoring or option logic: tens of lines of code besides its docs."""
     import multimodal_metrics
 
@@ -122,9 +123,11 @@ def test_main_script_is_a_thin_wrapper_over_the_library(name):
     source = script.read_text(encoding="utf-8")
     imported = sorted(alias.name for node in _imports(script) for alias in node.names)
     assert imported == ["evaluate", "multimodal_metrics"], f"{name}.py imports {imported}"
-    pins = re.findall(r"^import multimodal_metrics  # From: multimodal-metrics==(\S+)$", source, re.M)
+    pins = re.findall(
+        r'^import multimodal_metrics  # From: "multimodal-metrics\[[a-z,]+\]==(\S+)"$', source, re.M
+    )
     assert pins == [multimodal_metrics.__version__], (
-        f"{name}.py: pin the library with `# From: multimodal-metrics==<version>`"
+        f'{name}.py: pin the library with `# From: "multimodal-metrics[<extras>]==<version>"`'
     )
     assert all(f'require("{pins[0]}"' in line for line in source.splitlines() if "require(" in line)
     assert "from ." not in source and "import ." not in source, (

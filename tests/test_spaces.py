@@ -183,10 +183,15 @@ def test_staged_card_links_and_commands_work_in_the_space(staged, name):
         assert len(loads) == len(set(loads)), f"the same evaluate.load twice: {line}"
         assert "metrics/" not in "".join(re.findall(r"""evaluate\.load\(([^)]*)\)""", line)), line
     for span in re.finditer(
-        r"`([^`\n]*(?:\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/|\bmm-score\b)[^`\n]*)`", text
+        r"`([^`\n]*(?:\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/)[^`\n]*)`", text
     ):
         after = text[span.end() : span.end() + len(publish.REPO_NOTE)]
         assert after == publish.REPO_NOTE, f"`{span.group(1)}` names a file the Space lacks, unmarked"
+    # the package's command line runs wherever the package is installed: no note after it
+    assert "collection's repository" not in text
+    for span in re.finditer(r"`(mm-score [^`\n]*)`", text):
+        if not re.search(r"\bscripts/|\bbenchmarks/|\btests/|\bexamples/|\.build/", span.group(1)):
+            assert not text[span.end() :].startswith(publish.REPO_NOTE), span.group(1)
 
 
 @pytest.mark.parametrize("name", NAMES + [publish.PLAYGROUND])

@@ -2,7 +2,7 @@
 
 import evaluate
 
-import multimodal_metrics  # From: multimodal-metrics==0.1.0
+import multimodal_metrics  # From: "multimodal-metrics[hf,vision]==0.1.0"
 
 fid_clip = multimodal_metrics.require("0.1.0", "fid_clip")
 hf = multimodal_metrics.require("0.1.0", "hf")

@@ -2,7 +2,7 @@
 
 import evaluate
 
-import multimodal_metrics  # From: multimodal-metrics==0.1.0
+import multimodal_metrics  # From: "multimodal-metrics[hf,ru,text]==0.1.0"
 
 vqa_acc = multimodal_metrics.require("0.1.0", "vqa_acc")
 hf = multimodal_metrics.require("0.1.0", "hf")

@@ -7,9 +7,11 @@ missing package the call needs and the extras that install them all, e.g.::
 
     ru_meteor needs nltk, razdel (not installed): pip install 'multimodal-metrics[ru,text]'
 
+(``multimodal-metrics[ru,text] @ <url>`` where pip installed the library from a web address: ``installed_from``.)
 ``EXTRAS`` mirrors setup.cfg's ``[options.extras_require]`` (tests/test_packaging.py holds them equal).
 """
 
+import functools
 import importlib
 import importlib.util
 
@@ -46,11 +48,30 @@ class MissingExtra(ImportError):
         modules = list(dict.fromkeys(modules))
         extras = sorted(set(extras or ()) | {EXTRAS[m][0] for m in modules if m in EXTRAS})
         names = ", ".join(EXTRAS.get(m, (None, m.replace("_", "-")))[1] for m in modules)
+        source = installed_from()
+        target = f"{PIP_NAME}[{','.join(extras)}]" + (f" @ {source}" if source else "")
         super().__init__(
-            f"{what} needs {names} (not installed): pip install '{PIP_NAME}[{','.join(extras)}]'",
+            f"{what} needs {names} (not installed): pip install '{target}'",
             name=modules[0] if modules else None,
         )
         self.modules, self.extras = modules, extras
+
+
+@functools.cache
+def installed_from() -> str | None:
+    """The web address pip installed the library from (its PEP 610 ``direct_url.json``), e.g. the wheel a
+    Space ships before the package is on PyPI: the extras are then installed from the same wheel. None when
+    it came from a package index, a local file or folder, or is not installed (a checkout on the path)."""
+    import json
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    try:
+        text = distribution(PIP_NAME).read_text("direct_url.json")
+        record = json.loads(text) if text else {}
+    except (PackageNotFoundError, ValueError, OSError):
+        return None
+    url = record.get("url", "") if isinstance(record, dict) else ""
+    return url if url.startswith(("https://", "http://")) and "archive_info" in record else None
 
 
 def extra_of(module: str) -> str | None:

@@ -90,7 +90,7 @@ def fetch_sdist(folder, python=None, quiet=False) -> Path:
             "download",
             "--quiet",
             "--no-binary",
-            ":all:",
+            "tree_sitter",  # the sdist; its metadata is prepared with the setuptools wheel
             "--no-deps",
             SDIST_REQUIREMENT,
             "-d",

@@ -157,16 +157,19 @@ def _not_2020_warning(preset, lang: str, why: str) -> None:
 def tree_source(grammar_library, lang: str, preset="default"):
     """``(trees, signature fields)`` for ``grammar_library``: a path (that library on the runtime of 2020),
     ``"2020"`` (the 2020 grammar library built beside the runtime, ``legacy_runtime.find_grammars``; where it
-    is not built, or lacks ``lang``, the grammar wheels with a loud warning naming the build command) or
+    is not built, or lacks ``lang``, the grammar wheels with a loud warning naming the build command, or one
+    ``MissingExtra`` and no warning when the wheels are not installed either) or
     ``"wheels"`` (``trees`` None: tree-sitter 0.26 and the grammar wheels). The fields record the grammar
     (file name and sha256 prefix, or wheel and version) and the runtime version (``ts:0.2.0`` / ``ts:0.26.x``)."""
     from . import legacy_runtime
+    from .trees import require_wheels
 
     if isinstance(grammar_library, str) and grammar_library == "wheels":
         return None, _wheel_fields(lang)
     if isinstance(grammar_library, str) and grammar_library == "2020":
         path = legacy_runtime.find_grammars()
-        if path is None:
+        if path is None:  # the wheels instead: one error first when they are not installed either
+            require_wheels(lang, f"codebleu without the 2020 grammars (not built here: `{BUILD_COMMAND}`)")
             _not_2020_warning(
                 preset,
                 lang,
@@ -176,6 +179,9 @@ def tree_source(grammar_library, lang: str, preset="default"):
             return None, _wheel_fields(lang)
         trees = legacy_runtime.open_library(path, LANGUAGES)
         if lang not in trees.languages:
+            require_wheels(
+                lang, f"codebleu with lang={lang!r} (the 2020 grammar library has no {lang} grammar)"
+            )
             _not_2020_warning(
                 preset,
                 lang,

@@ -32,6 +32,14 @@ GRAMMAR_MODULES = {
 _PARSERS = {}
 
 
+def require_wheels(lang: str, what: str | None = None) -> None:
+    """One ``MissingExtra`` (the ``[code]`` extra) when tree-sitter or the grammar wheel of ``lang`` is not
+    installed; ``what`` names what needs them (default: codebleu with that language)."""
+    from ..extras import require
+
+    require(what or f"codebleu with lang={lang!r}", ["tree_sitter", GRAMMAR_MODULES[lang][0]], ["code"])
+
+
 def get_parser(lang: str):
     """A cached ``tree_sitter.Parser`` for ``lang`` built from the individual grammar wheel."""
     parser = _PARSERS.get(lang)
@@ -39,9 +47,7 @@ def get_parser(lang: str):
         import importlib
 
         module_name, attr = GRAMMAR_MODULES[lang]
-        from ..extras import require
-
-        require(f"codebleu with lang={lang!r}", ["tree_sitter", module_name], ["code"])
+        require_wheels(lang)
         import tree_sitter
 
         module = importlib.import_module(module_name)

@@ -8,7 +8,7 @@ from ..det_f1.scoring import check_system
 from ..inputs import check_list, check_same_length
 from .arrow import ArrowColumn, checked_features
 from .direct import OptionsCheckedFirst
-from .mixins import LibraryMetric, PairedComparison, TrainerResults
+from .mixins import LibraryMetric, PairedComparison, TrainerResults, check_one_example
 
 
 class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheckedFirst):
@@ -51,4 +51,5 @@ class DetF1Metric(LibraryMetric, TrainerResults, PairedComparison, OptionsChecke
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one image (checked like a batch of one)."""
+        check_one_example(kwargs)
         return self.add_batch(predictions=[prediction], references=[reference], **kwargs)

@@ -7,7 +7,7 @@
 from ..options import check_bool
 from .arrow import checked_features
 from .direct import OptionsCheckedFirst
-from .mixins import LibraryMetric, PairedComparison, TrainerResults
+from .mixins import LibraryMetric, PairedComparison, TrainerResults, check_one_example
 
 
 class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheckedFirst):
@@ -55,6 +55,7 @@ class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsChec
 
     def add(self, *, prediction=None, reference=None, text=None, **kwargs):
         """Add one example (a generated and/or a real image, and optionally its text)."""
+        check_one_example(kwargs)
         return self.add_batch(
             predictions=None if prediction is None else [prediction],
             references=None if reference is None else [reference],

@@ -36,6 +36,21 @@ from .arrow import (
 from .direct import OptionsCheckedFirst, direct_path_supported, metric_lock
 from .sources import SOURCES
 
+# the batch arguments of ``add_batch`` and the one-example arguments of ``add``
+_ONE_EXAMPLE = {"predictions": "prediction", "references": "reference", "texts": "text"}
+
+
+def check_one_example(kwargs) -> None:
+    """``add`` takes one example, as ``prediction=`` / ``reference=`` (``text=``): a batch argument of
+    ``add_batch`` passed to it (``references=``, as evaluate's own docstring of ``add`` shows) is a
+    TypeError that names it and says which to use, not an error from inside evaluate."""
+    for name in kwargs:
+        if name in _ONE_EXAMPLE:
+            raise TypeError(
+                f"`{name}`: add() takes one example, as `{_ONE_EXAMPLE[name]}=`; "
+                f"pass a batch with add_batch({name}=...)"
+            )
+
 
 class TrainerResults:
     """Mixin for every metric of the collection: ``compute(..., for_trainer=True)``.
@@ -149,6 +164,7 @@ class TextPairInputs(TrainerResults, OptionsCheckedFirst):
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
+        check_one_example(kwargs)
         return self.add_batch(predictions=[prediction], references=[reference], **kwargs)
 
 

@@ -11,7 +11,7 @@ from ..inputs import check_same_length, check_text_system
 from ..stats import Resampling
 from .arrow import ArrowColumn, checked_features, reference_lists_to_arrow, strings_to_arrow
 from .direct import OptionsCheckedFirst
-from .mixins import LibraryMetric, PairedComparison, TrainerResults
+from .mixins import LibraryMetric, PairedComparison, TrainerResults, check_one_example
 
 
 class VqaAccMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheckedFirst):
@@ -65,6 +65,7 @@ class VqaAccMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheck
 
     def add(self, *, prediction=None, reference=None, **kwargs):
         """Add one example (checked like a batch of one)."""
+        check_one_example(kwargs)
         return self.add_batch(
             predictions=[prediction],
             references=[reference],
