@@ -64,7 +64,7 @@ import numpy as np
 from ._version import __version__
 from .digests import EXAMPLE_DIGEST_SIZE, example_digests
 from .state_columns import check_rows
-from .state_format import FORMAT, MAGIC, check_header, pack, read_file, unpack
+from .state_format import FORMAT, MAGIC, PayloadReader, check_header, pack, read_file, unpack
 from .state_index import (
     check_index,
     check_offset,
@@ -596,7 +596,7 @@ class MetricState:
         state.context = header["context"]
         state.total = header["total"]
         n = header["n"]
-        reader = _PayloadReader(payload)
+        reader = PayloadReader(payload)
         index = np.frombuffer(reader.take(n * 8, "index"), dtype="<i8").astype(np.int64)
         digest = np.frombuffer(reader.take(n * EXAMPLE_DIGEST_SIZE, "digests"), dtype=np.uint8)
         digest = digest.reshape(n, EXAMPLE_DIGEST_SIZE).copy()
@@ -738,25 +738,6 @@ def state_function(state_class: type[MetricState], doc: str | None = None):
 # ----------------------------------------------------------------------------------------------
 # Reading bytes of any metric
 # ----------------------------------------------------------------------------------------------
-class _PayloadReader:
-    """Reads a payload's parts in order; a part that runs past the end, or bytes left after the last, is a
-    ValueError naming the part."""
-
-    def __init__(self, payload: memoryview):
-        self.payload, self.offset = payload, 0
-
-    def take(self, nbytes: int, what: str) -> memoryview:
-        data = self.payload[self.offset : self.offset + nbytes]
-        if len(data) != nbytes:
-            raise ValueError(f"state bytes are truncated ({what})")
-        self.offset += nbytes
-        return data
-
-    def finish(self) -> None:
-        if self.offset != len(self.payload):
-            raise ValueError(f"state bytes have {len(self.payload) - self.offset} bytes after the last part")
-
-
 def _read_header(blob, where: str = "these bytes") -> tuple[dict, memoryview]:
     """(header, payload) of a state's bytes: framing and checksum (``state_format.unpack``), then every
     field of the header checked (``state_format.check_header``)."""

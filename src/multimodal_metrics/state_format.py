@@ -42,6 +42,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_HEADER",
     "PREFIX_SIZE",
+    "PayloadReader",
     "check_file_head",
     "check_header",
     "pack",
@@ -211,3 +212,22 @@ def check_header(header: dict) -> None:
         raise ValueError(f"state header has unknown field(s) {unknown}")
     _check_specs(header.get("arrays", []), _NUMERIC_DTYPES, "array")
     _check_specs(header["columns"], (*_NUMERIC_DTYPES, "str"), "column")
+
+
+class PayloadReader:
+    """Reads a payload's parts in order; a part that runs past the end, or bytes left after the last, is a
+    ValueError naming the part."""
+
+    def __init__(self, payload: memoryview):
+        self.payload, self.offset = payload, 0
+
+    def take(self, nbytes: int, what: str) -> memoryview:
+        data = self.payload[self.offset : self.offset + nbytes]
+        if len(data) != nbytes:
+            raise ValueError(f"state bytes are truncated ({what})")
+        self.offset += nbytes
+        return data
+
+    def finish(self) -> None:
+        if self.offset != len(self.payload):
+            raise ValueError(f"state bytes have {len(self.payload) - self.offset} bytes after the last part")
