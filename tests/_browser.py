@@ -297,7 +297,7 @@ def column_header_box(page, prefix: str, header: str) -> dict | None:
 
 
 # ------------------------------------------------------------------------------------------------
-# Fixtures: one browser per test module, each app served once per module
+# Fixtures: one browser and each app served once per session, a fresh browser context per test
 # ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def browser():
@@ -314,9 +314,10 @@ def browser():
     playwright.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served():
-    """name -> (app module, url); apps start on first use and stop when the module's tests end."""
+    """name -> (app module, url); each app starts on first use and serves every browser test of the
+    session (building one takes seconds: the playground holds all eight pages)."""
     apps = {}
 
     def serve(name):
