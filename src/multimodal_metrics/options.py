@@ -135,7 +135,6 @@ def check_number(
     """
     if isinstance(value, bool) or type(value).__name__ == "bool_" or not isinstance(value, numbers.Real):
         raise TypeError(f"`{arg}` must be a number, got {type(value).__name__} ({short_repr(value)})")
-    given = value  # a message echoes a whole number as given (-1, not -1.0)
     try:
         value = float(value)
     except OverflowError:  # an int beyond the float range (10**400)
@@ -148,8 +147,7 @@ def check_number(
         or (low is not None and value < low)
         or (high is not None and value > high)
     ):
-        shown = given if type(given) is int else value
-        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {shown!r}")
+        raise ValueError(f"`{arg}` must be a number {_bounds(low, high, allow_inf)}, got {value!r}")
     return value
 
 

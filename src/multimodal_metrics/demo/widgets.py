@@ -1,5 +1,7 @@
 """Option widgets built from a metric's option table, and their values read back."""
 
+import re
+
 from .settings import PRESET
 
 
@@ -195,6 +197,10 @@ def option_value(option, sent):
     if option.kind == "bool":
         return chosen_bool(sent, option.name)
     if option.kind in ("number", "integer"):
-        return chosen_number(sent, option.name, integer=option.kind == "integer")
+        value = chosen_number(sent, option.name, integer=option.kind == "integer")
+        try:  # the table's own check (its range), its message echoing the number as typed (-1, not -1.0)
+            return value if value is None else option.checked(value)
+        except ValueError as err:
+            raise ValueError(re.sub(r", got [^,]*$", f", got {str(sent).strip()}", str(err))) from None
     text = chosen((sent or "").strip() if isinstance(sent, str) else sent)
     return None if text is None else parse_text(option, text)
