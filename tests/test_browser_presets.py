@@ -8,8 +8,10 @@ the page for what is installed, never reaches another preset's number (ru_meteor
 `synonyms` none before). On each metric's own page every input box emptied is refused, as
 `score([], [])` is (codebleu scored two empty boxes before).
 
-The apps are served once for the session (`served`), one browser context per metric; about 2.5 s a
-compute on 2 busy cores (`pytest tests/test_browser_presets.py --durations=0`).
+The apps are served once for the session (`served`); each metric's own page is opened afresh per preset,
+the playground once per round (round k: the k-th preset of every metric, each in its untouched tab).
+About 2 s a compute on 2 busy cores: `pytest tests/test_browser_presets.py -s --durations=0` prints
+the computes compared and the time of each test.
 """
 
 import re
