@@ -149,9 +149,12 @@ def read_headline(page, prefix: str) -> dict:
     return shown
 
 
-def read_table(page, prefix: str, wait_s: float = 5.0) -> tuple[list[str], list[list[str]]]:
-    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts). Without rows it is read
-    again for up to `wait_s` (the grid is shown and draws its rows a moment after the headline)."""
+def read_table(
+    page, prefix: str, wait_s: float = 5.0, header: str | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts). Without rows (or
+    without the column `header`) it is read again for up to `wait_s` (the grid is shown and draws its
+    rows and headers a moment after the headline, on a busy machine one after the other)."""
     import time
 
     table, end = page.locator(f"#{prefix}table"), time.monotonic() + wait_s
@@ -162,7 +165,7 @@ def read_table(page, prefix: str, wait_s: float = 5.0) -> tuple[list[str], list[
             cells = [t.strip() for t in row.locator("[role=gridcell]").all_inner_texts()]
             if any(cells):
                 rows.append(cells)
-        if rows or time.monotonic() > end:
+        if (rows and (header is None or header in headers)) or time.monotonic() > end:
             return headers, rows
         page.wait_for_timeout(250)
 

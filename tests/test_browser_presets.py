@@ -97,8 +97,8 @@ def shows_the_library(page, prefix: str, name: str, preset: str, kwargs: dict) -
     ]
     assert shown == {k: shown_number(expected, k) for k in numbers}, (preset, ui.headline_text(page, prefix))
     assert ui.get_text(page, f"{prefix}signature") == expected["signature"], preset
-    headers, rows = ui.read_table(page, prefix)
     key = CASES[name].score or numbers[0]
+    headers, rows = ui.read_table(page, prefix, header=key)
     per = [fmt(p[key] if isinstance(p, dict) else p) for p in expected["per_example"]]
     assert [row[headers.index(key)] for row in rows] == per, (preset, headers, rows, per)
     return "equal"
