@@ -138,7 +138,7 @@ def test_ru_meteor_offers_only_what_runs(page, served):
         ui.compute(page, "")
         text = ui.headline_text(page, "")
         refused = "Not computed" in text
-        if refused != choice.endswith("(not installed here)"):
+        if refused != choice.endswith("(not installed)"):
             failed[choice] = text[:300]
         elif refused and "ruwordnet download" not in text:
             failed[choice] = f"no install line: {text[:300]}"

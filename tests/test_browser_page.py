@@ -359,7 +359,9 @@ def test_a_preset_change_marks_the_result_outdated_until_the_next_compute(page, 
     assert note.evaluate(drawn) == 1
     ui.compute(page, "")
     assert not note.count() and "|preset:stvqa|" in ui.get_text(page, "signature")
-    page.wait_for_function(f"() => ({drawn})(document.querySelector('#headline strong')) === 1", timeout=5_000)
+    page.wait_for_function(
+        f"() => ({drawn})(document.querySelector('#headline strong')) === 1", timeout=5_000
+    )
 
 
 def test_paired_boxes_sit_level_and_take_a_phone_s_width(page, served):

@@ -328,7 +328,7 @@ def test_a_preset_whose_source_is_not_installed_says_so(demo):
     ]  # fmt: skip
     captioning = demo.preset_updates([synonyms], ru_meteor.OPTIONS, "captioning", offered)
     assert captioning["value"] == "preset"
-    assert captioning["choices"][0] == ("preset: ruwordnet_fb (not installed here)", "preset")
+    assert captioning["choices"][0] == ("preset: ruwordnet_fb (not installed)", "preset")
     if not alignment.runs_here("ruwordnet_fb"):
         note = alignment.missing_note(ru_meteor.PRESETS)
         assert "ruwordnet download" in note and "captioning" in note and "nltk" not in note, note

@@ -160,6 +160,8 @@ class MetricPage:
                                    self.offered.get(o.name))  # fmt: skip
             if o.name in self.notes:
                 widget.info = f"{widget.info} {self.notes[o.name]}".strip()
+            if o.name in self.offered:  # wide enough for "preset: <value> (not installed)"
+                widget.scale = 2
             parts[f"opt_{o.name}"] = widget
 
         with gr.Row():

@@ -101,7 +101,7 @@ def preset_label(option, table, preset: str, offered: list | None = None) -> str
         return PRESET
     if not takes_option(table, preset, option.name):
         return f"{PRESET}: not used"
-    missing = "" if runs_here(option, table, preset, offered) else " (not installed here)"
+    missing = "" if runs_here(option, table, preset, offered) else " (not installed)"
     return f"{PRESET}: {preset_value(table, preset, option.name)}{missing}"
 
 
