@@ -149,9 +149,12 @@ def read_headline(page, prefix: str) -> dict:
     return shown
 
 
-def read_table(page, prefix: str, wait_s: float = 5.0) -> tuple[list[str], list[list[str]]]:
-    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts). Without rows it is read
-    again for up to `wait_s` (the grid is shown and draws its rows a moment after the headline)."""
+def read_table(
+    page, prefix: str, wait_s: float = 5.0, header: str | None = None
+) -> tuple[list[str], list[list[str]]]:
+    """The per-example table (Gradio's virtual grid): (headers, rows of cell texts). Without rows (or
+    without the column `header`) it is read again for up to `wait_s` (the grid is shown and draws its
+    rows and headers a moment after the headline, on a busy machine one after the other)."""
     import time
 
     table, end = page.locator(f"#{prefix}table"), time.monotonic() + wait_s
@@ -162,7 +165,7 @@ def read_table(page, prefix: str, wait_s: float = 5.0) -> tuple[list[str], list[
             cells = [t.strip() for t in row.locator("[role=gridcell]").all_inner_texts()]
             if any(cells):
                 rows.append(cells)
-        if rows or time.monotonic() > end:
+        if (rows and (header is None or header in headers)) or time.monotonic() > end:
             return headers, rows
         page.wait_for_timeout(250)
 
@@ -297,7 +300,7 @@ def column_header_box(page, prefix: str, header: str) -> dict | None:
 
 
 # ------------------------------------------------------------------------------------------------
-# Fixtures: one browser per test module, each app served once per module
+# Fixtures: one browser and each app served once per session, a fresh browser context per test
 # ------------------------------------------------------------------------------------------------
 @pytest.fixture(scope="session")
 def browser():
@@ -314,9 +317,10 @@ def browser():
     playwright.stop()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def served():
-    """name -> (app module, url); apps start on first use and stop when the module's tests end."""
+    """name -> (app module, url); each app starts on first use and serves every browser test of the
+    session (building one takes seconds: the playground holds all eight pages)."""
     apps = {}
 
     def serve(name):

@@ -170,7 +170,7 @@ def test_fid_clip_caps_pre_resize_and_keeps_server_files_to_itself(page, served,
     monkeypatch.delenv("MM_DEMO_PATHS", raising=False)
     res = open_with_images(page, served, resources)
     ui.set_option(page, "opt_pre_resize", "4096")
-    assert "`pre_resize` is at most 1024 here" in ui.error_after_compute(page, "")
+    assert "pre_resize is at most 1024 here" in ui.error_after_compute(page, "")
     ui.set_option(page, "opt_pre_resize", "")
     said = []
     for path in ("/etc/shadow", "/etc/no_such_file.pth", res["inception"]):

@@ -33,6 +33,15 @@ def test_det_f1_picture_explains_its_boxes(page, served):
     shown, natural = picture.evaluate("img => [img.getBoundingClientRect().width, img.naturalWidth]")
     label_px = drawing.LABEL_PX * shown / natural  # the labels as drawn in the page
     assert label_px >= 12, (label_px, shown, natural)
+    # named by what it draws (it was the only unnamed control: a button holding <img alt="">)
+    described = re.compile(r"^Boxes of 2 images\. street\.jpg: cat: 3 ground-truth boxes \(1 hit, 2 missed\)")
+    assert page.get_by_role("button", name=described).count() == 1, picture.get_attribute("alt")
+    unnamed = page.evaluate(
+        """() => [...document.querySelectorAll('button, [role=button]')].filter(b => b.checkVisibility()
+            && !(b.getAttribute('aria-label') || b.innerText.trim() || b.title
+                 || [...b.querySelectorAll('img')].some(i => i.alt))).map(b => b.outerHTML.slice(0, 120))"""
+    )
+    assert not unnamed, unnamed
 
 
 def test_det_f1_empty_box_says_what_to_put(page, served):
@@ -40,7 +49,7 @@ def test_det_f1_empty_box_says_what_to_put(page, served):
     ui.set_text(page, "refs", "")
     message = ui.error_after_compute(page, "")
     shot(page, "det_f1_empty_box", full_page=False)
-    assert "Expecting value" not in message and re.search(r"`references` is empty.*\{", message), message
+    assert "Expecting value" not in message and re.search(r"references is empty.*\{", message), message
 
 
 def test_det_f1_says_which_images_are_drawn(page, served):
@@ -63,9 +72,40 @@ def test_det_f1_says_which_images_are_drawn(page, served):
     assert re.search(r"\b4 dashed box\(es\) in the 4 images drawn", note), note
 
 
+def test_ru_meteor_nltk_on_a_fresh_page_scores_with_wordnet(page, served):
+    """ru_meteor, a fresh page, preset nltk: the synonyms box shows "preset: wordnet" (it kept the "none"
+    the page had chosen for the default preset and scored 0.83 with syn:none); none and then "preset"
+    again is accepted (it was refused: "preset is not in the list of choices"); the number and the
+    signature are `ru_meteor.score(..., preset="nltk")`'s (0.9977 with syn:wordnet)."""
+    from _browser_cases import CI
+
+    from multimodal_metrics import ru_meteor
+    from multimodal_metrics.demo import shown_number
+
+    ui.open_page(page, served, "ru_meteor")
+    ui.pick(page, "preset", "nltk")
+    page.wait_for_function("() => document.querySelector('#opt_synonyms input').value === 'preset: wordnet'")
+    ui.set_text(page, "preds", "a cat sleeps on the couch")
+    ui.set_text(page, "refs", "a cat sleeps on the sofa")
+    ui.pick(page, "opt_synonyms", "none")
+    ui.pick(page, "opt_synonyms", "preset: wordnet")
+    ui.compute(page, "")
+    shot(page, "ru_meteor_nltk_fresh", full_page=False)
+    expected = ru_meteor.score(
+        ["a cat sleeps on the couch"], ["a cat sleeps on the sofa"], preset="nltk", **CI
+    )
+    assert ui.read_headline(page, "")["meteor"] == shown_number(expected, "meteor"), ui.headline_text(
+        page, ""
+    )
+    assert (
+        ui.get_text(page, "signature") == expected["signature"] and "|syn:wordnet|" in expected["signature"]
+    )
+
+
 def test_ru_meteor_alignment_picker_counts_like_the_table(page, served):
     """The alignment shown for example #1 is the table's row 1 (both count from 0)."""
     ui.open_page(page, served, "ru_meteor")
+    ui.pick(page, "opt_synonyms", "none")  # runs on any machine (the preset's RuWordNet may be missing)
     ui.set_text(page, "example", "1")
     ui.compute(page, "")
     page.locator("#alignment").scroll_into_view_if_needed()
@@ -77,24 +117,37 @@ def test_ru_meteor_alignment_picker_counts_like_the_table(page, served):
 
 
 def test_ru_meteor_offers_only_what_runs(page, served):
-    """Every synonyms choice offered computes here (this machine has no RuWordNet, like the Space), and
-    one line says why the RuWordNet sources are not offered."""
+    """Every synonyms source offered computes here; "preset" says what it stands for, and under a preset
+    whose own source is not installed (RuWordNet on this machine, as on the Space) says so, and Compute
+    is refused with the library's message saying what to install; one line names the presets refused."""
+    from multimodal_metrics import ru_meteor
+    from multimodal_metrics.demo import alignment
+
     url = ui.open_page(page, served, "ru_meteor")
     page.locator("#opt_synonyms input").click()
     offered = [
         t.strip().splitlines()[-1].strip() for t in page.get_by_role("option").all_inner_texts()
     ]  # no "✓"
     shot(page, "ru_meteor_synonyms", full_page=False)
+    runs = alignment.offered_synonyms(ru_meteor.OPTIONS["synonyms"])
+    assert offered[0].startswith("preset: ") and offered[1:] == runs, offered
     failed = {}
     for choice in offered:
         page.goto(url)
         ui.pick(page, "opt_synonyms", choice)
         ui.compute(page, "")
-        if "Not computed" in ui.headline_text(page, ""):
-            failed[choice] = ui.headline_text(page, "")[:200]
+        text = ui.headline_text(page, "")
+        refused = "Not computed" in text
+        if refused != choice.endswith("(not installed)"):
+            failed[choice] = text[:300]
+        elif refused and "ruwordnet download" not in text:
+            failed[choice] = f"no install line: {text[:300]}"
     assert not failed, (offered, failed)
-    why = page.get_by_text(re.compile(r"RuWordNet.*not (offered|installed)")).first
-    assert why.count() and why.is_visible()
+    if not alignment.runs_here("ruwordnet_fb"):
+        why = page.locator("#synonyms_note")
+        assert why.is_visible() and re.search(r"Not installed.*ruwordnet_fb.*default", why.inner_text()), (
+            why.inner_text()
+        )
 
 
 def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, served):
@@ -102,6 +155,7 @@ def test_ru_meteor_negative_example_gives_a_fresh_result_not_error_badges(page, 
     range check fired before, the old result stayed under them); the new result is shown and the
     alignment says that -1 is not an example and which one it shows."""
     ui.open_page(page, served, "ru_meteor")
+    ui.pick(page, "opt_synonyms", "none")
     ui.compute(page, "")
     ui.set_text(page, "preds", "кот спит")
     ui.set_text(page, "refs", "кот спит")
@@ -125,6 +179,7 @@ def test_ru_meteor_picker_realigns_and_never_withholds_the_score(page, served):
     previous one stayed, unlabelled); an example number past the end still gives the score and shows
     the last example, saying so."""
     ui.open_page(page, served, "ru_meteor")
+    ui.pick(page, "opt_synonyms", "none")
     ui.compute(page, "")
     headers, rows = ui.read_table(page, "")
     while "prediction" not in headers:  # the headers of the example's table, once drawn

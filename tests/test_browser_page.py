@@ -33,7 +33,7 @@ def test_page_shows_the_current_run_and_keeps_the_message(page, served):
     wrong = [] if sum(bars) == 2 else [f"the histogram shows {bars} for a run of 2 examples"]
     ui.set_text(page, "preds", "a\nb\nc")
     page.locator("#go").click()
-    message = page.get_by_text(re.compile(r"`predictions` has 3 examples but `references` has 2")).first
+    message = page.get_by_text(re.compile(r"has 3 examples but")).first
     message.wait_for(state="visible")
     page.wait_for_timeout(15_000)
     shot(page, "anls_error_after_15s")
@@ -111,6 +111,8 @@ def test_score_column_is_on_screen(page, served, name, viewport):
     _, url = served(name)
     page.set_viewport_size(viewport)
     page.goto(url)
+    if name == "ru_meteor":  # its preset's RuWordNet may be missing here: the sources that run anywhere
+        ui.pick(page, "opt_synonyms", "none")
     ui.compute(page, "")
     score = next(iter(ui.read_headline(page, "")))
     page.locator("#table").scroll_into_view_if_needed()
@@ -159,7 +161,7 @@ def test_deeply_nested_json_is_a_message(page, served):
     ui.set_text(page, "anls_preds", "[" * 100_000 + "]" * 100_000)
     message = ui.error_after_compute(page, "anls_")
     shot(page, "playground_deep_json", full_page=False)
-    assert re.search(r"`predictions` is nested too deeply", message), message
+    assert re.search(r"predictions is nested too deeply", message), message
     assert not error_badges(page)
 
 
@@ -313,3 +315,73 @@ def test_keyboard_moves_through_every_box(page, served, name, boxes):
     ui.settled(page)
     shot(page, f"{name}_after_keyboard", full_page=False)
     assert not [e for e in page.get_by_role("listbox").all() if e.is_visible()], "a dropdown list stayed open"
+
+
+def test_enter_on_a_dropdown_option_keeps_the_focus_on_the_dropdown(page, served):
+    """anls, keyboard only: the preset dropdown focused, ArrowDown, Enter: the option is chosen, the list
+    closes and the focus stays on the dropdown with its ring drawn (it went to <body>, no ring); a click
+    on it opens the list again."""
+    ui.open_page(page, served, "anls")
+    ring = "i => { const s = getComputedStyle(i.closest('.wrap')); return [s.borderColor, s.boxShadow]; }"
+    unfocused = page.locator("#preset input").evaluate(ring)
+    page.locator("#preset input").focus()
+    page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.querySelector('#preset input').value === 'stvqa'")
+    page.wait_for_timeout(300)  # Gradio's blur, then the page's refocus
+    shot(page, "anls_preset_after_enter", full_page=False)
+    focused = page.evaluate(
+        "() => [document.activeElement.closest('[id]')?.id, document.activeElement.matches(':focus-visible')]"
+    )
+    assert focused == ["preset", True], focused
+    assert not [e for e in page.get_by_role("listbox").all() if e.is_visible()], "the list stayed open"
+    assert page.locator("#preset input").evaluate(ring) != unfocused, "no focus ring drawn"
+    page.locator("#preset input").click()
+    page.get_by_role("option", name="default", exact=True).wait_for(state="visible")
+
+
+def test_a_preset_change_marks_the_result_outdated_until_the_next_compute(page, served):
+    """anls: a result, then another preset picked: the result is dimmed and a line (a status for screen
+    readers) says it was computed before the change; Compute: the new result, unmarked."""
+    ui.open_page(page, served, "anls")
+    ui.compute(page, "")
+    note = page.locator("#headline .mm-outdated-note")
+    assert not note.count()
+    ui.pick(page, "preset", "stvqa")
+    note.wait_for(state="visible")
+    shot(page, "anls_outdated_after_preset_change", full_page=False)
+    assert note.get_attribute("role") == "status" and "changed to stvqa" in note.inner_text(), (
+        note.inner_text()
+    )
+    drawn = "e => { let o = 1; for (let n = e; n; n = n.parentElement) o *= +getComputedStyle(n).opacity; return o; }"
+    for element in ("#headline strong", "#signature textarea", "#histogram .mm-bar"):
+        assert page.locator(element).first.evaluate(drawn) < 0.5, element
+    assert note.evaluate(drawn) == 1
+    ui.compute(page, "")
+    assert not note.count() and "|preset:stvqa|" in ui.get_text(page, "signature")
+    page.wait_for_function(
+        f"() => ({drawn})(document.querySelector('#headline strong')) === 1", timeout=5_000
+    )
+
+
+def test_paired_boxes_sit_level_and_take_a_phone_s_width(page, served):
+    """Paired input boxes: side by side at desktop size, their text areas level on every page (vqa_acc's
+    long label pushed its box 20 px below its neighbour, codebleu's too); on a phone one above the other,
+    each nearly the screen's width (two boxes of about 140 px cut long answers before)."""
+    from helpers import metric_names
+
+    uneven, narrow = {}, {}
+    for viewport, names in ((DESKTOP, metric_names()), (PHONE, ["text_qa", "vqa_acc"])):
+        page.set_viewport_size(viewport)
+        for name in names:
+            module, url = served(name)
+            page.goto(url)
+            page.locator("#go").wait_for(state="visible")
+            for row in (r for r in module.DEMO.rows if len(r) > 1):
+                boxes = [page.locator(f"#{box.name} textarea").bounding_box() for box in row]
+                if viewport is DESKTOP and max(b["y"] for b in boxes) - min(b["y"] for b in boxes) > 1:
+                    uneven[name] = boxes
+                if viewport is PHONE and min(b["width"] for b in boxes) < 0.7 * PHONE["width"]:
+                    narrow[name] = boxes
+    shot(page, "vqa_acc_boxes_390x844")
+    assert not uneven and not narrow, (uneven, narrow)

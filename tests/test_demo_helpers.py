@@ -175,11 +175,19 @@ def test_option_widgets_follow_the_option_table(demo):
     assert demo.option_value(flag, "yes") is True and demo.option_value(flag, "no") is False
     with pytest.raises(ValueError, match="`threshold` must be a number"):
         demo.option_value(threshold, "half")
+    from multimodal_metrics import vqa_acc
+
+    # out of the table's range: its message, the number echoed as typed (it read "got -1.0")
+    with pytest.raises(ValueError, match=r"^`num_answers` must be a number >= 0, got -1$"):
+        demo.option_value(vqa_acc.OPTIONS["num_answers"], "-1")
+    with pytest.raises(ValueError, match=r"^`threshold` must be a number in \[0.0, 1.0\], got 3$"):
+        demo.option_value(threshold, " 3 ")
 
 
 def test_warnings_of_the_metric_are_collected_and_shown(demo):
     """The warnings raised while computing reach the panel (each once, again on the next run), not the
-    stack's deprecation chatter; Markdown in them is shown literally."""
+    stack's deprecation chatter; their `names` are drawn as code (never literal backticks), any other
+    Markdown in them is shown literally."""
     import warnings
 
     for _ in range(2):  # a warning seen before is caught again
@@ -189,7 +197,8 @@ def test_warnings_of_the_metric_are_collected_and_shown(demo):
             warnings.warn("old API", DeprecationWarning, stacklevel=1)
         assert caught.messages == ["codebleu: 1 of the `predictions` do not parse cleanly as java"]
     note = demo.warnings_note(caught.messages)
-    assert "Warnings" in note and "\\`predictions\\`" in note
+    assert "Warnings" in note and "of the `predictions` do not" in note
+    assert demo.warnings_note(["a *b* `c*d` `e"]).endswith("- a \\*b\\* `c*d` \\`e")
     assert demo.warnings_note([]) == ""
 
 
@@ -203,7 +212,7 @@ def test_a_failed_compute_clears_the_panel(demo):
     raw, head, signature, table, bars = panel.failed("`predictions` has 3 examples but `references` has 2")
     assert raw is None and signature == "" and len(table) == 0 and bars == ""
     assert panel.in_page(panel.failed("x"))[3]["visible"] is False  # no empty grid after an error
-    assert "Not computed" in head and "\\`predictions\\` has 3 examples" in head
+    assert "Not computed" in head and "**Error:** `predictions` has 3 examples" in head
 
 
 def test_option_help_says_what_preset_stands_for(demo):
@@ -261,12 +270,68 @@ def test_option_widgets_of_another_preset_are_disabled(demo):
     from multimodal_metrics import codebleu, vqa_acc
 
     options = [vqa_acc.OPTIONS[n] for n in ("normalize", "threshold")]
-    normalize, threshold = demo.preset_infos(options, vqa_acc.OPTIONS, "default")
-    assert normalize["interactive"] is True and "value" not in normalize
+    normalize, threshold = demo.preset_updates(options, vqa_acc.OPTIONS, "default")
+    assert normalize["interactive"] is True and normalize["value"] == "preset"
     assert threshold["interactive"] is False and threshold["value"] == ""
     assert threshold["info"].endswith("[not used by preset default: only by wups]")
-    weights = demo.preset_infos([codebleu.OPTIONS["weights"]], codebleu.OPTIONS, "pypi")
+    weights = demo.preset_updates([codebleu.OPTIONS["weights"]], codebleu.OPTIONS, "pypi")
     assert isinstance(weights, dict) and weights["info"].endswith("[preset pypi: 0.25,0.25,0.25,0.25]")
+
+
+def test_a_preset_change_puts_every_widget_on_the_new_preset(demo):
+    """Whatever a widget held (a value typed for another preset, or chosen by the page for what is
+    installed), a preset change puts it back on "preset" (a text box emptied), its label or placeholder
+    saying the new preset's value; a dropdown's values stay those it was built with (a value sent is
+    checked against them: "preset" was refused after a change before). Only what the person gives (a
+    required option no preset sets, a model path) is kept, unless the new preset sets it."""
+    from multimodal_metrics import anls, codebleu, det_f1, fid_clip, ned, ru_meteor, text_qa, vqa_acc
+
+    for metric in (anls, ned, text_qa, vqa_acc, det_f1, codebleu, ru_meteor, fid_clip):
+        table = metric.OPTIONS
+        options = [o for o in table if o.demo]
+        built = {o.name: demo.dropdown_choices(o, table, table.default_preset) for o in options}
+        for preset in metric.PRESETS:
+            for o, update in zip(options, demo.preset_updates(options, table, preset), strict=True):
+                where = (metric.__name__, preset, o.name)
+                own = table.presets[preset].get(o.name)
+                if o.kind in ("choice", "bool"):
+                    assert [v for _, v in update["choices"]] == [v for _, v in built[o.name]], where
+                if demo.person_chooses(o, table) and demo.takes_option(table, preset, o.name):
+                    assert update.get("value") == (None if own is None else str(own)), where
+                    continue
+                assert update["value"] == ("preset" if o.kind in ("choice", "bool") else ""), where
+                shown = update["choices"][0][0] if o.kind in ("choice", "bool") else update["placeholder"]
+                if demo.takes_option(table, preset, o.name):
+                    assert shown.endswith(f"preset: {demo.preset_value(table, preset, o.name)}"), (
+                        where,
+                        shown,
+                    )
+    lang = demo.preset_updates([codebleu.OPTIONS["lang"]], codebleu.OPTIONS, "fusion_brain_2021")
+    assert lang["value"] == "python"  # the preset sets it
+    assert "value" not in demo.preset_updates([codebleu.OPTIONS["lang"]], codebleu.OPTIONS, "pypi")
+    kept = demo.preset_updates([fid_clip.OPTIONS["clip_model"]], fid_clip.OPTIONS, "clipscore")
+    assert "value" not in kept and kept["placeholder"] == "empty = preset: none"
+
+
+def test_a_preset_whose_source_is_not_installed_says_so(demo):
+    """ru_meteor's synonyms offer "preset" and the sources that run here; under a preset whose own source
+    does not run, the "preset" choice says it is not installed (a Compute is refused by the metric,
+    naming what to install); under nltk it stands for wordnet."""
+    from multimodal_metrics import ru_meteor
+    from multimodal_metrics.demo import alignment
+
+    synonyms = ru_meteor.OPTIONS["synonyms"]
+    offered = {"synonyms": ["wordnet", "none"]}  # a machine without RuWordNet, as the Space
+    nltk = demo.preset_updates([synonyms], ru_meteor.OPTIONS, "nltk", offered)
+    assert nltk["value"] == "preset" and nltk["choices"] == [
+        ("preset: wordnet", "preset"), ("wordnet", "wordnet"), ("none", "none"),
+    ]  # fmt: skip
+    captioning = demo.preset_updates([synonyms], ru_meteor.OPTIONS, "captioning", offered)
+    assert captioning["value"] == "preset"
+    assert captioning["choices"][0] == ("preset: ruwordnet_fb (not installed)", "preset")
+    if not alignment.runs_here("ruwordnet_fb"):
+        note = alignment.missing_note(ru_meteor.PRESETS)
+        assert "ruwordnet download" in note and "captioning" in note and "nltk" not in note, note
 
 
 def test_a_widget_check_names_the_widget_and_drops_a_refused_upload(demo, tmp_path):

@@ -42,7 +42,7 @@ def read(run) -> tuple[dict, dict]:
 
 
 DEMO = MetricPage(codebleu, HERE / "codebleu.py", INTRO, read=read, boxes=[
-    Box("preds", f"predictions (snippets separated by {SEPARATOR_LINE} lines)",
+    Box("preds", "predictions",
         f"{SEPARATOR_LINE}\n".join(p for p, _ in EXAMPLE_PAIRS), lines=10, code=True),
     Box("refs", "references (same order)", f"{SEPARATOR_LINE}\n".join(r for _, r in EXAMPLE_PAIRS), lines=10, code=True),
 ])  # fmt: skip

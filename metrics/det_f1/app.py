@@ -8,7 +8,7 @@ from pathlib import Path
 
 from multimodal_metrics import det_f1
 from multimodal_metrics.demo import Box, MetricPage, parsing
-from multimodal_metrics.det_f1.drawing import draw_images, picture_note
+from multimodal_metrics.det_f1.drawing import draw_images, picture_note, picture_text
 
 HERE = Path(__file__).resolve().parent
 REFS = {"street.jpg": {"cat": [[20, 20, 100, 80], [200, 40, 60, 60], [300, 150, 80, 60]], "dog": []},
@@ -32,15 +32,19 @@ def read(run) -> tuple[dict, dict]:
 
 
 def picture(run) -> tuple:
-    """The picture and the note under it, drawn with the options the metric resolved."""
+    """The picture (its text alternative: what it draws, hits and misses per class) and the note under
+    it, drawn with the options the metric resolved."""
+    import gradio as gr
+
     args = (run.columns["image"], run.kwargs["predictions"], run.kwargs["references"], run.resolved())
-    return draw_images(*args), picture_note(*args, run.result)
+    return gr.update(value=draw_images(*args), alt_text=picture_text(*args)), picture_note(*args, run.result)
 
 
 def outputs(prefix: str) -> list:
     import gradio as gr
 
-    return [gr.Image(label="boxes", show_label=False, type="pil", elem_id=f"{prefix}picture"),
+    return [gr.Image(label="boxes", show_label=False, type="pil", elem_id=f"{prefix}picture",
+                     alt_text="the boxes of the images, drawn after Compute"),
             gr.Markdown("", elem_id=f"{prefix}picture_note")]  # fmt: skip
 
 

@@ -21,7 +21,8 @@ INTRO = (
     "**METEOR** for Russian captions and VQA answers (Fusion Brain 2022) and for English (NLTK). One example "
     "per line; a reference line may list several references separated by ` | ` (space, bar, space; a bar "
     "without spaces is part of the text, and the page says so), or paste JSON lists. The synonyms "
-    "dropdown offers only the sources that run on this machine (*preset*: the preset's source)."
+    "dropdown offers the preset's source (*preset*) and the sources that run on this machine; a preset "
+    "whose source is not installed here is refused, saying what to install."
 )
 
 DEMO = MetricPage(

@@ -28,7 +28,8 @@ INTRO = (
     "**VQA accuracy** (VQA v2 official, Fusion Brain 2021, TDIUC, WUPS, BLEU-1). One answer per line; a "
     "reference line lists the annotator / accepted answers separated by ` | ` (space, bar, space; a bar "
     "without spaces is part of the answer, and the page says so), or paste JSON lists. "
-    "Per-question columns (types, languages) are one value per line. Options left on *preset* (or "
+    "Per-question columns are one value per line: *question_types* (vqa_v2, tdiuc), *answer_types / "
+    "languages* (answer types for vqa_v2, languages for fusion_brain_2021). Options left on *preset* (or "
     "empty) use the preset's value. Picking a preset never touches the inputs: *load the preset's example* "
     "replaces them by the preset's example."
 )
@@ -49,8 +50,8 @@ def read(run) -> tuple[dict, dict]:
 first = EXAMPLES[vqa_acc.OPTIONS.default_preset]
 DEMO = MetricPage(vqa_acc, HERE / "vqa_acc.py", INTRO, read=read, options_first=True, examples=EXAMPLES,
                   boxes=[[Box("preds", "predictions", first[0]), Box("refs", "references", first[1])],
-                         [Box("types_a", "question_types (vqa_v2, tdiuc)", first[2], lines=4),
-                          Box("types_b", "answer_types (vqa_v2) / languages (fusion_brain_2021)", first[3], lines=4)]])  # fmt: skip
+                         [Box("types_a", "question_types", first[2], lines=4),
+                          Box("types_b", "answer_types / languages", first[3], lines=4)]])  # fmt: skip
 compute, build_ui, example_of = DEMO.compute, DEMO.build_ui, DEMO.example_of
 demo = DEMO.blocks(
     "VQA accuracy", "# VQA accuracy: VQA v2, Fusion Brain 2021, TDIUC, WUPS, BLEU-1", HERE / "README.md"

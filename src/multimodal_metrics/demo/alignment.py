@@ -11,12 +11,10 @@ import html
 from .. import ru_meteor
 from ..resources.wordnet import open_wordnet
 from .errors import readable
+from .headline import message_html
 
 SYNONYMS = "synonyms"  # the option whose choices are synonym sources, each with its own resource
-RUWORDNET_NOTE = (  # one line: why the RuWordNet sources are not in the synonyms dropdown
-    "*RuWordNet synonyms are not offered here: this machine has no RuWordNet database "
-    "(`pip install ruwordnet && ruwordnet download`).*"
-)
+RUWORDNET_INSTALL = "pip install ruwordnet && ruwordnet download"
 COLOURS = {"exact": "#b7e4c7", "stem": "#ffe8a3", "synonym": "#a9d6f5", "numeric": "#e0c3fc"}
 STYLE = "".join(
     f".mm-{stage}{{background:{colour};border-radius:3px;padding:0 2px}}" for stage, colour in COLOURS.items()
@@ -90,20 +88,38 @@ def aligned_example(computed, example) -> str:
 
 
 def offered_synonyms(option) -> list | None:
-    """The synonym sources offered (MetricPage `offered`): "none" first (RuWordNet is not on PyPI, so a
-    preset's own source may not run), then every other source that runs here; None for other options."""
+    """The synonym sources offered beside "preset" (MetricPage `offered`): those that run on this machine
+    ("none" always), in the table's order; None for other options. A preset whose own source does not
+    run here is refused on Compute with the metric's message (what to install)."""
     if option.name != SYNONYMS:
         return None
-    return ["none", *(c for c in option.choices if c != "none" and runs_here(c))]
+    return [c for c in option.choices if runs_here(c)]
+
+
+def missing_note(presets: dict) -> str:
+    """The line that says which synonym sources do not run here (what to install for each) and which
+    presets are refused for it with synonyms on "preset" ("" when every source runs). `presets`: the
+    metric's presets."""
+    missing = [c for c in ru_meteor.OPTIONS[SYNONYMS].choices if not runs_here(c)]
+    if not missing:
+        return ""
+    refused = [name for name, values in presets.items() if values.get(SYNONYMS) in missing]
+    install = [f"RuWordNet: `{RUWORDNET_INSTALL}`"] if any(c.startswith("ruwordnet") for c in missing) else []
+    install += ["WordNet: NLTK's `wordnet` corpus"] if "wordnet" in missing else []
+    offered = [c for c in ru_meteor.OPTIONS[SYNONYMS].choices if c not in missing]
+    return (
+        f"*Not installed on this machine: {', '.join(missing)} ({'; '.join(install)}). With synonyms on "
+        f"preset, the presets {', '.join(refused)} are refused here, saying what to install; choose synonyms "
+        f"{' or '.join(offered)} to score with them (none: the exact and stem stages only).*"
+    )
 
 
 def synonyms_note(prefix: str) -> dict:
-    """The line that says why RuWordNet is not offered, where it does not run (MetricPage `inputs`)."""
+    """The line that says which presets are refused here and why (MetricPage `inputs`)."""
     import gradio as gr
 
-    if all(runs_here(c) for c in ru_meteor.OPTIONS[SYNONYMS].choices):
-        return {}
-    return {"synonyms_note": gr.Markdown(RUWORDNET_NOTE, elem_id=f"{prefix}synonyms_note")}
+    note = missing_note(ru_meteor.PRESETS)
+    return {"synonyms_note": gr.Markdown(note, elem_id=f"{prefix}synonyms_note")} if note else {}
 
 
 def example_picker(prefix: str) -> dict:
@@ -136,6 +152,6 @@ def wire_picker(page, parts: dict, panel, prefix: str) -> None:
         try:
             return alignment_of(page.prepare(*sent))[0]
         except Exception as err:  # noqa: BLE001 - a message in place of the alignment
-            return f"<p>Not aligned: {html.escape(readable(err))}</p>"
+            return f"<p>Not aligned: {message_html(readable(err))}</p>"
 
     parts["example"].change(realign, [parts[n] for n in page.names], parts["outputs"][0], api_name=False)

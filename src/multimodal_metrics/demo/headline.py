@@ -17,6 +17,26 @@ def plain(text: str) -> str:
     )
 
 
+CODE_SPAN = re.compile(r"`([^`\n]+)`")  # `name` in a message: an argument, a value, a command
+
+
+def message(text: str) -> str:
+    """A message (an error, a warning) in Markdown: its `code` spans drawn as code (never as literal
+    backticks), the rest shown literally (`plain`)."""
+    text, out, start = str(text), [], 0
+    for span in CODE_SPAN.finditer(text):
+        out += [plain(text[start : span.start()]), f"`{span[1]}`"]
+        start = span.end()
+    return "".join([*out, plain(text[start:])])
+
+
+def message_html(text: str) -> str:
+    """A message in HTML: escaped, its `code` spans in <code>."""
+    import html
+
+    return CODE_SPAN.sub(lambda span: f"<code>{span[1]}</code>", html.escape(str(text), quote=False))
+
+
 def fmt(value) -> str:
     """A number rounded to DIGITS decimals, without trailing zeros (0.5, 0.7333, 12, nan)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -89,7 +109,7 @@ def headline(result: dict, resampling: dict | None = None) -> str:
 
 def warnings_note(messages: list) -> str:
     """Markdown: the warnings the metric raised while computing ("" when none)."""
-    items = "\n".join(f"- {plain(m)}" for m in messages)
+    items = "\n".join(f"- {message(m)}" for m in messages)
     return (
         ""
         if not messages
@@ -97,10 +117,10 @@ def warnings_note(messages: list) -> str:
     )
 
 
-def failure_note(message: str) -> str:
+def failure_note(text: str) -> str:
     """Markdown: the panel after a failed compute (the message, and that no result is shown)."""
     return (
-        f"### Not computed\n\n**Error:** {plain(message)}\n\n"
+        f"### Not computed\n\n**Error:** {message(text)}\n\n"
         "*No result is shown: the previous one was removed. Correct the input and press Compute again.*"
     )
 

@@ -13,9 +13,10 @@ from . import loading
 from .page import card_body, page_blocks
 from .panel import Computed, ResultPanel, connect
 from .settings import CODE_LINES, RESAMPLING, TEXT_LINES
-from .widgets import follow_offered, follow_preset, option_value, option_widget
+from .widgets import follow_preset, option_value, option_widget
 
 MORE_OPTIONS = "more options (empty / preset: the preset's value)"
+PAIRED_PX = 200  # the narrowest a box beside another is drawn (a phone's column holds one)
 
 
 def shows_only(component) -> bool:
@@ -37,11 +38,13 @@ class Box:
     lines: int = 6
     code: bool = False
 
-    def build(self, prefix: str = ""):
+    def build(self, prefix: str = "", paired: bool = False):
+        """Its Textbox; `paired`: beside another box, each at least PAIRED_PX wide (narrower, on a phone,
+        they go one above the other: a long line stays readable)."""
         import gradio as gr
 
         return gr.Textbox(self.value, lines=self.lines, max_lines=CODE_LINES if self.code else TEXT_LINES,
-                          label=self.label, elem_id=f"{prefix}{self.name}",
+                          label=self.label, elem_id=f"{prefix}{self.name}", min_width=PAIRED_PX if paired else 160,
                           elem_classes="mm-lines mm-code" if self.code else "mm-lines")  # fmt: skip
 
 
@@ -75,14 +78,20 @@ class MetricPage:
       the page sets itself; ``n_resamples``/``confidence``/``seed`` override RESAMPLING) and the table's
       input columns, from ``run.values`` / ``run.chosen`` (default: every box as a list of lines);
     * ``offered(option) -> list | None``: the choices of an option that run on this machine (its widget
-      comes first, offers only those); ``prefilled``/``notes``: {option: text} pre-filled in its box /
-      added to its help; ``shown``: how many option widgets sit beside the preset (the rest: an accordion);
+      comes first, offers "preset" and only those; a preset whose own value does not run here is refused
+      by the metric, its message saying what to install); ``prefilled``/``notes``: {option: text}
+      pre-filled in its box (an option the person chooses: ``widgets.person_chooses``) / added to its
+      help; ``shown``: how many option widgets sit beside the preset (the rest: an accordion);
     * ``controls(prefix)``: components beside the options ({name: component});
     * ``outputs(prefix)``: components under Compute, filled by ``extras(run) -> tuple``; ``below(prefix)``:
       other components under them ({name: component}, e.g. a second form);
     * ``wire(page, parts, panel, prefix)``: other events (``parts``: every component by name);
     * ``errors(err, run) -> Exception``: the exception shown for a ValueError of the metric;
     * ``examples``: {preset: the boxes' texts}: a button loads the chosen preset's example.
+
+    Choosing a preset puts every option widget back on that preset's value (``widgets.preset_updates``):
+    a fresh page with preset P picked computes what ``<metric>.score(..., preset=P)`` computes, or is
+    refused as it is. The inputs stay (an explicit button loads the preset's example).
 
     ``compute`` is the API endpoint (the inputs, the preset, the option widgets, the controls, in that
     order); ``build_ui`` lays the page out (the playground reuses it); ``blocks`` is the Space's page."""
@@ -151,6 +160,8 @@ class MetricPage:
                                    self.offered.get(o.name))  # fmt: skip
             if o.name in self.notes:
                 widget.info = f"{widget.info} {self.notes[o.name]}".strip()
+            if o.name in self.offered:  # wide enough for "preset: <value> (not installed)"
+                widget.scale = 2
             parts[f"opt_{o.name}"] = widget
 
         with gr.Row():
@@ -180,9 +191,9 @@ class MetricPage:
                     controls = self._options(api_prefix, parts)
                 if self.hooks["inputs"]:
                     inputs.update(self.hooks["inputs"](api_prefix))
-                for row in self.rows:
-                    with gr.Row():
-                        inputs.update({box.name: box.build(api_prefix) for box in row})
+                for row in self.rows:  # paired boxes: side by side, one above the other on a phone
+                    with gr.Row(elem_classes="mm-pair" if len(row) > 1 else None):
+                        inputs.update({box.name: box.build(api_prefix, len(row) > 1) for box in row})
                 if not self.options_first:
                     controls = self._options(api_prefix, parts)
                 parts.update(inputs)
@@ -205,10 +216,14 @@ class MetricPage:
         connect(
             parts["go"], self.compute, [parts[n] for n in self.names], panel, f"{api_prefix}compute", outputs
         )
-        plain = [o for o in self.options if o.name not in self.offered]
-        follow_preset(parts["preset"], [parts[f"opt_{o.name}"] for o in plain], plain, self.table)
-        for name, offered in self.offered.items():
-            follow_offered(parts["preset"], parts[f"opt_{name}"], self.table[name], self.table, offered)
+        follow_preset(parts["preset"], [parts[n] for n in widgets], self.options, self.table, self.offered)
+        parts["preset"].change(  # the result shown is marked outdated until the next one (PAGE_JS)
+            None,
+            parts["preset"],
+            None,
+            js=f"(p) => {{ window.mmDemo?.outdated('{panel.key}', p); }}",
+            api_name=False,
+        )
         if self.examples:  # an explicit action: choosing a preset leaves what was typed alone
             boxes = [parts[box.name] for row in self.rows for box in row]
             parts["load_example"].click(

@@ -212,13 +212,18 @@ def connect(
         return tuple(shown)
 
     @functools.wraps(handler)
-    def api_run(*payloads):
-        return run(*payloads)[0]
+    def api_run(*payloads):  # plain values: an extra's update for the page (det_f1's alt text) unwrapped
+        return tuple(plain_value(v) for v in run(*payloads)[0])
 
     button.click(in_page, [*inputs, ticket], [*outputs, panel.download], js=count, api_name=False, preprocess=False,
                  trigger_mode="always_last")  # fmt: skip
     api = gr.Button(visible=False, elem_id=f"{api_name}_api")
     api.click(shows_errors(api_run), inputs=inputs, outputs=outputs, api_name=api_name, preprocess=False)
+
+
+def plain_value(value):
+    """The value of a component's update (``gr.update(value=..., alt_text=...)``), else `value`."""
+    return value.get("value") if isinstance(value, dict) and value.get("__type__") == "update" else value
 
 
 def release_memory() -> None:

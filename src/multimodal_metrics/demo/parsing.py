@@ -61,8 +61,11 @@ SEPARATOR = re.compile(r"^[ \t]*=== next example ===[ \t]*(?:\r?\n|\Z)", re.M)
 
 def split_snippets(text: str) -> list[str]:
     """The snippets of a box: a JSON list of strings (code that holds the separator line), else one
-    snippet, or several separated by `=== next example ===` lines (see SEPARATOR)."""
+    snippet, or several separated by `=== next example ===` lines (see SEPARATOR). An empty box (or
+    only whitespace) holds no snippet: [] (the metric refuses it, as ``score([], [])`` does)."""
     text = text or ""
+    if not text.strip():
+        return []
     if text.lstrip().startswith("["):
         try:
             value = json.loads(text)
@@ -91,7 +94,8 @@ def image_pairs(
     on both sides are aligned by image key (``det_f1.from_fusion_brain``); lists are images 0, 1, ..."""
     from ..det_f1 import from_fusion_brain
 
-    refs, preds = parse_images(references, "references", hint), parse_images(predictions, "predictions", hint)
+    preds = parse_images(predictions, "predictions", hint)  # read first, as the metric checks them first
+    refs = parse_images(references, "references", hint)
     if isinstance(refs, dict) and isinstance(preds, dict):
         return from_fusion_brain(refs, preds)
     if isinstance(refs, dict) or isinstance(preds, dict):

@@ -141,17 +141,30 @@ def example_feature_files() -> tuple[str, str]:
     return _EXAMPLE_FILES["generated_features"], _EXAMPLE_FILES["real_features"]
 
 
+NUMPY_MAGIC = (b"\x93NUMPY", b"PK\x03\x04")  # how a .npy file and a .npz (zip) file begin
+
+
 def load_array(path: str, arg: str):
     """np.load without pickles: an array (.npy) or the arrays of a .npz; a ValueError naming `arg` and the
-    file's name otherwise (never numpy's advice to load it unsafely, never the server's path)."""
+    file's name otherwise: a file that does not begin as numpy's files do is "not a numpy file" (numpy
+    would try it as a pickle), a numpy file of Python objects "holds Python objects" (never numpy's
+    advice to load it unsafely, never the server's path)."""
     import numpy as np
 
     name = Path(path).name
     try:
         with open(path, "rb") as handle:  # closed whatever numpy makes of it
+            if not handle.read(6).startswith(NUMPY_MAGIC):
+                raise ValueError(
+                    f"`{arg}`: {name} is not a numpy file (a .npy written by numpy.save, or a .npz by "
+                    "numpy.savez)"
+                )
+            handle.seek(0)
             value = np.load(handle, allow_pickle=False)
             return dict(value.items()) if isinstance(value, np.lib.npyio.NpzFile) else value
     except ValueError as err:
+        if str(err).startswith(f"`{arg}`: "):
+            raise
         if "pickle" in str(err):
             raise ValueError(
                 f"`{arg}`: {name} holds Python objects, which are not read here: save a numeric "

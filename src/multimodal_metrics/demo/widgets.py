@@ -1,5 +1,7 @@
 """Option widgets built from a metric's option table, and their values read back."""
 
+import re
+
 from .settings import PRESET
 
 
@@ -57,81 +59,130 @@ def takes_option(table, preset: str | None, name: str) -> bool:
     return preset is None or not hasattr(table, "takes") or name in table.takes(preset)
 
 
-def option_info(option, table=None, preset: str | None = None) -> str:
-    """The help text under an option's widget, ending with the preset's value when a preset is given,
-    or saying which presets use it when `preset` does not (its widget is then disabled)."""
+def set_by(table, preset: str, name: str):
+    """The value `preset` sets for option `name` (None: the preset leaves it unset)."""
+    return getattr(table, "presets", {}).get(preset, {}).get(name)
+
+
+def person_chooses(option, table) -> bool:
+    """Whether the value of `option` is the person's to give rather than the preset's: a required option
+    (codebleu's ``lang``: the language of the code pasted) or one no preset sets (fid_clip's model paths).
+    Its widget keeps what was chosen when the preset changes, unless the new preset sets it."""
+    presets = getattr(table, "presets", {})
+    return option.required or all(set_by(table, p, option.name) is None for p in presets)
+
+
+def runs_here(option, table, preset: str, offered: list | None) -> bool:
+    """Whether the value `preset` sets for `option` runs on this machine (`offered`: the choices that
+    do; None: all)."""
+    own = set_by(table, preset, option.name)
+    return offered is None or own is None or str(own) in offered
+
+
+def option_info(option, table=None, preset: str | None = None, offered: list | None = None) -> str:
+    """The help text under an option's widget, ending with the preset's value when a preset is given
+    (and, when that value does not run here, that a Compute on it is refused), or saying which presets
+    use it when `preset` does not (its widget is then disabled)."""
     text = option.help or ""
     if table is not None and not takes_option(table, preset, option.name):
         users = ", ".join(p for p in table.presets if takes_option(table, p, option.name))
         return f"{text} [not used by preset {preset}: only by {users}]".strip()
     if table is not None and preset is not None and not option.required:
-        text = f"{text} [preset {preset}: {preset_value(table, preset, option.name)}]".strip()
+        missing = "" if runs_here(option, table, preset, offered) else ", not installed here: refused"
+        text = f"{text} [preset {preset}: {preset_value(table, preset, option.name)}{missing}]".strip()
     return text
+
+
+def preset_label(option, table, preset: str, offered: list | None = None) -> str:
+    """The label of a dropdown's "preset" choice under `preset`: "preset: <its value>", and "(not
+    installed here)" when that value is not among `offered` (the choices that run on this machine: a
+    Compute on it is refused with the library's message saying what to install)."""
+    if table is None or preset is None:
+        return PRESET
+    if not takes_option(table, preset, option.name):
+        return f"{PRESET}: not used"
+    missing = "" if runs_here(option, table, preset, offered) else " (not installed)"
+    return f"{PRESET}: {preset_value(table, preset, option.name)}{missing}"
+
+
+def dropdown_choices(option, table=None, preset: str | None = None, offered: list | None = None) -> list:
+    """The (label, value) choices of an option's dropdown: "preset" first (labelled with what it stands
+    for under `preset`), then the option's choices, or only those that run here (`offered`). The values
+    never change with the preset (what the page checks a sent value against is the list it was built
+    with); only the preset's label does."""
+    if option.kind == "choice" and option.required:  # no preset value: a choice must be made
+        return [(str(c), str(c)) for c in option.choices]
+    values = offered if offered is not None else [str(c) for c in option.choices]
+    values = values if option.kind == "choice" else ["yes", "no"]
+    return [(preset_label(option, table, preset, offered), PRESET), *((v, v) for v in values)]
+
+
+def text_placeholder(option, table=None, preset: str | None = None) -> str:
+    """The grey text of an empty option box: what empty stands for under `preset`."""
+    if table is None or preset is None:
+        return "empty = preset"
+    if not takes_option(table, preset, option.name):
+        return "not used by this preset"
+    return f"empty = preset: {preset_value(table, preset, option.name)}"
 
 
 def option_widget(
     option, elem_id: str | None = None, table=None, preset: str | None = None, value: str = "", offered=None
 ):
-    """The widget of a row of an option table: a dropdown ("preset" first) for choices and yes/no, a text
-    box (empty = preset; `value`: its pre-filled text) for the rest; a required choice offers its choices
-    alone (the first chosen). Its help ends with what "preset" stands for under `preset` (`preset_infos`
-    updates it), or, disabled, with the presets that use it. `offered`: the choices this machine can run,
-    the first one chosen (see `offered_choices`; None: every choice)."""
+    """The widget of a row of an option table: a dropdown ("preset" first, labelled with its value) for
+    choices and yes/no, a text box (empty = preset, its placeholder says the value; `value`: its
+    pre-filled text, for an option the person chooses) for the rest; a required choice offers its
+    choices alone (the preset's, else the first chosen). Its help ends with what "preset" stands for
+    under `preset` (`preset_updates` follows a new preset), or, disabled, with the presets that use it.
+    `offered`: the choices this machine can run (None: every choice)."""
     import gradio as gr
 
-    kwargs = dict(label=option.name, info=option_info(option, table, preset), elem_id=elem_id,
+    kwargs = dict(label=option.name, info=option_info(option, table, preset, offered), elem_id=elem_id,
                   interactive=None if takes_option(table, preset, option.name) else False)  # fmt: skip
-    if option.kind == "choice" and option.required:  # no preset value: a choice must be made (the first)
-        return gr.Dropdown([str(c) for c in option.choices], value=str(option.choices[0]), **kwargs)
-    if offered is not None:
-        choices = offered_choices(option, table, preset, offered)
-        return gr.Dropdown(choices, value=offered[0], **kwargs)
     if option.kind in ("choice", "bool"):
-        choices = [str(c) for c in option.choices] if option.kind == "choice" else ["yes", "no"]
-        return gr.Dropdown([PRESET, *choices], value=PRESET, **kwargs)
-    return gr.Textbox(value, placeholder="empty = preset", max_lines=1, **kwargs)  # gr.Number would send 0
+        choices = dropdown_choices(option, table, preset, offered)
+        first = str(set_by(table, preset, option.name) or option.choices[0]) if option.required else PRESET
+        return gr.Dropdown(choices, value=first, **kwargs)
+    return gr.Textbox(
+        value, placeholder=text_placeholder(option, table, preset), max_lines=1, **kwargs
+    )  # gr.Number would send 0
 
 
-def offered_choices(option, table, preset: str, offered: list) -> list[str]:
-    """The choices of `option` offered with `preset` when only some run on this machine (`offered`, the
-    page's first choice first): "preset" first when the preset's own value is among them."""
-    own = table.presets.get(preset, {}).get(option.name) if table is not None else None
-    return ([PRESET] if own is None or str(own) in offered else []) + list(offered)
-
-
-def follow_offered(preset, widget, option, table, offered: list) -> None:
-    """When the preset changes, a widget of `offered_choices`: its choices and help for the new preset,
-    its current choice kept where still offered (else the first offered)."""
-    import gradio as gr
-
-    def update(name, current):
-        choices = offered_choices(option, table, name, offered)
-        value = current if current in choices else offered[0]
-        return gr.update(choices=choices, value=value, info=option_info(option, table, name))
-
-    preset.change(update, [preset, widget], widget, api_name=False)
-
-
-def preset_infos(options: list, table, preset: str):
-    """Updates of the option widgets for a newly chosen preset (wire to `preset.change`): the help text
-    says what "preset" stands for; an option the preset does not use goes back to "preset" and is
-    disabled. One widget: its update alone (a list would be read as the widget's value)."""
+def preset_updates(options: list, table, preset: str, offered: dict | None = None):
+    """Updates of the option widgets for a newly chosen preset (wire to `preset.change`): every widget
+    shows the new preset's value (a dropdown back on "preset", its label saying the value and whether it
+    runs here; a text box emptied, its placeholder saying the value), its help says so; an option the
+    preset does not use is disabled. A value chosen under the previous preset (or by the page, for what is
+    installed) never outlives the change. Only the options the person chooses (`person_chooses`) keep
+    their value, unless the new preset sets it. One widget: its update alone (a list would be read as the
+    widget's value)."""
     import gradio as gr
 
     updates = []
     for o in options:
-        used = takes_option(table, preset, o.name)
-        reset = {} if used else {"value": PRESET if o.kind in ("choice", "bool") else ""}
-        updates.append(gr.update(info=option_info(o, table, preset), interactive=used, **reset))
+        used, own = takes_option(table, preset, o.name), set_by(table, preset, o.name)
+        runnable = (offered or {}).get(o.name)
+        update = {"info": option_info(o, table, preset, runnable), "interactive": used}
+        if o.kind in ("choice", "bool"):
+            update["choices"] = dropdown_choices(o, table, preset, runnable)
+        else:
+            update["placeholder"] = text_placeholder(o, table, preset)
+        if o.required and own is not None:
+            update["value"] = str(own)
+        elif not used or not person_chooses(o, table):
+            update["value"] = PRESET if o.kind in ("choice", "bool") else ""
+        updates.append(gr.update(**update))
     return updates[0] if len(updates) == 1 else updates
 
 
-def follow_preset(preset, widgets: list, options: list, table) -> None:
-    """When the preset changes, each option widget's help says what "preset" now stands for (the
-    typed inputs are left alone; an option the new preset does not use is reset and disabled)."""
+def follow_preset(preset, widgets: list, options: list, table, offered: dict | None = None) -> None:
+    """When the preset changes, every option widget shows the new preset's value (`preset_updates`)."""
     if widgets:
         preset.change(
-            lambda p: preset_infos(options, table, p), inputs=preset, outputs=widgets, api_name=False
+            lambda p: preset_updates(options, table, p, offered),
+            inputs=preset,
+            outputs=widgets,
+            api_name=False,
         )
 
 
@@ -146,6 +197,10 @@ def option_value(option, sent):
     if option.kind == "bool":
         return chosen_bool(sent, option.name)
     if option.kind in ("number", "integer"):
-        return chosen_number(sent, option.name, integer=option.kind == "integer")
+        value = chosen_number(sent, option.name, integer=option.kind == "integer")
+        try:  # the table's own check (its range), its message echoing the number as typed (-1, not -1.0)
+            return value if value is None else option.checked(value)
+        except ValueError as err:
+            raise ValueError(re.sub(r", got [^,]*$", f", got {str(sent).strip()}", str(err))) from None
     text = chosen((sent or "").strip() if isinstance(sent, str) else sent)
     return None if text is None else parse_text(option, text)

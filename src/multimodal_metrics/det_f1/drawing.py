@@ -138,6 +138,42 @@ def draw_images(names, predictions, references, options):
     return canvas
 
 
+def _count(n: int, thing: str, plural: str | None = None) -> str:
+    """ "1 prediction", "2 predictions" (`plural`: when not thing + "s")."""
+    return f"{n} {thing if n == 1 else plural or thing + 's'}"
+
+
+def picture_text(names, predictions, references, options) -> str:
+    """What the picture draws, in words (its text alternative): for each image drawn and each class, the
+    ground-truth boxes hit and missed and the predictions that hit, are false positives or uncounted
+    duplicates, e.g. "street.jpg: cat: 3 ground-truth boxes (2 hit, 1 missed), 3 predictions (2 hits,
+    1 false positive)"."""
+    words = {"gt": {"hit": ("hit", "hit"), "miss": ("missed", "missed")},
+             "pred": {"tp": ("hit", "hits"), "fp": ("false positive", None), "dup": ("uncounted duplicate", None)}}  # fmt: skip
+    drawn = list(zip(names, predictions, references))[:MAX_PANELS]
+    images = []
+    for k, (name, pred, ref) in enumerate(drawn):
+        pred = unpack(normalize_example(pred, "predictions", k))
+        ref = unpack(normalize_example(ref, "references", k))
+        status = box_status(pred, ref, **options)
+        classes = []
+        for c in ref:
+            parts = []
+            for side, thing, plural in (
+                ("gt", "ground-truth box", "ground-truth boxes"),
+                ("pred", "prediction", None),
+            ):
+                found = status[c][side]
+                counts = [_count(found.count(st), *words[side][st]) for st in words[side] if st in found]
+                parts.append(
+                    _count(len(found), thing, plural) + (f" ({', '.join(counts)})" if counts else "")
+                )
+            classes.append(f"{c}: {', '.join(parts)}")
+        images.append(f"{name}: {'; '.join(classes) or 'no class'}")
+    more = f" (the first {len(drawn)} of {len(names)})" if len(names) > len(drawn) else ""
+    return f"Boxes of {_count(len(drawn), 'image')}{more}. " + ". ".join(images) + "."
+
+
 def picture_note(names, predictions, references, options, result) -> str:
     """Markdown under the picture: the colours, which images are drawn (the first MAX_PANELS), and why
     dashed (missed) boxes of the drawn images may leave recall untouched (matching "any" derives FN
