@@ -28,6 +28,8 @@ difference alone puts it under the threshold scores 0 without it, and a pair of 
 a ValueError naming it.
 """
 
+import itertools
+
 import numpy as np
 
 TEXT_NORMS = ("ws+lower", "lower", "none")
@@ -211,8 +213,8 @@ def anls_per_question(
     ``references[i]`` is the non-empty list of accepted answers of question i. Inputs are assumed
     valid (the evaluate module checks them); the defaults are the official RRC DocVQA scoring.
     """
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
-    flat_refs = [ref for refs in references for ref in refs]
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    flat_refs = list(itertools.chain.from_iterable(references))
     return anls_per_question_flat(predictions, flat_refs, counts, threshold, boundary, text_norm, length_norm)
 
 

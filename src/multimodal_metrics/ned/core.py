@@ -39,6 +39,8 @@ Two companion numbers are computed from the same distances:
 Edit distances run in C++ through rapidfuzz (``cpdist``); there is no Python loop over characters.
 """
 
+import itertools
+
 import numpy as np
 
 CASE_FOLDS = ("none", "latin", "all")
@@ -111,8 +113,8 @@ def ned_per_example(
     Inputs are assumed valid (``scoring.score`` and the evaluate module check them); the defaults are the
     official AIJ 2022.
     """
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
-    flat_refs = [ref for refs in references for ref in refs]
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    flat_refs = list(itertools.chain.from_iterable(references))
     return ned_per_example_flat(
         predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty, cer_strip
     )
