@@ -2,6 +2,9 @@
 
     .venv/bin/python benchmarks/bench_codebleu.py [--quick] [--n 1000] [--langs java,python]
     .venv/bin/python benchmarks/bench_codebleu.py --sizes [--langs ...] [--shapes code,expr,lines,nest]
+    .venv/bin/python benchmarks/bench_codebleu.py --hash-seeds 20 [--n 200]   # PyPI codebleu's numbers per hash seed
+    .venv/bin/python benchmarks/bench_codebleu.py --per-snippet [--n 300]     # us per snippet, score and parse
+    .venv/bin/python benchmarks/bench_codebleu.py --lines 30,45               # the main run on 30-45-line functions
 
 Inputs: N pairs of generated ~20-line functions per language (reference + a mutated copy). Prints pairs
 per CPU-second of:
@@ -29,6 +32,7 @@ tests/oracles/codebleu_pypi.py with their mutations, concatenated), and hostile 
 """
 
 import argparse
+import functools
 import json
 import random
 import subprocess
@@ -71,6 +75,8 @@ _NAMES = ["x", "y", "z", "acc", "tmp", "n", "m", "total", "k", "v"]
 
 
 def _function(lang, rng, lines=20):
+    if isinstance(lines, tuple):  # a range of sizes
+        lines = rng.randint(*lines)
     names = rng.sample(_NAMES, 5)
     stmts = _PY_STMTS if lang == "python" else _JAVA_STMTS
     body = []
@@ -103,10 +109,58 @@ def _mutate(code, rng):
     return "\n".join(lines)
 
 
-def make_pairs(lang, n, seed=0):
-    rng = random.Random(f"{lang}-{seed}")
-    refs = [_function(lang, rng) for _ in range(n)]
+def make_pairs(lang, n, seed=0, lines=20):
+    """n (mutated copy, function) pairs of ``lines``-line functions (a number, or a (lo, hi) range)."""
+    rng = random.Random(f"{lang}-{seed}" if lines == 20 else f"{lang}-{seed}-{lines}")
+    refs = [_function(lang, rng, lines) for _ in range(n)]
     return [_mutate(r, rng) for r in refs], refs
+
+
+def run_per_snippet(langs, n, repeat):
+    """`--per-snippet`: CPU microseconds per snippet (each prediction and reference distinct) of the library's
+    `score`, and of the parse alone (the same tree-sitter parse each preset's walk starts from), for ~20-line and
+    30-45-line functions."""
+    sys.path.insert(0, str(SRC))
+    from multimodal_metrics import codebleu
+    from multimodal_metrics.codebleu import trees as wheels
+    from multimodal_metrics.codebleu.scoring import tree_source
+
+    print(
+        f"{n} pairs per language and size ({2 * n} distinct snippets); CPU microseconds per snippet, best of {repeat}"
+    )
+    print(f"{'lang':8} {'lines':>6} {'chars':>6} {'preset':8} {'score':>8} {'parse':>8}  score / parse")
+    for lang in langs:
+        for lines in (20, (30, 45)):
+            preds, refs = make_pairs(lang, n, lines=lines)
+            chars = sum(map(len, preds + refs)) / (2 * n)
+            data = [x.strip().encode() for x in preds + refs]
+            for preset in ("default", "pypi"):
+                parser = (
+                    tree_source("2020", lang)[0].parser(lang)
+                    if preset == "default"
+                    else wheels.get_parser(lang)
+                )
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    t_score = measure(
+                        functools.partial(codebleu.score, preds, refs, preset, lang=lang),
+                        repeat,
+                        warmup=True,
+                        thread=True,
+                    ).cpu
+                t_parse = measure(
+                    lambda parse=parser.parse, data=data: list(map(parse, data)),
+                    repeat,
+                    warmup=True,
+                    thread=True,
+                ).cpu
+                size = f"{lines}" if lines == 20 else f"{lines[0]}-{lines[1]}"
+                per = 1e6 / (2 * n)
+                print(
+                    f"{lang:8} {size:>6} {chars:6.0f} {preset:8} {t_score * per:8.0f} {t_parse * per:8.0f}  "
+                    f"{t_score / t_parse:5.1f}x",
+                    flush=True,
+                )
 
 
 _ORACLE_SNIPPET = """
@@ -139,7 +193,12 @@ def _reply(proc, who: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
+def run_oracle(lang, preds, refs, repeat, ordered_sets=True, hash_seed=None):
+    """PyPI codebleu on the pairs in its venv: ``{"seconds", "scores"}``; ``ordered_sets``: its data-flow
+    ``set`` replaced by an insertion-ordered one; ``hash_seed``: the interpreter's PYTHONHASHSEED."""
+    import os
+
+    env = None if hash_seed is None else {**os.environ, "PYTHONHASHSEED": str(hash_seed)}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "inputs.json"
         path.write_text(json.dumps({"lang": lang, "predictions": preds, "references": refs}))
@@ -149,8 +208,46 @@ def run_oracle(lang, preds, refs, repeat, ordered_sets=True):
             capture_output=True,
             text=True,
             cwd=tmp,
+            env=env,
         )
     return _reply(proc, "PyPI codebleu")
+
+
+def run_hash_seeds(langs, n, seeds):
+    """`--hash-seeds`: PyPI codebleu as it is (``list(set(names))`` in its data flow) under PYTHONHASHSEED
+    0 .. seeds - 1, against the package with insertion-ordered sets and our `pypi` preset, on n pairs."""
+    sys.path.insert(0, str(SRC))
+    from multimodal_metrics import codebleu
+
+    print(
+        f"PyPI codebleu 0.7.0 under PYTHONHASHSEED 0..{seeds - 1}, {n} pairs of ~20-line functions per language"
+    )
+    for lang in langs:
+        preds, refs = make_pairs(lang, n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ours = codebleu.score(preds, refs, "pypi", lang=lang)
+        ordered = run_oracle(lang, preds, refs, 1)["scores"]
+        values = [
+            run_oracle(lang, preds, refs, 1, ordered_sets=False, hash_seed=k)["scores"] for k in range(seeds)
+        ]
+        keys = ("codebleu", "dataflow_match_score", "syntax_match_score")
+        same_ordered = [k for k, v in enumerate(values) if all(v[x] == ordered[x] for x in ordered)]
+        same_ours = [k for k, v in enumerate(values) if abs(v["codebleu"] - ours["codebleu"]) == 0]
+        print(
+            f"{lang}: ours (pypi preset) codebleu {ours['codebleu']:.7f}, dataflow {ours['dataflow_match']:.7f}"
+        )
+        print(
+            f"  package, insertion-ordered sets: codebleu {ordered['codebleu']:.7f}, dataflow {ordered['dataflow_match_score']:.7f}"
+        )
+        distinct = sorted({round(v["codebleu"], 7) for v in values})
+        print(
+            f"  package as it is, {seeds} seeds: {len(distinct)} distinct corpus scores, {distinct[0]:.7f} to {distinct[-1]:.7f}"
+        )
+        for k, v in enumerate(values[:3]):
+            print(f"    PYTHONHASHSEED={k}: " + ", ".join(f"{x} {v[x]:.7f}" for x in keys))
+        print(f"  seeds giving the ordered-set numbers (every component): {same_ordered or 'none'}")
+        print(f"  seeds giving our corpus CodeBLEU exactly: {same_ours or 'none'}", flush=True)
 
 
 # The official CodeXGLUE evaluator (tests/oracles/codebleu_codexglue._codexglue: calc_code_bleu.py's algorithm with
@@ -311,7 +408,20 @@ def main():
     ap.add_argument("--size-list", default="1000,10000,100000,1000000")
     ap.add_argument("--shapes", default="code", help=f"with --sizes: some of {','.join(SHAPES)} or 'all'")
     ap.add_argument("--timeout", type=int, default=300, help="with --sizes: seconds per row")
+    ap.add_argument(
+        "--hash-seeds", type=int, default=0, metavar="K", help="only: PyPI codebleu under K hash seeds"
+    )
+    ap.add_argument(
+        "--per-snippet", action="store_true", help="only: microseconds per snippet, score and parse"
+    )
+    ap.add_argument("--lines", default="20", help="lines per generated function: N or LO,HI (default 20)")
     args = ap.parse_args()
+    lines = tuple(int(x) for x in args.lines.split(","))
+    lines = lines[0] if len(lines) == 1 else lines
+    if args.per_snippet:
+        return run_per_snippet(args.langs.split(","), args.n or 300, args.repeat)
+    if args.hash_seeds:
+        return run_hash_seeds(args.langs.split(","), args.n or 200, args.hash_seeds)
     if args.sizes:
         langs = args.langs.split(",") if args.langs != "java,python" else list(LANGUAGES)
         shapes = SHAPES if args.shapes == "all" else args.shapes.split(",")
@@ -355,7 +465,7 @@ def main():
     )
     print(f"{'':38} {'library score':>14} {'evaluate compute':>17}   ratios (library score)")
     for lang in args.langs.split(","):
-        preds, refs = make_pairs(lang, n)
+        preds, refs = make_pairs(lang, n, lines=lines)
         presets = ["default", "fusion_brain_2021", "pypi"] if lang == "python" else ["default", "pypi"]
         ours = {}
         with warnings.catch_warnings():

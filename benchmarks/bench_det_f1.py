@@ -4,6 +4,7 @@
     .venv/bin/python benchmarks/bench_det_f1.py --quick    # 300 images
     .venv/bin/python benchmarks/bench_det_f1.py --dense    # 0-8 objects per class (more pairs per group)
     .venv/bin/python benchmarks/bench_det_f1.py --floats   # float coordinates (detector outputs) instead of ints
+    .venv/bin/python benchmarks/bench_det_f1.py --shape sparse --images 2000 --repeat 5   # other shapes of data
     .venv/bin/python benchmarks/bench_det_f1.py --scale    # 5,000 x 1, 10, 100 images, a fresh process each
 
 Times, on the same generated Fusion Brain-style data in the same run: the reference loop
@@ -14,6 +15,10 @@ module stores (what `_compute` receives); and `evaluate.load("metrics/det_f1").c
 times (`time.process_time`, best of --repeat runs: the machine is shared) and ratios; then the
 reference loop and compute again on the same data as `json.load` returns it from the official
 files (Python objects laid out in file order, which walks faster).
+`--shape`: other shapes of data than Fusion Brain's 5 classes of 0-3 boxes per image (integer
+coordinates unless --floats): `few` (1 class per image, 0-1 box), `many` (30 of 600 classes per
+image, 0-2 boxes each), `sparse` (20 of 500 classes per image, 15 % of them with one box: mostly
+negative requests).
 `--scale` prints the CPU time per image of the pure function and of compute, and the peak memory,
 at 5,000, 50,000 and 500,000 images (or up to the largest size that fits two minutes).
 """
@@ -36,6 +41,48 @@ def make_inputs(n: int):
     return preds, refs
 
 
+SHAPES = {  # classes per image, vocabulary, box count choices per class (None: `sparse`, 15 % with one box)
+    "few": (1, 20, [0, 1]),
+    "many": (30, 600, [0, 0, 1, 2]),
+    "sparse": (20, 500, None),
+}
+
+
+def generate_shape(n: int, shape: str, floats: bool = False, seed: int = 0):
+    """Fusion Brain-style (true_annot, predictions) dicts of another shape (SHAPES): predictions are
+    jittered copies (60 %), duplicates (10 %), misses, plus a false alarm in 25 % of the classes."""
+    import random
+
+    per_image, vocabulary, choices = SHAPES[shape]
+    rng = random.Random(seed)
+    names = [f"class {k}" for k in range(vocabulary)]
+
+    def num(lo, hi):
+        return round(rng.uniform(lo, hi), 2) if floats else rng.randint(lo, hi)
+
+    def box():
+        return [num(0, 900), num(0, 900), num(1, 300), num(1, 300)]
+
+    true_annot, predictions = {}, {}
+    for i in range(n):
+        gt, pr = {}, {}
+        for c in rng.sample(names, per_image):
+            k = (rng.random() < 0.15) if choices is None else rng.choice(choices)
+            gt[c] = boxes = [box() for _ in range(k)]
+            preds = []
+            for b in boxes:
+                r = rng.random()
+                if r < 0.6:
+                    preds.append([b[0] + num(-20, 20), b[1] + num(-20, 20), b[2], b[3]])
+                elif r < 0.7:
+                    preds += [list(b), list(b)]
+            if rng.random() < 0.25:
+                preds.append(box())
+            pr[c] = preds
+        true_annot[f"{i}.jpg"], predictions[f"{i}.jpg"] = gt, pr
+    return true_annot, predictions
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="300 images instead of 5,000")
@@ -44,6 +91,9 @@ def main() -> int:
     parser.add_argument("--dense", action="store_true", help="0-8 objects per class instead of 0-3")
     parser.add_argument(
         "--floats", action="store_true", help="float coordinates (2 decimals) instead of ints"
+    )
+    parser.add_argument(
+        "--shape", choices=sorted(SHAPES), default=None, help="another shape of data (see above)"
     )
     parser.add_argument("--scale", action="store_true", help="5,000 x 1, 10, 100 images (fresh process each)")
     parser.add_argument("--scale-child", type=int, default=None, help=argparse.SUPPRESS)
@@ -62,7 +112,10 @@ def main() -> int:
         scale_child(args.scale_child, make_inputs, core.det_f1,
                     lambda p, r: metric.compute(predictions=p, references=r))  # fmt: skip
         return 0
-    true_annot, predictions = generate(n, dense=args.dense, floats=args.floats)
+    if args.shape:
+        true_annot, predictions = generate_shape(n, args.shape, floats=args.floats)
+    else:
+        true_annot, predictions = generate(n, dense=args.dense, floats=args.floats)
     n_groups = sum(len(v) for v in true_annot.values())
     n_boxes = sum(len(b) for v in true_annot.values() for b in v.values())
 
@@ -98,8 +151,10 @@ def main() -> int:
     assert r_core["f1"] == r_eval["f1"] == r_packed["f1"] == reference_f1(*ref)
 
     n_pred = sum(len(b) for v in predictions.values() for b in v.values())
+    shape = f"shape {args.shape}" if args.shape else "Fusion Brain shape" + (", dense" if args.dense else "")
     print(
-        f"det_f1 benchmark: {n} images, {n_groups} (image, class) groups, {n_boxes} GT boxes, "
+        f"det_f1 benchmark ({shape}, {'float' if args.floats else 'integer'} coordinates): "
+        f"{n} images, {n_groups} (image, class) groups, {n_boxes} GT boxes, "
         f"{n_pred} predicted boxes, CPU time, best of {args.repeat} (2 cores shared with other jobs: noisy)"
     )
     print(f"counts tp/fp/fn = {ref}, f1 = {r_core['f1']:.6f} (identical in all)")

@@ -8,6 +8,7 @@
     .venv/bin/python benchmarks/bench_fid_clip.py --small      # only: fid_clip.score end to end, N = 10, 100, 1,000
     .venv/bin/python benchmarks/bench_fid_clip.py --images 40  # only: images/s from file paths (see below)
     .venv/bin/python benchmarks/bench_fid_clip.py --moments    # only: the statistics, ours vs np.cov, N = 5,000, 20,000
+    .venv/bin/python benchmarks/bench_fid_clip.py --clip 500 --repeat 5  # only: CLIP score vs torchmetrics, per input form
 
 In the same run, on the same generated Inception-like features (non-negative, correlated):
 1. the Frechet distance from (mu, sigma): ours (Cholesky factor + symmetric eigenvalues) vs the
@@ -478,6 +479,111 @@ def bench_images(args) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------------------------
+# --clip: the CLIP score of in-memory images, files, ours vs torchmetrics' CLIPScore on one tiny model
+# ------------------------------------------------------------------------------------------------
+def _torchmetrics_clip(folder):
+    """torchmetrics' CLIPScore on the checkpoint in ``folder``. torchmetrics 1.9 expects
+    ``get_image_features`` / ``get_text_features`` to return tensors; transformers 5 returns an output
+    object (its ``pooler_output`` is the tensor): the model is wrapped to return that."""
+    import torch
+    from torchmetrics.multimodal.clip_score import CLIPScore
+    from transformers import CLIPModel, CLIPProcessor
+
+    class Features(torch.nn.Module):
+        def __init__(self, model):
+            super().__init__()
+            self.model, self.config = model, model.config
+
+        def get_image_features(self, *args, **kwargs):
+            out = self.model.get_image_features(*args, **kwargs)
+            return getattr(out, "pooler_output", out)
+
+        def get_text_features(self, *args, **kwargs):
+            out = self.model.get_text_features(*args, **kwargs)
+            return getattr(out, "pooler_output", out)
+
+    model = Features(CLIPModel.from_pretrained(str(folder), local_files_only=True).eval())
+    processor = CLIPProcessor.from_pretrained(str(folder), local_files_only=True)
+    return CLIPScore(model_name_or_path=lambda: (model, processor))
+
+
+def bench_clip(n: int, size: int, rounds: int) -> int:
+    """`--clip`: CPU time of the CLIP score of n (image, text) pairs on the tests' tiny transformers CLIP
+    (tests/_fid_clip_fixtures.py: random weights, a 32 x 32 processor), one torch thread, for every
+    input form, ours (``fid_clip.score``, ``clip_scale=100, clip_truncation="slice"``: torchmetrics'
+    convention, here without the clamp at 0 on either side, so that the means are compared) against torchmetrics' CLIPScore fed the same images as the uint8 tensors
+    it takes (converted in its timed loop: a numpy array, a PIL image, a decoded PNG file), in one
+    call of n pairs and in calls of 20 (ours: ``batch_size``), in turns, best of ``rounds``."""
+    import tempfile
+
+    import torch
+    from _fid_clip_fixtures import tiny_hf_clip
+    from PIL import Image
+    from timing import interleaved
+
+    from multimodal_metrics.fid_clip import score
+
+    torch.set_num_threads(1)
+    folder = Path(tempfile.mkdtemp(prefix="bench_clip_"))
+    tiny_hf_clip(folder / "clip")
+    rng = np.random.default_rng(0)
+    arrays = [rng.integers(0, 256, (size, size, 3), dtype=np.uint8) for _ in range(n)]
+    texts = [f"a photo of a cat number {i}" if i % 2 else f"a dog, picture {i}" for i in range(n)]
+    files = []
+    for i, array in enumerate(arrays):
+        files.append(str(folder / f"{i}.png"))
+        Image.fromarray(array).save(files[-1])
+    forms = {
+        "numpy": (arrays, lambda a: torch.from_numpy(a).permute(2, 0, 1)),
+        "PIL": (
+            [Image.fromarray(a) for a in arrays],
+            lambda im: torch.from_numpy(np.asarray(im)).permute(2, 0, 1),
+        ),
+        "torch": ([torch.from_numpy(a).permute(2, 0, 1).contiguous() for a in arrays], lambda t: t),
+        "files": (
+            files,
+            lambda f: torch.from_numpy(np.asarray(Image.open(f).convert("RGB"))).permute(2, 0, 1),
+        ),
+    }
+    metric = _torchmetrics_clip(folder / "clip")
+    opts = dict(clip_model=str(folder / "clip"), clip_scale=100.0, clip_clamp="none", clip_truncation="slice")
+    opts["progress"] = False
+
+    def theirs(images, convert, batch):
+        def run():
+            metric.reset()
+            for k in range(0, n, batch):
+                metric.update([convert(x) for x in images[k : k + batch]], texts[k : k + batch])
+            metric.compute()
+            return float(metric.score / metric.n_samples)  # the mean before torchmetrics' clamp at 0
+
+        return run
+
+    def ours(images, batch):
+        return lambda: score(references=images, texts=texts, batch_size=batch, **opts)["clip_score"]
+
+    print(
+        f"CLIP score of {n} pairs of {size} x {size} images, the tests' tiny CLIP (32 x 32), one torch thread: "
+        f"CPU s, best of {rounds}, in turns (pairs per CPU-second ratio: torchmetrics / ours)"
+    )
+    for batch in (n, 20):
+        fns = {}
+        for name, (images, convert) in forms.items():
+            fns[f"torchmetrics {name}"] = theirs(images, convert, batch)
+            fns[f"ours {name}"] = ours(images, batch)
+        t = interleaved(fns, rounds)
+        print(f"  {'one call of all pairs' if batch == n else f'calls of {batch} pairs'}:")
+        for name in forms:
+            a, b = t[f"torchmetrics {name}"], t[f"ours {name}"]
+            assert abs(a.out - b.out) <= 1e-4 * abs(a.out), (name, a.out, b.out)
+            print(f"    {name:6s} torchmetrics {a.cpu:6.3f} s   ours {b.cpu:6.3f} s   {a.cpu / b.cpu:5.2f}x")
+    print(
+        f"  mean 100 cos = {t['ours numpy'].out:.6f} (torchmetrics {t['torchmetrics numpy'].out:.6f} in float32)"
+    )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="256-d, 1,000 samples per side")
@@ -517,6 +623,10 @@ def main() -> int:
     parser.add_argument(
         "--moments", action="store_true", help="only: the statistics, ours vs np.cov, for --sizes"
     )
+    parser.add_argument(
+        "--clip", type=int, default=0, metavar="N", help="only: CLIP score of N pairs vs torchmetrics"
+    )
+    parser.add_argument("--size", type=int, default=64, help="--clip: image side in pixels")
     args = parser.parse_args()
     n = args.n or (1_000 if args.quick else 10_000)
     d = args.dims or (256 if args.quick else 2_048)
@@ -524,6 +634,8 @@ def main() -> int:
     from multimodal_metrics.fid_clip import core, moments
 
     warnings.simplefilter("ignore", UserWarning)
+    if args.clip:
+        return bench_clip(args.clip, args.size, args.repeat)
     if args.bootstrap:
         return bench_bootstrap(n, d, args.bootstrap)
     if args.moments:

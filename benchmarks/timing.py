@@ -58,6 +58,27 @@ def measure(
     return Timing(out, wall, cpu)
 
 
+def interleaved(
+    fns: dict, rounds: int = 5, *, thread: bool = False, collect: bool = True
+) -> dict[str, Timing]:
+    """``{name: Timing}`` of several callables timed in turns (one run of each per round, ``rounds``
+    rounds, after one untimed warm-up call each), the least wall and CPU seconds of each: on a shared
+    machine a burst of load then falls on every side alike instead of on whichever ran during it.
+    ``thread``/``collect``: as in :func:`measure`."""
+    cpu_clock = time.thread_time if thread else time.process_time
+    out = {name: fn() for name, fn in fns.items()}
+    wall = dict.fromkeys(fns, float("inf"))
+    cpu = dict.fromkeys(fns, float("inf"))
+    for _ in range(rounds):
+        for name, fn in fns.items():
+            if collect:
+                gc.collect()
+            w, c = time.perf_counter(), cpu_clock()
+            out[name] = fn()
+            wall[name], cpu[name] = min(wall[name], time.perf_counter() - w), min(cpu[name], cpu_clock() - c)
+    return {name: Timing(out[name], wall[name], cpu[name]) for name in fns}
+
+
 def cpu_on_a_tenth(fn, inputs, n: int) -> float:
     """CPU seconds of one run of ``fn`` on the first tenth of each input, scaled to ``n`` (for the slow,
     linear reference loops)."""

@@ -523,3 +523,31 @@ def test_usual_coordinates_are_ordinary():
         assert det_boxes.ordinary_values(det_boxes.to_xyxy(coords), "xyxy")
         assert not det_boxes.ordinary_values(np.vstack([coords, [[0, 0, -1, 1]]]), "xywh")
         assert not det_boxes.ordinary_values(np.vstack([coords, [[2.0**-600, 0, 1, 1]]]), "xyxy")
+
+
+def test_blocks_cover_the_groups_in_order_and_share_negative_requests():
+    """Groups without boxes cost one unit of a block's work (40,000 mostly empty groups fill a few blocks,
+    not one per 2,048 groups); the blocks tile the groups in order, each holds at most its budget (or is
+    one group), and two neighbours hold more than it (no needless block)."""
+    rng = np.random.default_rng(0)
+    n_gt = rng.choice([0, 0, 0, 0, 0, 1, 2], size=40_000)
+    n_pred = rng.choice([0, 0, 0, 0, 1, 3], size=40_000)
+    n_pred[123] = 50_000  # a group heavier than a block is a block of its own
+    blocks = det_core._blocks(n_gt, n_pred)
+    assert [lo for lo, _ in blocks] == [0] + [hi for _, hi in blocks[:-1]] and blocks[-1][1] == 40_000
+    work = 1 + n_gt + n_pred
+    budget = det_core.BLOCK_UNITS * det_core.GROUP_BLOCK
+    assert all(hi - lo == 1 or work[lo:hi].sum() <= budget for lo, hi in blocks)
+    assert all(work[a:c].sum() > budget for (a, _), (_, c) in zip(blocks, blocks[1:]))
+    assert len(det_core._blocks(n_gt[:20_000], n_pred[:20_000] * 0)) <= 4
+    assert det_core._blocks(n_gt[:0], n_pred[:0]) == []
+
+
+def test_a_class_named_classes_in_a_larger_dict_takes_the_fast_walk():
+    """Only a dict of 2 or 3 entries with a class "classes" may be a record or a packed dict: those take the
+    checked path; a class dict of more classes with one named "classes" is plain, with the same columns."""
+    images = [{"classes": [[0, 0, 1, 1]], "dog": [], "cat": [[1, 2, 3, 4]], "x": []}, {"a": []}]
+    fast = det_columns._pack_plain(images)
+    assert fast is not None and _same(fast, det_columns._pack_checked(images, "predictions", 0))
+    assert det_columns._pack_plain([{"classes": ["cat"], "boxes": [[[0, 0, 1, 1]]]}]) is None
+    assert det_columns._pack_plain([{"classes": ["cat"], "counts": [0], "coords": []}]) is None

@@ -9,6 +9,10 @@
 #                             multimodal_metrics/legacy_ts/, where grammar_library= finds it from any directory;
 #                             codebleu's C tree walker (src/multimodal_metrics/codebleu/legacy_walk.c) is compiled
 #                             in, and a change to it is rebuilt on the next run (the library's stamp holds its hash)
+#   libcodebleu-wheels-0.26.1.so  codebleu's C walker for the grammar wheels (the `pypi` preset: wheels_walk.c with
+#                             legacy_walk.c) in one unit with the C core of the PyPI sdist tree-sitter==0.26.1 (pinned
+#                             sha256, kept in dl/), built by the same library command (--wheels), here and in the
+#                             per-user cache
 #   languages-npm-2020.so     an ABI-11 grammar library made like CodeXGLUE's parser/my-languages.so (one
 #                             shared object exporting tree_sitter_python and tree_sitter_java), from the npm
 #                             grammars tree-sitter-python 0.16.1 and tree-sitter-java 0.16.0 (MIT; test
@@ -43,9 +47,9 @@ if [ "$(cat "$stamp" 2>/dev/null)" = "$want" ] && [ -s "$OUT/libtree-sitter-0.2.
   # the runtime here and in the per-user cache (which may have been cleared since), rebuilt from the sdist kept
   # here when the library's stamp differs (it holds the hash of the C walker compiled in, legacy_walk.c):
   # instant when up to date
-  build_runtime --quiet --dest "$OUT" --no-grammars --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
+  build_runtime --quiet --dest "$OUT" --no-grammars --wheels --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
     || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
-  build_runtime --quiet --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
+  build_runtime --quiet --wheels --sdist "$OUT/dl/$SDIST" >/dev/null 2>>"$LOG" \
     || { tail -30 "$LOG" >&2; echo "[codebleu_legacy_ts] failed: build_runtime (log: $LOG)" >&2; exit 1; }
   exit 0
 fi
@@ -56,8 +60,8 @@ mkdir -p "$OUT/dl" "$OUT/obj"
 #    checked, lib.c (the whole core in one unit) compiled with -Wl,-Bsymbolic (its calls stay inside itself
 #    even when tree-sitter 0.26, same symbol names, is loaded in the same process) into
 #    $OUT/libtree-sitter-0.2.0.so; then the same into the per-user cache
-run build_runtime --dest "$OUT" --no-grammars
-run build_runtime --sdist "$OUT/dl/$SDIST"  # the runtime and the 2020 grammars, for the library from any directory
+run build_runtime --dest "$OUT" --no-grammars --wheels
+run build_runtime --wheels --sdist "$OUT/dl/$SDIST"  # the runtime and the 2020 grammars, for the library from any directory
 rm -rf "$OUT/src" && mkdir -p "$OUT/src"
 
 # 3. the npm grammars of 2020 (npm pack: the registry tarball only, no install scripts, no tree-sitter-cli)

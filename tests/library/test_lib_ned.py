@@ -100,3 +100,22 @@ def test_option_table_drives_the_checks():
     with pytest.raises(ValueError, match="`confidence`"):
         ned.score(None, ["a"], confidence=2.0)
     assert "both_empty (`float`, optional)" in ned.OPTIONS.describe()
+
+
+def test_one_reference_per_example_equals_the_general_path():
+    """With one reference per example the chosen reference is that one: the same per-example values as
+    the same reference given twice (the path that picks the first best one)."""
+    import random
+
+    rng = random.Random(3)
+    preds = ["".join(rng.choice("abcАБ ") for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    refs = ["".join(rng.choice("abcАБ ") for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    for preset in ned.PRESETS:
+        for cer_strip in (False, True):
+            one = ned.core.ned_per_example(
+                preds, [[r] for r in refs], **{**ned.PRESETS[preset], "cer_strip": cer_strip}
+            )
+            two = ned.core.ned_per_example(
+                preds, [[r, r] for r in refs], **{**ned.PRESETS[preset], "cer_strip": cer_strip}
+            )
+            assert {k: v.tolist() for k, v in one.items()} == {k: v.tolist() for k, v in two.items()}

@@ -28,6 +28,8 @@ difference alone puts it under the threshold scores 0 without it, and a pair of 
 a ValueError naming it.
 """
 
+import itertools
+
 import numpy as np
 
 from ..results import mean
@@ -53,21 +55,45 @@ def _normalizer(text_norm: str):
     raise ValueError(f"`text_norm` must be one of {list(TEXT_NORMS)}, got {text_norm!r}")
 
 
-def _prepare(strings: list[str], text_norm: str, length_norm: str) -> tuple[list[str], np.ndarray]:
-    """The normalised strings and their length-normaliser contributions."""
-    norm = _normalizer(text_norm)
-    normed = strings if norm is None else [norm(s) for s in strings]
+def _normalize_all(strings: list[str], text_norm: str) -> list[str]:
+    """``[normalize_text(s, text_norm) for s in strings]`` with no Python frame per string (``map`` of the
+    string methods; ``str.split()`` drops leading and trailing whitespace, so the strip is implied)."""
+    if text_norm == "ws+lower":
+        return list(map(" ".join, map(str.split, map(str.lower, strings))))
+    if text_norm == "lower":
+        return list(map(str.lower, strings))
+    _normalizer(text_norm)  # "none", or the error
+    return strings
+
+
+def _prepare(
+    strings: list[str], text_norm: str, length_norm: str
+) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The normalised strings, their length-normaliser contributions and their lengths (code points).
+
+    ``len(s.upper())`` is the length of ``s`` unless upper-casing expands a character ("ß" -> "SS"):
+    ASCII strings (one test of all of them joined) keep their lengths; others are upper-cased one by one."""
+    normed = _normalize_all(strings, text_norm)
+    counts = _char_counts(normed)
+    raw_counts = counts if normed is strings else None
     if length_norm == "raw_upper":
-        lengths = (len(s.upper()) for s in strings)
+        lengths = _upper_lengths(strings, raw_counts)
     elif length_norm == "normalized_upper":
-        lengths = (len(s.upper()) for s in normed)
+        lengths = _upper_lengths(normed, counts)
     elif length_norm == "raw":
-        lengths = (len(s) for s in strings)
+        lengths = _char_counts(strings) if raw_counts is None else raw_counts
     elif length_norm == "normalized":
-        lengths = (len(s) for s in normed)
+        lengths = counts
     else:
         raise ValueError(f"`length_norm` must be one of {list(LENGTH_NORMS)}, got {length_norm!r}")
-    return normed, np.fromiter(lengths, dtype=np.int64, count=len(strings))
+    return normed, lengths, counts
+
+
+def _upper_lengths(strings: list[str], counts: np.ndarray | None) -> np.ndarray:
+    """``len(s.upper())`` of each string; ``counts``: their lengths when known."""
+    if "".join(strings).isascii():
+        return _char_counts(strings) if counts is None else counts
+    return np.fromiter(map(len, map(str.upper, strings)), dtype=np.int64, count=len(strings))
 
 
 MAX_PAIR_CELLS = 2 * 10**10
@@ -79,17 +105,17 @@ naming it, unless the length difference alone already puts its similarity under 
 it scores 0 without the distance)."""
 
 
-def _similarities(
-    pred_n: list[str], pred_len: np.ndarray, ref_n: list[str], ref_len: np.ndarray, names=None
-) -> np.ndarray:
-    """s = 1 - NL of aligned pairs; ``names(k)``: the arguments of pair k for the size error."""
+def _similarities(pred, ref, names=None) -> np.ndarray:
+    """s = 1 - NL of aligned pairs, each side ``(normalised strings, length normalisers, code points)``
+    (:func:`_prepare`); ``names(k)``: the arguments of pair k for the size error."""
     from rapidfuzz.distance import Levenshtein
     from rapidfuzz.process import cpdist
 
+    (pred_n, pred_len, pred_chars), (ref_n, ref_len, ref_chars) = pred, ref
     if not pred_n:
         return np.zeros(0, dtype=np.float64)
-    longer = np.maximum(_char_counts(pred_n), _char_counts(ref_n))
-    heavy = np.flatnonzero(_char_counts(pred_n).astype(np.float64) * _char_counts(ref_n) > MAX_PAIR_CELLS)
+    longer = np.maximum(pred_chars, ref_chars)
+    heavy = np.flatnonzero(pred_chars.astype(np.float64) * ref_chars > MAX_PAIR_CELLS)
     if len(heavy):
         light = np.ones(len(pred_n), dtype=bool)
         light[heavy] = False
@@ -121,28 +147,31 @@ def _char_counts(strings: list[str]) -> np.ndarray:
     return np.fromiter(map(len, strings), dtype=np.int64, count=len(strings))
 
 
-def _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary, names) -> np.ndarray:
-    """:func:`_similarities` where a pair can pass the threshold; elsewhere 0 (it is thresholded to 0
-    anyway). The distance is at least the difference of the two lengths, so s <= 1 - |diff| / L in
-    floating point too (division and subtraction are monotonic): a pair whose bound fails the threshold
-    fails it, and its (possibly long) distance is not computed."""
+SHORT_PAIR_CELLS = 4096
+"""A pair of at most this much work (length x length) has its distance computed even when its lengths
+alone fail the threshold: skipping it costs more than the distance (rapidfuzz's bit-parallel kernel)."""
+
+
+def _passing_similarities(pred, ref, threshold, boundary, names) -> np.ndarray:
+    """:func:`_similarities` where a pair can pass the threshold, or is short; elsewhere 0 (it is
+    thresholded to 0 anyway). The distance is at least the difference of the two lengths, so s <= 1 -
+    |diff| / L in floating point too (division and subtraction are monotonic): a pair whose bound fails
+    the threshold fails it, and its (possibly long) distance is not computed."""
+    (pred_n, pred_len, pred_chars), (ref_n, ref_len, ref_chars) = pred, ref
+    if threshold <= 0 or not len(pred_len):
+        return _similarities(pred, ref, names)
     length = np.maximum(pred_len, ref_len)
-    diff = np.abs(_char_counts(pred_n) - _char_counts(ref_n)).astype(np.float64)
+    diff = np.abs(pred_chars - ref_chars).astype(np.float64)
     bound = 1.0 - np.divide(diff, length, out=np.zeros_like(diff), where=length > 0)
-    live = (
-        np.flatnonzero(apply_threshold(bound, threshold, boundary) > 0)
-        if len(bound)
-        else bound.astype(np.int64)
-    )
-    if len(live) == len(bound) or threshold <= 0:
-        return _similarities(pred_n, pred_len, ref_n, ref_len, names)
+    skip = (apply_threshold(bound, threshold, boundary) <= 0) & (pred_chars * ref_chars > SHORT_PAIR_CELLS)
+    if not skip.any():
+        return _similarities(pred, ref, names)
+    live = np.flatnonzero(~skip)
     out = np.zeros(len(bound), dtype=np.float64)
     sub = live.tolist()
     out[live] = _similarities(
-        [pred_n[k] for k in sub],
-        pred_len[live],
-        [ref_n[k] for k in sub],
-        ref_len[live],
+        ([pred_n[k] for k in sub], pred_len[live], pred_chars[live]),
+        ([ref_n[k] for k in sub], ref_len[live], ref_chars[live]),
         None if names is None else lambda k: names(sub[k]),
     )
     return out
@@ -155,11 +184,9 @@ def pair_similarities(
     length_norm: str = "raw_upper",
 ) -> np.ndarray:
     """s = 1 - NL for aligned pairs (``predictions[i]`` vs ``references[i]``), before any threshold."""
-    pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
-    ref_n, ref_len = _prepare(references, text_norm, length_norm)
-    return _similarities(
-        pred_n, pred_len, ref_n, ref_len, lambda k: f"`predictions[{k}]` and `references[{k}]`"
-    )
+    pred = _prepare(predictions, text_norm, length_norm)
+    ref = _prepare(references, text_norm, length_norm)
+    return _similarities(pred, ref, lambda k: f"`predictions[{k}]` and `references[{k}]`")
 
 
 def apply_threshold(
@@ -188,8 +215,8 @@ def anls_per_question(
     ``references[i]`` is the non-empty list of accepted answers of question i. Inputs are assumed
     valid (the evaluate module checks them); the defaults are the official RRC DocVQA scoring.
     """
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
-    flat_refs = [ref for refs in references for ref in refs]
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    flat_refs = list(itertools.chain.from_iterable(references))
     return anls_per_question_flat(predictions, flat_refs, counts, threshold, boundary, text_norm, length_norm)
 
 
@@ -204,8 +231,8 @@ def anls_per_question_flat(
 ) -> np.ndarray:
     """:func:`anls_per_question` with the references given flat: every answer in question order and
     ``counts[i]`` (>= 1) answers for question i (the layout the evaluate module reads from Arrow)."""
-    pred_n, pred_len = _prepare(predictions, text_norm, length_norm)
-    ref_n, ref_len = _prepare(flat_references, text_norm, length_norm)
+    pred = _prepare(predictions, text_norm, length_norm)
+    ref = _prepare(flat_references, text_norm, length_norm)
     owner = np.repeat(np.arange(len(predictions)), counts)
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
 
@@ -214,10 +241,10 @@ def anls_per_question_flat(
         return f"`predictions[{i}]` and `references[{i}][{k - int(starts[i])}]`"
 
     if len(owner) == len(predictions):  # one reference per question: no re-indexing needed
-        sims = _passing_similarities(pred_n, pred_len, ref_n, ref_len, threshold, boundary, names)
+        sims = _passing_similarities(pred, ref, threshold, boundary, names)
     else:
-        pairs = [pred_n[i] for i in owner]
-        sims = _passing_similarities(pairs, pred_len[owner], ref_n, ref_len, threshold, boundary, names)
+        pairs = list(map(pred[0].__getitem__, owner.tolist()))
+        sims = _passing_similarities((pairs, pred[1][owner], pred[2][owner]), ref, threshold, boundary, names)
     sims = apply_threshold(sims, threshold=threshold, boundary=boundary)
     if len(sims) == 0:
         return np.zeros(len(counts), dtype=np.float64)

@@ -4,12 +4,17 @@
     python -m multimodal_metrics.codebleu.build_runtime --dest DIR  # into DIR (the sdist is kept in DIR/dl)
     python -m multimodal_metrics.codebleu.build_runtime --where     # which runtime would be loaded, and why
     python -m multimodal_metrics.codebleu.build_runtime --no-grammars  # the runtime only
+    python -m multimodal_metrics.codebleu.build_runtime --wheels    # also the grammar wheels' walker (`pypi`)
 
 Besides the runtime it builds the 2020 grammars that codebleu's CodeXGLUE and Fusion Brain 2021 presets
 score with by default (``grammar_library="2020"``), :func:`build_grammars`: ``npm pack`` of the pinned npm
 tarballs tree-sitter-python 0.16.1 and tree-sitter-java 0.16.0 (sha256 checked; the registry tarball only,
 no install scripts), whose ``src/parser.c`` and ``src/scanner.cc`` are compiled, like py-tree-sitter
-0.2.0's ``Language.build_library``, into one ABI-11 library ``languages-npm-2020.so`` beside the runtime.
+0.2.0's ``Language.build_library``, into one ABI-11 library ``languages-npm-2020.so`` beside the runtime; and
+(``--wheels``) codebleu's C walker for the grammar wheels of the `pypi` preset, :func:`build_wheels_walker`: ``wheels_walk.c``
+(which includes ``legacy_walk.c``) in one unit with the C core of the PyPI sdist ``tree-sitter==0.26.1`` (the
+release of the Python binding, whose parses the walker must reproduce; sha256 pinned), with the binding's own
+compiler flags, into ``libcodebleu-wheels-0.26.1.so`` (see :mod:`multimodal_metrics.codebleu.wheels_runtime`).
 
 What it does (:func:`build_runtime`): ``pip download`` of the pinned PyPI sdist ``tree_sitter==0.2.0``
 (source only, no dependencies; or a local copy given with ``--sdist``), a check of its sha256 against the
@@ -39,6 +44,7 @@ from pathlib import Path, PurePosixPath
 
 from ..digests import file_sha256
 from .legacy_runtime import GRAMMAR_FILE, RUNTIME_FILE, cache_dir, runtime_candidates
+from .wheels_runtime import WALKER_FILE, WALKER_TS_VERSION
 
 SDIST_REQUIREMENT = "tree_sitter==0.2.0"
 SDIST_FILE = "tree_sitter-0.2.0.tar.gz"
@@ -49,6 +55,17 @@ LINK_FLAGS = ("-shared", "-Wl,-Bsymbolic")
 STAMP_FILE = "runtime.stamp"
 WALKER_SOURCE = Path(__file__).with_name("legacy_walk.c")  # compiled in one unit with lib.c
 GRAMMAR_STAMP_FILE = "grammars.stamp"
+# codebleu's C walker for the grammar wheels (wheels_walk.c, which includes legacy_walk.c), compiled with the C
+# core of the tree-sitter release the Python binding bundles (wheels_runtime.WALKER_TS_VERSION), from its sdist
+WHEELS_SDIST_REQUIREMENT = f"tree-sitter=={WALKER_TS_VERSION}"
+WHEELS_SDIST_FILE = f"tree_sitter-{WALKER_TS_VERSION}.tar.gz"
+WHEELS_SDIST_SHA256 = "9919cbaf02d17fa9a4cd0e6da496aecf901b758e6eacf122eee393e3ef08aacd"
+WHEELS_CORE = PurePosixPath(f"tree_sitter-{WALKER_TS_VERSION}/tree_sitter/core/lib")
+WHEELS_SOURCE = Path(__file__).with_name("wheels_walk.c")
+# the binding's own flags (its setup.py), less its symbol hiding: the walker's functions are called by ctypes
+WHEELS_COMPILE_FLAGS = ("-O2", "-fPIC", "-std=c11", "-D_POSIX_C_SOURCE=200112L", "-D_DEFAULT_SOURCE",
+                        "-Werror=implicit-function-declaration")  # fmt: skip
+WHEELS_STAMP_FILE = "wheels.stamp"
 # npm tarballs of the 2020 grammars (file name, npm spec, sha256), as scripts/setup.d/codebleu_legacy_ts.sh pins them
 NPM_GRAMMARS = (
     (
@@ -73,15 +90,17 @@ def _say(quiet: bool, message: str) -> None:
         print(f"[build_runtime] {message}", file=sys.stderr, flush=True)
 
 
-def fetch_sdist(folder, python=None, quiet=False) -> Path:
+def fetch_sdist(folder, python=None, quiet=False, pinned=None) -> Path:
     """``folder/tree_sitter-0.2.0.tar.gz`` with the pinned sha256: the copy already there, else ``pip
-    download`` (``python -m pip``, default this interpreter) of the sdist, checked."""
+    download`` (``python -m pip``, default this interpreter) of the sdist, checked. ``pinned``: another
+    (requirement, file name, sha256), e.g. the wheels walker's tree-sitter sdist."""
+    requirement, name, digest = pinned or (SDIST_REQUIREMENT, SDIST_FILE, SDIST_SHA256)
     folder = Path(folder)
-    path = folder / SDIST_FILE
-    if path.is_file() and file_sha256(path) == SDIST_SHA256:
+    path = folder / name
+    if path.is_file() and file_sha256(path) == digest:
         return path
     folder.mkdir(parents=True, exist_ok=True)
-    _say(quiet, f"pip download {SDIST_REQUIREMENT} (sdist) into {folder}")
+    _say(quiet, f"pip download {requirement} (sdist) into {folder}")
     with tempfile.TemporaryDirectory(dir=folder, prefix=".download-") as tmp:
         command = [
             python or sys.executable,
@@ -92,54 +111,53 @@ def fetch_sdist(folder, python=None, quiet=False) -> Path:
             "--no-binary",
             "tree_sitter",  # the sdist; its metadata is prepared with the setuptools wheel
             "--no-deps",
-            SDIST_REQUIREMENT,
+            requirement,
             "-d",
             tmp,
         ]
         done = subprocess.run(command, capture_output=True, text=True)
-        got = Path(tmp) / SDIST_FILE
+        got = Path(tmp) / name
         if done.returncode != 0 or not got.is_file():
             raise BuildError(
                 f"`{' '.join(command)}` failed (exit {done.returncode}): {done.stderr.strip()[-1500:]}; "
                 "download the sdist yourself and pass it with --sdist"
             )
-        checked_sdist(got)
+        checked_sdist(got, pinned)
         os.replace(got, path)
     return path
 
 
-def checked_sdist(path) -> Path:
-    """``path`` when its sha256 is the pinned one; otherwise a BuildError (a downloaded file is removed by
-    the caller's temporary folder)."""
+def checked_sdist(path, pinned=None) -> Path:
+    """``path`` when its sha256 is the pinned one (``pinned``: as :func:`fetch_sdist`); otherwise a BuildError
+    (a downloaded file is removed by the caller's temporary folder)."""
+    requirement, _, pinned_digest = pinned or (SDIST_REQUIREMENT, SDIST_FILE, SDIST_SHA256)
     path = Path(path)
     if not path.is_file():
         raise BuildError(f"no such sdist file: {str(path)!r}")
     digest = file_sha256(path)
-    if digest != SDIST_SHA256:
-        raise BuildError(
-            f"{path.name}: sha256 {digest} is not the pinned {SDIST_SHA256} of {SDIST_REQUIREMENT}"
-        )
+    if digest != pinned_digest:
+        raise BuildError(f"{path.name}: sha256 {digest} is not the pinned {pinned_digest} of {requirement}")
     return path
 
 
-def _extract_core(sdist: Path, into: Path) -> Path:
-    """The sdist's C core (``tree_sitter/core/lib``) extracted under ``into``: regular files and folders
-    below that prefix only, no absolute paths, no ``..``, no links."""
+def _extract_core(sdist: Path, into: Path, core: PurePosixPath = CORE) -> Path:
+    """The sdist's C core (``core``: its ``tree_sitter/core/lib``) extracted under ``into``: regular files and
+    folders below that prefix only, no absolute paths, no ``..``, no links."""
     with tarfile.open(sdist, "r:gz") as archive:
         members = []
         for member in archive.getmembers():
             name = PurePosixPath(member.name)
             if name.is_absolute() or ".." in name.parts or not (member.isfile() or member.isdir()):
                 continue
-            if name == CORE or CORE in name.parents:
+            if name == core or core in name.parents:
                 members.append(member)
-        if not any(PurePosixPath(m.name) == CORE / "src" / "lib.c" for m in members):
-            raise BuildError(f"{sdist.name}: no {CORE}/src/lib.c inside")
+        if not any(PurePosixPath(m.name) == core / "src" / "lib.c" for m in members):
+            raise BuildError(f"{sdist.name}: no {core}/src/lib.c inside")
         if hasattr(tarfile, "data_filter"):
             archive.extractall(into, members=members, filter="data")
         else:  # pragma: no cover (Python < 3.11.4; the members are checked above)
             archive.extractall(into, members=members)
-    return into / CORE
+    return into / core
 
 
 def _stamp(cc: str) -> str:
@@ -196,6 +214,57 @@ def build_runtime(dest=None, *, sdist=None, cc=None, python=None, force=False, q
             cwd=core / "src",
         )
         _run([cc, *LINK_FLAGS, str(obj), "-o", str(out)], "linking the shared library")
+        os.replace(out, target)
+    stamp_path.write_text(stamp)
+    _say(quiet, f"built {target}")
+    return target
+
+
+def _wheels_stamp(cc: str) -> str:
+    sources = " ".join(file_sha256(p) for p in (WHEELS_SOURCE, WALKER_SOURCE))
+    return f"{WHEELS_SDIST_SHA256} walker:{sources} {cc} {' '.join(WHEELS_COMPILE_FLAGS)} {' '.join(LINK_FLAGS)}\n"
+
+
+def build_wheels_walker(dest=None, *, sdist=None, cc=None, python=None, force=False, quiet=False) -> Path:
+    """Build codebleu's C walker for the grammar wheels, ``WALKER_FILE`` (``wheels_walk.c`` with ``legacy_walk.c``,
+    compiled in one unit with the C core of the PyPI sdist tree-sitter==``WALKER_TS_VERSION``, sha256 pinned) into
+    ``dest`` (default: the per-user cache), where :mod:`multimodal_metrics.codebleu.wheels_runtime` finds it; the
+    `pypi` preset then walks in C (the same numbers as its Python path). Arguments as :func:`build_runtime`
+    (``sdist``: a local ``tree_sitter-0.26.1.tar.gz``)."""
+    if dest is None:
+        dest = cache_dir()
+        if dest is None:
+            raise BuildError("no home directory for the per-user cache: pass a destination (--dest)")
+    dest = Path(dest).absolute()
+    target, stamp_path = dest / WALKER_FILE, dest / WHEELS_STAMP_FILE
+    cc = cc or os.environ.get("CC") or "cc"
+    stamp = _wheels_stamp(cc)
+    if not force and target.is_file() and stamp_path.is_file() and stamp_path.read_text() == stamp:
+        _say(quiet, f"up to date: {target}")
+        return target
+    if shutil.which(cc) is None:
+        raise BuildError(f"no C compiler {cc!r} on PATH (set CC, or install cc)")
+    pinned = (WHEELS_SDIST_REQUIREMENT, WHEELS_SDIST_FILE, WHEELS_SDIST_SHA256)
+    tarball = (
+        checked_sdist(sdist, pinned) if sdist is not None else fetch_sdist(dest / "dl", python, quiet, pinned)
+    )
+    dest.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".wheels-") as tmp:
+        tmp = Path(tmp)
+        src = _extract_core(tarball, tmp / "src", WHEELS_CORE) / "src"
+        for source in (
+            WHEELS_SOURCE,
+            WALKER_SOURCE,
+        ):  # wheels_walk.c includes legacy_walk.c, which includes lib.c
+            shutil.copyfile(source, src / source.name)
+        obj, out = tmp / "wheels.o", tmp / WALKER_FILE
+        _say(quiet, f"compiling codebleu's walker with the C core of {WHEELS_SDIST_FILE} ({cc})")
+        _run(
+            [cc, *WHEELS_COMPILE_FLAGS, "-I../include", "-I.", "-c", WHEELS_SOURCE.name, "-o", str(obj)],
+            f"compiling {WHEELS_SOURCE.name}",
+            cwd=src,
+        )
+        _run([cc, *LINK_FLAGS, str(obj), "-o", str(out)], "linking the walker")
         os.replace(out, target)
     stamp_path.write_text(stamp)
     _say(quiet, f"built {target}")
@@ -301,6 +370,17 @@ def where() -> str:
     lines.append(
         f"2020 grammars (grammar_library='2020'): {grammars or 'not built: the presets fall back to the wheels'}"
     )
+    from .wheels_runtime import candidates, walker
+
+    found = walker()
+    lines.append(
+        "grammar wheels' walker: "
+        + (
+            str(found.path)
+            if found
+            else f"not used (looked for {', '.join(map(str, candidates()))}): the Python walk"
+        )
+    )
     return "\n".join(lines)
 
 
@@ -331,6 +411,15 @@ def main(argv=None) -> int:
         help="build the runtime only, not the 2020 grammar "
         f"library {GRAMMAR_FILE} (npm tarballs; needs npm when they are not in DEST/dl)",
     )
+    parser.add_argument(
+        "--wheels",
+        action="store_true",
+        help=f"also build codebleu's C walker for the grammar wheels ({WALKER_FILE}: the `pypi` preset walks in C; "
+        f"pip download of the {WHEELS_SDIST_REQUIREMENT} sdist when it is not in DEST/dl)",
+    )
+    parser.add_argument(
+        "--wheels-sdist", metavar="FILE", help=f"a local {WHEELS_SDIST_FILE} (sha256 checked)"
+    )
     args = parser.parse_args(argv)
     if args.where:
         print(where())
@@ -342,12 +431,20 @@ def main(argv=None) -> int:
             if args.no_grammars
             else build_grammars(args.dest, cc=args.cc, force=args.force, quiet=args.quiet)
         )
+        walker = (
+            None
+            if not args.wheels
+            else build_wheels_walker(
+                args.dest, sdist=args.wheels_sdist, cc=args.cc, force=args.force, quiet=args.quiet
+            )
+        )
     except BuildError as err:
         print(f"build_runtime: error: {err}", file=sys.stderr)
         return 1
     print(path)
-    if grammars is not None:
-        print(grammars)
+    for built in (grammars, walker):
+        if built is not None:
+            print(built)
     return 0
 
 

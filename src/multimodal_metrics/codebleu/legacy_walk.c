@@ -22,7 +22,9 @@
  *
  * A tree deeper than the caller's limit (counted like legacy_runtime.subtree_ids) is not walked
  * (MM_TOO_DEEP): the caller then takes its Python path, whose keys it interns into the same table with
- * mm_table_key(). Only the C standard library is used.
+ * mm_table_key(). Only the C standard library is used. wheels_walk.c includes this file with MM_WHEELS defined
+ * (the runtime of tree-sitter 0.26 and the grammar wheels): sections 1 and 3 are shared, section 2 and the entry
+ * point are its own.
  */
 #include "./lib.c"
 
@@ -316,6 +318,7 @@ typedef struct {
   uint32_t nflow;
   uint32_t *flow;       /* its normalised items, as ids of the table */
   int64_t flow_left;    /* the work left of the data flow's budget when it ended (its tests compare it) */
+  uint32_t unprinted;   /* wheels_walk.c: subtrees over a hidden MISSING token too deep to print */
 } MMOut;
 
 typedef struct {
@@ -511,6 +514,7 @@ static int group_kids(MMState *st) {
   return 1;
 }
 
+#ifndef MM_WHEELS /* the printer of the runtime of 2020 (wheels_walk.c has its own ids) */
 /* ------------------------------------------------------------------------------------------------ */
 /* 2. the subtree ids: ts_subtree__write_to_string (include_all false) with ids instead of text        */
 /* ------------------------------------------------------------------------------------------------ */
@@ -759,6 +763,8 @@ static int subtree_walk(MMState *st, const TSTree *tree, MMLangNames *l) {
   }
   return 1;
 }
+
+#endif /* MM_WHEELS */
 
 /* ------------------------------------------------------------------------------------------------ */
 /* 3. the data flow: multimodal_metrics.codebleu.dataflow_walk._Flow and dataflow._items, ported       */
@@ -1982,6 +1988,7 @@ static void flow_free(FlowState *fs) {
   free(fs);
 }
 
+#ifndef MM_WHEELS /* wheels_walk.c defines its own mm_walk */
 /* ------------------------------------------------------------------------------------------------ */
 /* the entry point                                                                                   */
 /* ------------------------------------------------------------------------------------------------ */
@@ -2060,3 +2067,4 @@ done:
   ts_tree_delete(tree);
   return rc;
 }
+#endif /* MM_WHEELS */

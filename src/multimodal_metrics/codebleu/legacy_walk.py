@@ -72,6 +72,7 @@ class _Out(ctypes.Structure):
         ("root_sym", ctypes.c_uint32), ("root_named", ctypes.c_uint32), ("root_start", ctypes.c_uint32),
         ("root_end", ctypes.c_uint32), ("max_depth", ctypes.c_uint32),
         ("flow_status", ctypes.c_uint32), ("nflow", ctypes.c_uint32), ("flow", _U32P), ("flow_left", ctypes.c_int64),
+        ("unprinted", ctypes.c_uint32),  # written by wheels_walk.c only (read by wheels_runtime)
     ]  # fmt: skip
 
 

@@ -159,13 +159,16 @@ def tree_source(grammar_library, lang: str, preset="default"):
     ``"2020"`` (the 2020 grammar library built beside the runtime, ``legacy_runtime.find_grammars``; where it
     is not built, or lacks ``lang``, the grammar wheels with a loud warning naming the build command, or one
     ``MissingExtra`` and no warning when the wheels are not installed either) or
-    ``"wheels"`` (``trees`` None: tree-sitter 0.26 and the grammar wheels). The fields record the grammar
+    ``"wheels"`` (tree-sitter 0.26 and the grammar wheels: ``trees`` the C walker of ``wheels_runtime`` where it
+    is built, else None, the Python walk; the same numbers). The fields record the grammar
     (file name and sha256 prefix, or wheel and version) and the runtime version (``ts:0.2.0`` / ``ts:0.26.x``)."""
     from . import legacy_runtime
     from .trees import require_wheels
 
     if isinstance(grammar_library, str) and grammar_library == "wheels":
-        return None, _wheel_fields(lang)
+        from .wheels_runtime import walker
+
+        return walker(), _wheel_fields(lang)  # the C walker where it is built (the same numbers), else Python
     if isinstance(grammar_library, str) and grammar_library == "2020":
         path = legacy_runtime.find_grammars()
         if path is None:  # the wheels instead: one error first when they are not installed either

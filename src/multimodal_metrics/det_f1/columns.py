@@ -238,8 +238,8 @@ def pack(examples, arg: str, start: int = 0) -> Columns:
 
 def _pack_plain(examples) -> Columns | None:
     """:func:`pack` of plain class dicts without a Python-level pass over boxes or numbers; None when
-    any image is not plain (not a ``dict``, a class that is not a ``str`` or is named "classes" (a
-    record?), a lone surrogate, a box list or box that is not a ``list``, a box without 4 numbers, a
+    any image is not plain (not a ``dict``, a class that is not a ``str``, a dict of 2 or 3 entries with
+    one named "classes" (a record or a packed dict?), a lone surrogate, a box list or box that is not a ``list``, a box without 4 numbers, a
     number that is not exactly ``int`` (of 32 bits) or ``float``, ...): the checked path then decides
     and names what is wrong.
 
@@ -251,13 +251,18 @@ def _pack_plain(examples) -> Columns | None:
     classes, n_classes, counts, coords = [], [], [], []
     for lo in range(0, len(examples), PLAIN_CHUNK):
         part = examples[lo : lo + PLAIN_CHUNK]
-        n_classes += map(len, part)
+        sizes = np.fromiter(map(len, part), dtype=np.int64, count=len(part))
+        # a record has 2 keys, a packed dict 3, both "classes" among them: such dicts take the checked path
+        for i in np.flatnonzero((sizes == 2) | (sizes == 3)).tolist():
+            if "classes" in part[i]:
+                return None
+        n_classes.append(sizes)
         names = _flat(part)
-        if "classes" in names or not set(map(type, names)) <= {str}:
-            return None
-        try:
-            "".join(names).encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate: the checked path names it
+        try:  # str.join refuses anything but str (a str subclass is a class name too, as on the checked path)
+            joined = "".join(names)
+            if not joined.isascii():
+                joined.encode("utf-8")
+        except (TypeError, UnicodeEncodeError):  # not a string, a lone surrogate: the checked path names it
             return None
         boxes = plain_boxes(_flat(map(dict.values, part)))
         if boxes is None:
@@ -265,8 +270,9 @@ def _pack_plain(examples) -> Columns | None:
         classes += names
         counts.append(boxes[0])
         coords.append(boxes[1])
-    n_classes = np.array(n_classes, dtype=np.int64)
-    return Columns(size_offsets(n_classes), classes, np.concatenate(counts), np.concatenate(coords))
+    return Columns(
+        size_offsets(np.concatenate(n_classes)), classes, np.concatenate(counts), np.concatenate(coords)
+    )
 
 
 PLAIN_CHUNK = 512  # images per marshal stream (about 100 KB: the numpy temporaries of its parsing stay small)

@@ -37,14 +37,14 @@ box as FP only when IoU < 0.5 for all ground-truth boxes, so IoU = 0.5 exactly i
 
 Inputs are turned into flat columns (:class:`Columns`: class offsets per image, box counts per
 group, an (N, 4) float64 array of all boxes), which is also what the evaluate module stores in Arrow.
-IoUs are computed with numpy over the (prediction, ground truth) pairs of ``GROUP_BLOCK`` groups at a
-time, at most about ``PAIR_CHUNK`` pairs at once (bounded memory), with the same floating-point
-operations in the same order as the script (so IoU = t ties decide alike). The cost is quadratic within a class of an image (every
+IoUs are computed with numpy over the (prediction, ground truth) pairs of a block of groups at a
+time (:func:`_blocks`), at most about ``PAIR_CHUNK`` pairs at once (bounded memory), with the same
+floating-point operations in the same order as the script (so IoU = t ties decide alike). The cost is quadratic within a class of an image (every
 prediction against every ground-truth box, as in the script): 10,000 boxes on each side is 1e8 pairs.
 A ``[[]]`` box list means "no box" (the script does this for predictions; here for both sides).
 
 This module is the formula: :func:`count_per_group` aligns the predicted and the requested classes,
-checks the coordinates and counts ``GROUP_BLOCK`` groups at a time with the rules of :mod:`.matching`;
+checks the coordinates and counts a block of groups at a time with the rules of :mod:`.matching`;
 :func:`count_per_image`, :func:`prf`, :func:`scores` and :func:`det_f1` give the micro scores. The other
 parts, by concern:
 
@@ -215,8 +215,7 @@ def count_per_group(
     # usual coordinates pass every check of every block at once (else: checked block by block)
     ordinary = ordinary_values(gt_raw, box_format) and ordinary_values(pr_raw, box_format)
     values_ok = True
-    for lo in range(0, len(n_gt), GROUP_BLOCK):
-        hi = min(lo + GROUP_BLOCK, len(n_gt))
+    for lo, hi in _blocks(n_gt, n_pred):
         gt = gt_raw[gt_end[lo] : gt_end[hi]]
         pr = pr_raw[pred_end[lo] : pred_end[hi]]
         values_ok = ordinary or coordinates_ok(gt, box_format) and coordinates_ok(pr, box_format)
@@ -259,8 +258,27 @@ def _check_group_sizes(g_img, n_gt, n_pred, classes, matching: str) -> None:
 
 
 # groups counted at a time: the temporaries stay small (in the CPU cache, and reused by the allocator
-# instead of fresh pages for every large array)
+# instead of fresh pages for every large array). A block is about BLOCK_UNITS x GROUP_BLOCK units of work,
+# a group one unit and each of its boxes (either side) one more: GROUP_BLOCK groups of the usual 3 boxes,
+# and many more groups without boxes (negative requests), so that these do not each pay a share of a
+# block's fixed numpy calls
 GROUP_BLOCK = 2048
+BLOCK_UNITS = 4
+
+
+def _blocks(n_gt: np.ndarray, n_pred: np.ndarray) -> list[tuple[int, int]]:
+    """``(lo, hi)`` group ranges of about ``BLOCK_UNITS * GROUP_BLOCK`` units of work each (at least one
+    group), in order."""
+    if not len(n_gt):
+        return []
+    work = np.cumsum(1 + n_gt + n_pred)
+    budget = BLOCK_UNITS * GROUP_BLOCK
+    bounds = [0]
+    while bounds[-1] < len(n_gt):
+        lo = bounds[-1]
+        done = int(work[lo - 1]) if lo else 0
+        bounds.append(max(lo + 1, int(np.searchsorted(work, done + budget, side="right"))))
+    return list(zip(bounds[:-1], bounds[1:]))
 
 
 def count_per_image(predictions, references, **options):

@@ -261,24 +261,43 @@ class ClipScorer:
 
     def text_features(self, texts: list[str], templates, truncation: str, lowercase: bool):
         """(B, D) L2-normalised mean over the templates of the unnormalised text embeddings."""
+        return next(self.text_feature_batches(texts, templates, truncation, lowercase, max(len(texts), 1)))
+
+    def text_feature_batches(
+        self, texts: list[str], templates, truncation: str, lowercase: bool, batch_size: int
+    ):
+        """:meth:`text_features` of ``texts[k : k + batch_size]`` for k = 0, batch_size, ... The texts are
+        tokenised once, all of them (one tokenizer call per template instead of one per batch); each
+        batch is cut to its own longest text, so the model sees the ids and mask that tokenising the
+        batch alone gives (right padding: the padded columns past a batch's longest text are dropped)."""
         import torch
 
         if lowercase:
             texts = [t.lower().strip() for t in texts]
-        total = None
-        with torch.inference_mode():
-            for template in templates:
-                ids, mask = self.tokenize([template.format(t) for t in texts], truncation)
-                kwargs = {"input_ids": ids.to(self.device)}
-                if mask is not None:
-                    kwargs["attention_mask"] = mask.to(self.device)
-                feats = _as_tensor(self.model.get_text_features(**kwargs)).float()
-                total = feats if total is None else total + feats
-            mean = total / len(templates)
-            return mean / mean.norm(dim=-1, keepdim=True)
+        tokens = [self.tokenize([template.format(t) for t in texts], truncation) for template in templates]
+        for start in range(0, len(texts), batch_size):
+            total = None
+            with torch.inference_mode():
+                for ids, mask in tokens:
+                    ids, mask = ids[start : start + batch_size], mask
+                    kwargs = {}
+                    if mask is not None:
+                        mask = mask[start : start + batch_size]
+                        width = int(mask.sum(dim=1).max())
+                        ids, mask = ids[:, :width], mask[:, :width]
+                        kwargs["attention_mask"] = mask.to(self.device)
+                    feats = _as_tensor(
+                        self.model.get_text_features(input_ids=ids.to(self.device), **kwargs)
+                    ).float()
+                    total = feats if total is None else total + feats
+                mean = total / len(templates)
+                yield mean / mean.norm(dim=-1, keepdim=True)
 
     # -- images --------------------------------------------------------------------------------
     def pixel_values(self, images, preprocess: str):
+        """(B, 3, S, S) float32 pixels for the model. ``images``: RGB PIL images, or (H, W, 3) uint8 arrays
+        of their pixels (the checkpoint's processor reads those as channels-last, what it does with PIL
+        images: the same values; ``center_square_bilinear`` makes PIL images of them)."""
         import numpy as np
         import torch
         from PIL import Image
@@ -288,12 +307,18 @@ class ClipScorer:
                 raise ValueError(
                     "`clip_preprocess='processor'` needs the checkpoint's preprocessor_config.json"
                 )
+            if all(isinstance(x, np.ndarray) for x in images):  # RGB pixels (images.unpack_rgb), as given
+                return self.image_processor(
+                    images=list(images), return_tensors="pt", input_data_format="channels_last"
+                )["pixel_values"]
             return self.image_processor(images=list(images), return_tensors="pt")["pixel_values"]
         size = self.image_size
         mean = np.asarray(self.mean, dtype=np.float32)[:, None, None]
         std = np.asarray(self.std, dtype=np.float32)[:, None, None]
         out = []
         for img in images:
+            if isinstance(img, np.ndarray):
+                img = Image.fromarray(img)
             w, h = img.size
             s = min(w, h)
             top, left = (h - s) // 2, (w - s) // 2

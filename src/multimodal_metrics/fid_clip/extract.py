@@ -26,7 +26,7 @@ from contextlib import closing
 import numpy as np
 
 from .clip import load_clip
-from .images import unpack
+from .images import unpack, unpack_rgb
 from .inception import check_extractor_output, load_fid_inception, preprocess
 from .moments import FrechetStats
 
@@ -310,18 +310,27 @@ def clip_cosines(pairs: list, opts: dict) -> np.ndarray:
     scorer = MODELS[key].to(opts["device"])
     bs = opts["batch_size"]
     out = []
-    batches = closing(
-        decoded_batches(
-            pairs, bs, lambda pair: unpack(pair[0], max_pixels=opts["max_pixels"])[1], opts.get("num_workers")
+    if opts["clip_preprocess"] == "processor":  # the processor takes the RGB pixels as an array
+
+        def decode(pair):
+            return unpack_rgb(pair[0], max_pixels=opts["max_pixels"])
+
+    else:
+
+        def decode(pair):
+            return unpack(pair[0], max_pixels=opts["max_pixels"])[1]
+
+    # pixels kept in memory need no decoding: no worker threads for them
+    workers = 0 if all(item["kind"] == "pixels" for item, _ in pairs) else opts.get("num_workers")
+    batches = closing(decoded_batches(pairs, bs, decode, workers))
+    texts = closing(
+        scorer.text_feature_batches(
+            [t for _, t in pairs], opts["clip_templates"], opts["clip_truncation"], opts["clip_lowercase"], bs
         )
     )
-    with batches as batches, _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
-        for start, images in batches:
-            chunk = pairs[start : start + bs]
+    with batches as batches, texts as texts, _progress(len(pairs), opts, "fid_clip: CLIP score") as bar:
+        for (_, images), txt in zip(batches, texts):
             img = scorer.image_features(images, opts["clip_preprocess"])
-            txt = scorer.text_features(
-                [t for _, t in chunk], opts["clip_templates"], opts["clip_truncation"], opts["clip_lowercase"]
-            )
             out.append((img * txt).sum(dim=-1).double().cpu().numpy())
-            bar.update(len(chunk))
+            bar.update(len(images))
     return np.concatenate(out) if out else np.zeros(0)

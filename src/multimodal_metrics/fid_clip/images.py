@@ -11,9 +11,12 @@ Accepted per example (errors name the argument and the example index):
 A batch may also be a single array: 2-D (N, d) = feature vectors, 4-D = N images. The two sides
 may differ in size: the shorter one is padded with ``NONE`` rows in the Arrow cache.
 
-Stored form: ``{"kind": "none"|"path"|"image"|"features", "text": path, "data": bytes}`` (images in
-memory as PNG, features as float64 bytes, a file name that is not UTF-8 as its bytes: ``stored_path``), so
-Arrow never sees pixels as nested lists.
+Stored form: ``{"kind": "none"|"path"|"image"|"pixels"|"features", "text": path, "data": bytes}`` (the
+encoded bytes of an image file as given; images in memory as their RGB pixels, ``pixels``: the H x W x 3
+uint8 values with "W H" as the text, no codec; features as float64 bytes; a file name that is not UTF-8 as
+its bytes: ``stored_path``), so Arrow never sees pixels as nested lists. An
+image in memory reaches the network as the same RGB pixels a lossless file of it decodes to (PNG), so
+its scores equal those of that file.
 """
 
 import contextlib
@@ -31,7 +34,8 @@ import numpy as np
 from ..extras import require
 from .moments import MAX_FEATURE
 
-KINDS = ("none", "path", "image", "features")
+KINDS = ("none", "path", "image", "pixels", "features")
+IMAGE_KINDS = ("path", "image", "pixels")  # the kinds decoded / resized by Pillow
 NONE = {"kind": "none", "text": "", "data": None}  # padding: no example on this side of the row
 
 
@@ -148,16 +152,20 @@ def check_header(source, where: str, max_pixels: int | None = None) -> int:
         return pixels
 
 
-def _decode_file(source, where: str, max_pixels: int | None = MAX_PIXELS):
-    """The RGB PIL image of a file / bytes, decoded once, the header checked first (``_opened``)."""
+def _decode_file(source, where: str, max_pixels: int | None = MAX_PIXELS, as_array: bool = False):
+    """The RGB PIL image of a file / bytes, decoded once, the header checked first (``_opened``);
+    ``as_array``: its (H, W, 3) uint8 pixels instead (one copy of an RGB image's pixels)."""
     with _opened(source, where, max_pixels, decode=True) as (img, _):
+        if as_array:
+            return np.asarray(img if img.mode == "RGB" else img.convert("RGB"))
         return img.convert("RGB")
 
 
-def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
-    from PIL import Image
-
-    if x.dtype == bool:
+def _array_to_rgb(x: np.ndarray, where: str, channels_first: bool) -> np.ndarray:
+    """The (H, W, 3) uint8 RGB pixels of an image array, as ``PIL.Image.fromarray(...).convert("RGB")``
+    gives them: grey (L) repeated in the three channels, the alpha of RGBA dropped."""
+    kind = x.dtype.kind
+    if kind == "b":
         raise TypeError(f"`{where}`: boolean arrays are not images")
     if x.ndim == 3:
         first_ok, last_ok = x.shape[0] in (1, 3, 4), x.shape[2] in (1, 3, 4)
@@ -173,7 +181,7 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
         raise ValueError(f"`{where}`: an image array must be 2-D or 3-D, got shape {x.shape}")
     if min(x.shape[:2]) < 1:
         raise ValueError(f"`{where}`: empty image of shape {x.shape}")
-    if np.issubdtype(x.dtype, np.floating):
+    if kind == "f":
         if not np.isfinite(x).all():
             raise ValueError(f"`{where}`: image contains NaN or infinite values")
         if x.min() < 0 or x.max() > 1:
@@ -181,15 +189,24 @@ def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
                 f"`{where}`: float images must be in [0, 1], got values in [{x.min()}, {x.max()}]"
             )
         x = np.rint(x * 255.0).astype(np.uint8)
-    elif np.issubdtype(x.dtype, np.integer):
-        if x.min() < 0 or x.max() > 255:
+    elif kind in "iu":
+        if x.dtype != np.uint8 and (x.min() < 0 or x.max() > 255):
             raise ValueError(
                 f"`{where}`: integer images must be in [0, 255], got values in [{x.min()}, {x.max()}]"
             )
-        x = x.astype(np.uint8)
+        x = x.astype(np.uint8, copy=False)
     else:
         raise TypeError(f"`{where}`: unsupported array dtype {x.dtype}")
-    return Image.fromarray(np.ascontiguousarray(x)).convert("RGB")
+    if x.ndim == 2:
+        return np.repeat(x[:, :, None], 3, axis=2)
+    return x[:, :, :3] if x.shape[2] == 4 else x
+
+
+def _array_to_pil(x: np.ndarray, where: str, channels_first: bool):
+    """The RGB PIL image of an image array (:func:`_array_to_rgb`)."""
+    from PIL import Image
+
+    return Image.fromarray(np.ascontiguousarray(_array_to_rgb(x, where, channels_first)))
 
 
 def _features(x, where: str) -> dict:
@@ -219,15 +236,48 @@ def _features(x, where: str) -> dict:
     return {"kind": "features", "text": "", "data": v.tobytes()}
 
 
-def _png(img, where: str = "", max_pixels: int | None = None) -> bytes:
-    if max_pixels is not None and img.size[0] * img.size[1] > max_pixels:
+def _pixels(rgb, where: str, max_pixels: int | None) -> dict:
+    """The stored form of RGB pixels: an (H, W, 3) uint8 array, or an RGB PIL image (its raw bytes are
+    the same values in the same order)."""
+    w, h = (rgb.shape[1], rgb.shape[0]) if isinstance(rgb, np.ndarray) else rgb.size
+    if max_pixels is not None and w * h > max_pixels:
         raise ValueError(
-            f"`{where}`: the image is {img.size[0]} x {img.size[1]} pixels, over the limit of "
-            f"{max_pixels:,} (option `max_pixels`)"
+            f"`{where}`: the image is {w} x {h} pixels, over the limit of {max_pixels:,} (option `max_pixels`)"
         )
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=1)
-    return buf.getvalue()
+    raw = rgb.tobytes()  # C order (one copy, also of a transposed array); a PIL image's RGB bytes
+    return {"kind": "pixels", "text": f"{w} {h}", "data": raw}
+
+
+def _pixels_size(stored: dict) -> tuple[int, int]:
+    """(width, height) of stored pixels, checked against the length of the data."""
+    try:
+        w, h = (int(v) for v in stored["text"].split())
+    except ValueError:
+        raise ValueError(f"stored pixels have no size ({stored['text']!r:.40})") from None
+    if w < 1 or h < 1 or len(stored["data"]) != 3 * w * h:
+        raise ValueError(f"stored pixels of {w} x {h} do not match their {len(stored['data']):,} bytes")
+    return w, h
+
+
+def _pixels_checked(stored: dict, where: str, max_pixels: int | None) -> tuple[int, int]:
+    """(width, height) of stored pixels within ``max_pixels`` (else a ValueError naming `where`)."""
+    w, h = _pixels_size(stored)
+    if max_pixels is not None and w * h > max_pixels:
+        raise ValueError(
+            f"`{where}`: the image is {w} x {h} = {w * h:,} pixels, over the limit of {max_pixels:,} "
+            "(option `max_pixels`)"
+        )
+    return w, h
+
+
+def _from_pixels(stored: dict, where: str, max_pixels: int | None):
+    """The RGB PIL image of stored pixels (no decoding: the values are copied), the size checked."""
+    from PIL import Image
+
+    return Image.frombytes("RGB", _pixels_checked(stored, where, max_pixels), stored["data"])
+
+
+_VISION = []  # [True] once Pillow and torch were found importable (checked once per process)
 
 
 def pack(item, where: str, max_pixels: int | None = None) -> dict:
@@ -241,8 +291,9 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
     is_image = isinstance(item, str | os.PathLike | bytes | bytearray | memoryview) or type(
         item
     ).__module__.startswith("PIL.")
-    if is_image or (is_array and item.ndim > 1):
+    if (is_image or (is_array and item.ndim > 1)) and not _VISION:
         require("fid_clip with images", ["PIL", "torch"], ["vision"])  # decoded by Pillow, scored in torch
+        _VISION.append(True)
     if isinstance(item, str) or isinstance(item, os.PathLike):
         path = os.fspath(item)
         if isinstance(path, bytes):
@@ -258,10 +309,10 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
         if min(item.size) < 1:
             raise ValueError(f"`{where}`: empty PIL image of size {item.size}")
         try:
-            img = item.convert("RGB")
+            img = item if item.mode == "RGB" else item.convert("RGB")
         except (OSError, ValueError) as err:
             raise ValueError(f"`{where}`: the PIL image cannot be converted to RGB ({err})") from None
-        return {"kind": "image", "text": "", "data": _png(img, where, max_pixels)}
+        return _pixels(img, where, max_pixels)
     tensor = _is_tensor(item)
     if tensor or isinstance(
         item, np.ndarray
@@ -269,8 +320,7 @@ def pack(item, where: str, max_pixels: int | None = None) -> dict:
         array = item.detach().cpu().numpy() if tensor else item
         if array.ndim == 1:
             return _features(array, where)
-        image = _array_to_pil(array, where, channels_first=tensor)
-        return {"kind": "image", "text": "", "data": _png(image, where, max_pixels)}
+        return _pixels(_array_to_rgb(array, where, channels_first=tensor), where, max_pixels)
     if isinstance(item, list | tuple):
         if not all(
             isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
@@ -311,8 +361,11 @@ def stored_path(stored: dict) -> str:
 def unpack(stored: dict, where: str | None = None, max_pixels: int = MAX_PIXELS):
     """(kind, value): ("image", PIL RGB image), ("features", 1-D float64 array) or ("none", None).
     Images are decoded here (once), their header checked again against ``max_pixels``; errors name
-    `where` (the argument and index; by default the file path, or "image")."""
+    `where` (the argument and index; by default the file path, or "image"). Stored pixels are copied
+    into the image as they are."""
     kind = stored["kind"]
+    if kind == "pixels":
+        return "image", _from_pixels(stored, where or "image", max_pixels)
     if kind == "path":
         path = stored_path(stored)
         return "image", _decode_file(path, where or path, max_pixels)
@@ -323,6 +376,20 @@ def unpack(stored: dict, where: str | None = None, max_pixels: int = MAX_PIXELS)
     return "none", None
 
 
+def unpack_rgb(stored: dict, where: str | None = None, max_pixels: int = MAX_PIXELS) -> np.ndarray:
+    """The (H, W, 3) uint8 RGB pixels of a stored image (``unpack``'s image as an array): stored pixels
+    are read in place (a read-only view of the data), files and encoded bytes decoded."""
+    if stored["kind"] == "pixels":
+        w, h = _pixels_checked(stored, where or "image", max_pixels)
+        return np.frombuffer(stored["data"], dtype=np.uint8).reshape(h, w, 3)
+    if stored["kind"] == "path":
+        path = stored_path(stored)
+        return _decode_file(path, where or path, max_pixels, as_array=True)
+    if stored["kind"] == "image":
+        return _decode_file(io.BytesIO(stored["data"]), where or "image", max_pixels, as_array=True)
+    raise ValueError(f"`{where or 'image'}` is not an image (a {stored['kind']} example)")
+
+
 def check_pixels(items: list, arg: str, max_pixels: int) -> None:
     """Check every stored image of one side against ``max_pixels`` from its header (no pixel decoded),
     before any model runs: errors name `arg` and the index."""
@@ -331,3 +398,5 @@ def check_pixels(items: list, arg: str, max_pixels: int) -> None:
             check_header(stored_path(item), f"{arg}[{i}]", max_pixels)
         elif item["kind"] == "image":
             check_header(io.BytesIO(item["data"]), f"{arg}[{i}]", max_pixels)
+        elif item["kind"] == "pixels":
+            _pixels_checked(item, f"{arg}[{i}]", max_pixels)

@@ -48,6 +48,7 @@ from ..options import check_bool
 from ..state import MetricState, canonical
 from ..state_index import check_index, check_offset, mark_partial, merge_record_ids
 from .extract import clip_cosines, side_features
+from .images import IMAGE_KINDS
 from .moments import FrechetStats, load_stats
 from .scoring import (
     OPTIONS,
@@ -361,7 +362,7 @@ class State(MetricState):
         # nothing is changed before here: every check passed
         if "images" in kinds.values() and self._feat_tag is None:
             self._feat_tag = feature_tag(opts)
-        if any(item["kind"] in ("path", "image") for item in (*preds, *refs)):
+        if any(item["kind"] in IMAGE_KINDS for item in (*preds, *refs)):
             self._pillow = self._pillow or pillow_version()
         if text_side is not None:
             self._text_side = text_side

@@ -32,7 +32,7 @@ from ..stats import (
 from .clip import RUCLIP_TEMPLATES, clip_scores
 from .core import captioning_score, frechet_distance, generation_score
 from .extract import clip_cosines, side_statistics
-from .images import MAX_PIXELS, NONE, check_pixels, image_batch, pack
+from .images import IMAGE_KINDS, MAX_PIXELS, NONE, check_pixels, image_batch, pack
 from .inception import weights_tag
 from .moments import FrechetStats, load_stats
 from .resampling import bootstrap_fid
@@ -432,9 +432,7 @@ def score_checked(
             check_pixels(side, name, opts["max_pixels"])
         cos = clip_cosines(pairs, opts)
         fields.update(clip_fields(opts))
-    if any(
-        item["kind"] in ("path", "image") for item in (*preds, *refs)
-    ):  # images decoded and resized by Pillow
+    if any(item["kind"] in IMAGE_KINDS for item in (*preds, *refs)):  # images decoded and resized by Pillow
         fields["pil"] = pillow_version()
     return finish_scores(preset, opts, resampling, return_per_example, default_resamples, fields, fid, cos)
 

@@ -13,9 +13,10 @@ from .mixins import LibraryMetric, PairedComparison, TrainerResults, check_one_e
 class FidClipMetric(LibraryMetric, TrainerResults, PairedComparison, OptionsCheckedFirst):
     """fid_clip's evaluate module over its library module (``library``).
 
-    Every example is stored as ``{"kind", "text", "data"}`` (``images.pack``: a path, an image as PNG
-    bytes, a feature vector as float64 bytes, or ``"none"`` where a side has no example) with its text
-    (a list of zero or one string), so Arrow never sees pixels; the two sides may differ in length.
+    Every example is stored as ``{"kind", "text", "data"}`` (``images.pack``: a path, the bytes of an image
+    file, an image in memory as its RGB pixels, a feature vector as float64 bytes, or ``"none"`` where a
+    side has no example) with its text (a list of zero or one string), so Arrow never sees pixels as
+    nested lists; the two sides may differ in length.
     ``compute`` checks, in order: ``for_trainer``, the resampling options, ``return_per_example``, the
     options, then the inputs (``add_batch``).
     """

@@ -39,6 +39,8 @@ Two companion numbers are computed from the same distances:
 Edit distances run in C++ through rapidfuzz (``cpdist``); there is no Python loop over characters.
 """
 
+import itertools
+
 import numpy as np
 
 from ..results import mean
@@ -113,8 +115,8 @@ def ned_per_example(
     Inputs are assumed valid (``scoring.score`` and the evaluate module check them); the defaults are the
     official AIJ 2022.
     """
-    counts = np.fromiter((len(r) for r in references), dtype=np.int64, count=len(references))
-    flat_refs = [ref for refs in references for ref in refs]
+    counts = np.fromiter(map(len, references), dtype=np.int64, count=len(references))
+    flat_refs = list(itertools.chain.from_iterable(references))
     return ned_per_example_flat(
         predictions, flat_refs, counts, case_fold, fullwidth_to_halfwidth, both_empty, cer_strip
     )
@@ -134,20 +136,24 @@ def ned_per_example_flat(
     if case_fold not in CASE_FOLDS:
         raise ValueError(f"`case_fold` must be one of {list(CASE_FOLDS)}, got {case_fold!r}")
     n = len(predictions)
-    owner = np.repeat(np.arange(n), counts)
-    preds = predictions if len(flat_references) == n else [predictions[i] for i in owner]
+    owner = np.arange(n) if len(flat_references) == n else np.repeat(np.arange(n), counts)
+    preds = predictions if len(flat_references) == n else list(map(predictions.__getitem__, owner.tolist()))
     sim, dist, ref_len = pair_scores(preds, flat_references, case_fold, fullwidth_to_halfwidth, both_empty)
     if n == 0:
         zeros = np.zeros(0, dtype=np.float64)
         return {"one_minus_ned": zeros, "string_accuracy": zeros, "edits": zeros, "ref_chars": zeros}
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    best = np.maximum.reduceat(sim, starts)
-    # First reference reaching the best score of its example.
-    hits = np.flatnonzero(sim == best[owner])
-    _, first = np.unique(owner[hits], return_index=True)
-    chosen = hits[first]
-    exact = np.maximum.reduceat((dist == 0).astype(np.float64), starts)
-    edits, ref_chars = dist[chosen], ref_len[chosen]
+    if len(flat_references) == n:  # one reference per example: it is the chosen one
+        best, exact, edits, ref_chars = sim, (dist == 0).astype(np.float64), dist, ref_len
+        chosen = owner
+    else:
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        best = np.maximum.reduceat(sim, starts)
+        # First reference reaching the best score of its example.
+        hits = np.flatnonzero(sim == best[owner])
+        _, first = np.unique(owner[hits], return_index=True)
+        chosen = hits[first]
+        exact = np.maximum.reduceat((dist == 0).astype(np.float64), starts)
+        edits, ref_chars = dist[chosen], ref_len[chosen]
     if cer_strip:  # jiwer's CER: the chosen pair again, both strings stripped
         stripped_refs = [flat_references[k].strip() for k in chosen.tolist()]
         _, edits, ref_chars = pair_scores(

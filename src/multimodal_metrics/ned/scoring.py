@@ -92,7 +92,8 @@ def _statistic(one_minus_ned, exact, edits, ref_chars) -> Statistic:
             axis=-1,
         )
 
-    stats = np.column_stack([one_minus_ned, exact, edits, ref_chars])
+    stats = np.empty((n, 4), dtype=np.float64, order="F")  # the layout Statistic keeps: no copy there
+    stats[:, 0], stats[:, 1], stats[:, 2], stats[:, 3] = one_minus_ned, exact, edits, ref_chars
     return Statistic(("one_minus_ned", "string_accuracy", "cer"), stats, scores)
 
 

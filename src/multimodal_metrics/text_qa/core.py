@@ -88,10 +88,19 @@ def lemmatizer_version() -> str:
         raise MissingExtra("text_qa", _LEMMATISER, ["ru"]) from err
 
 
+_INTEGER = re.compile("-?[0-9]+")
+
+
 @functools.lru_cache(maxsize=1 << 18)
 def lemmatize(token: str) -> str:
     """pymorphy3 normal form of the most probable parse of ``token`` (cached per token; letters without a
-    Unicode name are handled by ``resources.russian.first_lemma``)."""
+    Unicode name are handled by ``resources.russian.first_lemma``).
+
+    An integer (ASCII digits, one optional leading ``-``) is its own lemma without a parse: no such word
+    is in the dictionary, so pymorphy3's ``NumberAnalyzer`` gives its one parse, whose normal form is the
+    lower-cased word (tests/test_text_qa.py holds both facts on the installed dictionary)."""
+    if _INTEGER.fullmatch(token):
+        return token
     return first_lemma(_analyzer(), token)
 
 
@@ -119,12 +128,39 @@ def token_f1(gold_tokens: list[str], pred_tokens: list[str]) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def _best(golds: list, prediction: str, measure: str, keep_hyphen: bool) -> float:
+def _normalizer(measure: str, keep_hyphen: bool):
+    """What a string becomes before scoring, remembered per distinct string: the normalised answer
+    (exact match) or its tokens (F1)."""
+    if measure not in MEASURES:
+        raise ValueError(f"`measure` must be one of {list(MEASURES)}, got {measure!r}")
+    seen = {}
+
+    def normalized(text: str):
+        value = seen.get(text)
+        if value is None:
+            value = normalize_answer(text, keep_hyphen)
+            value = seen[text] = value.split() if measure == "f1" else value
+        return value
+
+    return normalized
+
+
+def _score(normed_golds: list, prediction: str, measure: str, normalized, letter_fallback: bool) -> float:
+    """Score of one example from its normalised golds: max over them, then the optional letter fallback."""
+    pred = normalized(prediction)
     if measure == "f1":
-        pred_tokens = get_tokens(prediction, keep_hyphen)
-        return max(token_f1(gold, pred_tokens) for gold in golds)
-    pred_norm = normalize_answer(prediction, keep_hyphen)
-    return max(float(gold == pred_norm) for gold in golds)
+        score = max(token_f1(gold, pred) for gold in normed_golds)
+    else:
+        score = float(pred in normed_golds)
+    if letter_fallback and score <= 0.5:
+        match = _LETTER.search(prediction)
+        if match:
+            letter = normalized(match.group(0))
+            if measure == "f1":
+                score = max(token_f1(gold, letter) for gold in normed_golds)
+            else:
+                score = float(letter in normed_golds)
+    return score
 
 
 def example_score(
@@ -135,18 +171,8 @@ def example_score(
     letter_fallback: bool = True,
 ) -> float:
     """Score of one example: max over ``golds`` (non-empty), then the optional letter fallback."""
-    if measure == "f1":
-        normed = [get_tokens(gold, keep_hyphen) for gold in golds]
-    elif measure == "exact_match":
-        normed = [normalize_answer(gold, keep_hyphen) for gold in golds]
-    else:
-        raise ValueError(f"`measure` must be one of {list(MEASURES)}, got {measure!r}")
-    score = _best(normed, prediction, measure, keep_hyphen)
-    if letter_fallback and score <= 0.5:
-        match = _LETTER.search(prediction)
-        if match:
-            score = _best(normed, match.group(0), measure, keep_hyphen)
-    return score
+    normalized = _normalizer(measure, keep_hyphen)
+    return _score([normalized(g) for g in golds], prediction, measure, normalized, letter_fallback)
 
 
 def text_qa_per_example(
@@ -158,9 +184,10 @@ def text_qa_per_example(
 ) -> list[float]:
     """Per-example scores; the defaults are the official AIJ 2022 TextQA (``measure="exact_match",
     keep_hyphen=True`` is the official MathQA). Inputs are assumed valid (``scoring.score`` and the
-    evaluate module check them)."""
+    evaluate module check them). Each distinct string is normalised once per call."""
+    normalized = _normalizer(measure, keep_hyphen)
     return [
-        example_score(pred, golds, measure, keep_hyphen, letter_fallback)
+        _score([normalized(g) for g in golds], pred, measure, normalized, letter_fallback)
         for pred, golds in zip(predictions, references)
     ]
 
