@@ -460,7 +460,7 @@ def main():
     )
     metrics = {}
     print(
-        f"{n} pairs of ~20-line functions per language; pairs per CPU-second of the computing thread, best of "
+        f"{n} pairs of {lines if lines == 20 else f'{lines[0]}-{lines[1]}'}-line functions per language; pairs per CPU-second of the computing thread, best of "
         f"{args.repeat} after a full-size warm-up (higher is faster)"
     )
     print(f"{'':38} {'library score':>14} {'evaluate compute':>17}   ratios (library score)")

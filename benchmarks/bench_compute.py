@@ -251,9 +251,12 @@ def bench_codebleu(scale: float, with_ref: bool) -> None:
     metric = load("codebleu", "pypi")
     opts = dict(keywords="pypi", remove_comments="lang", strip=True, missing_dataflow="zero_is_one")
 
+    from multimodal_metrics.codebleu.scoring import tree_source
+
     def one_language(lang):
         preds, refs = bench_codebleu.make_pairs(lang, n)
         nested = [[r] for r in refs]
+        opts["trees"] = tree_source("wheels", lang)[0]  # the C walker where it is built, as compute
         core.corpus_codebleu(preds, nested, lang, **opts)  # grammar load, heap grown to the working size
         metric.compute(predictions=preds, references=refs, lang=lang)
         ref = None
