@@ -178,7 +178,7 @@ def test_option_widgets_follow_the_option_table(demo):
     from multimodal_metrics import vqa_acc
 
     # out of the table's range: its message, the number echoed as typed (it read "got -1.0")
-    with pytest.raises(ValueError, match=r"^`num_answers` must be a number >= 0, got -1$"):
+    with pytest.raises(ValueError, match=r"^`num_answers` must be a finite number >= 0, got -1$"):
         demo.option_value(vqa_acc.OPTIONS["num_answers"], "-1")
     with pytest.raises(ValueError, match=r"^`threshold` must be a number in \[0.0, 1.0\], got 3$"):
         demo.option_value(threshold, " 3 ")
