@@ -33,6 +33,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from helpers import ROOT, free_port
+from test_packaging import PLAIN
 
 sys.path.insert(0, str(ROOT / "scripts"))
 import hub_standin  # noqa: E402
@@ -282,22 +283,14 @@ def run_json(home: Path, script: str, *args: str, env: dict, timeout: float = 30
 
 # Scores every run of the example files of the metrics named in argv[1] (JSON list) with the installed
 # library, as {name: [result or error per run]}; argv[2] (JSON): extra keyword arguments per metric.
-SCORE_EXAMPLES = r"""
+SCORE_EXAMPLES = (
+    r"""
 import json, sys, warnings
 import importlib
 from multimodal_metrics import examples
-
-def plain(value):
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        return value.item()
-    if isinstance(value, float) and value != value:
-        return "nan"
-    return value
-
+"""
+    + PLAIN
+    + r"""
 extra = json.loads(sys.argv[2]) if len(sys.argv) > 2 else {}
 out = {}
 for name in json.loads(sys.argv[1]):
@@ -314,3 +307,4 @@ for name in json.loads(sys.argv[1]):
     out[name] = rows
 print(json.dumps({"file": importlib.import_module("multimodal_metrics").__file__, "results": out}))
 """
+)

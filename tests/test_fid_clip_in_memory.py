@@ -1,6 +1,6 @@
 """fid_clip's images in memory (numpy arrays, torch tensors, PIL images): stored as their RGB pixels, no
 codec, and scored exactly as a lossless file of the same pixels; the texts tokenised once per call. Tiny
-random models (tests/_fid_clip_fixtures.py), nothing downloaded; about 10 s."""
+random models (tests/_fid_clip_fixtures.py), nothing downloaded; about 20 s."""
 
 import io
 
