@@ -53,6 +53,7 @@ from _release import (
     workdir,
 )
 from helpers import metric_names
+from test_packaging import PLAIN
 
 pytestmark = [
     pytest.mark.release,
@@ -253,20 +254,14 @@ def test_the_printed_commands_work_as_pasted_and_a_missing_extra_names_the_same_
     assert got["text_qa_after"] == "no error"
 
 
-SCORE_OVER_HTTP = r"""
+SCORE_OVER_HTTP = (
+    r"""
 import importlib, json, sys, warnings
 import evaluate
 from multimodal_metrics import examples
-
-def plain(value):
-    if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if hasattr(value, "item") and not isinstance(value, str):
-        return value.item()
-    return value
-
+"""
+    + PLAIN
+    + r"""
 out = []
 for name, index in json.loads(sys.argv[2]):
     run = examples.load(name)["runs"][index]
@@ -281,6 +276,7 @@ for name, index in json.loads(sys.argv[2]):
     out.append([name, preset, type(metric).__module__, plain(got), plain(dict(want))])
 print(json.dumps(out))
 """
+)
 
 
 def cases() -> list:
